@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The README's first command: set up, build, and run phasec's main job on an
+# example: compile the T3D all-to-all of seed 000 and simulate it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${PHASEC_BUILD_DIR:-$root/build}
+"$root/.ci/build.sh"
+exec "$build/bin/phasec" "$root/examples/t3d_aapc.sched" --emit=schedule-stats "$@"
