@@ -1,0 +1,187 @@
+//===- Problem.h - Transfer sets, schedules and their verifier --*- C++ -*-===//
+//
+// Part of phasec. MLIR-free: only LLVM ADT/Support.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The vocabulary of the phase scheduler, in the style of CIRCT's Scheduling
+/// library: a `Problem` (a topology plus the transfers that must happen) with
+/// `check()` for its input and `verify()` for any proposed `Schedule`.
+/// Algorithms are free functions (Algorithms.h, Baselines.h) that fill a
+/// Schedule; `verify()` is deliberately independent of all of them.
+///
+/// Memory: a `Transfer` is 24 bytes, so the 16.7 M transfers of an all-to-all
+/// on a 16x16x16 torus take about 400 MB.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_SCHEDULING_PROBLEM_H
+#define PHASEC_SCHEDULING_PROBLEM_H
+
+#include "phasec/Topology/Topology.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace phasec {
+
+/// What must be delivered: `bytes` from rank `src` to rank `dst`.
+struct Demand {
+  RankId src, dst;
+  int64_t bytes;
+};
+
+/// A set of demands in canonical order: sorted by (src, dst), one entry per
+/// ordered pair (duplicates merged by adding bytes), no entries with
+/// src == dst (a local copy needs no schedule) and no zero-byte entries.
+class TransferSet {
+public:
+  TransferSet() = default;
+  /// Builds a canonical set from arbitrary demands.
+  explicit TransferSet(std::vector<Demand> demands);
+
+  /// Appends a demand; call canonicalize() before reading.
+  void add(RankId src, RankId dst, int64_t bytes) {
+    demands_.push_back({src, dst, bytes});
+    canonical_ = false;
+  }
+  void reserve(size_t n) { demands_.reserve(n); }
+  /// Sorts, merges pairs, drops self and zero-byte demands.
+  void canonicalize();
+  bool isCanonical() const { return canonical_; }
+
+  llvm::ArrayRef<Demand> demands() const { return demands_; }
+  size_t size() const { return demands_.size(); }
+  bool empty() const { return demands_.empty(); }
+  const Demand &operator[](size_t i) const { return demands_[i]; }
+  auto begin() const { return demands_.begin(); }
+  auto end() const { return demands_.end(); }
+
+  /// Bytes demanded for (src, dst), 0 if none (binary search).
+  int64_t lookup(RankId src, RankId dst) const;
+  /// Index of (src, dst) in demands(), or -1.
+  int64_t indexOf(RankId src, RankId dst) const;
+  int64_t totalBytes() const;
+  /// The common size if every demand has the same number of bytes.
+  std::optional<int64_t> uniformBytes() const;
+  /// Largest rank mentioned, -1 if empty.
+  RankId maxRank() const;
+
+  bool operator==(const TransferSet &o) const;
+
+private:
+  std::vector<Demand> demands_;
+  bool canonical_ = true;
+};
+
+/// One transfer of a phase, with the direction choices of its route.
+struct Transfer {
+  RankId src, dst;
+  int64_t bytes;
+  TieMask ties = 0;
+};
+
+struct Phase {
+  std::vector<Transfer> transfers;
+};
+
+/// A proven lower bound on the schedule time of the spec.
+struct LowerBound {
+  /// Seconds (bytes / bytes-per-second).
+  double time = 0;
+  /// The same in "phases": for uniform blocks, units of one block over the
+  /// bottleneck resource (a link or a node's injection port); 0 where no
+  /// uniform block exists. This is what the JSON `lower_bound.phases` holds.
+  double blocks = 0;
+  /// Which resource binds, e.g. "max directed-link load (LR link 0->8)".
+  std::string reason;
+};
+
+struct Schedule {
+  std::vector<Phase> phases;
+  LowerBound bound;
+  /// Which algorithm produced it ("z3-product", "greedy", "hand-written"...).
+  std::string algorithm;
+
+  /// The spec's schedule time: sum over phases of the largest, over the
+  /// directed links, of the bytes the phase sends over the link divided by
+  /// its bandwidth. Transfers inside a node cost nothing.
+  double time(const Topology &topo) const;
+  size_t numTransfers() const;
+  /// Sorts the transfers of every phase by (src, dst, ties) and drops empty
+  /// phases; the order of phases is kept.
+  void canonicalize();
+};
+
+/// One thing verify() found wrong.
+struct ScheduleViolation {
+  enum Kind {
+    /// A transfer with a rank out of range or bytes <= 0.
+    BadTransfer,
+    /// A transfer whose ties ask for a direction where there is no tie.
+    BadRoute,
+    /// A pair receives fewer bytes than demanded.
+    Incomplete,
+    /// A demanded pair receives more bytes than demanded (delivered twice).
+    Duplicate,
+    /// A transfer between a pair that demands nothing.
+    Unrequested,
+    /// Two source ranks share a directed link in one phase.
+    Congestion,
+    /// The recorded lower bound exceeds the schedule time.
+    Bound,
+  };
+  Kind kind;
+  /// Phase index, or -1 where no single phase is at fault.
+  int64_t phase = -1;
+  LinkId link = kNoLink;
+  /// Indices into the phase's transfers; -1 where not applicable. For
+  /// Congestion, A is the earlier transfer that owns the link.
+  int64_t transferA = -1, transferB = -1;
+  /// For Incomplete/Duplicate/Unrequested: the pair.
+  RankId src = -1, dst = -1;
+  std::string message;
+};
+
+llvm::StringRef stringifyViolationKind(ScheduleViolation::Kind kind);
+
+/// A topology plus the transfers that must happen on it.
+class Problem {
+public:
+  /// `transfers` is canonicalized if it is not already.
+  Problem(const Topology &topo, TransferSet transfers);
+
+  const Topology &topology() const { return *topo_; }
+  const TransferSet &transfers() const { return transfers_; }
+
+  /// Validates the input: ranks in range, positive sizes. Sets `error`.
+  llvm::LogicalResult check(std::string &error) const;
+
+  /// Independent of every algorithm: every transfer well-formed, routes valid
+  /// (ties only where allowed), completeness (every pair gets exactly its
+  /// bytes; splitting a pair over several transfers is allowed), nothing
+  /// delivered twice or unrequested, congestion-freedom (no directed link
+  /// carries two source ranks in one phase), recorded bound <= schedule time
+  /// (1e-9 relative slack). Appends at most `maxViolations` violations, in
+  /// order of discovery (phases first, then completeness); success() iff none.
+  /// Linear time and memory in the schedule plus O(links + ranks).
+  llvm::LogicalResult
+  verify(const Schedule &schedule,
+         llvm::SmallVectorImpl<ScheduleViolation> &violations,
+         unsigned maxViolations = 64) const;
+
+private:
+  const Topology *topo_;
+  TransferSet transfers_;
+};
+
+} // namespace phasec
+
+#endif // PHASEC_SCHEDULING_PROBLEM_H

@@ -1,0 +1,61 @@
+//===- ScheduleJSON.h - The phasec-schedule/1 writer ------------*- C++ -*-===//
+//
+// Part of phasec. MLIR-free: only LLVM ADT/Support.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Writes `shared/spec/schedule-json.md` exactly, streaming (a 16.7 M
+/// transfer schedule is never built as a JSON tree), one phase per line.
+///
+/// - `collective`: a complete uniform all-to-all over every rank of the
+///   machine is written as {"kind": "alltoall"|"transpose", "bytes": B};
+///   everything else as {"kind": "permute", "pairs": [[s, d, b], ...]} with
+///   the operation's own kind in the extra key "op" (the spec's checker
+///   knows only alltoall, transpose and permute, and must accept every
+///   schedule phasec emits).
+/// - a transfer gets {"dirs": [...]} only if its node pair has a tie: 1 or -1
+///   in the tie dimensions, 0 elsewhere; PERCS transfers across supernodes
+///   get {"path": [nodes]}.
+/// - `lower_bound`: {"phases": bound.blocks, "reason", "time"}.
+/// - extra keys: "algorithm", "schedule_time".
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_SCHEDULING_SCHEDULEJSON_H
+#define PHASEC_SCHEDULING_SCHEDULEJSON_H
+
+#include "phasec/Scheduling/Problem.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace phasec {
+
+/// What the document says about the operation.
+struct CollectiveInfo {
+  /// The name the source file gives the operation.
+  std::string operation;
+  /// "alltoall", "transpose", "permute", "gather", ...
+  std::string kind;
+};
+
+/// One document of a multi-operation file.
+struct ScheduleDocument {
+  const Problem *problem;
+  const Schedule *schedule;
+  CollectiveInfo info;
+};
+
+/// One document with its "format" key.
+void writeScheduleJSON(llvm::raw_ostream &os, const Problem &problem,
+                       const Schedule &schedule, const CollectiveInfo &info);
+/// {"format": "phasec-schedule/1", "operations": [doc, ...]}.
+void writeScheduleJSON(llvm::raw_ostream &os,
+                       llvm::ArrayRef<ScheduleDocument> documents);
+
+} // namespace phasec
+
+#endif // PHASEC_SCHEDULING_SCHEDULEJSON_H

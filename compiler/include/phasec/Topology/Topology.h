@@ -1,0 +1,207 @@
+//===- Topology.h - Machine models, links and routing -----------*- C++ -*-===//
+//
+// Part of phasec. MLIR-free: only LLVM ADT/Support.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The machines phasec schedules for: tori, meshes, hypercubes and IBM PERCS
+/// supernodes, with the node numbering, the directed links and the fixed
+/// routing of `shared/spec/schedule-json.md`. The scheduler, the verifier, the
+/// bounds and the back ends all route through this one class so that they can
+/// never disagree about which links a transfer uses.
+///
+/// Node numbering: dimension 0 varies fastest,
+/// `node = x0 + d0 * (x1 + d1 * (x2 + ...))`. Rank `r` lives on node
+/// `r / ranksPerNode`.
+///
+/// Routing (torus, mesh, hypercube): dimension order (dimension 0 first
+/// unless `dimOrder` says otherwise); in each dimension the shorter way round;
+/// where both ways are equally short (an even ring of extent k at distance
+/// k/2, including the ring of 2 with its distinct "+" and "-" links) the "+"
+/// direction unless the transfer's TieMask selects "-" for that dimension.
+///
+/// Routing (PERCS): inside a supernode the direct LL (same drawer) or LR
+/// (other drawer) link. Between supernodes a, b there is exactly one D link
+/// per ordered pair, from the gateway node `gateway(a, b)` (local index
+/// `b mod nodesPerSupernode` of supernode a) to `gateway(b, a)`; the default
+/// route is src -> gateway(a,b) (LL/LR, skipped if src is the gateway) -> D ->
+/// gateway(b,a) -> dst (LL/LR, skipped if dst is the gateway). This is a
+/// model choice of phasec (real PERCS has several D links per pair); the JSON
+/// writer emits such routes as an explicit `path`.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_TOPOLOGY_TOPOLOGY_H
+#define PHASEC_TOPOLOGY_TOPOLOGY_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace phasec {
+
+using NodeId = int32_t;
+using RankId = int32_t;
+using LinkId = int32_t;
+
+/// No link / no node.
+constexpr LinkId kNoLink = -1;
+
+enum class TopologyKind : uint8_t { Torus, Mesh, Hypercube, Percs };
+enum class LinkClass : uint8_t { Network, LL, LR, D };
+
+/// "torus", "mesh", "hypercube", "percs" (the spec's `kind` strings).
+llvm::StringRef stringifyTopologyKind(TopologyKind kind);
+/// "network", "LL", "LR", "D".
+llvm::StringRef stringifyLinkClass(LinkClass cls);
+
+/// The parameters of a machine, as the language or a command line gives them.
+struct TopologyDesc {
+  TopologyKind kind = TopologyKind::Torus;
+  /// Extents per dimension (torus, mesh, hypercube: all 2).
+  llvm::SmallVector<int64_t, 4> dims;
+  /// PERCS only.
+  int64_t supernodes = 1, drawers = 0, nodesPerDrawer = 0;
+  int64_t ranksPerNode = 1;
+  /// Bytes per second of every torus/mesh/hypercube link.
+  double linkBandwidth = 1.0;
+  /// PERCS link classes, bytes per second.
+  double llBandwidth = 24e9, lrBandwidth = 5e9, dBandwidth = 10e9;
+  /// Seconds per hop; informational (the spec's time model ignores it).
+  double linkLatency = 0;
+  /// Bytes per second a node can inject (and receive) at once; 0 = unlimited.
+  /// A one-port machine (the T3D) has injectionBandwidth == linkBandwidth.
+  double injectionBandwidth = 0;
+  /// Order in which dimensions are routed; empty = 0, 1, ..., n-1.
+  llvm::SmallVector<unsigned, 4> dimOrder;
+
+  /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
+  /// "percs:supernodes=1,drawers=4,nodes=8", optionally followed by
+  /// ";key=value" options: ranks=R, bw=B (link bandwidth), ll=, lr=, d=,
+  /// injection=B (or injection=link), order=2.0.1 (dimension order).
+  /// On failure returns failure() and sets `error`.
+  static llvm::FailureOr<TopologyDesc> parse(llvm::StringRef spec,
+                                             std::string &error);
+  /// The inverse of parse() (round-trips).
+  std::string str() const;
+};
+
+/// One directed link.
+struct Link {
+  NodeId src, dst;
+  LinkClass cls;
+  /// Torus/mesh/hypercube: the dimension, and +1/-1 for the direction the
+  /// link moves the coordinate. PERCS: -1 and 0.
+  int8_t dim;
+  int8_t dir;
+  double bandwidth;
+};
+
+/// Bit d set: in dimension d, where the distance is exactly k/2 on an even
+/// ring (k >= 2; for k == 2 the "+"/"-" links of the spec), travel "-".
+/// Bits of dimensions without a tie must be clear (see Topology::tieMask).
+using TieMask = uint32_t;
+
+class Topology {
+public:
+  /// Validates `desc` (extents >= 1, at most 32 dimensions, < 2^31 nodes and
+  /// ranks, positive bandwidths, a valid dimOrder, ...) and builds the links.
+  static llvm::FailureOr<Topology> create(const TopologyDesc &desc,
+                                          std::string &error);
+
+  const TopologyDesc &desc() const { return desc_; }
+  TopologyKind kind() const { return desc_.kind; }
+  bool isPercs() const { return desc_.kind == TopologyKind::Percs; }
+  /// Torus, mesh, hypercube: routes by coordinates.
+  bool isGrid() const { return !isPercs(); }
+
+  int64_t numNodes() const { return numNodes_; }
+  int64_t numRanks() const { return numNodes_ * desc_.ranksPerNode; }
+  int64_t ranksPerNode() const { return desc_.ranksPerNode; }
+  NodeId nodeOfRank(RankId r) const {
+    return static_cast<NodeId>(r / desc_.ranksPerNode);
+  }
+
+  /// Grid topologies: number of dimensions and their extents. PERCS: 0.
+  unsigned numDims() const { return static_cast<unsigned>(dims_.size()); }
+  int64_t extent(unsigned dim) const { return dims_[dim]; }
+  llvm::ArrayRef<int64_t> dims() const { return dims_; }
+  /// The routing order of the dimensions (always complete).
+  llvm::ArrayRef<unsigned> dimOrder() const { return order_; }
+  /// True if dimension `dim` wraps around (torus).
+  bool wraps(unsigned dim) const;
+
+  void coords(NodeId node, llvm::SmallVectorImpl<int64_t> &out) const;
+  int64_t coord(NodeId node, unsigned dim) const {
+    return (node / strides_[dim]) % dims_[dim];
+  }
+  NodeId nodeAt(llvm::ArrayRef<int64_t> coords) const;
+
+  size_t numLinks() const { return links_.size(); }
+  const Link &link(LinkId id) const { return links_[id]; }
+  llvm::ArrayRef<Link> links() const { return links_; }
+  /// Grid topologies: the link leaving `node` in `dim`, direction +1/-1;
+  /// kNoLink at a mesh boundary or in a dimension of extent 1.
+  LinkId neighborLink(NodeId node, unsigned dim, int dir) const;
+  /// PERCS: the direct LL/LR link inside a supernode, or the D link between
+  /// two gateways; grid: the link between neighbours (the "+" link of a ring
+  /// of 2). kNoLink if there is none.
+  LinkId linkBetween(NodeId src, NodeId dst) const;
+
+  /// Dimensions in which src->dst is a tie (distance k/2 on an even ring).
+  /// 0 for meshes, hypercubes and PERCS.
+  TieMask tieMask(NodeId src, NodeId dst) const;
+
+  /// The links of the route src->dst, in order (cleared first). `ties` must
+  /// be a subset of tieMask(src, dst); extra bits are ignored. Empty if
+  /// src == dst. No heap allocation if `out` has enough capacity.
+  void route(NodeId src, NodeId dst, TieMask ties,
+             llvm::SmallVectorImpl<LinkId> &out) const;
+  /// The nodes visited, src first, dst last (just src if src == dst).
+  void routeNodes(NodeId src, NodeId dst, TieMask ties,
+                  llvm::SmallVectorImpl<NodeId> &out) const;
+  /// Number of links of the route.
+  int64_t hops(NodeId src, NodeId dst) const;
+
+  /// The route of rank-level transfers; empty for two ranks on one node.
+  void routeRanks(RankId src, RankId dst, TieMask ties,
+                  llvm::SmallVectorImpl<LinkId> &out) const {
+    route(nodeOfRank(src), nodeOfRank(dst), ties, out);
+  }
+
+  // PERCS structure.
+  int64_t numSupernodes() const { return desc_.supernodes; }
+  int64_t nodesPerSupernode() const {
+    return desc_.drawers * desc_.nodesPerDrawer;
+  }
+  int64_t supernodeOf(NodeId n) const { return n / nodesPerSupernode(); }
+  /// Global drawer index: supernode * drawers + drawer.
+  int64_t drawerOf(NodeId n) const { return n / desc_.nodesPerDrawer; }
+  /// The node of supernode `from` whose D link leads to supernode `to`.
+  NodeId gateway(int64_t from, int64_t to) const;
+
+  /// Smallest and largest link bandwidth.
+  double minBandwidth() const { return minBw_; }
+  double maxBandwidth() const { return maxBw_; }
+
+private:
+  Topology() = default;
+  TopologyDesc desc_;
+  int64_t numNodes_ = 0;
+  llvm::SmallVector<int64_t, 4> dims_, strides_;
+  llvm::SmallVector<unsigned, 4> order_;
+  std::vector<Link> links_;
+  /// Grid: (node * numDims + dim) * 2 + (dir < 0 ? 1 : 0) -> LinkId.
+  std::vector<LinkId> neighbor_;
+  double minBw_ = 0, maxBw_ = 0;
+};
+
+} // namespace phasec
+
+#endif // PHASEC_TOPOLOGY_TOPOLOGY_H
