@@ -1,0 +1,330 @@
+//===- AST.h - The evaluated program of a .sched file -----------*- C++ -*-===//
+//
+// Part of phasec, the .sched language front end.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The typed, fully evaluated AST that parseAndCheck() returns. Sema has
+/// already evaluated every expression: machines carry concrete topology
+/// parameters and rates, groups carry sorted lists of global ranks,
+/// operations carry concrete sizes, and hand-written schedules are unrolled
+/// into explicit phases of (src, dst, bytes) transfers. Later layers (the
+/// lowering to the comm dialect) therefore never evaluate expressions; they
+/// only read these plain structs.
+///
+/// Every node keeps the llvm::SMLoc of the construct that produced it so that
+/// later layers can point errors back into the .sched file.
+///
+/// The header is usable from code compiled with -fno-exceptions and
+/// -fno-rtti: plain structs, LLVM ADT and std containers only.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_LANG_AST_H
+#define PHASEC_LANG_AST_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace phasec::lang {
+
+//===----------------------------------------------------------------------===//
+// Machines
+//===----------------------------------------------------------------------===//
+
+enum class TopologyKind : uint8_t { Torus, Mesh, Hypercube, Percs };
+/// Link classes: Network for torus/mesh/hypercube links; LL (inside a PERCS
+/// drawer), LR (between drawers of a supernode), D (between supernodes).
+enum class LinkClass : uint8_t { Network, LL, LR, D };
+enum class RoutingKind : uint8_t { DimensionOrder, Direct };
+
+llvm::StringRef stringifyTopologyKind(TopologyKind kind);
+llvm::StringRef stringifyLinkClass(LinkClass cls);
+llvm::StringRef stringifyRoutingKind(RoutingKind kind);
+
+/// The cost-model parameters later issues use (C^3-style set-up cost, the
+/// packet length, and local copy rates for buffer packing).
+struct CostModel {
+  /// Seconds per message set-up (0 = not given).
+  double setupCost = 0;
+  /// Bytes per packet (0 = not given).
+  int64_t packetLength = 0;
+  /// Local copy rates in bytes per second (0 = not given).
+  double copyRateContiguous = 0;
+  double copyRateStrided = 0;
+};
+
+struct Machine {
+  std::string name;
+  llvm::SMLoc loc;
+  /// Location of the `topology = ...` value (or of the machine if a
+  /// --topology override replaced it).
+  llvm::SMLoc topologyLoc;
+
+  TopologyKind kind = TopologyKind::Torus;
+  /// Torus/mesh: extents per dimension; hypercube(n): n extents of 2.
+  /// Dimension 0 varies fastest in the node numbering. Empty for PERCS.
+  llvm::SmallVector<int64_t, 4> dims;
+  /// PERCS only (0 otherwise).
+  int64_t supernodes = 0, drawers = 0, nodesPerDrawer = 0;
+  int64_t ranksPerNode = 1;
+
+  /// Bytes per second of each Network link (torus/mesh/hypercube).
+  double bandwidth = 0;
+  /// Seconds per hop of a Network link.
+  double latency = 0;
+  /// PERCS link classes: bytes per second and seconds per hop.
+  double llBandwidth = 0, lrBandwidth = 0, dBandwidth = 0;
+  double llLatency = 0, lrLatency = 0, dLatency = 0;
+  /// Bytes per second a node can inject (and receive) at once; 0 = unlimited.
+  double injectionBandwidth = 0;
+
+  RoutingKind routing = RoutingKind::DimensionOrder;
+  /// The complete dimension order for DimensionOrder routing (a permutation
+  /// of 0..numDims-1); empty for PERCS (Direct).
+  llvm::SmallVector<unsigned, 4> dimOrder;
+  CostModel cost;
+
+  int64_t numNodes() const;
+  int64_t numRanks() const { return numNodes() * ranksPerNode; }
+  unsigned numDims() const { return static_cast<unsigned>(dims.size()); }
+  /// Coordinate `dim` of `node` (dimension 0 fastest). Grid topologies only.
+  int64_t coord(int64_t node, unsigned dim) const;
+  /// PERCS: supernode, drawer (within the supernode) and index (within the
+  /// drawer) of a node.
+  int64_t percsSupernode(int64_t node) const;
+  int64_t percsDrawer(int64_t node) const;
+  int64_t percsIndex(int64_t node) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Constants, groups, arrays
+//===----------------------------------------------------------------------===//
+
+struct Constant {
+  std::string name;
+  llvm::SMLoc loc;
+  int64_t value = 0;
+};
+
+struct Group {
+  std::string name;
+  llvm::SMLoc loc;
+  const Machine *machine = nullptr;
+  /// True if the group was defined over nodes (it then holds every rank of
+  /// each selected node), false if over ranks.
+  bool overNodes = false;
+  /// True for the implicit group `all` of a machine.
+  bool implicitAll = false;
+  /// Sorted, duplicate-free global ranks.
+  std::vector<int32_t> ranks;
+  /// Sorted, duplicate-free nodes (overNodes only; empty otherwise).
+  std::vector<int32_t> nodes;
+
+  int64_t size() const { return static_cast<int64_t>(ranks.size()); }
+  /// Index of `rank` in `ranks`, or -1.
+  int64_t indexOf(int32_t rank) const;
+  bool contains(int32_t rank) const { return indexOf(rank) >= 0; }
+};
+
+enum class ElementType : uint8_t {
+  Int8, Int16, Int32, Int64,
+  UInt8, UInt16, UInt32, UInt64,
+  F32, F64, Complex64, Complex128
+};
+/// "int8" ... "complex128" (the .sched spelling).
+llvm::StringRef stringifyElementType(ElementType type);
+/// Size of one element in bytes.
+int64_t elementTypeBytes(ElementType type);
+
+enum class Distribution : uint8_t { Rows, Cols };
+llvm::StringRef stringifyDistribution(Distribution dist);
+
+struct Array {
+  std::string name;
+  llvm::SMLoc loc;
+  ElementType elementType = ElementType::F64;
+  llvm::SmallVector<int64_t, 4> shape;
+  /// Block distribution of dimension 0 (Rows) or 1 (Cols) over `group`;
+  /// Sema guarantees that the group size divides that extent.
+  Distribution distribution = Distribution::Rows;
+  const Group *group = nullptr;
+  const Machine *machine = nullptr;
+
+  int64_t numElements() const;
+  int64_t sizeBytes() const { return numElements() * elementTypeBytes(elementType); }
+};
+
+//===----------------------------------------------------------------------===//
+// Operations
+//===----------------------------------------------------------------------===//
+
+enum class OpKind : uint8_t {
+  Alltoall, Alltoallv, Transpose, Permute,
+  Gather, Scatter, Allgather, Broadcast,
+  Reduce, Allreduce, Scan,
+  OneToAll, AllToOne,
+  /// A barrier over the group (no data).
+  Barrier,
+  /// Local computation only (no communication), e.g. radix-sort bucket
+  /// counting or PAPERS population/enumerate, which need only the mask.
+  Local
+};
+/// The .sched keyword: "alltoall", ..., "one_to_all", "all_to_one",
+/// "barrier", "local".
+llvm::StringRef stringifyOpKind(OpKind kind);
+
+/// The PAPERS aggregate an operation was written as (seed 004), or None. Sema
+/// maps each aggregate onto an OpKind (see docs/language.md):
+///   putget -> alltoallv (each member reads one member's datum),
+///   waitvec, vote, match, rank -> allgather, any/all -> allreduce or/and,
+///   population, enumerate -> local, barrier -> barrier.
+enum class Aggregate : uint8_t {
+  None, Putget, Waitvec, Vote, Match, Rank, Population, Enumerate, Any, All,
+  Barrier
+};
+llvm::StringRef stringifyAggregate(Aggregate agg);
+
+enum class ReduceOp : uint8_t { Add, Mul, Min, Max, And, Or, Xor };
+llvm::StringRef stringifyReduceOp(ReduceOp op);
+
+enum class PermuteKind : uint8_t { Random, BitReversal, Xor, Shift, Table };
+llvm::StringRef stringifyPermuteKind(PermuteKind kind);
+
+enum class Algorithm : uint8_t {
+  /// Let the scheduler choose (the default).
+  Auto, Pairwise, LinearShift, Xor, Bruck, KLevel, Direct,
+  /// The operation's hand-written `schedule { ... }`.
+  Schedule
+};
+llvm::StringRef stringifyAlgorithm(Algorithm alg);
+
+/// Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
+/// rectangles/rows (2-lev-rec), squares (3-lev-sq, logp-lev-sq).
+enum class KLevelShape : uint8_t { None, Rec, Sq };
+llvm::StringRef stringifyKLevelShape(KLevelShape shape);
+
+enum class SyncKind : uint8_t { Barrier, None };
+llvm::StringRef stringifySyncKind(SyncKind sync);
+
+enum class TransferStyle : uint8_t { Packing, Chained, DirectDeposit };
+llvm::StringRef stringifyTransferStyle(TransferStyle style);
+
+/// One transfer of a hand-written schedule: global ranks and bytes, with the
+/// location of the `send` statement that produced it.
+struct Transfer {
+  int32_t src = 0, dst = 0;
+  int64_t bytes = 0;
+  llvm::SMLoc loc;
+};
+
+struct Phase {
+  llvm::SMLoc loc;
+  std::vector<Transfer> transfers;
+};
+
+struct Directives {
+  Algorithm algorithm = Algorithm::Auto;
+  llvm::SMLoc algorithmLoc;
+  /// KLevel: number of levels, 0 meaning log2(group size) (`logp`).
+  int64_t kLevels = 0;
+  KLevelShape kShape = KLevelShape::None;
+  SyncKind sync = SyncKind::Barrier;
+  TransferStyle style = TransferStyle::Packing;
+  /// Solver budget (Z3 rlimit); 0 = the scheduler's default.
+  int64_t rlimit = 0;
+};
+
+struct Operation {
+  OpKind kind = OpKind::Alltoall;
+  Aggregate aggregate = Aggregate::None;
+  std::string name;
+  llvm::SMLoc loc;
+  const Machine *machine = nullptr;
+  /// The group the operation runs on (the machine's `all` by default).
+  const Group *group = nullptr;
+  /// Global rank of the root (gather, scatter, broadcast, reduce,
+  /// one_to_all, all_to_one); -1 otherwise. Sema checks it is in the group.
+  int32_t root = -1;
+
+  /// Bytes per (src, dst) block: alltoall, gather, scatter, allgather,
+  /// broadcast, one_to_all, all_to_one, rank-level permute, and reductions
+  /// (count * element size). 0 where not applicable.
+  int64_t blockBytes = 0;
+
+  /// Alltoallv (and putget): size matrix in bytes, row-major
+  /// [src index][dst index] over the group's ranks (group->size()^2 entries).
+  std::vector<int64_t> sizes;
+
+  /// Transpose and element-level permute: source and destination arrays.
+  const Array *from = nullptr, *to = nullptr;
+
+  /// Permute: the rule and its parameters, and the explicit table: for a
+  /// rank-level permute `permutation[i]` is the group index receiving group
+  /// index i's block; for an element-level permute (over `from`) it is the
+  /// destination element (row-major linear index) of element i.
+  PermuteKind permuteKind = PermuteKind::Random;
+  uint64_t seed = 0;
+  int64_t mask = 0;
+  int64_t shift = 0;
+  std::string tableFile;
+  bool elementLevel = false;
+  std::vector<int64_t> permutation;
+
+  /// Reduce, allreduce, scan (and the PAPERS typed aggregates).
+  ReduceOp reduceOp = ReduceOp::Add;
+  ElementType elementType = ElementType::Int32;
+  int64_t count = 0;
+
+  Directives directives;
+
+  /// Hand-written schedule (directives.algorithm == Schedule), unrolled.
+  bool hasSchedule = false;
+  llvm::SMLoc scheduleLoc;
+  std::vector<Phase> phases;
+
+  uint64_t numScheduledTransfers() const;
+};
+
+//===----------------------------------------------------------------------===//
+// Program
+//===----------------------------------------------------------------------===//
+
+struct Program {
+  /// The buffer the program came from (the SourceMgr's main file).
+  std::string fileName;
+  std::vector<std::unique_ptr<Machine>> machines;
+  std::vector<std::unique_ptr<Constant>> constants;
+  /// Every machine's implicit `all` group comes first, in machine order,
+  /// then the named groups in source order.
+  std::vector<std::unique_ptr<Group>> groups;
+  std::vector<std::unique_ptr<Array>> arrays;
+  std::vector<std::unique_ptr<Operation>> operations;
+
+  const Machine *lookupMachine(llvm::StringRef name) const;
+  /// Looks a group up by name within `machine` (nullptr: any machine).
+  const Group *lookupGroup(llvm::StringRef name,
+                           const Machine *machine = nullptr) const;
+  const Array *lookupArray(llvm::StringRef name) const;
+  const Operation *lookupOperation(llvm::StringRef name) const;
+  /// The implicit group `all` of `machine`.
+  const Group *allGroup(const Machine *machine) const;
+
+  /// Deterministic, readable dump for `phasec --emit=ast` (golden tests
+  /// depend on its format). Long rank lists, size matrices, permutation
+  /// tables and transfer lists are summarised after `maxItems` entries
+  /// (0 = print everything).
+  void print(llvm::raw_ostream &os, unsigned maxItems = 64) const;
+};
+
+} // namespace phasec::lang
+
+#endif // PHASEC_LANG_AST_H
