@@ -1,0 +1,410 @@
+//===- Problem.cpp - Transfer sets, schedules and their verifier ----------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The verifier is the one piece every schedule must pass, whoever made it,
+/// so it trusts nothing: it re-routes every transfer through the Topology,
+/// tracks the owner of every directed link per phase in a flat array (reset
+/// through a touched-list, so a phase costs what it contains, not the size of
+/// the machine), and accounts delivered bytes per demanded pair.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Problem.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace phasec;
+using llvm::failure;
+using llvm::LogicalResult;
+using llvm::success;
+
+//===----------------------------------------------------------------------===//
+// TransferSet
+//===----------------------------------------------------------------------===//
+
+TransferSet::TransferSet(std::vector<Demand> demands)
+    : demands_(std::move(demands)), canonical_(false) {
+  canonicalize();
+}
+
+void TransferSet::canonicalize() {
+  if (canonical_)
+    return;
+  llvm::sort(demands_, [](const Demand &a, const Demand &b) {
+    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+  });
+  size_t out = 0;
+  for (size_t i = 0; i < demands_.size();) {
+    Demand d = demands_[i++];
+    while (i < demands_.size() && demands_[i].src == d.src &&
+           demands_[i].dst == d.dst)
+      d.bytes += demands_[i++].bytes;
+    if (d.src == d.dst || d.bytes == 0)
+      continue;
+    demands_[out++] = d;
+  }
+  demands_.resize(out);
+  canonical_ = true;
+}
+
+int64_t TransferSet::indexOf(RankId src, RankId dst) const {
+  assert(canonical_ && "TransferSet read before canonicalize()");
+  auto it = std::lower_bound(demands_.begin(), demands_.end(),
+                             std::make_pair(src, dst),
+                             [](const Demand &d, std::pair<RankId, RankId> p) {
+                               return d.src != p.first ? d.src < p.first
+                                                       : d.dst < p.second;
+                             });
+  if (it == demands_.end() || it->src != src || it->dst != dst)
+    return -1;
+  return it - demands_.begin();
+}
+
+int64_t TransferSet::lookup(RankId src, RankId dst) const {
+  int64_t i = indexOf(src, dst);
+  return i < 0 ? 0 : demands_[i].bytes;
+}
+
+int64_t TransferSet::totalBytes() const {
+  int64_t total = 0;
+  for (const Demand &d : demands_)
+    total += d.bytes;
+  return total;
+}
+
+std::optional<int64_t> TransferSet::uniformBytes() const {
+  if (demands_.empty())
+    return std::nullopt;
+  int64_t b = demands_.front().bytes;
+  for (const Demand &d : demands_)
+    if (d.bytes != b)
+      return std::nullopt;
+  return b;
+}
+
+RankId TransferSet::maxRank() const {
+  RankId m = -1;
+  for (const Demand &d : demands_)
+    m = std::max({m, d.src, d.dst});
+  return m;
+}
+
+bool TransferSet::operator==(const TransferSet &o) const {
+  assert(canonical_ && o.canonical_ && "compare canonical sets only");
+  return demands_.size() == o.demands_.size() &&
+         std::equal(demands_.begin(), demands_.end(), o.demands_.begin(),
+                    [](const Demand &a, const Demand &b) {
+                      return a.src == b.src && a.dst == b.dst &&
+                             a.bytes == b.bytes;
+                    });
+}
+
+//===----------------------------------------------------------------------===//
+// Schedule
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Bytes per link within one phase, reset through a touched-list.
+class PhaseLoad {
+public:
+  explicit PhaseLoad(size_t numLinks) : bytes_(numLinks, 0.0) {}
+  void add(LinkId l, double b) {
+    if (bytes_[l] == 0.0)
+      touched_.push_back(l);
+    bytes_[l] += b;
+  }
+  /// max over touched links of bytes / bandwidth; resets.
+  double finish(const Topology &topo) {
+    double worst = 0;
+    for (LinkId l : touched_) {
+      worst = std::max(worst, bytes_[l] / topo.link(l).bandwidth);
+      bytes_[l] = 0.0;
+    }
+    touched_.clear();
+    return worst;
+  }
+
+private:
+  std::vector<double> bytes_;
+  std::vector<LinkId> touched_;
+};
+} // namespace
+
+double Schedule::time(const Topology &topo) const {
+  PhaseLoad load(topo.numLinks());
+  llvm::SmallVector<LinkId, 64> route;
+  double total = 0;
+  int64_t numRanks = topo.numRanks();
+  for (const Phase &phase : phases) {
+    for (const Transfer &t : phase.transfers) {
+      if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
+          t.bytes <= 0)
+        continue;
+      NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
+      topo.route(s, d, t.ties & topo.tieMask(s, d), route);
+      for (LinkId l : route)
+        load.add(l, static_cast<double>(t.bytes));
+    }
+    total += load.finish(topo);
+  }
+  return total;
+}
+
+size_t Schedule::numTransfers() const {
+  size_t n = 0;
+  for (const Phase &p : phases)
+    n += p.transfers.size();
+  return n;
+}
+
+void Schedule::canonicalize() {
+  llvm::erase_if(phases, [](const Phase &p) { return p.transfers.empty(); });
+  for (Phase &p : phases)
+    llvm::sort(p.transfers, [](const Transfer &a, const Transfer &b) {
+      if (a.src != b.src)
+        return a.src < b.src;
+      if (a.dst != b.dst)
+        return a.dst < b.dst;
+      if (a.ties != b.ties)
+        return a.ties < b.ties;
+      return a.bytes < b.bytes;
+    });
+}
+
+//===----------------------------------------------------------------------===//
+// Problem
+//===----------------------------------------------------------------------===//
+
+llvm::StringRef phasec::stringifyViolationKind(ScheduleViolation::Kind kind) {
+  switch (kind) {
+  case ScheduleViolation::BadTransfer:
+    return "bad-transfer";
+  case ScheduleViolation::BadRoute:
+    return "bad-route";
+  case ScheduleViolation::Incomplete:
+    return "incomplete";
+  case ScheduleViolation::Duplicate:
+    return "duplicate";
+  case ScheduleViolation::Unrequested:
+    return "unrequested";
+  case ScheduleViolation::Congestion:
+    return "congestion";
+  case ScheduleViolation::Bound:
+    return "bound";
+  }
+  llvm_unreachable("unknown violation kind");
+}
+
+Problem::Problem(const Topology &topo, TransferSet transfers)
+    : topo_(&topo), transfers_(std::move(transfers)) {
+  transfers_.canonicalize();
+}
+
+LogicalResult Problem::check(std::string &error) const {
+  int64_t numRanks = topo_->numRanks();
+  for (const Demand &d : transfers_) {
+    if (d.src < 0 || d.src >= numRanks || d.dst < 0 || d.dst >= numRanks) {
+      error = llvm::formatv("transfer {0} -> {1}: rank out of range (the "
+                            "machine has {2} ranks)",
+                            d.src, d.dst, numRanks)
+                  .str();
+      return failure();
+    }
+    if (d.bytes < 0) {
+      error = llvm::formatv("transfer {0} -> {1}: negative size {2}", d.src,
+                            d.dst, d.bytes)
+                  .str();
+      return failure();
+    }
+  }
+  return success();
+}
+
+/// "0->1 (dim 2 -)" / "0->8 (LR)".
+static std::string describeLink(const Topology &topo, LinkId l) {
+  const Link &link = topo.link(l);
+  if (link.cls == LinkClass::Network)
+    return llvm::formatv("{0}->{1} (dim {2} {3})", link.src, link.dst,
+                         int(link.dim), link.dir > 0 ? "+" : "-")
+        .str();
+  return llvm::formatv("{0}->{1} ({2})", link.src, link.dst,
+                       stringifyLinkClass(link.cls))
+      .str();
+}
+
+LogicalResult
+Problem::verify(const Schedule &schedule,
+                llvm::SmallVectorImpl<ScheduleViolation> &violations,
+                unsigned maxViolations) const {
+  const Topology &topo = *topo_;
+  const int64_t numRanks = topo.numRanks();
+  llvm::ArrayRef<Demand> demands = transfers_.demands();
+  size_t before = violations.size();
+  auto full = [&] { return violations.size() - before >= maxViolations; };
+  auto report = [&](ScheduleViolation v) {
+    if (!full())
+      violations.push_back(std::move(v));
+  };
+
+  // Row index: demands of source s are demands[rowStart[s], rowStart[s+1]).
+  std::vector<int64_t> rowStart(numRanks + 1, 0);
+  bool rangeOk = true;
+  for (const Demand &d : demands) {
+    if (d.src < 0 || d.src >= numRanks) {
+      rangeOk = false;
+      continue;
+    }
+    ++rowStart[d.src + 1];
+  }
+  for (int64_t r = 0; r < numRanks; ++r)
+    rowStart[r + 1] += rowStart[r];
+  auto findDemand = [&](RankId s, RankId d) -> int64_t {
+    if (!rangeOk)
+      return transfers_.indexOf(s, d);
+    const Demand *b = demands.data() + rowStart[s];
+    const Demand *e = demands.data() + rowStart[s + 1];
+    // Dense rows (all-to-all) index directly.
+    if (e - b == numRanks - 1)
+      return rowStart[s] + (d < s ? d : d - 1);
+    const Demand *it = std::lower_bound(
+        b, e, d, [](const Demand &x, RankId v) { return x.dst < v; });
+    if (it == e || it->dst != d)
+      return -1;
+    return it - demands.data();
+  };
+
+  std::vector<int64_t> delivered(demands.size(), 0);
+  std::vector<RankId> owner(topo.numLinks(), -1);
+  std::vector<int64_t> ownerIndex(topo.numLinks(), -1);
+  std::vector<LinkId> touched;
+  PhaseLoad load(topo.numLinks());
+  llvm::SmallVector<LinkId, 64> route;
+  double time = 0;
+
+  for (size_t p = 0; p < schedule.phases.size() && !full(); ++p) {
+    llvm::ArrayRef<Transfer> ts = schedule.phases[p].transfers;
+    for (size_t i = 0; i < ts.size() && !full(); ++i) {
+      const Transfer &t = ts[i];
+      if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
+          t.bytes <= 0) {
+        ScheduleViolation v{ScheduleViolation::BadTransfer};
+        v.phase = p;
+        v.transferA = i;
+        v.src = t.src;
+        v.dst = t.dst;
+        v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}, {4} "
+                                  "bytes): {5}",
+                                  p, i, t.src, t.dst, t.bytes,
+                                  t.bytes <= 0 ? "size must be positive"
+                                               : "rank out of range")
+                        .str();
+        report(std::move(v));
+        continue;
+      }
+      // A local copy (src == dst) is harmless and needs no accounting.
+      if (t.src == t.dst)
+        continue;
+      NodeId sn = topo.nodeOfRank(t.src), dn = topo.nodeOfRank(t.dst);
+      TieMask allowed = topo.tieMask(sn, dn);
+      if (t.ties & ~allowed) {
+        ScheduleViolation v{ScheduleViolation::BadRoute};
+        v.phase = p;
+        v.transferA = i;
+        v.src = t.src;
+        v.dst = t.dst;
+        v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}) takes "
+                                  "the longer way round (tie mask {4:x} where "
+                                  "only {5:x} has a tie)",
+                                  p, i, t.src, t.dst, t.ties, allowed)
+                        .str();
+        report(std::move(v));
+      }
+      int64_t di = findDemand(t.src, t.dst);
+      if (di < 0) {
+        ScheduleViolation v{ScheduleViolation::Unrequested};
+        v.phase = p;
+        v.transferA = i;
+        v.src = t.src;
+        v.dst = t.dst;
+        v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}) "
+                                  "delivers {4} bytes nobody asked for",
+                                  p, i, t.src, t.dst, t.bytes)
+                        .str();
+        report(std::move(v));
+      } else {
+        delivered[di] += t.bytes;
+      }
+      topo.route(sn, dn, t.ties & allowed, route);
+      for (LinkId l : route) {
+        load.add(l, static_cast<double>(t.bytes));
+        if (owner[l] < 0) {
+          owner[l] = t.src;
+          ownerIndex[l] = i;
+          touched.push_back(l);
+          continue;
+        }
+        if (owner[l] == t.src)
+          continue;
+        const Transfer &a = ts[ownerIndex[l]];
+        ScheduleViolation v{ScheduleViolation::Congestion};
+        v.phase = p;
+        v.link = l;
+        v.transferA = ownerIndex[l];
+        v.transferB = i;
+        v.src = t.src;
+        v.dst = t.dst;
+        v.message =
+            llvm::formatv("phase {0}: link {1} carries source ranks {2} "
+                          "(transfer {3}: {2} -> {4}) and {5} (transfer {6}: "
+                          "{5} -> {7})",
+                          p, describeLink(topo, l), a.src, ownerIndex[l], a.dst,
+                          t.src, i, t.dst)
+                .str();
+        report(std::move(v));
+        break; // one report per transfer is enough
+      }
+    }
+    for (LinkId l : touched)
+      owner[l] = -1;
+    touched.clear();
+    time += load.finish(topo);
+  }
+  if (full())
+    return failure();
+
+  for (size_t i = 0; i < demands.size() && !full(); ++i) {
+    const Demand &d = demands[i];
+    if (delivered[i] == d.bytes)
+      continue;
+    bool less = delivered[i] < d.bytes;
+    ScheduleViolation v{less ? ScheduleViolation::Incomplete
+                             : ScheduleViolation::Duplicate};
+    v.src = d.src;
+    v.dst = d.dst;
+    v.message = llvm::formatv("pair {0} -> {1} receives {2} bytes, expected "
+                              "{3}{4}",
+                              d.src, d.dst, delivered[i], d.bytes,
+                              less ? "" : " (delivered more than once)")
+                    .str();
+    report(std::move(v));
+  }
+
+  if (schedule.bound.time > time * (1 + 1e-9) + 1e-300) {
+    ScheduleViolation v{ScheduleViolation::Bound};
+    v.message = llvm::formatv("the recorded lower bound {0} s exceeds the "
+                              "schedule time {1} s",
+                              schedule.bound.time, time)
+                    .str();
+    report(std::move(v));
+  }
+  return success(violations.size() == before);
+}

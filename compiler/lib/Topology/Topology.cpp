@@ -1,0 +1,618 @@
+//===- Topology.cpp - Machine models, links and routing -------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Builds the directed links of tori, meshes, hypercubes and PERCS machines
+/// and routes over them. Routing is on the hot path of the verifier and the
+/// bounds (hundreds of millions of hops for a 16x16x16 all-to-all), so it
+/// never allocates: it walks a precomputed neighbour table.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Topology/Topology.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <limits>
+
+using namespace phasec;
+using llvm::failure;
+using llvm::FailureOr;
+using llvm::StringRef;
+
+llvm::StringRef phasec::stringifyTopologyKind(TopologyKind kind) {
+  switch (kind) {
+  case TopologyKind::Torus:
+    return "torus";
+  case TopologyKind::Mesh:
+    return "mesh";
+  case TopologyKind::Hypercube:
+    return "hypercube";
+  case TopologyKind::Percs:
+    return "percs";
+  }
+  llvm_unreachable("unknown topology kind");
+}
+
+llvm::StringRef phasec::stringifyLinkClass(LinkClass cls) {
+  switch (cls) {
+  case LinkClass::Network:
+    return "network";
+  case LinkClass::LL:
+    return "LL";
+  case LinkClass::LR:
+    return "LR";
+  case LinkClass::D:
+    return "D";
+  }
+  llvm_unreachable("unknown link class");
+}
+
+//===----------------------------------------------------------------------===//
+// TopologyDesc
+//===----------------------------------------------------------------------===//
+
+/// Shortest text that reads back as the same double.
+static std::string formatDouble(double v) {
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
+  return buf;
+}
+
+static bool parseInt(StringRef text, int64_t &out) {
+  text = text.trim();
+  return !text.empty() && !text.getAsInteger(10, out);
+}
+
+static bool parseDouble(StringRef text, double &out) {
+  text = text.trim();
+  if (text.empty())
+    return false;
+  std::string s = text.str();
+  char *end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+FailureOr<TopologyDesc> TopologyDesc::parse(StringRef spec,
+                                            std::string &error) {
+  TopologyDesc desc;
+  auto [kindText, rest] = spec.trim().split(':');
+  kindText = kindText.trim();
+  if (kindText == "torus")
+    desc.kind = TopologyKind::Torus;
+  else if (kindText == "mesh")
+    desc.kind = TopologyKind::Mesh;
+  else if (kindText == "hypercube")
+    desc.kind = TopologyKind::Hypercube;
+  else if (kindText == "percs")
+    desc.kind = TopologyKind::Percs;
+  else {
+    error = ("unknown topology kind '" + kindText +
+             "' (expected torus, mesh, hypercube or percs)")
+                .str();
+    return failure();
+  }
+
+  llvm::SmallVector<StringRef, 8> tokens;
+  rest.split(tokens, ',', -1, false);
+  // Accept both ',' and ';' as separators.
+  llvm::SmallVector<StringRef, 8> all;
+  for (StringRef t : tokens) {
+    llvm::SmallVector<StringRef, 4> sub;
+    t.split(sub, ';', -1, false);
+    for (StringRef s : sub)
+      if (!s.trim().empty())
+        all.push_back(s.trim());
+  }
+
+  size_t first = 0;
+  if (desc.kind != TopologyKind::Percs) {
+    if (all.empty() || all[0].contains('=')) {
+      error = ("topology '" + spec + "' needs its extents, e.g. " +
+               (desc.kind == TopologyKind::Hypercube ? "hypercube:6"
+                                                     : "torus:8x4x8x2"))
+                  .str();
+      return failure();
+    }
+    first = 1;
+    if (desc.kind == TopologyKind::Hypercube) {
+      int64_t n;
+      if (!parseInt(all[0], n) || n < 0 || n > 30) {
+        error = ("hypercube dimension '" + all[0] +
+                 "' must be an integer in [0, 30]")
+                    .str();
+        return failure();
+      }
+      desc.dims.assign(n, 2);
+    } else {
+      llvm::SmallVector<StringRef, 4> ext;
+      all[0].split(ext, 'x', -1, true);
+      for (StringRef e : ext) {
+        int64_t v;
+        if (!parseInt(e, v) || v < 1) {
+          error = ("extent '" + e + "' in '" + all[0] +
+                   "' must be a positive integer")
+                      .str();
+          return failure();
+        }
+        desc.dims.push_back(v);
+      }
+    }
+  }
+
+  for (size_t i = first; i < all.size(); ++i) {
+    auto [key, value] = all[i].split('=');
+    key = key.trim();
+    value = value.trim();
+    if (!all[i].contains('=')) {
+      error = ("expected key=value, got '" + all[i] + "'").str();
+      return failure();
+    }
+    int64_t iv = 0;
+    double dv = 0;
+    auto badValue = [&] {
+      error = ("bad value '" + value + "' for '" + key + "'").str();
+      return failure();
+    };
+    if (key == "supernodes" || key == "drawers" || key == "nodes" ||
+        key == "ranks") {
+      if (!parseInt(value, iv))
+        return badValue();
+      if (key == "ranks")
+        desc.ranksPerNode = iv;
+      else if (desc.kind != TopologyKind::Percs) {
+        error = ("'" + key + "' applies to percs topologies only").str();
+        return failure();
+      } else if (key == "supernodes")
+        desc.supernodes = iv;
+      else if (key == "drawers")
+        desc.drawers = iv;
+      else
+        desc.nodesPerDrawer = iv;
+    } else if (key == "bw" || key == "ll" || key == "lr" || key == "d" ||
+               key == "latency") {
+      if (!parseDouble(value, dv))
+        return badValue();
+      if (key == "bw")
+        desc.linkBandwidth = dv;
+      else if (key == "ll")
+        desc.llBandwidth = dv;
+      else if (key == "lr")
+        desc.lrBandwidth = dv;
+      else if (key == "d")
+        desc.dBandwidth = dv;
+      else
+        desc.linkLatency = dv;
+    } else if (key == "injection") {
+      if (value == "link")
+        desc.injectionBandwidth = desc.linkBandwidth;
+      else if (!parseDouble(value, dv))
+        return badValue();
+      else
+        desc.injectionBandwidth = dv;
+    } else if (key == "order") {
+      llvm::SmallVector<StringRef, 4> parts;
+      value.split(parts, '.', -1, true);
+      for (StringRef p : parts) {
+        int64_t d;
+        if (!parseInt(p, d) || d < 0)
+          return badValue();
+        desc.dimOrder.push_back(static_cast<unsigned>(d));
+      }
+    } else {
+      error = ("unknown topology option '" + key + "'").str();
+      return failure();
+    }
+  }
+  return desc;
+}
+
+std::string TopologyDesc::str() const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << stringifyTopologyKind(kind) << ':';
+  TopologyDesc defaults;
+  bool needSep = false;
+  auto sep = [&] {
+    if (needSep)
+      os << ';';
+    needSep = true;
+  };
+  switch (kind) {
+  case TopologyKind::Hypercube:
+    os << dims.size();
+    needSep = true;
+    break;
+  case TopologyKind::Torus:
+  case TopologyKind::Mesh:
+    llvm::interleave(dims, os, "x");
+    needSep = true;
+    break;
+  case TopologyKind::Percs:
+    os << "supernodes=" << supernodes << ",drawers=" << drawers
+       << ",nodes=" << nodesPerDrawer;
+    needSep = true;
+    break;
+  }
+  if (ranksPerNode != 1) {
+    sep();
+    os << "ranks=" << ranksPerNode;
+  }
+  if (linkBandwidth != defaults.linkBandwidth) {
+    sep();
+    os << "bw=" << formatDouble(linkBandwidth);
+  }
+  if (kind == TopologyKind::Percs) {
+    if (llBandwidth != defaults.llBandwidth) {
+      sep();
+      os << "ll=" << formatDouble(llBandwidth);
+    }
+    if (lrBandwidth != defaults.lrBandwidth) {
+      sep();
+      os << "lr=" << formatDouble(lrBandwidth);
+    }
+    if (dBandwidth != defaults.dBandwidth) {
+      sep();
+      os << "d=" << formatDouble(dBandwidth);
+    }
+  }
+  if (linkLatency != 0) {
+    sep();
+    os << "latency=" << formatDouble(linkLatency);
+  }
+  if (injectionBandwidth != 0) {
+    sep();
+    os << "injection=" << formatDouble(injectionBandwidth);
+  }
+  if (!dimOrder.empty()) {
+    sep();
+    os << "order=";
+    llvm::interleave(dimOrder, os, ".");
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Topology
+//===----------------------------------------------------------------------===//
+
+FailureOr<Topology> Topology::create(const TopologyDesc &desc,
+                                     std::string &error) {
+  constexpr int64_t kMaxIds = std::numeric_limits<int32_t>::max();
+  Topology t;
+  t.desc_ = desc;
+  if (desc.ranksPerNode < 1) {
+    error = "ranks per node must be at least 1";
+    return failure();
+  }
+  auto positive = [&](double bw, const char *what) {
+    if (bw > 0 && bw < std::numeric_limits<double>::infinity())
+      return true;
+    error = std::string(what) + " must be positive and finite";
+    return false;
+  };
+  if (!(desc.injectionBandwidth >= 0) || !(desc.linkLatency >= 0)) {
+    error = "injection bandwidth and link latency must not be negative";
+    return failure();
+  }
+
+  if (desc.kind == TopologyKind::Percs) {
+    if (desc.supernodes < 1 || desc.drawers < 1 || desc.nodesPerDrawer < 1) {
+      error = "percs needs supernodes, drawers and nodes per drawer >= 1";
+      return failure();
+    }
+    if (!positive(desc.llBandwidth, "LL bandwidth") ||
+        !positive(desc.lrBandwidth, "LR bandwidth") ||
+        !positive(desc.dBandwidth, "D bandwidth"))
+      return failure();
+    int64_t m = desc.drawers * desc.nodesPerDrawer;
+    if (desc.drawers > kMaxIds / desc.nodesPerDrawer ||
+        desc.supernodes > kMaxIds / m ||
+        desc.supernodes * m > kMaxIds / desc.ranksPerNode) {
+      error = "percs machine too large (more than 2^31 ranks)";
+      return failure();
+    }
+    int64_t s = desc.supernodes;
+    // Every ordered pair inside a supernode, plus one D link per ordered
+    // supernode pair.
+    int64_t numLinks = s * m * (m - 1) + s * (s - 1);
+    if (numLinks > kMaxIds) {
+      error = "percs machine too large (more than 2^31 links)";
+      return failure();
+    }
+    t.numNodes_ = s * m;
+    t.links_.reserve(numLinks);
+    for (int64_t sn = 0; sn < s; ++sn)
+      for (int64_t u = 0; u < m; ++u)
+        for (int64_t v = 0; v < m; ++v) {
+          if (u == v)
+            continue;
+          bool sameDrawer = u / desc.nodesPerDrawer == v / desc.nodesPerDrawer;
+          t.links_.push_back({static_cast<NodeId>(sn * m + u),
+                              static_cast<NodeId>(sn * m + v),
+                              sameDrawer ? LinkClass::LL : LinkClass::LR, -1, 0,
+                              sameDrawer ? desc.llBandwidth
+                                         : desc.lrBandwidth});
+        }
+    for (int64_t a = 0; a < s; ++a)
+      for (int64_t b = 0; b < s; ++b)
+        if (a != b)
+          t.links_.push_back({t.gateway(a, b), t.gateway(b, a), LinkClass::D,
+                              -1, 0, desc.dBandwidth});
+  } else {
+    if (desc.dims.empty()) {
+      error = "a topology needs at least one dimension";
+      return failure();
+    }
+    if (desc.dims.size() > 32) {
+      error = "at most 32 dimensions are supported";
+      return failure();
+    }
+    if (!positive(desc.linkBandwidth, "link bandwidth"))
+      return failure();
+    int64_t nodes = 1;
+    for (int64_t k : desc.dims) {
+      if (k < 1) {
+        error = "every extent must be at least 1";
+        return failure();
+      }
+      if (desc.kind == TopologyKind::Hypercube && k != 2) {
+        error = "every extent of a hypercube must be 2";
+        return failure();
+      }
+      if (nodes > kMaxIds / k) {
+        error = "machine too large (more than 2^31 nodes)";
+        return failure();
+      }
+      nodes *= k;
+    }
+    if (nodes > kMaxIds / desc.ranksPerNode) {
+      error = "machine too large (more than 2^31 ranks)";
+      return failure();
+    }
+    unsigned nd = desc.dims.size();
+    if (nodes * nd * 2 > kMaxIds) {
+      error = "machine too large (more than 2^31 links)";
+      return failure();
+    }
+    t.numNodes_ = nodes;
+    t.dims_.assign(desc.dims.begin(), desc.dims.end());
+    int64_t stride = 1;
+    for (int64_t k : t.dims_) {
+      t.strides_.push_back(stride);
+      stride *= k;
+    }
+    if (desc.dimOrder.empty()) {
+      for (unsigned d = 0; d < nd; ++d)
+        t.order_.push_back(d);
+    } else {
+      llvm::SmallVector<bool, 8> seen(nd, false);
+      if (desc.dimOrder.size() != nd) {
+        error = "the dimension order must name every dimension once";
+        return failure();
+      }
+      for (unsigned d : desc.dimOrder) {
+        if (d >= nd || seen[d]) {
+          error = "the dimension order must name every dimension once";
+          return failure();
+        }
+        seen[d] = true;
+        t.order_.push_back(d);
+      }
+    }
+    bool wrap = desc.kind == TopologyKind::Torus;
+    t.neighbor_.assign(nodes * nd * 2, kNoLink);
+    for (int64_t n = 0; n < nodes; ++n)
+      for (unsigned d = 0; d < nd; ++d) {
+        int64_t k = t.dims_[d], x = t.coord(n, d), s = t.strides_[d];
+        for (int dir : {+1, -1}) {
+          int64_t y = x + dir;
+          if (wrap) {
+            if (k < 2)
+              continue;
+            y = (y + k) % k;
+          } else if (y < 0 || y >= k) {
+            continue;
+          }
+          NodeId m = static_cast<NodeId>(n + (y - x) * s);
+          t.neighbor_[(n * nd + d) * 2 + (dir < 0 ? 1 : 0)] =
+              static_cast<LinkId>(t.links_.size());
+          t.links_.push_back({static_cast<NodeId>(n), m, LinkClass::Network,
+                              static_cast<int8_t>(d),
+                              static_cast<int8_t>(dir), desc.linkBandwidth});
+        }
+      }
+  }
+  t.minBw_ = std::numeric_limits<double>::infinity();
+  t.maxBw_ = 0;
+  for (const Link &l : t.links_) {
+    t.minBw_ = std::min(t.minBw_, l.bandwidth);
+    t.maxBw_ = std::max(t.maxBw_, l.bandwidth);
+  }
+  if (t.links_.empty())
+    t.minBw_ = t.maxBw_ = desc.kind == TopologyKind::Percs ? desc.llBandwidth
+                                                           : desc.linkBandwidth;
+  return t;
+}
+
+bool Topology::wraps(unsigned dim) const {
+  (void)dim;
+  return desc_.kind == TopologyKind::Torus;
+}
+
+void Topology::coords(NodeId node, llvm::SmallVectorImpl<int64_t> &out) const {
+  out.clear();
+  int64_t n = node;
+  for (int64_t k : dims_) {
+    out.push_back(n % k);
+    n /= k;
+  }
+}
+
+NodeId Topology::nodeAt(llvm::ArrayRef<int64_t> c) const {
+  assert(c.size() == dims_.size() && "wrong number of coordinates");
+  int64_t n = 0;
+  for (unsigned d = 0; d < dims_.size(); ++d) {
+    assert(c[d] >= 0 && c[d] < dims_[d] && "coordinate out of range");
+    n += c[d] * strides_[d];
+  }
+  return static_cast<NodeId>(n);
+}
+
+LinkId Topology::neighborLink(NodeId node, unsigned dim, int dir) const {
+  if (!isGrid() || dim >= dims_.size() || node < 0 || node >= numNodes_)
+    return kNoLink;
+  return neighbor_[(static_cast<int64_t>(node) * dims_.size() + dim) * 2 +
+                   (dir < 0 ? 1 : 0)];
+}
+
+NodeId Topology::gateway(int64_t from, int64_t to) const {
+  int64_t m = nodesPerSupernode();
+  return static_cast<NodeId>(from * m + to % m);
+}
+
+/// PERCS: the LL/LR link between two nodes of one supernode.
+static LinkId percsLocalLink(int64_t m, NodeId u, NodeId v) {
+  int64_t sn = u / m, ul = u % m, vl = v % m;
+  return static_cast<LinkId>(sn * m * (m - 1) + ul * (m - 1) +
+                             (vl < ul ? vl : vl - 1));
+}
+
+/// PERCS: the D link from supernode a to supernode b.
+static LinkId percsDLink(int64_t s, int64_t m, int64_t a, int64_t b) {
+  return static_cast<LinkId>(s * m * (m - 1) + a * (s - 1) +
+                             (b < a ? b : b - 1));
+}
+
+LinkId Topology::linkBetween(NodeId src, NodeId dst) const {
+  if (src == dst || src < 0 || dst < 0 || src >= numNodes_ || dst >= numNodes_)
+    return kNoLink;
+  if (isPercs()) {
+    int64_t m = nodesPerSupernode(), a = src / m, b = dst / m;
+    if (a == b)
+      return percsLocalLink(m, src, dst);
+    if (gateway(a, b) == src && gateway(b, a) == dst)
+      return percsDLink(numSupernodes(), m, a, b);
+    return kNoLink;
+  }
+  unsigned nd = dims_.size();
+  for (unsigned d = 0; d < nd; ++d)
+    for (int dir : {+1, -1}) {
+      LinkId l = neighborLink(src, d, dir);
+      if (l != kNoLink && links_[l].dst == dst)
+        return l;
+    }
+  return kNoLink;
+}
+
+TieMask Topology::tieMask(NodeId src, NodeId dst) const {
+  if (desc_.kind != TopologyKind::Torus || src == dst)
+    return 0;
+  TieMask mask = 0;
+  for (unsigned d = 0, nd = dims_.size(); d < nd; ++d) {
+    int64_t k = dims_[d];
+    if (k % 2)
+      continue;
+    int64_t xs = coord(src, d), xd = coord(dst, d);
+    int64_t fwd = xd - xs;
+    if (fwd < 0)
+      fwd += k;
+    if (fwd * 2 == k)
+      mask |= TieMask(1) << d;
+  }
+  return mask;
+}
+
+void Topology::route(NodeId src, NodeId dst, TieMask ties,
+                     llvm::SmallVectorImpl<LinkId> &out) const {
+  out.clear();
+  if (src == dst)
+    return;
+  if (isPercs()) {
+    int64_t m = nodesPerSupernode(), a = src / m, b = dst / m;
+    if (a == b) {
+      out.push_back(percsLocalLink(m, src, dst));
+      return;
+    }
+    NodeId ga = gateway(a, b), gb = gateway(b, a);
+    if (src != ga)
+      out.push_back(percsLocalLink(m, src, ga));
+    out.push_back(percsDLink(numSupernodes(), m, a, b));
+    if (gb != dst)
+      out.push_back(percsLocalLink(m, gb, dst));
+    return;
+  }
+  bool wrap = desc_.kind == TopologyKind::Torus;
+  int64_t nd = dims_.size();
+  int64_t cur = src;
+  for (unsigned d : order_) {
+    int64_t k = dims_[d];
+    int64_t xs = coord(static_cast<NodeId>(cur), d), xd = coord(dst, d);
+    if (xs == xd)
+      continue;
+    int64_t steps;
+    int dirIndex; // 0 = "+", 1 = "-"
+    if (wrap) {
+      int64_t fwd = xd - xs;
+      if (fwd < 0)
+        fwd += k;
+      int64_t bwd = k - fwd;
+      if (fwd < bwd || (fwd == bwd && !((ties >> d) & 1))) {
+        steps = fwd;
+        dirIndex = 0;
+      } else {
+        steps = bwd;
+        dirIndex = 1;
+      }
+    } else {
+      steps = xd > xs ? xd - xs : xs - xd;
+      dirIndex = xd > xs ? 0 : 1;
+    }
+    for (int64_t i = 0; i < steps; ++i) {
+      LinkId l = neighbor_[(cur * nd + d) * 2 + dirIndex];
+      out.push_back(l);
+      cur = links_[l].dst;
+    }
+  }
+}
+
+void Topology::routeNodes(NodeId src, NodeId dst, TieMask ties,
+                          llvm::SmallVectorImpl<NodeId> &out) const {
+  llvm::SmallVector<LinkId, 32> links;
+  route(src, dst, ties, links);
+  out.clear();
+  out.push_back(src);
+  for (LinkId l : links)
+    out.push_back(links_[l].dst);
+}
+
+int64_t Topology::hops(NodeId src, NodeId dst) const {
+  if (src == dst)
+    return 0;
+  if (isPercs()) {
+    int64_t m = nodesPerSupernode(), a = src / m, b = dst / m;
+    if (a == b)
+      return 1;
+    return 1 + (src != gateway(a, b)) + (dst != gateway(b, a));
+  }
+  bool wrap = desc_.kind == TopologyKind::Torus;
+  int64_t total = 0;
+  for (unsigned d = 0, nd = dims_.size(); d < nd; ++d) {
+    int64_t k = dims_[d], diff = coord(src, d) - coord(dst, d);
+    if (diff < 0)
+      diff = -diff;
+    total += wrap ? std::min(diff, k - diff) : diff;
+  }
+  return total;
+}
