@@ -1,0 +1,198 @@
+//===- ScheduleJSONTest.cpp - phasec-schedule/1 writer --------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Writes documents for small machines and checks them twice: structurally
+/// here (llvm::json), and with the spec's independent checker
+/// ../shared/tools/verify_schedule.py, which must accept every schedule
+/// phasec emits and reject a congested one.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/ScheduleJSON.h"
+
+#include "phasec/Scheduling/Baselines.h"
+#include "phasec/Scheduling/Bounds.h"
+
+#include "TestUtil.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+
+using namespace phasec;
+using namespace phasec::test;
+
+namespace {
+
+std::string write(const Problem &p, const Schedule &s,
+                  const CollectiveInfo &info) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  writeScheduleJSON(os, p, s, info);
+  return out;
+}
+
+/// Runs the spec's checker on `text`; returns its exit code, and its output.
+int runChecker(const std::string &text, std::string &output,
+               llvm::ArrayRef<llvm::StringRef> extra = {}) {
+  llvm::SmallString<128> in, out;
+  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("phasec-sched", "json", in));
+  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("phasec-check", "txt", out));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    EXPECT_FALSE(ec);
+    os << text;
+  }
+  std::string script = PHASEC_SHARED_DIR "/tools/verify_schedule.py";
+  std::vector<llvm::StringRef> args = {PHASEC_PYTHON, script, in.str()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, out.str(),
+                                                out.str()};
+  int rc = llvm::sys::ExecuteAndWait(PHASEC_PYTHON, args, std::nullopt,
+                                     redirects);
+  auto buf = llvm::MemoryBuffer::getFile(out);
+  output = buf ? (*buf)->getBuffer().str() : "";
+  llvm::sys::fs::remove(in);
+  llvm::sys::fs::remove(out);
+  return rc;
+}
+
+TEST(ScheduleJSON, TorusWithTiesPassesChecker) {
+  Topology t = makeTopology("torus:4x2");
+  Problem p(t, alltoall(t, 32));
+  Schedule s;
+  std::string error;
+  ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+  // Flip some ties to "-" where that stays congestion-free: put every tie
+  // transfer in a phase of its own with "-" everywhere it may.
+  Schedule alt;
+  alt.bound = s.bound;
+  alt.algorithm = "test";
+  for (const Demand &d : p.transfers()) {
+    TieMask m = t.tieMask(t.nodeOfRank(d.src), t.nodeOfRank(d.dst));
+    alt.phases.push_back({{{d.src, d.dst, d.bytes, m}}});
+  }
+  llvm::SmallVector<ScheduleViolation> vs;
+  ASSERT_TRUE(succeeded(p.verify(alt, vs))) << describe(vs);
+  std::string text = write(p, alt, {"aapc", "alltoall"});
+
+  auto doc = llvm::json::parse(text);
+  ASSERT_TRUE(bool(doc)) << llvm::toString(doc.takeError());
+  llvm::json::Object *o = doc->getAsObject();
+  EXPECT_EQ(o->getString("format"), "phasec-schedule/1");
+  EXPECT_EQ(o->getString("operation"), "aapc");
+  EXPECT_EQ(o->getObject("collective")->getString("kind"), "alltoall");
+  EXPECT_EQ(o->getObject("collective")->getInteger("bytes"), 32);
+  EXPECT_EQ(o->getObject("topology")->getString("kind"), "torus");
+  EXPECT_EQ(o->getInteger("ranks"), 8);
+  EXPECT_EQ(o->getObject("lower_bound")->getNumber("phases"), s.bound.blocks);
+  // 0 -> 1: no tie, no dirs. 0 -> 2: tie in dim 0 only, "-": [-1, 0].
+  // 0 -> 4: tie in the ring of 2 (dim 1): [0, -1].
+  const llvm::json::Array *phases = o->getArray("phases");
+  ASSERT_EQ(phases->size(), 56u);
+  auto first = [&](size_t i) {
+    return (*(*phases)[i].getAsArray())[0].getAsArray();
+  };
+  EXPECT_EQ(first(0)->size(), 3u); // 0 -> 1
+  const llvm::json::Array *t02 = first(1);
+  ASSERT_EQ(t02->size(), 4u);
+  const llvm::json::Array *dirs = (*t02)[3].getAsObject()->getArray("dirs");
+  ASSERT_TRUE(dirs);
+  EXPECT_EQ((*dirs)[0].getAsInteger(), -1);
+  EXPECT_EQ((*dirs)[1].getAsInteger(), 0);
+  const llvm::json::Array *t04 = first(3);
+  ASSERT_EQ(t04->size(), 4u);
+  dirs = (*t04)[3].getAsObject()->getArray("dirs");
+  EXPECT_EQ((*dirs)[0].getAsInteger(), 0);
+  EXPECT_EQ((*dirs)[1].getAsInteger(), -1);
+
+  std::string out;
+  EXPECT_EQ(runChecker(text, out), 0) << out;
+  EXPECT_NE(out.find("\"ok\": true"), std::string::npos) << out;
+}
+
+TEST(ScheduleJSON, CheckerRejectsCongestedSchedule) {
+  Topology t = makeTopology("torus:4");
+  Problem p(t, alltoall(t, 1));
+  Schedule s;
+  s.phases.push_back({});
+  for (const Demand &d : p.transfers())
+    s.phases[0].transfers.push_back({d.src, d.dst, d.bytes, 0});
+  std::string out;
+  EXPECT_EQ(runChecker(write(p, s, {"bad", "alltoall"}), out), 1) << out;
+  EXPECT_NE(out.find("carries ranks"), std::string::npos) << out;
+}
+
+TEST(ScheduleJSON, BaselinesOfManyMachinesPassChecker) {
+  struct Case {
+    const char *spec;
+    const char *kind;
+  } cases[] = {{"torus:8x4", "alltoall"},
+               {"torus:2x2x2;ranks=2", "transpose"},
+               {"mesh:3x4", "alltoall"},
+               {"hypercube:3;injection=1", "alltoall"},
+               {"percs:supernodes=1,drawers=2,nodes=4,ranks=2", "alltoall"},
+               {"percs:supernodes=2,drawers=2,nodes=2", "alltoall"}};
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.spec);
+    Topology t = makeTopology(c.spec);
+    Problem p(t, alltoall(t, 100));
+    Schedule s;
+    std::string error;
+    ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+    std::string out;
+    EXPECT_EQ(runChecker(write(p, s, {"op", c.kind}), out), 0) << out;
+  }
+}
+
+TEST(ScheduleJSON, PartialOperationsAreWrittenAsPermute) {
+  Topology t = makeTopology("torus:4x4");
+  std::string error;
+  auto g = buildGather(allRanks(t), 5, 64, error);
+  ASSERT_TRUE(succeeded(g)) << error;
+  Problem p(t, *g);
+  Schedule s;
+  ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+  std::string text = write(p, s, {"collect", "gather"});
+  auto doc = llvm::json::parse(text);
+  ASSERT_TRUE(bool(doc)) << llvm::toString(doc.takeError());
+  const llvm::json::Object *coll =
+      doc->getAsObject()->getObject("collective");
+  EXPECT_EQ(coll->getString("kind"), "permute");
+  EXPECT_EQ(coll->getString("op"), "gather");
+  EXPECT_EQ(coll->getArray("pairs")->size(), 15u);
+  std::string out;
+  EXPECT_EQ(runChecker(text, out), 0) << out;
+}
+
+TEST(ScheduleJSON, SeveralOperations) {
+  Topology t = makeTopology("mesh:4");
+  Problem a(t, alltoall(t, 8));
+  Problem b(t, TransferSet({{0, 3, 5}}));
+  Schedule sa, sb;
+  std::string error;
+  ASSERT_TRUE(succeeded(scheduleGreedy(a, sa, error)));
+  ASSERT_TRUE(succeeded(scheduleGreedy(b, sb, error)));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ScheduleDocument docs[] = {{&a, &sa, {"first", "alltoall"}},
+                             {&b, &sb, {"second", "permute"}}};
+  writeScheduleJSON(os, docs);
+  auto doc = llvm::json::parse(text);
+  ASSERT_TRUE(bool(doc)) << llvm::toString(doc.takeError());
+  const llvm::json::Array *ops = doc->getAsObject()->getArray("operations");
+  ASSERT_EQ(ops->size(), 2u);
+  EXPECT_FALSE((*ops)[0].getAsObject()->get("format"));
+  std::string out;
+  EXPECT_EQ(runChecker(text, out), 0) << out;
+  EXPECT_EQ(runChecker(text, out, {"--op", "second"}), 0) << out;
+  EXPECT_NE(out.find("\"operation\": \"second\""), std::string::npos) << out;
+}
+
+} // namespace

@@ -1,0 +1,52 @@
+//===- TestUtil.h - Helpers for the scheduling unit tests -------*- C++ -*-===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_TEST_UNIT_SCHEDULING_TESTUTIL_H
+#define PHASEC_TEST_UNIT_SCHEDULING_TESTUTIL_H
+
+#include "phasec/Scheduling/Collectives.h"
+#include "phasec/Scheduling/Problem.h"
+#include "phasec/Topology/Topology.h"
+
+#include "gtest/gtest.h"
+
+#include <numeric>
+
+namespace phasec::test {
+
+inline Topology makeTopology(llvm::StringRef spec) {
+  std::string error;
+  auto desc = TopologyDesc::parse(spec, error);
+  EXPECT_TRUE(succeeded(desc)) << spec.str() << ": " << error;
+  auto topo = Topology::create(*desc, error);
+  EXPECT_TRUE(succeeded(topo)) << spec.str() << ": " << error;
+  return std::move(*topo);
+}
+
+inline std::vector<RankId> allRanks(const Topology &t) {
+  std::vector<RankId> g(t.numRanks());
+  std::iota(g.begin(), g.end(), 0);
+  return g;
+}
+
+inline TransferSet alltoall(const Topology &t, int64_t block) {
+  std::string error;
+  auto set = buildAlltoall(allRanks(t), block, error);
+  EXPECT_TRUE(succeeded(set)) << error;
+  return std::move(*set);
+}
+
+/// The messages of all violations, for failure output.
+inline std::string describe(llvm::ArrayRef<ScheduleViolation> vs) {
+  std::string out;
+  for (const ScheduleViolation &v : vs)
+    out += v.message + "\n";
+  return out;
+}
+
+} // namespace phasec::test
+
+#endif // PHASEC_TEST_UNIT_SCHEDULING_TESTUTIL_H

@@ -1,0 +1,275 @@
+//===- TopologyTest.cpp - Topology models and routing ---------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Routing on every topology, including ties, the "+"/"-" links of a ring of
+/// 2, meshes without wrap-around, dimension orders and PERCS link classes.
+/// Expected routes are worked out by hand from the spec.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Topology/Topology.h"
+
+#include "gtest/gtest.h"
+
+using namespace phasec;
+
+namespace {
+
+Topology make(llvm::StringRef spec) {
+  std::string error;
+  auto desc = TopologyDesc::parse(spec, error);
+  EXPECT_TRUE(succeeded(desc)) << error;
+  auto topo = Topology::create(*desc, error);
+  EXPECT_TRUE(succeeded(topo)) << error;
+  return std::move(*topo);
+}
+
+/// The nodes a route visits.
+std::vector<NodeId> path(const Topology &t, NodeId s, NodeId d,
+                         TieMask ties = 0) {
+  llvm::SmallVector<NodeId, 16> nodes;
+  t.routeNodes(s, d, ties, nodes);
+  return {nodes.begin(), nodes.end()};
+}
+
+/// Checks that the links of a route chain from s to d.
+void expectChained(const Topology &t, NodeId s, NodeId d, TieMask ties) {
+  llvm::SmallVector<LinkId, 16> links;
+  t.route(s, d, ties, links);
+  NodeId cur = s;
+  for (LinkId l : links) {
+    ASSERT_GE(l, 0);
+    ASSERT_EQ(t.link(l).src, cur);
+    cur = t.link(l).dst;
+  }
+  EXPECT_EQ(cur, d);
+  EXPECT_EQ(static_cast<int64_t>(links.size()), t.hops(s, d));
+}
+
+TEST(TopologyDesc, ParseAndPrint) {
+  std::string error;
+  auto d = TopologyDesc::parse("torus:8x4x8x2", error);
+  ASSERT_TRUE(succeeded(d)) << error;
+  EXPECT_EQ(d->kind, TopologyKind::Torus);
+  EXPECT_EQ(d->dims, (llvm::SmallVector<int64_t, 4>{8, 4, 8, 2}));
+  EXPECT_EQ(d->str(), "torus:8x4x8x2");
+
+  auto h = TopologyDesc::parse("hypercube:6;ranks=2", error);
+  ASSERT_TRUE(succeeded(h)) << error;
+  EXPECT_EQ(h->dims.size(), 6u);
+  EXPECT_EQ(h->ranksPerNode, 2);
+  EXPECT_EQ(h->str(), "hypercube:6;ranks=2");
+
+  auto p = TopologyDesc::parse("percs:supernodes=2,drawers=4,nodes=8,ranks=32",
+                               error);
+  ASSERT_TRUE(succeeded(p)) << error;
+  EXPECT_EQ(p->supernodes, 2);
+  EXPECT_EQ(p->drawers, 4);
+  EXPECT_EQ(p->nodesPerDrawer, 8);
+  EXPECT_EQ(p->ranksPerNode, 32);
+
+  auto m = TopologyDesc::parse("mesh:16x16;bw=2.5e9;injection=link;order=1.0",
+                               error);
+  ASSERT_TRUE(succeeded(m)) << error;
+  EXPECT_EQ(m->linkBandwidth, 2.5e9);
+  EXPECT_EQ(m->injectionBandwidth, 2.5e9);
+  EXPECT_EQ(m->dimOrder, (llvm::SmallVector<unsigned, 4>{1, 0}));
+  auto again = TopologyDesc::parse(m->str(), error);
+  ASSERT_TRUE(succeeded(again)) << error;
+  EXPECT_EQ(again->str(), m->str());
+}
+
+TEST(TopologyDesc, ParseErrors) {
+  std::string error;
+  EXPECT_TRUE(failed(TopologyDesc::parse("ring:8", error)));
+  EXPECT_NE(error.find("unknown topology kind 'ring'"), std::string::npos);
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:8x0", error)));
+  EXPECT_NE(error.find("extent '0'"), std::string::npos);
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus", error)));
+  EXPECT_NE(error.find("needs its extents"), std::string::npos);
+  EXPECT_TRUE(failed(TopologyDesc::parse("mesh:4x4;colour=red", error)));
+  EXPECT_NE(error.find("unknown topology option 'colour'"), std::string::npos);
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:4;drawers=2", error)));
+  EXPECT_NE(error.find("percs topologies only"), std::string::npos);
+}
+
+TEST(Topology, CreateErrors) {
+  std::string error;
+  TopologyDesc d;
+  d.kind = TopologyKind::Hypercube;
+  d.dims = {2, 3};
+  EXPECT_TRUE(failed(Topology::create(d, error)));
+  EXPECT_NE(error.find("hypercube must be 2"), std::string::npos);
+  d.kind = TopologyKind::Torus;
+  d.dims = {4, 4};
+  d.dimOrder = {0, 0};
+  EXPECT_TRUE(failed(Topology::create(d, error)));
+  EXPECT_NE(error.find("every dimension once"), std::string::npos);
+  d.dimOrder = {};
+  d.dims = {65536, 65536};
+  EXPECT_TRUE(failed(Topology::create(d, error)));
+  EXPECT_NE(error.find("too large"), std::string::npos);
+  TopologyDesc p;
+  p.kind = TopologyKind::Percs;
+  EXPECT_TRUE(failed(Topology::create(p, error)));
+  EXPECT_NE(error.find("percs needs"), std::string::npos);
+}
+
+TEST(Topology, TorusNumberingAndLinks) {
+  Topology t = make("torus:8x4x8x2");
+  EXPECT_EQ(t.numNodes(), 512);
+  EXPECT_EQ(t.numRanks(), 512);
+  // Every node has a + and a - link in each of the 4 dimensions (the ring
+  // of 2 included: two distinct links each way).
+  EXPECT_EQ(t.numLinks(), 512u * 4 * 2);
+  llvm::SmallVector<int64_t, 4> c;
+  t.coords(1 + 8 * (2 + 4 * (5 + 8 * 1)), c);
+  EXPECT_EQ(c, (llvm::SmallVector<int64_t, 4>{1, 2, 5, 1}));
+  EXPECT_EQ(t.nodeAt(c), 1 + 8 * (2 + 4 * (5 + 8 * 1)));
+  for (NodeId n = 0; n < 512; ++n) {
+    t.coords(n, c);
+    ASSERT_EQ(t.nodeAt(c), n);
+  }
+}
+
+TEST(Topology, TorusShorterWayAndTies) {
+  Topology t = make("torus:8x4x8x2");
+  // Distance 3 forward in dim 0: + links.
+  EXPECT_EQ(path(t, 0, 3), (std::vector<NodeId>{0, 1, 2, 3}));
+  // Distance 5 forward = 3 backward: - links, wrapping.
+  EXPECT_EQ(path(t, 0, 5), (std::vector<NodeId>{0, 7, 6, 5}));
+  // Distance 4 on the ring of 8 is a tie: "+" by default, "-" with the bit.
+  EXPECT_EQ(t.tieMask(0, 4), 1u);
+  EXPECT_EQ(path(t, 0, 4), (std::vector<NodeId>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(path(t, 0, 4, 1), (std::vector<NodeId>{0, 7, 6, 5, 4}));
+  // Dimension order: dim 0 first, then dim 1 (stride 8).
+  NodeId d = 2 + 8 * 1;
+  EXPECT_EQ(path(t, 0, d), (std::vector<NodeId>{0, 1, 2, 10}));
+  // Ring of 4 at distance 2 is a tie too (dim 1).
+  EXPECT_EQ(t.tieMask(0, 16), 2u);
+  EXPECT_EQ(path(t, 0, 16, 2), (std::vector<NodeId>{0, 24, 16}));
+  // Odd distances never tie; mask bits for other dims are ignored.
+  EXPECT_EQ(t.tieMask(0, 1), 0u);
+  EXPECT_EQ(path(t, 0, 1, ~0u), (std::vector<NodeId>{0, 1}));
+  for (NodeId s = 0; s < 512; s += 37)
+    for (NodeId e = 0; e < 512; e += 11)
+      for (TieMask m : {0u, t.tieMask(s, e)})
+        expectChained(t, s, e, m);
+}
+
+TEST(Topology, RingOfTwoHasPlusAndMinusLinks) {
+  Topology t = make("torus:2");
+  EXPECT_EQ(t.numLinks(), 4u);
+  EXPECT_EQ(t.tieMask(0, 1), 1u);
+  llvm::SmallVector<LinkId, 4> plus, minus;
+  t.route(0, 1, 0, plus);
+  t.route(0, 1, 1, minus);
+  ASSERT_EQ(plus.size(), 1u);
+  ASSERT_EQ(minus.size(), 1u);
+  EXPECT_NE(plus[0], minus[0]);
+  EXPECT_EQ(t.link(plus[0]).dst, 1);
+  EXPECT_EQ(t.link(minus[0]).dst, 1);
+  EXPECT_EQ(t.link(plus[0]).dir, 1);
+  EXPECT_EQ(t.link(minus[0]).dir, -1);
+  EXPECT_EQ(t.neighborLink(0, 0, +1), plus[0]);
+  EXPECT_EQ(t.neighborLink(0, 0, -1), minus[0]);
+  EXPECT_EQ(t.linkBetween(0, 1), plus[0]);
+}
+
+TEST(Topology, MeshHasNoWrapAndNoTies) {
+  Topology t = make("mesh:4x4");
+  // 2 dims x 2 rows-of-4 x 3 links x 2 directions x 4 rows.
+  EXPECT_EQ(t.numLinks(), 2u * 4 * 3 * 2);
+  EXPECT_EQ(t.neighborLink(0, 0, -1), kNoLink);
+  EXPECT_EQ(t.neighborLink(3, 0, +1), kNoLink);
+  EXPECT_EQ(t.tieMask(0, 2), 0u);
+  EXPECT_EQ(path(t, 0, 15), (std::vector<NodeId>{0, 1, 2, 3, 7, 11, 15}));
+  EXPECT_EQ(path(t, 15, 0), (std::vector<NodeId>{15, 14, 13, 12, 8, 4, 0}));
+  EXPECT_EQ(t.hops(0, 15), 6);
+  Topology two = make("mesh:2");
+  EXPECT_EQ(two.numLinks(), 2u);
+  EXPECT_EQ(two.tieMask(0, 1), 0u);
+}
+
+TEST(Topology, DimensionOrder) {
+  Topology t = make("mesh:4x4;order=1.0");
+  EXPECT_EQ(path(t, 0, 15), (std::vector<NodeId>{0, 4, 8, 12, 13, 14, 15}));
+}
+
+TEST(Topology, Hypercube) {
+  Topology t = make("hypercube:3");
+  EXPECT_EQ(t.numNodes(), 8);
+  EXPECT_EQ(t.numLinks(), 8u * 3);
+  EXPECT_EQ(t.tieMask(0, 7), 0u);
+  EXPECT_EQ(path(t, 0, 7), (std::vector<NodeId>{0, 1, 3, 7}));
+  EXPECT_EQ(path(t, 6, 1), (std::vector<NodeId>{6, 7, 5, 1}));
+  for (NodeId s = 0; s < 8; ++s)
+    for (NodeId d = 0; d < 8; ++d)
+      expectChained(t, s, d, 0);
+}
+
+TEST(Topology, PercsSupernodeClasses) {
+  Topology t = make("percs:supernodes=1,drawers=4,nodes=8,ranks=32");
+  EXPECT_EQ(t.numNodes(), 32);
+  EXPECT_EQ(t.numRanks(), 1024);
+  EXPECT_EQ(t.numLinks(), 32u * 31);
+  EXPECT_EQ(t.nodeOfRank(1023), 31);
+  llvm::SmallVector<LinkId, 4> r;
+  t.route(0, 7, 0, r);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(t.link(r[0]).cls, LinkClass::LL);
+  EXPECT_EQ(t.link(r[0]).bandwidth, 24e9);
+  t.route(0, 8, 0, r);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(t.link(r[0]).cls, LinkClass::LR);
+  EXPECT_EQ(t.link(r[0]).bandwidth, 5e9);
+  // Every ordered pair has its own link, and linkBetween agrees with route.
+  std::vector<int> used(t.numLinks(), 0);
+  for (NodeId s = 0; s < 32; ++s)
+    for (NodeId d = 0; d < 32; ++d) {
+      if (s == d)
+        continue;
+      t.route(s, d, 0, r);
+      ASSERT_EQ(r.size(), 1u);
+      EXPECT_EQ(t.link(r[0]).src, s);
+      EXPECT_EQ(t.link(r[0]).dst, d);
+      EXPECT_EQ(t.linkBetween(s, d), r[0]);
+      EXPECT_EQ(t.link(r[0]).cls,
+                s / 8 == d / 8 ? LinkClass::LL : LinkClass::LR);
+      ++used[r[0]];
+    }
+  for (int u : used)
+    EXPECT_EQ(u, 1);
+  EXPECT_EQ(t.tieMask(0, 9), 0u);
+  EXPECT_EQ(t.minBandwidth(), 5e9);
+  EXPECT_EQ(t.maxBandwidth(), 24e9);
+}
+
+TEST(Topology, PercsAcrossSupernodes) {
+  Topology t = make("percs:supernodes=3,drawers=2,nodes=2");
+  // 3 supernodes x 4 nodes x 3 + 3 x 2 D links.
+  EXPECT_EQ(t.numLinks(), 3u * 4 * 3 + 6);
+  EXPECT_EQ(t.gateway(0, 2), 2);
+  EXPECT_EQ(t.gateway(2, 0), 8);
+  // 1 -> 9: 1 -> gateway(0,2)=2 (LR), D to gateway(2,0)=8, 8 -> 9 (LL).
+  EXPECT_EQ(path(t, 1, 9), (std::vector<NodeId>{1, 2, 8, 9}));
+  llvm::SmallVector<LinkId, 4> r;
+  t.route(1, 9, 0, r);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(t.link(r[0]).cls, LinkClass::LR);
+  EXPECT_EQ(t.link(r[1]).cls, LinkClass::D);
+  EXPECT_EQ(t.link(r[1]).bandwidth, 10e9);
+  EXPECT_EQ(t.link(r[2]).cls, LinkClass::LL);
+  // From the gateway itself the first hop is the D link.
+  EXPECT_EQ(path(t, 2, 8), (std::vector<NodeId>{2, 8}));
+  EXPECT_EQ(t.hops(2, 8), 1);
+  for (NodeId s = 0; s < 12; ++s)
+    for (NodeId d = 0; d < 12; ++d)
+      expectChained(t, s, d, 0);
+}
+
+} // namespace
