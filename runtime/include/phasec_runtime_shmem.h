@@ -1,0 +1,71 @@
+/*===- phasec_runtime_shmem.h - OpenSHMEM part of the phasec runtime ------===*
+ *
+ * Part of phasec. OpenSHMEM 1.4 (Open MPI's oshmem; no teams). Include this
+ * (it includes phasec_runtime.h) and link with
+ * `oshcc ... $(pkg-config --cflags --libs phasec-runtime)`.
+ *
+ * The symmetric heap: Open MPI's OpenSHMEM sizes it from the environment
+ * variable SHMEM_SYMMETRIC_HEAP_SIZE (default 256 MiB), read at
+ * shmem_init(). phasec_shmem_init() sets it when it is unset and the program
+ * says it needs more; when it is set too small, or an allocation fails,
+ * the program says what to set and exits.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef PHASEC_RUNTIME_SHMEM_H
+#define PHASEC_RUNTIME_SHMEM_H
+
+#include "phasec_runtime.h"
+
+#include <shmem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The heap Open MPI's OpenSHMEM gives when SHMEM_SYMMETRIC_HEAP_SIZE is
+ *  not set. */
+#define PHASEC_SHMEM_DEFAULT_HEAP ((size_t)256 << 20)
+
+/** The value of SHMEM_SYMMETRIC_HEAP_SIZE in bytes (suffixes K, M, G as
+ *  Open MPI accepts them), or PHASEC_SHMEM_DEFAULT_HEAP if unset; 0 if it
+ *  cannot be parsed. */
+size_t phasec_shmem_heap_size(void);
+
+/** The heap to ask for when `needed` bytes of symmetric data (all
+ *  shmem_malloc calls together) must fit: needed plus 25% and 64 MiB for
+ *  the library's own use, in MiB. */
+size_t phasec_shmem_heap_request_mib(size_t needed);
+
+/** Sets SHMEM_SYMMETRIC_HEAP_SIZE to phasec_shmem_heap_request_mib(needed)
+ *  "M" if it is unset and the default is too small, prints a note on PE 0
+ *  when an explicit setting looks too small, then calls shmem_init(). */
+void phasec_shmem_init(size_t needed);
+void phasec_shmem_finalize(void);
+
+/** shmem_malloc (collective). When it fails, prints on stderr
+ *  "<file>:<line>: PE p: shmem_malloc of N bytes for <what> failed: the
+ *  symmetric heap is too small (SHMEM_SYMMETRIC_HEAP_SIZE=<current>); set
+ *  SHMEM_SYMMETRIC_HEAP_SIZE=<M>M" and calls shmem_global_exit(4). */
+void *phasec_shmem_malloc(size_t bytes, const char *what, const char *file,
+                          int line);
+#define PHASEC_SHMEM_MALLOC(bytes, what)                                       \
+  phasec_shmem_malloc((bytes), (what), __FILE__, __LINE__)
+
+/** Stops the whole job with a message: "<file>:<line>: PE p: <msg>". */
+void phasec_shmem_fail(const char *msg, const char *file, int line);
+
+/** The barrier that separates two phases: completes this PE's puts and
+ *  stores (shmem_quiet) and synchronises all PEs (shmem_barrier_all). */
+void phasec_shmem_phase_barrier(void);
+
+/** As phasec_mpi_reduce_times, over all PEs. Collective. */
+phasec_stats phasec_shmem_reduce_times(const double *t, int n);
+
+/** The sum of `local` over all PEs. Collective. */
+uint64_t phasec_shmem_sum(uint64_t local);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PHASEC_RUNTIME_SHMEM_H */

@@ -1,0 +1,56 @@
+/*===- mpi.c - MPI part of the phasec runtime -----------------------------===*
+ *
+ * Part of phasec. Only this object references MPI symbols (with core.o in
+ * the same static archive, see phasec_runtime.h).
+ *
+ *===----------------------------------------------------------------------===*/
+#include "phasec_runtime_mpi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void phasec_mpi_init(int *argc, char ***argv) {
+  int rc = MPI_Init(argc, argv);
+  if (rc != MPI_SUCCESS) {
+    fprintf(stderr, "phasec: MPI_Init failed (error %d)\n", rc);
+    exit(3);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+void phasec_mpi_finalize(void) { MPI_Finalize(); }
+
+void phasec_mpi_fail(int rc, const char *call, const char *file, int line) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+    snprintf(msg, sizeof msg, "unknown MPI error %d", rc);
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fprintf(stderr, "%s:%d: rank %d: %s failed: %s\n", file, line, rank, call,
+          msg);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 3);
+  exit(3);
+}
+
+void phasec_mpi_phase_barrier(MPI_Comm comm) {
+  PHASEC_MPI_CHECK(MPI_Barrier(comm));
+}
+
+phasec_stats phasec_mpi_reduce_times(MPI_Comm comm, const double *t, int n) {
+  double *m = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)(n ? n : 1),
+                                       "iteration times");
+  PHASEC_MPI_CHECK(
+      MPI_Allreduce(t, m, n, MPI_DOUBLE, MPI_MAX, comm));
+  phasec_stats s = phasec_stats_of(m, n);
+  free(m);
+  return s;
+}
+
+uint64_t phasec_mpi_sum(MPI_Comm comm, uint64_t local) {
+  unsigned long long in = local, out = 0;
+  PHASEC_MPI_CHECK(
+      MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm));
+  return out;
+}

@@ -1,0 +1,155 @@
+/*===- shmem.c - OpenSHMEM part of the phasec runtime ---------------------===*
+ *
+ * Part of phasec. Only this object references OpenSHMEM symbols (with
+ * core.o in the same static archive, see phasec_runtime.h). OpenSHMEM 1.4,
+ * no teams: reductions gather to PE 0 with puts, which is plenty for the
+ * few hundred doubles of a timing run.
+ *
+ *===----------------------------------------------------------------------===*/
+#define _POSIX_C_SOURCE 200809L
+#include "phasec_runtime_shmem.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *kHeapVar = "SHMEM_SYMMETRIC_HEAP_SIZE";
+
+size_t phasec_shmem_heap_size(void) {
+  const char *v = getenv(kHeapVar);
+  if (!v || !*v)
+    return PHASEC_SHMEM_DEFAULT_HEAP;
+  char *end = NULL;
+  unsigned long long x = strtoull(v, &end, 10);
+  if (end == v)
+    return 0;
+  switch (toupper((unsigned char)*end)) {
+  case 'K':
+    x <<= 10;
+    break;
+  case 'M':
+    x <<= 20;
+    break;
+  case 'G':
+    x <<= 30;
+    break;
+  case '\0':
+    break;
+  default:
+    return 0;
+  }
+  return (size_t)x;
+}
+
+size_t phasec_shmem_heap_request_mib(size_t needed) {
+  size_t want = needed + needed / 4 + ((size_t)64 << 20);
+  return (want + ((size_t)1 << 20) - 1) >> 20;
+}
+
+void phasec_shmem_init(size_t needed) {
+  size_t want = phasec_shmem_heap_request_mib(needed);
+  const char *v = getenv(kHeapVar);
+  int explicitTooSmall = 0;
+  if (!v || !*v) {
+    if (((size_t)want << 20) > PHASEC_SHMEM_DEFAULT_HEAP) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%zuM", want);
+      setenv(kHeapVar, buf, 1);
+    }
+  } else if (phasec_shmem_heap_size() < needed) {
+    explicitTooSmall = 1;
+  }
+  shmem_init();
+  if (explicitTooSmall && shmem_my_pe() == 0)
+    fprintf(stderr,
+            "phasec: note: %s=%s is smaller than the %zu bytes of symmetric "
+            "data this program allocates; set %s=%zuM\n",
+            kHeapVar, v, needed, kHeapVar, want);
+}
+
+void phasec_shmem_finalize(void) { shmem_finalize(); }
+
+void phasec_shmem_fail(const char *msg, const char *file, int line) {
+  fprintf(stderr, "%s:%d: PE %d: %s\n", file, line, shmem_my_pe(), msg);
+  fflush(stderr);
+  shmem_global_exit(4);
+  exit(4);
+}
+
+void *phasec_shmem_malloc(size_t bytes, const char *what, const char *file,
+                          int line) {
+  void *p = shmem_malloc(bytes);
+  if (p || bytes == 0)
+    return p;
+  const char *v = getenv(kHeapVar);
+  fprintf(stderr,
+          "%s:%d: PE %d: shmem_malloc of %zu bytes for %s failed: the "
+          "symmetric heap is too small (%s=%s); set %s=%zuM (or larger) in "
+          "the environment of oshrun, e.g. oshrun -x %s=%zuM ...\n",
+          file, line, shmem_my_pe(), bytes, what, kHeapVar,
+          v ? v : "unset, default 256M", kHeapVar,
+          phasec_shmem_heap_request_mib(bytes), kHeapVar,
+          phasec_shmem_heap_request_mib(bytes));
+  fflush(stderr);
+  shmem_global_exit(4);
+  exit(4);
+}
+
+void phasec_shmem_phase_barrier(void) {
+  shmem_quiet();
+  shmem_barrier_all();
+}
+
+phasec_stats phasec_shmem_reduce_times(const double *t, int n) {
+  int np = shmem_n_pes(), me = shmem_my_pe();
+  size_t cnt = (size_t)(n > 0 ? n : 1);
+  double *all = (double *)PHASEC_SHMEM_MALLOC(sizeof(double) * cnt * np,
+                                              "timing reduction");
+  double *res = (double *)PHASEC_SHMEM_MALLOC(sizeof(double) * cnt,
+                                              "timing reduction");
+  shmem_putmem(all + (size_t)me * cnt, t, sizeof(double) * (size_t)n, 0);
+  shmem_quiet();
+  shmem_barrier_all();
+  if (me == 0) {
+    for (int i = 0; i < n; ++i) {
+      double m = all[i];
+      for (int p = 1; p < np; ++p)
+        if (all[(size_t)p * cnt + i] > m)
+          m = all[(size_t)p * cnt + i];
+      res[i] = m;
+    }
+    for (int p = 1; p < np; ++p)
+      shmem_putmem(res, res, sizeof(double) * (size_t)n, p);
+    shmem_quiet();
+  }
+  shmem_barrier_all();
+  phasec_stats s = phasec_stats_of(res, n);
+  shmem_barrier_all();
+  shmem_free(res);
+  shmem_free(all);
+  return s;
+}
+
+uint64_t phasec_shmem_sum(uint64_t local) {
+  int np = shmem_n_pes(), me = shmem_my_pe();
+  uint64_t *all = (uint64_t *)PHASEC_SHMEM_MALLOC(sizeof(uint64_t) * (np + 1),
+                                                  "error-count reduction");
+  shmem_putmem(all + me, &local, sizeof local, 0);
+  shmem_quiet();
+  shmem_barrier_all();
+  if (me == 0) {
+    uint64_t s = 0;
+    for (int p = 0; p < np; ++p)
+      s += all[p];
+    all[np] = s;
+    for (int p = 1; p < np; ++p)
+      shmem_putmem(all + np, all + np, sizeof s, p);
+    shmem_quiet();
+  }
+  shmem_barrier_all();
+  uint64_t s = all[np];
+  shmem_barrier_all();
+  shmem_free(all);
+  return s;
+}
