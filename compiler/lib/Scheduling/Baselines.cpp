@@ -7,9 +7,7 @@
 /// \file
 /// First-fit packing with per-link occupancy bitsets: for a transfer, OR the
 /// 64-phase words of its route's links and take the first phase where none
-/// is busy, or where the only owner of every busy link is the transfer's own
-/// source rank (checked exactly, only in phases where that rank already
-/// sends). A transfer costs O(hops x phases / 64), so the T3D's 262,144
+/// is busy. A transfer costs O(hops x phases / 64), so the T3D's 262,144
 /// transfers pack in well under a second.
 ///
 //===----------------------------------------------------------------------===//
@@ -32,76 +30,44 @@ class FirstFitPacker {
 public:
   FirstFitPacker(const Topology &topo, Schedule &schedule)
       : topo_(topo), schedule_(schedule), base_(schedule.phases.size()),
-        numLinks_(topo.numLinks()), numRanks_(topo.numRanks()) {}
+        numLinks_(topo.numLinks()) {}
 
   void place(const Transfer &t) {
     NodeId s = topo_.nodeOfRank(t.src), d = topo_.nodeOfRank(t.dst);
     topo_.route(s, d, t.ties & topo_.tieMask(s, d), route_);
     for (size_t w = 0;; ++w) {
-      if (w == numWords_)
-        grow();
+      if (w == numWords_) {
+        occupied_.resize(occupied_.size() + numLinks_, 0);
+        ++numWords_;
+      }
       uint64_t busy = 0;
-      const uint64_t *occ = &occupied_[w * numLinks_];
+      uint64_t *occ = &occupied_[w * numLinks_];
       for (LinkId l : route_)
         busy |= occ[l];
-      uint64_t ok = ~busy;
-      // Phases where this source already sends may accept it on its links.
-      uint64_t mine = sends_[w * numRanks_ + t.src] & busy;
-      while (mine) {
-        unsigned bit = llvm::countr_zero(mine);
-        mine &= mine - 1;
-        size_t phase = w * 64 + bit;
-        const std::vector<RankId> &own = owner_[phase];
-        bool fits = true;
-        for (LinkId l : route_)
-          if (own[l] >= 0 && own[l] != t.src) {
-            fits = false;
-            break;
-          }
-        if (fits) {
-          ok |= uint64_t(1) << bit;
-          break; // earlier bits are already decided
-        }
-      }
-      if (!ok)
+      if (busy == ~uint64_t(0))
         continue;
-      size_t phase = w * 64 + llvm::countr_zero(ok);
+      unsigned bit = llvm::countr_one(busy);
+      size_t phase = w * 64 + bit;
       while (numPhases_ <= phase) {
         schedule_.phases.emplace_back();
-        owner_.emplace_back(numLinks_, -1);
         ++numPhases_;
       }
       schedule_.phases[base_ + phase].transfers.push_back(t);
-      std::vector<RankId> &own = owner_[phase];
-      uint64_t bit = uint64_t(1) << (phase % 64);
-      for (LinkId l : route_) {
-        own[l] = t.src;
-        occupied_[w * numLinks_ + l] |= bit;
-      }
-      sends_[w * numRanks_ + t.src] |= bit;
+      for (LinkId l : route_)
+        occ[l] |= uint64_t(1) << bit;
       return;
     }
   }
 
 private:
-  /// Adds room for 64 more phases (words are stored word-major).
-  void grow() {
-    occupied_.resize(occupied_.size() + numLinks_, 0);
-    sends_.resize(sends_.size() + numRanks_, 0);
-    ++numWords_;
-  }
-
   const Topology &topo_;
   Schedule &schedule_;
   size_t base_;
-  size_t numLinks_, numRanks_;
+  size_t numLinks_;
   size_t numWords_ = 0, numPhases_ = 0;
-  /// [word * numLinks + link]: bit i = phase 64*word+i uses the link.
+  /// [word * numLinks + link]: bit i = phase 64*word+i uses the link
+  /// (stored word-major so that adding 64 phases is an append).
   std::vector<uint64_t> occupied_;
-  /// [word * numRanks + rank]: bit i = the rank sends in that phase.
-  std::vector<uint64_t> sends_;
-  /// Per phase, the source rank owning each link (-1 = free).
-  std::vector<std::vector<RankId>> owner_;
   llvm::SmallVector<LinkId, 64> route_;
 };
 } // namespace

@@ -32,7 +32,8 @@ struct Candidate {
 /// Forced per-link load, and for tori the tie bytes per ring, keyed
 /// dim * numNodes + (first node of the ring).
 static void computeLoads(const Problem &problem, std::vector<double> &load,
-                         std::vector<double> *ringTies) {
+                         std::vector<double> *ringTies,
+                         int64_t *minPhases = nullptr) {
   const Topology &topo = problem.topology();
   load.assign(topo.numLinks(), 0.0);
   bool torus = topo.kind() == TopologyKind::Torus;
@@ -44,6 +45,21 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
     strides.push_back(stride);
     stride *= topo.extent(e);
   }
+  // Distinct forced sources per link: demands come sorted by source, so a
+  // per-link "last source" stamp counts each source once.
+  std::vector<RankId> lastSource;
+  std::vector<int32_t> sources;
+  if (minPhases) {
+    lastSource.assign(topo.numLinks(), -1);
+    sources.assign(topo.numLinks(), 0);
+  }
+  auto addForced = [&](LinkId l, double bytes, RankId src) {
+    load[l] += bytes;
+    if (minPhases && lastSource[l] != src) {
+      lastSource[l] = src;
+      ++sources[l];
+    }
+  };
   llvm::SmallVector<LinkId, 64> route;
   for (const Demand &d : problem.transfers()) {
     NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
@@ -54,7 +70,7 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
     topo.route(s, t, 0, route);
     if (!mask) {
       for (LinkId l : route)
-        load[l] += bytes;
+        addForced(l, bytes, d.src);
       continue;
     }
     TieMask seen = 0;
@@ -62,7 +78,7 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
       const Link &link = topo.link(l);
       unsigned dim = static_cast<unsigned>(link.dim);
       if (!((mask >> dim) & 1)) {
-        load[l] += bytes;
+        addForced(l, bytes, d.src);
         continue;
       }
       // The whole dim segment lies on one ring; count it once.
@@ -75,6 +91,11 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
         (*ringTies)[dim * topo.numNodes() + base] += bytes;
       }
     }
+  }
+  if (minPhases) {
+    *minPhases = 0;
+    for (int32_t n : sources)
+      *minPhases = std::max<int64_t>(*minPhases, n);
   }
 }
 
@@ -98,8 +119,10 @@ static std::string linkName(const Topology &topo, LinkId l) {
 static Candidate linkCandidate(const Problem &problem) {
   const Topology &topo = problem.topology();
   std::vector<double> load, ringTies;
-  computeLoads(problem, load, &ringTies);
+  int64_t minPhases = 0;
+  computeLoads(problem, load, &ringTies, &minPhases);
   Candidate best;
+  best.bound.minPhases = minPhases;
   LinkId worst = kNoLink;
   for (size_t l = 0; l < load.size(); ++l) {
     if (load[l] == 0)
@@ -223,5 +246,6 @@ LowerBound phasec::computeLowerBound(const Problem &problem,
                                      const BoundOptions &options) {
   Candidate link = linkCandidate(problem);
   Candidate inj = injectionCandidate(problem, options);
+  inj.bound.minPhases = link.bound.minPhases;
   return finish(problem, inj.bound.time > link.bound.time ? inj : link);
 }

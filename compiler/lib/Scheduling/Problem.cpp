@@ -39,9 +39,12 @@ TransferSet::TransferSet(std::vector<Demand> demands)
 void TransferSet::canonicalize() {
   if (canonical_)
     return;
-  llvm::sort(demands_, [](const Demand &a, const Demand &b) {
+  auto less = [](const Demand &a, const Demand &b) {
     return a.src != b.src ? a.src < b.src : a.dst < b.dst;
-  });
+  };
+  // Builders usually emit sorted demands; skip the sort then.
+  if (!std::is_sorted(demands_.begin(), demands_.end(), less))
+    llvm::sort(demands_, less);
   size_t out = 0;
   for (size_t i = 0; i < demands_.size();) {
     Demand d = demands_[i++];

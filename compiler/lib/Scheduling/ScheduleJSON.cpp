@@ -155,7 +155,12 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
   }
   os << (schedule.phases.empty() ? "" : "\n") << indent
      << (schedule.phases.empty() ? "" : "") << "],\n";
-  json::Object bound{{"phases", number(schedule.bound.blocks)},
+  // "phases": the bound in blocks where there is a uniform block (the
+  // spec's example: 512 on the T3D), else the distinct-source bound.
+  json::Value phases = schedule.bound.blocks > 0
+                           ? number(schedule.bound.blocks)
+                           : json::Value(schedule.bound.minPhases);
+  json::Object bound{{"phases", std::move(phases)},
                      {"reason", schedule.bound.reason},
                      {"time", number(schedule.bound.time)}};
   os << indent << "\"lower_bound\": " << json::Value(std::move(bound))

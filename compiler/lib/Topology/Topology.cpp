@@ -151,6 +151,8 @@ FailureOr<TopologyDesc> TopologyDesc::parse(StringRef spec,
     }
   }
 
+  // "injection=link" means the final link bandwidth, wherever bw= appears.
+  bool injectionIsLink = false;
   for (size_t i = first; i < all.size(); ++i) {
     auto [key, value] = all[i].split('=');
     key = key.trim();
@@ -195,7 +197,8 @@ FailureOr<TopologyDesc> TopologyDesc::parse(StringRef spec,
       else
         desc.linkLatency = dv;
     } else if (key == "injection") {
-      if (value == "link")
+      injectionIsLink = value == "link";
+      if (injectionIsLink)
         desc.injectionBandwidth = desc.linkBandwidth;
       else if (!parseDouble(value, dv))
         return badValue();
@@ -215,6 +218,8 @@ FailureOr<TopologyDesc> TopologyDesc::parse(StringRef spec,
       return failure();
     }
   }
+  if (injectionIsLink)
+    desc.injectionBandwidth = desc.linkBandwidth;
   return desc;
 }
 

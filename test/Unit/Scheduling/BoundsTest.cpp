@@ -80,6 +80,8 @@ TEST(Bounds, PercsSupernode32x32) {
   Problem p(t, alltoall(t, 65536));
   LowerBound b = computeLowerBound(p);
   EXPECT_DOUBLE_EQ(b.blocks, 1024);
+  // 32 ranks of a node share each outgoing link.
+  EXPECT_EQ(b.minPhases, 32);
   EXPECT_NEAR(b.time, 1024.0 * 65536 / 5e9, 1e-15);
   EXPECT_NE(b.reason.find("LR link"), std::string::npos) << b.reason;
 }
@@ -101,6 +103,15 @@ TEST(Bounds, NonUniformHasNoBlocks) {
   // 8 links: (5 + 14) / 8 < 5.
   EXPECT_DOUBLE_EQ(b.time, 5);
   EXPECT_EQ(b.blocks, 0);
+  // One source forced over link 0->1.
+  EXPECT_EQ(b.minPhases, 1);
+}
+
+TEST(Bounds, MinPhasesCountsDistinctSources) {
+  // Mesh of 4: 0->3, 1->3, 2->3 all cross 2->3; 0->2 adds no new source.
+  Topology t = makeTopology("mesh:4");
+  Problem p(t, TransferSet({{0, 3, 1}, {1, 3, 1}, {2, 3, 1}, {0, 2, 1}}));
+  EXPECT_EQ(computeLowerBound(p).minPhases, 3);
 }
 
 /// Best max link load over every assignment of tie directions.

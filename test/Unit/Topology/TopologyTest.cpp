@@ -78,6 +78,10 @@ TEST(TopologyDesc, ParseAndPrint) {
   EXPECT_EQ(m->linkBandwidth, 2.5e9);
   EXPECT_EQ(m->injectionBandwidth, 2.5e9);
   EXPECT_EQ(m->dimOrder, (llvm::SmallVector<unsigned, 4>{1, 0}));
+  // injection=link takes the final link bandwidth, wherever bw= appears.
+  auto late = TopologyDesc::parse("torus:4;injection=link;bw=3", error);
+  ASSERT_TRUE(succeeded(late)) << error;
+  EXPECT_EQ(late->injectionBandwidth, 3);
   auto again = TopologyDesc::parse(m->str(), error);
   ASSERT_TRUE(succeeded(again)) << error;
   EXPECT_EQ(again->str(), m->str());

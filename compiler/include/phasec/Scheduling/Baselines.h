@@ -14,7 +14,12 @@
 /// - XOR: step i = 1..R-1 holds r -> r xor i (R a power of two), packed the
 ///   same way;
 /// - greedy first-fit: demands in canonical order, each into the first phase
-///   where it causes no congestion.
+///   where none of its links is used yet.
+///
+/// Packing is stricter than the spec's congestion rule: a link carries at
+/// most one transfer per phase, even from the same source, so that a phase
+/// costs one transfer's time (the spec allows a rank to serialise several
+/// transfers over one link, which only makes the phase longer).
 ///
 /// All take tie direction "+" (TieMask 0). `schedule.bound` is set to
 /// computeLowerBound(problem); `schedule.algorithm` to "shift", "xor",
@@ -41,7 +46,8 @@ llvm::LogicalResult scheduleXor(const Problem &problem, Schedule &schedule,
 llvm::LogicalResult scheduleGreedy(const Problem &problem, Schedule &schedule,
                                    std::string &error);
 
-/// Packs `transfers` first-fit into congestion-free phases appended to
+/// Packs `transfers` first-fit (one transfer per link per phase) into phases
+/// appended to
 /// `schedule.phases`, never touching phases that existed before the call.
 /// A building block for the baselines and for heuristics.
 void packFirstFit(const Topology &topo, llvm::ArrayRef<Transfer> transfers,

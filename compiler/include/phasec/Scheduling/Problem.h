@@ -100,6 +100,12 @@ struct LowerBound {
   /// bottleneck resource (a link or a node's injection port); 0 where no
   /// uniform block exists. This is what the JSON `lower_bound.phases` holds.
   double blocks = 0;
+  /// A lower bound on the NUMBER of phases under the spec's congestion rule:
+  /// the most distinct source ranks whose routes are forced over one link
+  /// (each phase gives a link to one source). Much weaker than `blocks`
+  /// where ranks send many blocks; the JSON writer uses it for `phases` only
+  /// where there is no uniform block.
+  int64_t minPhases = 0;
   /// Which resource binds, e.g. "max directed-link load (LR link 0->8)".
   std::string reason;
 };

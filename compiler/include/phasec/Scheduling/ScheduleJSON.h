@@ -17,7 +17,8 @@
 /// - a transfer gets {"dirs": [...]} only if its node pair has a tie: 1 or -1
 ///   in the tie dimensions, 0 elsewhere; PERCS transfers across supernodes
 ///   get {"path": [nodes]}.
-/// - `lower_bound`: {"phases": bound.blocks, "reason", "time"}.
+/// - `lower_bound`: {"phases": bound.blocks (bound.minPhases where there is
+///   no uniform block), "reason", "time" (seconds)}.
 /// - extra keys: "algorithm", "schedule_time".
 ///
 //===----------------------------------------------------------------------===//

@@ -84,7 +84,8 @@ struct TopologyDesc {
   /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
   /// "percs:supernodes=1,drawers=4,nodes=8", optionally followed by
   /// ";key=value" options: ranks=R, bw=B (link bandwidth), ll=, lr=, d=,
-  /// injection=B (or injection=link), order=2.0.1 (dimension order).
+  /// injection=B (or injection=link: the link bandwidth), latency=S,
+  /// order=2.0.1 (dimension order). Separators ',' and ';' are equivalent.
   /// On failure returns failure() and sets `error`.
   static llvm::FailureOr<TopologyDesc> parse(llvm::StringRef spec,
                                              std::string &error);
