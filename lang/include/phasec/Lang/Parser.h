@@ -45,7 +45,7 @@ struct FrontendOptions {
   /// Elements of an element-level permutation table.
   int64_t maxPermutationElements = 1 << 24;
   /// Bytes of an input file (the main buffer and any referenced file).
-  uint64_t maxFileBytes = 64u << 20;
+  uint64_t maxFileBytes = 8u << 20;
   /// Nesting depth of expressions and statements.
   unsigned maxNesting = 200;
   /// Allow `file = "..."` references (alltoallv sizes, permutation tables)

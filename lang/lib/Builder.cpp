@@ -1,0 +1,528 @@
+//===- Builder.cpp - ANTLR parse tree to typed syntax tree ----------------===//
+//
+// Part of phasec, the .sched language front end.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// parseAndCheck(): lexes and parses the main buffer with the ANTLR-generated
+/// parser, reports syntax errors through the DiagnosticEngine, walks the
+/// parse-tree contexts into the typed syntax tree of Syntax.h and hands it to
+/// Sema. This is the only file that sees ANTLR, and therefore exceptions: all
+/// of them are caught here.
+///
+/// Resource limits are enforced before parsing: the file size, the bracket
+/// nesting depth and the number of operators per statement, because ANTLR's
+/// recursive-descent parser (and the tree walk) would otherwise recurse as
+/// deep as the input nests and overflow the stack.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Syntax.h"
+#include "phasec/Lang/Parser.h"
+
+#include "SchedLexer.h"
+#include "SchedParser.h"
+#include "antlr4-runtime.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cmath>
+#include <exception>
+
+using namespace phasec::lang;
+using namespace phasec::lang::syntax;
+using phasec_antlr::SchedLexer;
+using phasec_antlr::SchedParser;
+
+namespace {
+
+/// Makes a message printable: ANTLR quotes offending text verbatim, which may
+/// hold control bytes.
+std::string printable(llvm::StringRef s) {
+  std::string out;
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out += (u >= 0x20 && u < 0x7f) ? c : '?';
+    if (out.size() > 200) {
+      out += "...";
+      break;
+    }
+  }
+  return out;
+}
+
+/// Thrown by the error listener to stop parsing once the error limit is hit.
+struct StopParsing {};
+
+class DiagErrorListener : public antlr4::BaseErrorListener {
+public:
+  DiagErrorListener(DiagnosticEngine &diag, const char *bufStart,
+                    size_t bufSize, unsigned bufferId)
+      : diag(diag), bufStart(bufStart), bufSize(bufSize), bufferId(bufferId) {}
+
+  void syntaxError(antlr4::Recognizer *recognizer,
+                   antlr4::Token *offendingSymbol, size_t line,
+                   size_t charPositionInLine, const std::string &msg,
+                   std::exception_ptr) override {
+    llvm::SMLoc loc;
+    if (offendingSymbol && offendingSymbol->getStartIndex() <= bufSize)
+      loc = llvm::SMLoc::getFromPointer(bufStart +
+                                        offendingSymbol->getStartIndex());
+    else
+      loc = diag.sourceMgr().FindLocForLineAndColumn(
+          bufferId, static_cast<unsigned>(line),
+          static_cast<unsigned>(charPositionInLine) + 1);
+    std::string text = msg;
+    llvm::StringRef ref(text);
+    if (ref.consume_front("token recognition error at: "))
+      text = "invalid character " + ref.str();
+    diag.error(loc, "syntax error: " + printable(text));
+    ++count;
+    if (diag.shouldStop())
+      throw StopParsing();
+  }
+
+  unsigned count = 0;
+
+private:
+  DiagnosticEngine &diag;
+  const char *bufStart;
+  size_t bufSize;
+  unsigned bufferId;
+};
+
+/// Walks ANTLR's parse-tree contexts into the syntax tree. Runs only on a
+/// tree without syntax errors, but still checks every child for null so that
+/// a parser quirk can never crash it.
+class Builder {
+public:
+  Builder(DiagnosticEngine &diag, const char *bufStart, size_t bufSize)
+      : diag(diag), bufStart(bufStart), bufSize(bufSize) {}
+
+  bool failed = false;
+
+  llvm::SMLoc loc(antlr4::Token *tok) {
+    if (!tok || tok->getStartIndex() > bufSize)
+      return llvm::SMLoc::getFromPointer(bufStart);
+    return llvm::SMLoc::getFromPointer(bufStart + tok->getStartIndex());
+  }
+  llvm::SMLoc loc(antlr4::ParserRuleContext *ctx) {
+    return ctx ? loc(ctx->getStart()) : llvm::SMLoc::getFromPointer(bufStart);
+  }
+  llvm::SMLoc loc(antlr4::tree::TerminalNode *node) {
+    return node ? loc(node->getSymbol()) : llvm::SMLoc::getFromPointer(bufStart);
+  }
+  static std::string text(antlr4::Token *tok) {
+    return tok ? tok->getText() : std::string();
+  }
+  static std::string text(antlr4::tree::TerminalNode *node) {
+    return node ? node->getText() : std::string();
+  }
+
+  void build(SchedParser::FileContext *file, Module &module) {
+    for (SchedParser::ItemContext *item : file->item()) {
+      if (!item)
+        continue;
+      if (auto *c = item->constDecl()) {
+        ConstDecl d;
+        d.name = text(c->ID());
+        d.loc = loc(c->ID());
+        d.value = value(c->value());
+        module.constants.push_back(std::move(d));
+      } else if (auto *m = item->machineDecl()) {
+        MachineDecl d;
+        d.name = text(m->ID());
+        d.loc = loc(m->ID());
+        for (auto *p : m->property())
+          d.props.push_back(property(p));
+        module.machines.push_back(std::move(d));
+      } else if (auto *g = item->groupDecl()) {
+        module.groups.push_back(group(g));
+      } else if (auto *a = item->arrayDecl()) {
+        module.arrays.push_back(array(a));
+      } else if (auto *o = item->opDecl()) {
+        module.ops.push_back(op(o));
+      }
+    }
+  }
+
+private:
+  DiagnosticEngine &diag;
+  const char *bufStart;
+  size_t bufSize;
+
+  Property property(SchedParser::PropertyContext *p) {
+    Property prop;
+    if (!p)
+      return prop;
+    prop.key = text(p->key);
+    prop.sub = text(p->sub);
+    prop.loc = loc(p->key);
+    prop.value = value(p->value());
+    return prop;
+  }
+
+  Value value(SchedParser::ValueContext *v) {
+    Value val;
+    if (!v)
+      return val;
+    val.loc = loc(v);
+    val.expr = expr(v->expr());
+    if (auto *u = v->unit()) {
+      val.unitLoc = loc(u);
+      val.unit = text(u->num);
+      if (u->den)
+        val.unit += "/" + text(u->den);
+    }
+    return val;
+  }
+
+  Target target(SchedParser::TargetContext *t) {
+    Target tgt;
+    if (!t)
+      return tgt;
+    tgt.present = true;
+    tgt.first = text(t->first);
+    tgt.second = text(t->second);
+    tgt.loc = loc(t);
+    return tgt;
+  }
+
+  GroupDecl group(SchedParser::GroupDeclContext *g) {
+    GroupDecl d;
+    d.name = text(g->ID(0));
+    d.loc = loc(g->ID(0));
+    if (g->machine) {
+      d.machine = text(g->machine);
+      d.machineLoc = loc(g->machine);
+    }
+    auto *set = g->groupSet();
+    if (!set)
+      return d;
+    d.setKind = text(set->kind);
+    d.setKindLoc = loc(set->kind);
+    if (auto *list = set->exprList()) {
+      d.hasList = true;
+      for (auto *e : list->expr())
+        d.list.push_back(expr(e));
+    } else {
+      // `nodes { }`: an empty explicit list.
+      for (antlr4::tree::ParseTree *child : set->children)
+        if (auto *term = dynamic_cast<antlr4::tree::TerminalNode *>(child))
+          if (term->getText() == "{")
+            d.hasList = true;
+    }
+    if (set->lo) {
+      d.hasRange = true;
+      d.lo = expr(set->lo);
+      d.hi = expr(set->hi);
+      if (set->step)
+        d.step = expr(set->step);
+    }
+    if (set->cond)
+      d.where = expr(set->cond);
+    return d;
+  }
+
+  ArrayDecl array(SchedParser::ArrayDeclContext *a) {
+    ArrayDecl d;
+    d.name = text(a->name);
+    d.loc = loc(a->name);
+    d.type = text(a->type);
+    d.typeLoc = loc(a->type);
+    if (auto *list = a->exprList())
+      for (auto *e : list->expr())
+        d.shape.push_back(expr(e));
+    d.dist = text(a->dist);
+    d.distLoc = loc(a->dist);
+    d.over = target(a->target());
+    return d;
+  }
+
+  OpDecl op(SchedParser::OpDeclContext *o) {
+    OpDecl d;
+    d.kind = text(o->kind);
+    d.kindLoc = loc(o->kind);
+    d.name = text(o->name);
+    d.loc = loc(o->name);
+    d.on = target(o->target());
+    for (auto *item : o->opItem()) {
+      if (!item)
+        continue;
+      if (auto *p = item->property()) {
+        d.props.push_back(property(p));
+      } else if (auto *s = item->scheduleBlock()) {
+        if (d.hasSchedule) {
+          diag.error(loc(s), "operation '" + d.name +
+                                 "' has more than one schedule block");
+          failed = true;
+          continue;
+        }
+        d.hasSchedule = true;
+        d.scheduleLoc = loc(s);
+        d.schedule = block(s->block());
+      }
+    }
+    return d;
+  }
+
+  std::vector<Stmt> block(SchedParser::BlockContext *b) {
+    std::vector<Stmt> out;
+    if (!b)
+      return out;
+    for (auto *s : b->stmt())
+      if (s)
+        out.push_back(stmt(s));
+    return out;
+  }
+
+  Stmt stmt(SchedParser::StmtContext *s) {
+    Stmt st;
+    st.loc = loc(s);
+    if (auto *f = dynamic_cast<SchedParser::ForStmtContext *>(s)) {
+      st.kind = Stmt::For;
+      st.var = text(f->var);
+      st.a = expr(f->lo);
+      st.b = expr(f->hi);
+      if (f->step)
+        st.c = expr(f->step);
+      st.body = block(f->block());
+    } else if (auto *p = dynamic_cast<SchedParser::PhaseStmtContext *>(s)) {
+      st.kind = Stmt::Phase;
+      st.body = block(p->block());
+    } else if (auto *snd = dynamic_cast<SchedParser::SendStmtContext *>(s)) {
+      st.kind = Stmt::Send;
+      st.a = expr(snd->src);
+      st.b = expr(snd->dst);
+      if (auto *v = snd->value()) {
+        st.hasBytes = true;
+        st.bytes = value(v);
+      }
+    } else if (auto *i = dynamic_cast<SchedParser::IfStmtContext *>(s)) {
+      st.kind = Stmt::If;
+      st.a = expr(i->cond);
+      st.body = block(i->then);
+      if (i->elseBlock)
+        st.elseBody = block(i->elseBlock);
+      else if (i->elseIf)
+        st.elseBody.push_back(stmt(i->elseIf));
+    } else if (auto *l = dynamic_cast<SchedParser::LetStmtContext *>(s)) {
+      st.kind = Stmt::Let;
+      st.var = text(l->var);
+      st.a = expr(l->expr());
+    }
+    return st;
+  }
+
+  ExprPtr error(llvm::SMLoc at, const llvm::Twine &msg) {
+    diag.error(at, msg);
+    failed = true;
+    auto e = std::make_unique<Expr>();
+    e->kind = Expr::Int;
+    e->loc = at;
+    return e;
+  }
+
+  ExprPtr expr(SchedParser::ExprContext *ctx) {
+    auto e = std::make_unique<Expr>();
+    e->loc = loc(ctx);
+    if (!ctx) {
+      failed = true;
+      return e;
+    }
+    if (auto *p = dynamic_cast<SchedParser::PrimaryExprContext *>(ctx))
+      return primary(p->primary());
+    if (auto *u = dynamic_cast<SchedParser::UnaryExprContext *>(ctx)) {
+      e->kind = Expr::Unary;
+      e->text = text(u->op);
+      e->loc = loc(u->op);
+      e->args.push_back(expr(u->expr()));
+      return e;
+    }
+    if (auto *b = dynamic_cast<SchedParser::BinaryExprContext *>(ctx)) {
+      e->kind = Expr::Binary;
+      e->text = text(b->op);
+      e->loc = loc(b->op);
+      e->args.push_back(expr(b->expr(0)));
+      e->args.push_back(expr(b->expr(1)));
+      return e;
+    }
+    failed = true;
+    return e;
+  }
+
+  ExprPtr primary(SchedParser::PrimaryContext *ctx) {
+    auto e = std::make_unique<Expr>();
+    e->loc = loc(ctx);
+    if (!ctx) {
+      failed = true;
+      return e;
+    }
+    if (auto *i = dynamic_cast<SchedParser::IntPrimaryContext *>(ctx)) {
+      std::string s = text(i->INT());
+      llvm::StringRef ref(s);
+      uint64_t v = 0;
+      bool bad = ref.starts_with_insensitive("0x")
+                     ? ref.drop_front(2).getAsInteger(16, v)
+                     : ref.getAsInteger(10, v);
+      if (bad || v > static_cast<uint64_t>(INT64_MAX))
+        return error(e->loc, "integer literal '" + printable(s) +
+                                 "' does not fit in 64 bits");
+      e->kind = Expr::Int;
+      e->intValue = static_cast<int64_t>(v);
+      return e;
+    }
+    if (auto *f = dynamic_cast<SchedParser::FloatPrimaryContext *>(ctx)) {
+      e->kind = Expr::Float;
+      std::string s = text(f->FLOAT());
+      double v = 0;
+      if (llvm::StringRef(s).getAsDouble(v) || !std::isfinite(v))
+        return error(e->loc, "bad number '" + printable(s) + "'");
+      e->floatValue = v;
+      return e;
+    }
+    if (auto *s = dynamic_cast<SchedParser::StringPrimaryContext *>(ctx)) {
+      e->kind = Expr::String;
+      // Take the bytes from the original buffer (the parser saw a sanitized
+      // ASCII copy), dropping the quotes and resolving \" and \\.
+      antlr4::Token *tok = s->STRING() ? s->STRING()->getSymbol() : nullptr;
+      if (tok && tok->getStopIndex() < bufSize &&
+          tok->getStartIndex() + 1 <= tok->getStopIndex()) {
+        llvm::StringRef raw(bufStart + tok->getStartIndex() + 1,
+                            tok->getStopIndex() - tok->getStartIndex() - 1);
+        for (size_t k = 0; k < raw.size(); ++k) {
+          if (raw[k] == '\\' && k + 1 < raw.size())
+            ++k;
+          e->text += raw[k];
+        }
+      }
+      return e;
+    }
+    if (auto *c = dynamic_cast<SchedParser::CallPrimaryContext *>(ctx)) {
+      e->kind = Expr::Call;
+      e->text = text(c->ID());
+      if (auto *list = c->exprList())
+        for (auto *a : list->expr())
+          e->args.push_back(expr(a));
+      return e;
+    }
+    if (auto *id = dynamic_cast<SchedParser::IdentPrimaryContext *>(ctx)) {
+      e->kind = Expr::Ident;
+      e->text = text(id->ID());
+      return e;
+    }
+    if (auto *p = dynamic_cast<SchedParser::ParenPrimaryContext *>(ctx))
+      return expr(p->expr());
+    failed = true;
+    return e;
+  }
+};
+
+/// Rejects inputs whose nesting would make the recursive parser, the tree
+/// walk or Sema recurse too deeply. Works on the token stream, before
+/// parsing.
+bool checkNesting(antlr4::CommonTokenStream &tokens, const FrontendOptions &opts,
+                  DiagnosticEngine &diag, const char *bufStart, size_t bufSize) {
+  unsigned depth = 0;
+  unsigned opsInStatement = 0;
+  const unsigned maxOps = 4 * std::max(opts.maxNesting, 1u);
+  for (antlr4::Token *tok : tokens.getTokens()) {
+    std::string t = tok->getText();
+    if (tok->getType() == antlr4::Token::EOF)
+      break;
+    auto at = [&] {
+      return llvm::SMLoc::getFromPointer(
+          bufStart + std::min<size_t>(tok->getStartIndex(), bufSize));
+    };
+    if (t == "(" || t == "[" || t == "{") {
+      if (++depth > opts.maxNesting) {
+        diag.error(at(), "nesting deeper than " +
+                             llvm::Twine(opts.maxNesting) +
+                             " levels is not supported");
+        return false;
+      }
+      if (t == "{")
+        opsInStatement = 0;
+    } else if (t == ")" || t == "]" || t == "}") {
+      if (depth)
+        --depth;
+      if (t == "}")
+        opsInStatement = 0;
+    } else if (t == ";") {
+      opsInStatement = 0;
+    } else if (tok->getType() != SchedLexer::ID &&
+               tok->getType() != SchedLexer::INT &&
+               tok->getType() != SchedLexer::FLOAT &&
+               tok->getType() != SchedLexer::STRING && t != "," &&
+               t != "." && t != "=" && t != ":" && t != "..") {
+      if (++opsInStatement > maxOps) {
+        diag.error(at(), "expression with more than " + llvm::Twine(maxOps) +
+                             " operators is not supported");
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<Program> phasec::lang::parseAndCheck(
+    llvm::SourceMgr &sm, const FrontendOptions &opts, DiagnosticEngine &diag) {
+  unsigned bufferId = sm.getMainFileID();
+  const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(bufferId);
+  llvm::StringRef src = buffer->getBuffer();
+  const char *bufStart = src.data();
+  if (src.size() > opts.maxFileBytes) {
+    diag.error(llvm::SMLoc::getFromPointer(bufStart),
+               "input of " + llvm::Twine(src.size()) +
+                   " bytes exceeds the limit of " +
+                   llvm::Twine(opts.maxFileBytes) + " bytes");
+    return nullptr;
+  }
+
+  // The language is ASCII. Give ANTLR a copy in which every other byte is
+  // DEL (an invalid character outside comments and strings), so that ANTLR's
+  // code-point indices are byte offsets into the original buffer and invalid
+  // UTF-8 cannot make its UTF-8 decoder throw.
+  std::string ascii(src.begin(), src.end());
+  for (char &c : ascii)
+    if (static_cast<unsigned char>(c) >= 0x80)
+      c = 0x7f;
+
+  Module module;
+  bool ok = true;
+  try {
+    antlr4::ANTLRInputStream input(ascii);
+    SchedLexer lexer(&input);
+    DiagErrorListener listener(diag, bufStart, src.size(), bufferId);
+    lexer.removeErrorListeners();
+    lexer.addErrorListener(&listener);
+    antlr4::CommonTokenStream tokens(&lexer);
+    tokens.fill();
+    if (!checkNesting(tokens, opts, diag, bufStart, src.size()))
+      return nullptr;
+    SchedParser parser(&tokens);
+    parser.removeErrorListeners();
+    parser.addErrorListener(&listener);
+    SchedParser::FileContext *tree = parser.file();
+    if (listener.count || diag.hadError())
+      return nullptr;
+    Builder builder(diag, bufStart, src.size());
+    builder.build(tree, module);
+    ok = !builder.failed;
+  } catch (const StopParsing &) {
+    return nullptr;
+  } catch (const std::exception &e) {
+    diag.error(llvm::SMLoc::getFromPointer(bufStart),
+               llvm::Twine("internal parser error: ") + printable(e.what()));
+    return nullptr;
+  } catch (...) {
+    diag.error(llvm::SMLoc::getFromPointer(bufStart), "internal parser error");
+    return nullptr;
+  }
+  if (!ok)
+    return nullptr;
+  return runSema(module, opts, diag);
+}

@@ -1,0 +1,46 @@
+//===- Diagnostics.cpp - Front-end diagnostics ----------------------------===//
+//
+// Part of phasec, the .sched language front end.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Lang/Diagnostics.h"
+
+using namespace phasec::lang;
+
+DiagnosticEngine::DiagnosticEngine(llvm::SourceMgr &sm, llvm::raw_ostream &os)
+    : sm_(sm), os_(os) {}
+
+void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg) {
+  ++numErrors_;
+  if (errorLimit_ && numErrors_ > errorLimit_) {
+    if (numErrors_ == errorLimit_ + 1)
+      sm_.PrintMessage(os_, llvm::SMLoc(), llvm::SourceMgr::DK_Error,
+                       "too many errors emitted, stopping now");
+    lastSuppressed_ = true;
+    return;
+  }
+  lastSuppressed_ = false;
+  sm_.PrintMessage(os_, loc, llvm::SourceMgr::DK_Error, msg);
+}
+
+void DiagnosticEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {
+  ++numWarnings_;
+  lastSuppressed_ = errorLimit_ && numErrors_ > errorLimit_;
+  if (!lastSuppressed_)
+    sm_.PrintMessage(os_, loc, llvm::SourceMgr::DK_Warning, msg);
+}
+
+void DiagnosticEngine::note(llvm::SMLoc loc, const llvm::Twine &msg) {
+  if (lastSuppressed_)
+    return;
+  sm_.PrintMessage(os_, loc, llvm::SourceMgr::DK_Note, msg);
+}
+
+void DiagnosticEngine::commandLineError(const llvm::Twine &msg) {
+  ++numErrors_;
+  lastSuppressed_ = false;
+  llvm::SMDiagnostic diag("<command line>", llvm::SourceMgr::DK_Error,
+                          msg.str());
+  diag.print(nullptr, os_);
+}
