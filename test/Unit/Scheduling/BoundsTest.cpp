@@ -173,8 +173,9 @@ TEST(Bounds, TieBoundIsSoundBruteForce) {
       EXPECT_LE(b.time, exact * (1 + 1e-12)) << spec << " trial " << trial;
       // The forced part alone is also a bound, so the bound is positive
       // whenever some transfer crosses a link.
-      if (exact > 0)
+      if (exact > 0) {
         EXPECT_GT(b.time, 0) << spec;
+      }
     }
   }
 }
