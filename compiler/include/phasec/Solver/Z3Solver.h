@@ -1,0 +1,119 @@
+//===- Z3Solver.h - The Z3 queries of the phase scheduler -------*- C++ -*-===//
+//
+// Part of phasec. No Z3 types here: compiler/lib/Solver is the only code that
+// includes z3++.h, so that nothing else needs Z3's headers or exceptions.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The exact parts of the scheduler, as self-contained queries with plain C++
+/// inputs and outputs:
+///
+/// - ring cores: k permutations of Z_k forming a Latin square whose routes on
+///   a ring (or line) of k nodes are link-disjoint in every permutation; the
+///   per-dimension building block of the product construction;
+/// - phase assignment: put items (transfers with one or two route options)
+///   into T phases so that no resource (directed link) carries two groups
+///   (source ranks) in one phase; the exact model for small instances.
+///
+/// Determinism: every query builds a fresh context and solver, fixes the
+/// random seeds and limits work with Z3's `rlimit` (a count of internal
+/// operations), never with a wall-clock timeout, so the same query gives the
+/// same answer on every machine and every run. A query distinguishes Sat (a
+/// witness is returned), Unsat (a proof that none exists) and Unknown (the
+/// budget ran out). Z3 errors (exceptions inside the library) become
+/// failure() with a message.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_SOLVER_Z3SOLVER_H
+#define PHASEC_SOLVER_Z3SOLVER_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace phasec {
+namespace solver {
+
+enum class SolveStatus : uint8_t { Sat, Unsat, Unknown };
+
+/// "sat", "unsat", "unknown".
+llvm::StringRef stringifySolveStatus(SolveStatus status);
+
+struct SolverOptions {
+  /// Z3 resource limit per query (0 = unlimited; avoid). Deterministic.
+  uint64_t rlimit = 20000000;
+  /// Seed for smt.random_seed and sat.random_seed.
+  unsigned seed = 0;
+};
+
+/// A ring (wrap = true) or line (wrap = false) of k nodes with one directed
+/// link each way between neighbours. On a ring of 2 the torus has distinct
+/// "+" and "-" links (`twoLinksPerPair`); a hypercube's or mesh's pair of
+/// nodes has a single link each way.
+struct RingCoreQuery {
+  unsigned k = 0;
+  bool wrap = true;
+  bool twoLinksPerPair = true;
+  /// Require permutation 0 to be the identity (so that a product of such
+  /// cores has an empty all-identity phase).
+  bool withIdentity = false;
+};
+
+/// A solution: perms[p][a] = sigma_p(a); minus[p][a] = 1 if the transfer
+/// a -> sigma_p(a) is a tie (distance k/2 on an even ring) and travels "-".
+struct RingCore {
+  SolveStatus status = SolveStatus::Unknown;
+  std::vector<std::vector<int32_t>> perms;
+  std::vector<std::vector<uint8_t>> minus;
+  /// Z3's "rlimit count" after the query.
+  uint64_t rlimitUsed = 0;
+};
+
+/// Finds a ring core (see above). Unsat is a proof that none exists.
+llvm::FailureOr<RingCore> solveRingCore(const RingCoreQuery &query,
+                                        const SolverOptions &options,
+                                        std::string &error);
+
+/// One item of a phase-assignment query.
+struct AssignItem {
+  /// Items of one group (the same source rank) may share resources.
+  int32_t group = 0;
+  /// Route options (1 or more), each the resources (links) it occupies.
+  llvm::SmallVector<llvm::SmallVector<int32_t, 8>, 2> options;
+  /// Items that must not share a phase with this one whatever the group
+  /// (e.g. one-port injection) are expressed as shared resources of
+  /// different groups by the caller.
+};
+
+struct AssignQuery {
+  std::vector<AssignItem> items;
+  unsigned numPhases = 0;
+  unsigned numResources = 0;
+};
+
+struct AssignResult {
+  SolveStatus status = SolveStatus::Unknown;
+  /// Per item: its phase and chosen option (when Sat).
+  std::vector<int32_t> phase;
+  std::vector<int32_t> option;
+  uint64_t rlimitUsed = 0;
+};
+
+/// Decides whether the items fit into `numPhases` congestion-free phases.
+llvm::FailureOr<AssignResult> solvePhaseAssignment(const AssignQuery &query,
+                                                   const SolverOptions &options,
+                                                   std::string &error);
+
+/// The Z3 version string, for reports and cache keys.
+std::string z3Version();
+
+} // namespace solver
+} // namespace phasec
+
+#endif // PHASEC_SOLVER_Z3SOLVER_H
