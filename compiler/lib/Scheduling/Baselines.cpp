@@ -107,7 +107,7 @@ LogicalResult phasec::scheduleLinearShift(const Problem &problem,
   scheduleBySteps(problem, schedule, [&](const Demand &d) {
     return ((d.dst - d.src) % numRanks + numRanks) % numRanks;
   });
-  schedule.algorithm = "shift";
+  schedule.algorithm = "linear_shift";
   schedule.bound = computeLowerBound(problem);
   return success();
 }

@@ -120,6 +120,11 @@ struct Schedule {
   /// directed links, of the bytes the phase sends over the link divided by
   /// its bandwidth. Transfers inside a node cost nothing.
   double time(const Topology &topo) const;
+  /// The same with each phase also at least the largest number of bytes a
+  /// node sends or receives off-node in it over `injectionBandwidth` (the
+  /// time on a machine with limited injection; <= 0: same as time()).
+  double timeWithInjection(const Topology &topo,
+                           double injectionBandwidth) const;
   size_t numTransfers() const;
   /// Sorts the transfers of every phase by (src, dst, ties) and drops empty
   /// phases; the order of phases is kept.
@@ -175,7 +180,10 @@ public:
   /// bytes; splitting a pair over several transfers is allowed), nothing
   /// delivered twice or unrequested, congestion-freedom (no directed link
   /// carries two source ranks in one phase), recorded bound <= schedule time
-  /// (1e-9 relative slack). Appends at most `maxViolations` violations, in
+  /// (1e-9 relative slack; the time counted here includes the one-port
+  /// injection term of timeWithInjection with the topology's injection
+  /// bandwidth, else one link's, so that bounds computed with
+  /// BoundOptions::onePort are accepted). Appends at most `maxViolations` violations, in
   /// order of discovery (phases first, then completeness); success() iff none.
   /// Linear time and memory in the schedule plus O(links + ranks).
   llvm::LogicalResult
