@@ -322,7 +322,7 @@ struct Program {
   /// depend on its format). Long rank lists, size matrices, permutation
   /// tables and transfer lists are summarised after `maxItems` entries
   /// (0 = print everything).
-  void print(llvm::raw_ostream &os, unsigned maxItems = 64) const;
+  void print(llvm::raw_ostream &os, unsigned maxItems = 16) const;
 };
 
 } // namespace phasec::lang
