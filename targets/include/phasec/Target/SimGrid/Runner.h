@@ -1,0 +1,144 @@
+//===- Runner.h - Build, run and report SimGrid simulations -----*- C++ -*-===//
+//
+// Part of phasec. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `phasec FILE.sched --target=sim [--compare] [--report DIR]` as a library:
+/// emit the SimGrid directory (SimGrid.h), build it with c++/smpicc, run
+/// every variant with smpirun, parse the simulated times and compare them
+/// with the bandwidth bound and with the analytic phase model.
+///
+/// Variants:
+///   - phased schedules (phasec's, and baselines such as linear shift, XOR,
+///     greedy) on phasec's platform: one barrier-separated phase at a time;
+///   - SimGrid's built-in MPI_Alltoall algorithms (`--cfg=smpi/alltoall:X`)
+///     on phasec's platform (same routes, same injection ports);
+///   - the same built-ins on SimGrid's stock TORUS platform (tori with one
+///     rank per node only; ties always "+", no injection limit).
+///
+/// Long runs: each variant has a wall-clock limit (`timeoutSeconds`, then it
+/// is reported as "timeout"); `basic_linear` above `maxBasicLinearRanks`
+/// ranks is skipped with the reason (it posts all R*(R-1) messages at once
+/// and SimGrid's max-min solver did not finish in 25 minutes at 512 ranks).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_TARGET_SIMGRID_RUNNER_H
+#define PHASEC_TARGET_SIMGRID_RUNNER_H
+
+#include "phasec/Target/SimGrid/SimGrid.h"
+
+#include "llvm/Support/LogicalResult.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace phasec {
+namespace simgrid {
+
+/// The analytic phase model SimGrid's fluid model should reproduce for a
+/// phased schedule: each phase lasts as long as its busiest resource (a
+/// directed link, or a node's injection/ejection port where the machine has
+/// an injection bandwidth) needs for its bytes, plus the largest route
+/// latency of the phase. Barrier cost is not modelled (zero with zero
+/// latency).
+struct PhaseModel {
+  std::vector<double> phaseTime;
+  double total = 0;
+};
+PhaseModel modelSchedule(const Topology &topo, const Schedule &schedule,
+                         const PlatformOptions &options);
+
+/// Per-link bytes of every phase (phases x links), for the heat map; links
+/// are the topology's (LinkId order).
+std::vector<std::vector<double>> linkBytesByPhase(const Topology &topo,
+                                                  const Schedule &schedule);
+
+struct SimulationRequest {
+  const Topology *topology = nullptr;
+  /// What must be delivered (the built-ins send exactly this).
+  const TransferSet *transfers = nullptr;
+  /// The operation's name (for the report).
+  std::string operation = "op";
+  /// phasec's schedule (its tie choices define the routes) and, with
+  /// --compare, baselines simulated phase by phase on the same platform.
+  NamedSchedule schedule;
+  std::vector<NamedSchedule> baselines;
+  /// smpi/alltoall algorithms on phasec's platform, and on the stock TORUS.
+  std::vector<std::string> builtins;
+  std::vector<std::string> stockBuiltins;
+  /// Bandwidth bound in seconds and its reason (Bounds.h).
+  double boundTime = 0;
+  std::string boundReason;
+  /// Where the generated directory goes (created; reused if it exists).
+  std::string workDir;
+  /// If set: CSV files, pictures and index.html (see report()).
+  std::string reportDir;
+  PlatformOptions platform;
+  /// Wall-clock limit per variant, seconds (0 = none).
+  unsigned timeoutSeconds = 900;
+  int64_t maxBasicLinearRanks = 256;
+  /// Progress on stderr (only shown when stderr is a terminal).
+  bool progress = true;
+};
+
+struct VariantResult {
+  enum Status { Ok, Skipped, TimedOut, Failed };
+  /// "phasec", "shift", "pair", ...
+  std::string name;
+  /// "phased" (a schedule) or "builtin" (an smpi/alltoall algorithm).
+  std::string kind;
+  /// "phasec" (our routes) or "stock" (SimGrid's TORUS zone).
+  std::string platform;
+  Status status = Failed;
+  std::string note;
+  double simTime = 0;
+  double wallSeconds = 0;
+  /// Phased variants: analytic model time and phases.
+  double modelTime = 0;
+  int64_t numPhases = 0;
+  /// Phased variants: when phase k ended, relative to the start.
+  std::vector<double> phaseEnd;
+};
+
+struct SimulationResult {
+  std::string operation;
+  int64_t ranks = 0;
+  int64_t totalBytes = 0;
+  double boundTime = 0;
+  std::string boundReason;
+  PlatformStats platform;
+  std::vector<VariantResult> variants;
+};
+
+llvm::StringRef stringifyStatus(VariantResult::Status status);
+
+/// The whole pipeline; `log` gets one line per step. Fails (with the reason
+/// in `log`) if the directory cannot be written or built or phasec's own
+/// schedule does not simulate; variants that fail or time out are recorded
+/// in `result` and do not fail the call.
+llvm::LogicalResult runSimulation(const SimulationRequest &request,
+                                  SimulationResult &result,
+                                  llvm::raw_ostream &log);
+
+/// The comparison table: variant, platform, simulated time, effective
+/// bandwidth (all bytes / time), % of the bound, model time, wall time.
+void printSimulationTable(llvm::raw_ostream &os,
+                          const SimulationResult &result);
+
+/// Writes reportDir/{summary.csv, phases.csv, link_phase.csv,
+/// route_throughput.csv, phase_throughput.csv[, link_timeline.csv]} for
+/// phasec's schedule; then, if `render`, runs report.py to draw the pictures
+/// and index.html. `tracePath` (optional) is a Paje trace of phasec's run.
+llvm::LogicalResult writeReport(const SimulationRequest &request,
+                                const SimulationResult &result,
+                                llvm::StringRef tracePath, bool render,
+                                llvm::raw_ostream &log);
+
+} // namespace simgrid
+} // namespace phasec
+
+#endif // PHASEC_TARGET_SIMGRID_RUNNER_H

@@ -1,0 +1,121 @@
+//===- SimGrid.h - SimGrid SMPI platforms and programs ----------*- C++ -*-===//
+//
+// Part of phasec. MLIR-free: Topology + Schedule in, files out.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The SimGrid 3.32 back end: writes a directory that `smpirun` can run, in
+/// which the network routes are exactly the routes phasec chose.
+///
+/// Why a platform library and not SimGrid's TORUS zone: the TORUS zone always
+/// sends a tie (distance k/2 on an even ring) the "+" way, so an optimal torus
+/// schedule, which splits its ties, congests there. The generated platform is
+/// one Full zone in which every MPI rank is a host, every directed link of the
+/// topology is its own SimGrid link, and every ordered rank pair has an
+/// explicit route (its link list), loaded by a small generic C++ library
+/// (`support/phasec_sim_platform.cpp`) from `platform.txt`. SimGrid routes are
+/// per host pair, not per message; an all-to-all sends every ordered pair
+/// once, so a per-pair table built from the schedule's tie choices is exact.
+/// Where a schedule splits one pair over transfers with different ties, the
+/// first choice wins and `PlatformStats::tieConflicts` counts the others.
+///
+/// Output directory:
+///   platform.cpp, platform.txt  the platform library and its data
+///   hostfile                    rank-0 .. rank-(R-1), one per line
+///   program.c                   the MPI program (phased or MPI_Alltoall[v])
+///   sched-<variant>.bin         per-rank phase tables (phasec, baselines)
+///   stock-torus.xml             SimGrid's own TORUS cluster (tori only)
+///   run.sh                      `sh run.sh build`, `sh run.sh <variant>`
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_TARGET_SIMGRID_SIMGRID_H
+#define PHASEC_TARGET_SIMGRID_SIMGRID_H
+
+#include "phasec/Scheduling/Problem.h"
+#include "phasec/Topology/Topology.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace phasec {
+namespace simgrid {
+
+/// Knobs of the generated platform and run script.
+struct PlatformOptions {
+  /// Host speed in flop/s (only matters if computation were simulated; the
+  /// run script turns computation simulation off).
+  double hostSpeed = 1e9;
+  /// Seconds per link; < 0 means the topology's linkLatency.
+  double linkLatency = -1;
+  /// Bandwidth of the FATPIPE link that ranks of one node use between
+  /// themselves (the spec counts node-local transfers as free). 0 = 1000x the
+  /// fastest network link.
+  double memoryBandwidth = 0;
+};
+
+/// A schedule to simulate phase by phase, under a name ("phasec", "shift").
+struct NamedSchedule {
+  std::string name;
+  const Schedule *schedule = nullptr;
+};
+
+/// What writePlatform found.
+struct PlatformStats {
+  int64_t hosts = 0, links = 0, routes = 0;
+  /// Rank pairs that the schedule sends with two different tie choices.
+  int64_t tieConflicts = 0;
+};
+
+/// Per ordered rank pair (src * R + dst), the TieMask its route takes: the
+/// first choice `schedule` makes for the pair, 0 where it sends nothing.
+std::vector<TieMask> buildTieTable(const Topology &topo,
+                                   const Schedule &schedule,
+                                   int64_t *conflicts = nullptr);
+
+/// Writes platform.txt for `topo` with the routes of `ties` (R*R entries).
+void writePlatformData(llvm::raw_ostream &os, const Topology &topo,
+                       llvm::ArrayRef<TieMask> ties,
+                       const PlatformOptions &options, PlatformStats &stats);
+
+/// Writes the per-rank phase table `program.c` reads. `uniformBlock` > 0 marks
+/// a complete all-to-all with that block (MPI_Alltoall), 0 MPI_Alltoallv.
+void writeScheduleData(llvm::raw_ostream &os, int64_t numRanks,
+                       const Schedule &schedule, int64_t uniformBlock);
+
+/// SimGrid's stock TORUS cluster of the same machine (one host per node,
+/// split-duplex links, ties always "+", no injection limit). Fails unless the
+/// topology is a torus or hypercube with one rank per node.
+llvm::LogicalResult writeStockTorus(llvm::raw_ostream &os,
+                                    const Topology &topo,
+                                    const PlatformOptions &options,
+                                    std::string &error);
+
+/// The block of a complete uniform all-to-all over every rank, else 0.
+int64_t uniformAlltoallBlock(const Topology &topo,
+                             const TransferSet &transfers);
+
+/// The generic sources (embedded at build time from targets/simgrid/support).
+llvm::StringRef platformSource();
+llvm::StringRef programSource();
+llvm::StringRef reportScript();
+
+/// Writes the whole directory (created if needed). `schedules[0]` gives the
+/// routes; every schedule gets a sched-<name>.bin. Deterministic output.
+llvm::LogicalResult emitSimGrid(const Topology &topo,
+                                const TransferSet &transfers,
+                                llvm::ArrayRef<NamedSchedule> schedules,
+                                const PlatformOptions &options,
+                                llvm::StringRef dir, PlatformStats &stats,
+                                std::string &error);
+
+} // namespace simgrid
+} // namespace phasec
+
+#endif // PHASEC_TARGET_SIMGRID_SIMGRID_H

@@ -1,0 +1,411 @@
+//===- SimGridEmitter.cpp - SimGrid platforms with phasec's routes --------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Writes the directory described in SimGrid.h. Everything machine-specific
+/// is data (platform.txt, sched-*.bin, run.sh); the C++ platform loader and
+/// the MPI program are the same for every machine, so a user can read them
+/// once and trust every generated directory.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Target/SimGrid/SimGrid.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+using namespace phasec;
+using namespace phasec::simgrid;
+using llvm::failure;
+using llvm::LogicalResult;
+using llvm::StringRef;
+using llvm::success;
+
+namespace {
+#include "EmbeddedSources.inc"
+} // namespace
+
+StringRef simgrid::platformSource() { return kPlatformSource; }
+StringRef simgrid::programSource() { return kProgramSource; }
+StringRef simgrid::reportScript() { return kReportScript; }
+
+/// Shortest decimal text that reads back as the same double (deterministic
+/// and exact, unlike the stream default of 6 digits).
+static std::string formatReal(double v) {
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
+  return buf;
+}
+
+std::vector<TieMask> simgrid::buildTieTable(const Topology &topo,
+                                            const Schedule &schedule,
+                                            int64_t *conflicts) {
+  int64_t ranks = topo.numRanks();
+  std::vector<TieMask> ties(static_cast<size_t>(ranks * ranks), 0);
+  std::vector<bool> seen(ties.size(), false);
+  int64_t numConflicts = 0;
+  for (const Phase &phase : schedule.phases) {
+    for (const Transfer &t : phase.transfers) {
+      if (t.src < 0 || t.dst < 0 || t.src >= ranks || t.dst >= ranks)
+        continue;
+      size_t idx = static_cast<size_t>(t.src) * ranks + t.dst;
+      // Bits of dimensions without a tie do not change the route.
+      TieMask mask =
+          t.ties & topo.tieMask(topo.nodeOfRank(t.src), topo.nodeOfRank(t.dst));
+      if (!seen[idx]) {
+        seen[idx] = true;
+        ties[idx] = mask;
+      } else if (ties[idx] != mask) {
+        ++numConflicts;
+      }
+    }
+  }
+  if (conflicts)
+    *conflicts = numConflicts;
+  return ties;
+}
+
+void simgrid::writePlatformData(llvm::raw_ostream &os, const Topology &topo,
+                                llvm::ArrayRef<TieMask> ties,
+                                const PlatformOptions &options,
+                                PlatformStats &stats) {
+  int64_t ranks = topo.numRanks(), nodes = topo.numNodes();
+  double latency =
+      options.linkLatency >= 0 ? options.linkLatency : topo.desc().linkLatency;
+  double injection = topo.desc().injectionBandwidth;
+  double memory = options.memoryBandwidth > 0 ? options.memoryBandwidth
+                                              : 1000 * topo.maxBandwidth();
+
+  // Link ids: topology links first (same ids as phasec's LinkId), then per
+  // node the injection and ejection ports (if limited), then per node the
+  // memory link for node-local transfers.
+  int64_t numTopo = static_cast<int64_t>(topo.numLinks());
+  int64_t injBase = numTopo;
+  int64_t memBase = injBase + (injection > 0 ? 2 * nodes : 0);
+  int64_t numLinks = memBase + nodes;
+
+  os << "phasec-simgrid-platform 1\n";
+  os << "# " << topo.desc().str() << "\n";
+  os << "hosts " << ranks << " speed " << formatReal(options.hostSpeed)
+     << "\n";
+  os << "links " << numLinks << "\n";
+  for (int64_t id = 0; id < numTopo; ++id) {
+    const Link &l = topo.link(static_cast<LinkId>(id));
+    os << "L" << id << "_" << stringifyLinkClass(l.cls) << "_" << l.src << "_"
+       << l.dst << " " << formatReal(l.bandwidth) << " " << formatReal(latency)
+       << " S\n";
+  }
+  if (injection > 0) {
+    for (int64_t n = 0; n < nodes; ++n) {
+      os << "inj" << n << "_up " << formatReal(injection) << " 0 S\n";
+      os << "inj" << n << "_down " << formatReal(injection) << " 0 S\n";
+    }
+  }
+  for (int64_t n = 0; n < nodes; ++n)
+    os << "mem" << n << " " << formatReal(memory) << " 0 F\n";
+
+  os << "routes " << ranks * ranks << "\n";
+  llvm::SmallVector<LinkId, 64> route;
+  std::string line;
+  for (int64_t s = 0; s < ranks; ++s) {
+    NodeId ns = topo.nodeOfRank(static_cast<RankId>(s));
+    for (int64_t d = 0; d < ranks; ++d) {
+      NodeId nd = topo.nodeOfRank(static_cast<RankId>(d));
+      os << s << " " << d << " ";
+      if (ns == nd) {
+        os << "1 " << memBase + ns << "\n";
+        continue;
+      }
+      topo.route(ns, nd, ties.empty() ? 0 : ties[s * ranks + d], route);
+      os << route.size() + (injection > 0 ? 2 : 0);
+      if (injection > 0)
+        os << " " << injBase + 2 * ns;
+      for (LinkId l : route)
+        os << " " << l;
+      if (injection > 0)
+        os << " " << injBase + 2 * nd + 1;
+      os << "\n";
+    }
+  }
+  stats.hosts = ranks;
+  stats.links = numLinks;
+  stats.routes = ranks * ranks;
+}
+
+void simgrid::writeScheduleData(llvm::raw_ostream &os, int64_t numRanks,
+                                const Schedule &schedule,
+                                int64_t uniformBlock) {
+  struct Rec {
+    int64_t phase, peer, bytes, kind;
+  };
+  std::vector<std::vector<Rec>> perRank(static_cast<size_t>(numRanks));
+  for (size_t k = 0; k < schedule.phases.size(); ++k) {
+    for (const Transfer &t : schedule.phases[k].transfers) {
+      if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
+          t.src == t.dst)
+        continue;
+      perRank[t.src].push_back({static_cast<int64_t>(k), t.dst, t.bytes, 0});
+      perRank[t.dst].push_back({static_cast<int64_t>(k), t.src, t.bytes, 1});
+    }
+  }
+  // Canonical order: by phase, receives before sends (so that a rank posts
+  // its receives first), then by peer; stable keeps split transfers in order.
+  for (auto &recs : perRank)
+    std::stable_sort(recs.begin(), recs.end(), [](const Rec &a, const Rec &b) {
+      if (a.phase != b.phase)
+        return a.phase < b.phase;
+      if (a.kind != b.kind)
+        return a.kind > b.kind;
+      return a.peer < b.peer;
+    });
+
+  auto put = [&](int64_t v) {
+    char b[8];
+    uint64_t u = static_cast<uint64_t>(v);
+    for (int i = 0; i < 8; ++i)
+      b[i] = static_cast<char>((u >> (8 * i)) & 0xff);
+    os.write(b, 8);
+  };
+  os.write("PHSIM001", 8);
+  put(numRanks);
+  put(static_cast<int64_t>(schedule.phases.size()));
+  put(uniformBlock);
+  int64_t offset = 0;
+  for (const auto &recs : perRank) {
+    put(offset);
+    offset += static_cast<int64_t>(recs.size());
+  }
+  put(offset);
+  for (const auto &recs : perRank)
+    for (const Rec &r : recs) {
+      put(r.phase);
+      put(r.peer);
+      put(r.bytes);
+      put(r.kind);
+    }
+}
+
+LogicalResult simgrid::writeStockTorus(llvm::raw_ostream &os,
+                                       const Topology &topo,
+                                       const PlatformOptions &options,
+                                       std::string &error) {
+  if (!(topo.kind() == TopologyKind::Torus ||
+        topo.kind() == TopologyKind::Hypercube) ||
+      topo.ranksPerNode() != 1) {
+    error = "SimGrid's stock TORUS platform needs a torus or hypercube with "
+            "one rank per node";
+    return failure();
+  }
+  double latency =
+      options.linkLatency >= 0 ? options.linkLatency : topo.desc().linkLatency;
+  std::string dims;
+  for (unsigned d = 0; d < topo.numDims(); ++d)
+    dims += (d ? "," : "") + std::to_string(topo.extent(d));
+  double memory = options.memoryBandwidth > 0 ? options.memoryBandwidth
+                                              : 1000 * topo.maxBandwidth();
+  os << "<?xml version='1.0'?>\n"
+     << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+     << "<!-- SimGrid's own TORUS cluster for " << topo.desc().str()
+     << ": ties always \"+\", no injection limit. -->\n"
+     << "<platform version=\"4.1\">\n"
+     << "  <cluster id=\"stock\" topology=\"TORUS\" topo_parameters=\"" << dims
+     << "\" prefix=\"rank-\" radical=\"0-" << topo.numNodes() - 1
+     << "\" suffix=\"\" speed=\"" << formatReal(options.hostSpeed)
+     << "f\" bw=\"" << formatReal(topo.desc().linkBandwidth) << "Bps\" lat=\""
+     << formatReal(latency) << "s\" sharing_policy=\"SPLITDUPLEX\""
+     << " loopback_bw=\"" << formatReal(memory)
+     << "Bps\" loopback_lat=\"0s\"/>\n"
+     << "</platform>\n";
+  return success();
+}
+
+int64_t simgrid::uniformAlltoallBlock(const Topology &topo,
+                                      const TransferSet &transfers) {
+  int64_t ranks = topo.numRanks();
+  if (ranks < 2 ||
+      static_cast<int64_t>(transfers.size()) != ranks * (ranks - 1))
+    return 0;
+  std::optional<int64_t> block = transfers.uniformBytes();
+  return block ? *block : 0;
+}
+
+/// The run script: every smpirun option in one place, so that a user can
+/// rerun or tweak one variant by hand.
+static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
+                           llvm::ArrayRef<NamedSchedule> schedules,
+                           bool hasStock) {
+  os << "#!/bin/sh\n"
+     << "# Generated by phasec: simulate " << topo.desc().str()
+     << " with SimGrid SMPI, on a platform whose routes are phasec's.\n"
+     << "#\n"
+     << "#   sh run.sh build           build libplatform.so and program\n"
+     << "#   sh run.sh phased NAME     run sched-NAME.bin phase by phase\n"
+     << "#   sh run.sh builtin ALGO    MPI_Alltoall[v] with "
+        "--cfg=smpi/alltoall:ALGO\n";
+  if (hasStock)
+    os << "#   sh run.sh stock ALGO      the same on SimGrid's stock TORUS "
+          "platform\n";
+  os << "#\n"
+     << "# Schedules here:";
+  for (const NamedSchedule &s : schedules)
+    os << " " << s.name;
+  os << "\n"
+     << "# Environment: PHASEC_SIM_TIMEOUT (seconds, 0 = none), "
+        "PHASEC_SIM_TRACE (write a Paje trace\n"
+     << "# with link utilisation to this file), PHASEC_SIM_EXTRA (more "
+        "smpirun options).\n"
+     << "#\n"
+     << "# The network model is SimGrid's max-min CM02 without SMPI's "
+        "bandwidth and latency\n"
+     << "# factors and without TCP cross traffic: a link of bandwidth B "
+        "shared by n flows gives\n"
+     << "# each B/n; a message of b bytes over a route of latency l takes "
+        "l + b/B alone.\n"
+     << "set -e\n"
+     << "cd \"$(dirname \"$0\")\"\n"
+     << "RANKS=" << topo.numRanks() << "\n"
+     << "CFG=\"--cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1e9 "
+        "--cfg=network/model:CM02 --cfg=network/crosstraffic:0 "
+        "--cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 "
+        "--cfg=network/TCP-gamma:0 --log=root.thres:warning\"\n"
+     << "if [ -n \"$PHASEC_SIM_TRACE\" ]; then\n"
+     << "  CFG=\"$CFG --cfg=tracing:yes --cfg=tracing/uncategorized:yes "
+        "--cfg=tracing/filename:$PHASEC_SIM_TRACE\"\n"
+     << "fi\n"
+     << "case \"$1\" in\n"
+     << "build)\n"
+     << "  ${CXX:-c++} -O2 -std=c++17 -shared -fPIC platform.cpp -o "
+        "libplatform.so $(pkg-config --cflags --libs simgrid)\n"
+     << "  smpicc -O2 program.c -o program\n"
+     << "  exit 0 ;;\n"
+     << "phased) PLATFORM=./libplatform.so; ARGS=\"phased sched-$2.bin\"; "
+        "ALG= ;;\n"
+     << "builtin) PLATFORM=./libplatform.so; ARGS=\"alltoall "
+        "sched-" << schedules.front().name
+     << ".bin\"; ALG=\"--cfg=smpi/alltoall:$2\" ;;\n";
+  if (hasStock)
+    os << "stock) PLATFORM=stock-torus.xml; ARGS=\"alltoall sched-"
+       << schedules.front().name
+       << ".bin\"; ALG=\"--cfg=smpi/alltoall:$2\" ;;\n";
+  os << "*) echo \"usage: sh run.sh build | phased NAME | builtin ALGO"
+     << (hasStock ? " | stock ALGO" : "") << "\" >&2; exit 2 ;;\n"
+     << "esac\n"
+     << "exec timeout --kill-after=10 \"${PHASEC_SIM_TIMEOUT:-0}\" smpirun "
+        "-np \"$RANKS\" -platform \"$PLATFORM\" -hostfile hostfile $CFG $ALG "
+        "$PHASEC_SIM_EXTRA ./program $ARGS\n";
+}
+
+/// Writes `contents` to dir/name.
+static LogicalResult writeFile(StringRef dir, StringRef name,
+                               llvm::function_ref<void(llvm::raw_ostream &)> fn,
+                               std::string &error) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write " + std::string(path) + ": " + ec.message();
+    return failure();
+  }
+  fn(os);
+  os.close();
+  if (os.has_error()) {
+    error = "cannot write " + std::string(path) + ": " + os.error().message();
+    os.clear_error();
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult simgrid::emitSimGrid(const Topology &topo,
+                                   const TransferSet &transfers,
+                                   llvm::ArrayRef<NamedSchedule> schedules,
+                                   const PlatformOptions &options,
+                                   StringRef dir, PlatformStats &stats,
+                                   std::string &error) {
+  if (schedules.empty() || !schedules.front().schedule) {
+    error = "no schedule to simulate";
+    return failure();
+  }
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+    error = "cannot create " + dir.str() + ": " + ec.message();
+    return failure();
+  }
+  int64_t conflicts = 0;
+  std::vector<TieMask> ties =
+      buildTieTable(topo, *schedules.front().schedule, &conflicts);
+  stats.tieConflicts = conflicts;
+  int64_t block = uniformAlltoallBlock(topo, transfers);
+  bool hasStock = (topo.kind() == TopologyKind::Torus ||
+                   topo.kind() == TopologyKind::Hypercube) &&
+                  topo.ranksPerNode() == 1;
+
+  if (failed(writeFile(
+          dir, "platform.txt",
+          [&](llvm::raw_ostream &os) {
+            writePlatformData(os, topo, ties, options, stats);
+          },
+          error)) ||
+      failed(writeFile(
+          dir, "platform.cpp",
+          [&](llvm::raw_ostream &os) { os << platformSource(); }, error)) ||
+      failed(writeFile(
+          dir, "program.c",
+          [&](llvm::raw_ostream &os) { os << programSource(); }, error)) ||
+      failed(writeFile(
+          dir, "hostfile",
+          [&](llvm::raw_ostream &os) {
+            for (int64_t r = 0; r < topo.numRanks(); ++r)
+              os << "rank-" << r << "\n";
+          },
+          error)) ||
+      failed(writeFile(
+          dir, "run.sh",
+          [&](llvm::raw_ostream &os) {
+            writeRunScript(os, topo, schedules, hasStock);
+          },
+          error)))
+    return failure();
+  for (const NamedSchedule &s : schedules) {
+    if (!s.schedule)
+      continue;
+    if (failed(writeFile(
+            dir, "sched-" + s.name + ".bin",
+            [&](llvm::raw_ostream &os) {
+              writeScheduleData(os, topo.numRanks(), *s.schedule, block);
+            },
+            error)))
+      return failure();
+  }
+  if (hasStock) {
+    std::string stockError;
+    LogicalResult ok = success();
+    if (failed(writeFile(
+            dir, "stock-torus.xml",
+            [&](llvm::raw_ostream &os) {
+              ok = writeStockTorus(os, topo, options, stockError);
+            },
+            error)))
+      return failure();
+    if (failed(ok)) {
+      error = stockError;
+      return failure();
+    }
+  }
+  return success();
+}

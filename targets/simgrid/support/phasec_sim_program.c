@@ -1,0 +1,177 @@
+/*===- phasec_sim_program.c - The MPI program simulated by SMPI -----------===*
+ *
+ * Part of phasec. Copied verbatim by `phasec --emit=simgrid` into the output
+ * directory and built with smpicc (see run.sh). The same program runs every
+ * variant of an operation so that they differ only in what they send when:
+ *
+ *   program phased SCHED.bin     phasec's (or a baseline's) phases: in phase
+ *                                k every rank posts its receives and sends of
+ *                                phase k, waits for them, and all ranks meet
+ *                                in a barrier (the seeds' phased AAPC);
+ *   program alltoall SCHED.bin   the same demands through MPI_Alltoall (uniform
+ *                                blocks) or MPI_Alltoallv, i.e. through the
+ *                                algorithm chosen by --cfg=smpi/alltoall:X.
+ *
+ * SCHED.bin (little-endian int64): "PHSIM001", ranks R, phases N, uniform
+ * block (0 if none), offsets[R+1] into the records, then records of 4 int64
+ * (phase, peer, bytes, kind: 0 = send, 1 = receive), grouped by rank.
+ *
+ * Rank 0 prints on stdout, in simulated seconds:
+ *   PHASEC_SIM_TIME <t>            from a common start to the last completion
+ *   PHASEC_SIM_PHASE <k> <t>       phased: when phase k completed everywhere,
+ *                                  relative to the start
+ * and on stderr "PHASEC_SIM_PROGRESS k n" while it runs (wall-clock progress).
+ *===----------------------------------------------------------------------===*/
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  int64_t phase, peer, bytes, kind;
+} Record;
+
+static void fail(const char *msg, const char *path) {
+  fprintf(stderr, "phasec program: %s: %s\n", path, msg);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  exit(2);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (argc < 3) {
+    if (rank == 0)
+      fprintf(stderr, "usage: %s phased|alltoall SCHED.bin\n", argv[0]);
+    MPI_Finalize();
+    return 2;
+  }
+  const char *mode = argv[1], *path = argv[2];
+  int phased = strcmp(mode, "phased") == 0;
+  if (!phased && strcmp(mode, "alltoall") != 0)
+    fail("unknown mode", mode);
+
+  /* Read this rank's records only. */
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    fail("cannot open", path);
+  char magic[8];
+  int64_t head[3];
+  if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "PHSIM001", 8) != 0 ||
+      fread(head, sizeof(int64_t), 3, f) != 3)
+    fail("not a phasec schedule file", path);
+  int64_t ranks = head[0], numPhases = head[1], uniform = head[2];
+  if (ranks != size)
+    fail("rank count differs from the number of MPI processes", path);
+  int64_t off[2];
+  if (fseek(f, (long)(32 + 8 * rank), SEEK_SET) != 0 ||
+      fread(off, sizeof(int64_t), 2, f) != 2)
+    fail("truncated offsets", path);
+  int64_t numRecords = off[1] - off[0];
+  Record *recs = malloc(sizeof(Record) * (size_t)(numRecords ? numRecords : 1));
+  if (fseek(f, (long)(32 + 8 * (ranks + 1) + 32 * off[0]), SEEK_SET) != 0 ||
+      fread(recs, sizeof(Record), (size_t)numRecords, f) != (size_t)numRecords)
+    fail("truncated records", path);
+  fclose(f);
+
+  double start, end;
+  if (phased) {
+    /* Buffers sized for the busiest phase of this rank, reused per phase. */
+    int64_t maxSend = 1, maxRecv = 1, maxReq = 1;
+    for (int64_t i = 0; i < numRecords;) {
+      int64_t s = 0, r = 0, n = 0, j = i;
+      for (; j < numRecords && recs[j].phase == recs[i].phase; ++j, ++n)
+        if (recs[j].kind)
+          r += recs[j].bytes;
+        else
+          s += recs[j].bytes;
+      if (s > maxSend) maxSend = s;
+      if (r > maxRecv) maxRecv = r;
+      if (n > maxReq) maxReq = n;
+      i = j;
+    }
+    char *sendBuf = malloc((size_t)maxSend), *recvBuf = malloc((size_t)maxRecv);
+    MPI_Request *reqs = malloc(sizeof(MPI_Request) * (size_t)maxReq);
+    double *done = calloc((size_t)(numPhases ? numPhases : 1), sizeof(double));
+    double *doneMax = calloc((size_t)(numPhases ? numPhases : 1), sizeof(double));
+    int every = numPhases > 200 ? (int)(numPhases / 200) : 1;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    start = MPI_Wtime();
+    int64_t i = 0;
+    for (int64_t k = 0; k < numPhases; ++k) {
+      int n = 0;
+      int64_t sOff = 0, rOff = 0;
+      for (; i < numRecords && recs[i].phase == k; ++i) {
+        Record *r = &recs[i];
+        if (r->kind)
+          MPI_Irecv(recvBuf + rOff, (int)r->bytes, MPI_BYTE, (int)r->peer,
+                    (int)k, MPI_COMM_WORLD, &reqs[n++]), rOff += r->bytes;
+        else
+          MPI_Isend(sendBuf + sOff, (int)r->bytes, MPI_BYTE, (int)r->peer,
+                    (int)k, MPI_COMM_WORLD, &reqs[n++]), sOff += r->bytes;
+      }
+      MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+      done[k] = MPI_Wtime() - start;
+      if (k + 1 < numPhases)
+        MPI_Barrier(MPI_COMM_WORLD);
+      if (rank == 0 && ((k + 1) % every == 0 || k + 1 == numPhases))
+        fprintf(stderr, "PHASEC_SIM_PROGRESS %lld %lld\n", (long long)(k + 1),
+                (long long)numPhases);
+    }
+    end = MPI_Wtime() - start;
+    double endMax = 0;
+    MPI_Reduce(&end, &endMax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(done, doneMax, (int)numPhases, MPI_DOUBLE, MPI_MAX, 0,
+               MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("PHASEC_SIM_TIME %.12e\n", endMax);
+      for (int64_t k = 0; k < numPhases; ++k)
+        printf("PHASEC_SIM_PHASE %lld %.12e\n", (long long)k, doneMax[k]);
+    }
+    free(sendBuf), free(recvBuf), free(reqs), free(done), free(doneMax);
+  } else {
+    /* Whole P x block buffers: shared between the simulated ranks (their
+       contents do not matter) so that 512 ranks do not need 512 copies. */
+    int *sc = calloc((size_t)size, sizeof(int)), *rc = calloc((size_t)size, sizeof(int));
+    int *sd = calloc((size_t)size, sizeof(int)), *rd = calloc((size_t)size, sizeof(int));
+    int64_t sTot = 0, rTot = 0;
+    for (int64_t i = 0; i < numRecords; ++i)
+      if (recs[i].kind)
+        rc[recs[i].peer] += (int)recs[i].bytes;
+      else
+        sc[recs[i].peer] += (int)recs[i].bytes;
+    for (int p = 0; p < size; ++p) {
+      sd[p] = (int)sTot, rd[p] = (int)rTot;
+      sTot += sc[p], rTot += rc[p];
+    }
+    if (uniform) {
+      sTot = rTot = uniform * size;
+    }
+    char *sendBuf = SMPI_SHARED_MALLOC((size_t)(sTot ? sTot : 1));
+    char *recvBuf = SMPI_SHARED_MALLOC((size_t)(rTot ? rTot : 1));
+    MPI_Barrier(MPI_COMM_WORLD);
+    start = MPI_Wtime();
+    if (uniform)
+      MPI_Alltoall(sendBuf, (int)uniform, MPI_BYTE, recvBuf, (int)uniform,
+                   MPI_BYTE, MPI_COMM_WORLD);
+    else
+      MPI_Alltoallv(sendBuf, sc, sd, MPI_BYTE, recvBuf, rc, rd, MPI_BYTE,
+                    MPI_COMM_WORLD);
+    end = MPI_Wtime() - start;
+    double endMax = 0;
+    MPI_Reduce(&end, &endMax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+      printf("PHASEC_SIM_TIME %.12e\n", endMax);
+    SMPI_SHARED_FREE(sendBuf);
+    SMPI_SHARED_FREE(recvBuf);
+    free(sc), free(rc), free(sd), free(rd);
+  }
+  free(recs);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""phasec SimGrid report: pictures from the CSVs phasec wrote, one HTML file.
+
+Part of phasec. Copied into the report directory by `--report DIR` and run
+there with /usr/bin/python3 (matplotlib, Agg backend). With --trace it first
+turns SimGrid's Paje trace into link_timeline.csv: link utilisation over
+time, aggregated over all links (mean and percentiles; not the raw trace).
+"""
+import argparse
+import base64
+import csv
+import html
+import io
+import os
+import sys
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def percentile(sorted_vals, q):
+    if not sorted_vals:
+        return 0.0
+    i = min(len(sorted_vals) - 1, max(0, int(round(q * (len(sorted_vals) - 1)))))
+    return sorted_vals[i]
+
+
+def timeline_from_trace(trace, out_csv, bins=100):
+    """Paje trace -> per-link bandwidth_used step functions -> for each of
+    `bins` equal time slices, the mean/p10/p50/p90/max utilisation over the
+    network links (utilisation = bandwidth used / bandwidth)."""
+    aliases = {}          # variable type alias -> name
+    containers = {}       # container alias -> (name, type)
+    events = {}           # link container -> [(time, value)] of bandwidth_used
+    capacity = {}         # link container -> bandwidth
+    defs = {}             # event id -> (name, [field names])
+    with open(trace) as f:
+        cur = None
+        for line in f:
+            if line.startswith("%EventDef"):
+                parts = line.split()
+                cur = (parts[1], int(parts[2]), [])
+                continue
+            if line.startswith("%EndEventDef"):
+                defs[str(cur[1])] = (cur[0], cur[2])
+                cur = None
+                continue
+            if line.startswith("%"):
+                if cur is not None:
+                    fields = line[1:].split()
+                    if fields:
+                        cur[2].append(fields[0])
+                continue
+            toks = split_paje(line)
+            if not toks or toks[0] not in defs:
+                continue
+            name, fields = defs[toks[0]]
+            rec = dict(zip(fields, toks[1:]))
+            if name == "PajeDefineVariableType":
+                aliases[rec.get("Alias", rec.get("Name"))] = rec.get("Name")
+            elif name == "PajeCreateContainer":
+                containers[rec.get("Alias", rec.get("Name"))] = (rec.get("Name"), rec.get("Type"))
+            elif name in ("PajeSetVariable", "PajeAddVariable", "PajeSubVariable"):
+                var = aliases.get(rec.get("Type"), rec.get("Type"))
+                cont = rec.get("Container")
+                t = float(rec.get("Time", 0))
+                v = float(rec.get("Value", 0))
+                if var == "bandwidth" and name == "PajeSetVariable":
+                    capacity[cont] = v
+                elif var == "bandwidth_used":
+                    lst = events.setdefault(cont, [])
+                    prev = lst[-1][1] if lst else 0.0
+                    if name == "PajeSetVariable":
+                        nv = v
+                    elif name == "PajeAddVariable":
+                        nv = prev + v
+                    else:
+                        nv = prev - v
+                    lst.append((t, nv))
+    # Network links only (phasec's topology links are named L<id>_...).
+    links = sorted(c for c in events
+                   if containers.get(c, (c,))[0].startswith("L") and capacity.get(c, 0) > 0)
+    end = 0.0
+    for c in links:
+        if events[c]:
+            end = max(end, events[c][-1][0])
+    rows = []
+    if links and end > 0:
+        width = end / bins
+        util = {c: [0.0] * bins for c in links}
+        for c in links:
+            ev = events[c]
+            cap = capacity[c]
+            for i, (t, v) in enumerate(ev):
+                t2 = ev[i + 1][0] if i + 1 < len(ev) else end
+                if v <= 0 or t2 <= t:
+                    continue
+                b0 = int(t / width)
+                while b0 < bins:
+                    lo, hi = b0 * width, (b0 + 1) * width
+                    ov = min(hi, t2) - max(lo, t)
+                    if ov > 0:
+                        util[c][b0] += v / cap * ov / width
+                    if hi >= t2:
+                        break
+                    b0 += 1
+        for b in range(bins):
+            vals = sorted(min(1.0, util[c][b]) for c in links)
+            rows.append([(b + 0.5) * width, sum(vals) / len(vals), percentile(vals, 0.1),
+                         percentile(vals, 0.5), percentile(vals, 0.9), vals[-1]])
+    with open(out_csv, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["time_s", "mean", "p10", "p50", "p90", "max"])
+        for r in rows:
+            w.writerow(["%.6g" % x for x in r])
+    return len(links)
+
+
+def split_paje(line):
+    out, cur, q = [], "", False
+    for ch in line.strip():
+        if ch == '"':
+            q = not q
+        elif ch in " \t" and not q:
+            if cur:
+                out.append(cur)
+                cur = ""
+        else:
+            cur += ch
+    if cur:
+        out.append(cur)
+    return out
+
+
+def png(fig):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def main(argv):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--title", default="phasec simulation")
+    ap.add_argument("--trace")
+    ap.add_argument("--csv-only", action="store_true")
+    a = ap.parse_args(argv)
+    d = a.dir
+    if a.trace:
+        timeline_from_trace(a.trace, os.path.join(d, "link_timeline.csv"))
+    if a.csv_only:
+        return 0
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figs = []
+    summary = read_csv(os.path.join(d, "summary.csv"))
+
+    # 1. Heat map: links x phases.
+    rows = read_csv(os.path.join(d, "link_phase.csv"))
+    if rows:
+        phases = [k for k in rows[0].keys() if k.startswith("p")]
+        order = sorted(range(len(rows)), key=lambda i: (rows[i]["class"], int(rows[i]["link"])))
+        mat = [[float(rows[i][p]) for p in phases] for i in order]
+        fig, ax = plt.subplots(figsize=(9, 5))
+        im = ax.imshow(mat, aspect="auto", interpolation="nearest", cmap="viridis", vmin=0, vmax=1)
+        ax.set_xlabel("phase")
+        ax.set_ylabel("directed link (by class, id)")
+        ax.set_title("link busy share per phase")
+        fig.colorbar(im, ax=ax, label="busy share of the phase")
+        figs.append(("Link-by-phase heat map", png(fig)))
+        plt.close(fig)
+
+    # 2. Throughput over routes.
+    rt = read_csv(os.path.join(d, "route_throughput.csv"))
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.bar([float(r["bin_lo"]) for r in rt], [int(r["routes"]) for r in rt], width=0.05, align="edge")
+    ax.set_xlabel("route throughput / its slowest link's bandwidth")
+    ax.set_ylabel("routes")
+    ax.set_title("throughput distribution over %d routes" % sum(int(r["routes"]) for r in rt))
+    figs.append(("Throughput over routes", png(fig)))
+    plt.close(fig)
+
+    # 3. Throughput over phases.
+    pt = read_csv(os.path.join(d, "phase_throughput.csv"))
+    vals = [float(r["per_node_Bps"]) / 1e6 for r in pt]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.hist(vals, bins=30)
+    ax.set_xlabel("MB/s per node")
+    ax.set_ylabel("phases")
+    ax.set_title("throughput distribution over %d phases" % len(vals))
+    figs.append(("Throughput over phases", png(fig)))
+    plt.close(fig)
+
+    # 4. Link utilisation over time (from the trace).
+    tl_path = os.path.join(d, "link_timeline.csv")
+    if os.path.exists(tl_path):
+        tl = read_csv(tl_path)
+        if tl:
+            t = [float(r["time_s"]) * 1e3 for r in tl]
+            fig, ax = plt.subplots(figsize=(8, 3.5))
+            ax.fill_between(t, [float(r["p10"]) for r in tl], [float(r["p90"]) for r in tl],
+                            alpha=0.3, label="p10-p90")
+            ax.plot(t, [float(r["mean"]) for r in tl], label="mean")
+            ax.plot(t, [float(r["p50"]) for r in tl], label="median")
+            ax.plot(t, [float(r["max"]) for r in tl], label="max", lw=0.8)
+            ax.set_ylim(0, 1.05)
+            ax.set_xlabel("simulated time (ms)")
+            ax.set_ylabel("link utilisation")
+            ax.set_title("network link utilisation over time (all links)")
+            ax.legend(loc="lower right", fontsize=8)
+            figs.append(("Link utilisation over time", png(fig)))
+            plt.close(fig)
+
+    out = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>"
+           "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}</style></head><body>"
+           % html.escape(a.title), "<h1>%s</h1>" % html.escape(a.title), "<h2>Variants</h2><table><tr>"]
+    cols = ["variant", "platform", "kind", "status", "sim_time_s", "eff_bandwidth_Bps", "pct_of_bound",
+            "model_time_s", "phases"]
+    out.append("".join("<th>%s</th>" % c for c in cols) + "</tr>")
+    for r in summary:
+        out.append("<tr>" + "".join("<td>%s</td>" % html.escape(r.get(c, "")) for c in cols) + "</tr>")
+    out.append("</table>")
+    for name, data in figs:
+        out.append("<h2>%s</h2><img alt='%s' src='data:image/png;base64,%s'/>"
+                   % (html.escape(name), html.escape(name), data))
+    out.append("</body></html>\n")
+    with open(os.path.join(d, "index.html"), "w") as f:
+        f.write("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
