@@ -417,6 +417,13 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
       }
     }
     bool wrap = desc.kind == TopologyKind::Torus;
+    if (nodes * nd <= (int64_t(1) << 24)) {
+      t.coordTable_.resize(nodes * nd);
+      for (int64_t n = 0; n < nodes; ++n)
+        for (unsigned d = 0; d < nd; ++d)
+          t.coordTable_[n * nd + d] =
+              static_cast<int32_t>((n / t.strides_[d]) % t.dims_[d]);
+    }
     t.neighbor_.assign(nodes * nd * 2, kNoLink);
     for (int64_t n = 0; n < nodes; ++n)
       for (unsigned d = 0; d < nd; ++d) {
@@ -584,10 +591,18 @@ void Topology::route(NodeId src, NodeId dst, TieMask ties,
       steps = xd > xs ? xd - xs : xs - xd;
       dirIndex = xd > xs ? 0 : 1;
     }
+    // Next node by arithmetic, not through links_[l].dst: the table loads
+    // of successive hops then do not depend on each other.
+    int64_t stride = strides_[d], x = xs, step = dirIndex ? -1 : 1;
     for (int64_t i = 0; i < steps; ++i) {
-      LinkId l = neighbor_[(cur * nd + d) * 2 + dirIndex];
-      out.push_back(l);
-      cur = links_[l].dst;
+      out.push_back(neighbor_[(cur * nd + d) * 2 + dirIndex]);
+      int64_t y = x + step;
+      if (y == k)
+        y = 0;
+      else if (y < 0)
+        y = k - 1;
+      cur += (y - x) * stride;
+      x = y;
     }
   }
 }

@@ -140,6 +140,8 @@ public:
 
   void coords(NodeId node, llvm::SmallVectorImpl<int64_t> &out) const;
   int64_t coord(NodeId node, unsigned dim) const {
+    if (!coordTable_.empty())
+      return coordTable_[static_cast<size_t>(node) * dims_.size() + dim];
     return (node / strides_[dim]) % dims_[dim];
   }
   NodeId nodeAt(llvm::ArrayRef<int64_t> coords) const;
@@ -200,6 +202,9 @@ private:
   std::vector<Link> links_;
   /// Grid: (node * numDims + dim) * 2 + (dir < 0 ? 1 : 0) -> LinkId.
   std::vector<LinkId> neighbor_;
+  /// node * numDims + dim -> coordinate, for machines small enough (routing
+  /// is on the verifier's hot path; divisions dominate otherwise).
+  std::vector<int32_t> coordTable_;
   double minBw_ = 0, maxBw_ = 0;
 };
 
