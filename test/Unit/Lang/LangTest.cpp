@@ -1,0 +1,451 @@
+//===- LangTest.cpp - Unit tests for the .sched front end -----------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Runs parseAndCheck() on small in-memory programs and checks the evaluated
+/// AST and the diagnostics (text, line and column). The lit tests in
+/// test/Lang check the same diagnostics through the phasec driver; these run
+/// without it and check the values lowering depends on.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Lang/Parser.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+
+using namespace phasec::lang;
+
+namespace {
+
+struct Result {
+  std::unique_ptr<Program> program;
+  std::string diags;
+  unsigned errors = 0;
+};
+
+Result run(llvm::StringRef text, FrontendOptions opts = {}) {
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, "t.sched"),
+                        llvm::SMLoc());
+  Result r;
+  llvm::raw_string_ostream os(r.diags);
+  DiagnosticEngine diag(sm, os);
+  r.program = parseAndCheck(sm, opts, diag);
+  r.errors = diag.numErrors();
+  os.flush();
+  return r;
+}
+
+Result runFile(llvm::StringRef path, FrontendOptions opts = {}) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  EXPECT_TRUE(static_cast<bool>(buf)) << path.str();
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
+  Result r;
+  llvm::raw_string_ostream os(r.diags);
+  DiagnosticEngine diag(sm, os);
+  r.program = parseAndCheck(sm, opts, diag);
+  r.errors = diag.numErrors();
+  os.flush();
+  return r;
+}
+
+const char *kT3d = R"(
+machine t3d {
+  topology = torus(8, 4, 8, 2);
+  bandwidth = 75 MB/s;
+  latency = 1 us;
+  ranks_per_node = 1;
+  routing = dimension_order(0, 1, 2, 3);
+  injection = 75 MB/s;
+}
+)";
+
+bool contains(const std::string &hay, llvm::StringRef needle) {
+  return hay.find(needle.str()) != std::string::npos;
+}
+
+} // namespace
+
+TEST(LangTest, MachineIsEvaluated) {
+  Result r = run(std::string(kT3d) + "alltoall aapc { block = 32 KiB; }\n");
+  ASSERT_TRUE(r.program) << r.diags;
+  ASSERT_EQ(r.program->machines.size(), 1u);
+  const Machine &m = *r.program->machines[0];
+  EXPECT_EQ(m.kind, TopologyKind::Torus);
+  EXPECT_EQ(m.dims, (llvm::SmallVector<int64_t, 4>{8, 4, 8, 2}));
+  EXPECT_EQ(m.numNodes(), 512);
+  EXPECT_DOUBLE_EQ(m.bandwidth, 75e6);
+  EXPECT_DOUBLE_EQ(m.latency, 1e-6);
+  EXPECT_DOUBLE_EQ(m.injectionBandwidth, 75e6);
+  EXPECT_EQ(m.dimOrder, (llvm::SmallVector<unsigned, 4>{0, 1, 2, 3}));
+  ASSERT_EQ(r.program->operations.size(), 1u);
+  const Operation &op = *r.program->operations[0];
+  EXPECT_EQ(op.kind, OpKind::Alltoall);
+  EXPECT_EQ(op.name, "aapc");
+  EXPECT_EQ(op.blockBytes, 32768);
+  EXPECT_EQ(op.group->size(), 512);
+  EXPECT_TRUE(op.group->implicitAll);
+  EXPECT_EQ(op.directives.algorithm, Algorithm::Auto);
+  EXPECT_TRUE(op.loc.isValid());
+}
+
+TEST(LangTest, UnitsAndConstants) {
+  Result r = run(R"(
+const K = 3;
+const SZ = 2 KB;
+machine m {
+  topology = mesh(4, 4);
+  bandwidth = 2.5 GB/s;
+  latency = 250 ns;
+  setup_cost = 35 us;
+  packet_length = 512 B;
+  copy_rate.contiguous = 1 GiB/s;
+  copy_rate.strided = 100 KiB/s;
+  routing = dimension_order(1, 0);
+}
+alltoall a { block = K * SZ; }
+alltoall b { block = 1 MiB; }
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  const Machine &m = *r.program->machines[0];
+  EXPECT_DOUBLE_EQ(m.bandwidth, 2.5e9);
+  EXPECT_DOUBLE_EQ(m.latency, 250e-9);
+  EXPECT_DOUBLE_EQ(m.cost.setupCost, 35e-6);
+  EXPECT_EQ(m.cost.packetLength, 512);
+  EXPECT_DOUBLE_EQ(m.cost.copyRateContiguous, 1073741824.0);
+  EXPECT_DOUBLE_EQ(m.cost.copyRateStrided, 102400.0);
+  EXPECT_EQ(m.dimOrder, (llvm::SmallVector<unsigned, 4>{1, 0}));
+  EXPECT_EQ(r.program->operations[0]->blockBytes, 6000);
+  EXPECT_EQ(r.program->operations[1]->blockBytes, 1048576);
+}
+
+TEST(LangTest, GroupsArePredicatesOverCoordinates) {
+  Result r = run(std::string(kT3d) + R"(
+group plane0 = nodes where z == 0;
+group odd = ranks 1 .. 16 step 2;
+group some = nodes { 5, 3, 3, 1 };
+group both = nodes where x == 0 && (y == 1 || d3 == 1);
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  const Group *plane0 = r.program->lookupGroup("plane0");
+  ASSERT_TRUE(plane0);
+  EXPECT_EQ(plane0->size(), 8 * 4 * 2);
+  EXPECT_TRUE(plane0->overNodes);
+  for (int32_t n : plane0->nodes)
+    EXPECT_EQ(plane0->machine->coord(n, 2), 0);
+  const Group *odd = r.program->lookupGroup("odd");
+  EXPECT_EQ(odd->ranks, (std::vector<int32_t>{1, 3, 5, 7, 9, 11, 13, 15}));
+  EXPECT_FALSE(odd->overNodes);
+  const Group *some = r.program->lookupGroup("some");
+  EXPECT_EQ(some->ranks, (std::vector<int32_t>{1, 3, 5}));
+  const Group *both = r.program->lookupGroup("both");
+  for (int32_t n : both->nodes) {
+    EXPECT_EQ(both->machine->coord(n, 0), 0);
+    EXPECT_TRUE(both->machine->coord(n, 1) == 1 ||
+                both->machine->coord(n, 3) == 1);
+  }
+  // x == 0: 4 * 8 * 2 nodes, minus those with y != 1 and w != 1.
+  EXPECT_EQ(both->size(), 4 * 8 * 2 - 3 * 8 * 1);
+}
+
+TEST(LangTest, PercsCoordinatesAndRanksPerNode) {
+  Result r = run(R"(
+machine p { topology = percs(2, 4, 8); ranks_per_node = 4; }
+group drawer1 = nodes where supernode == 1 && drawer == 1;
+group cores0 = ranks where core == 0 && index < 2;
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  const Machine &m = *r.program->machines[0];
+  EXPECT_EQ(m.routing, RoutingKind::Direct);
+  EXPECT_DOUBLE_EQ(m.llBandwidth, 24e9);
+  EXPECT_DOUBLE_EQ(m.lrBandwidth, 5e9);
+  EXPECT_DOUBLE_EQ(m.dBandwidth, 10e9);
+  const Group *d1 = r.program->lookupGroup("drawer1");
+  EXPECT_EQ(d1->nodes.front(), 32 + 8);
+  EXPECT_EQ(d1->nodes.size(), 8u);
+  EXPECT_EQ(d1->ranks.size(), 32u);
+  const Group *c0 = r.program->lookupGroup("cores0");
+  // 2 supernodes * 4 drawers * 2 nodes, core 0 each.
+  EXPECT_EQ(c0->size(), 16);
+  EXPECT_EQ(c0->ranks[1], 4);
+}
+
+TEST(LangTest, HandWrittenSeed002Schedule) {
+  Result r = run(R"(
+machine p { topology = percs(1, 1, 4); ranks_per_node = 4; }
+alltoall a { block = 1 KiB;
+  schedule { for i in 0 .. 4 { phase { for n in 0 .. 4 { for j in 0 .. 4 {
+    for c in 0 .. 4 { send rank(n, j) -> rank((n + j + i) % 4, c); } } } } } }
+}
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  const Operation &op = *r.program->operations[0];
+  EXPECT_EQ(op.directives.algorithm, Algorithm::Schedule);
+  ASSERT_EQ(op.phases.size(), 4u);
+  EXPECT_EQ(op.numScheduledTransfers(), 4u * 4 * 4 * 4);
+  const Transfer &t = op.phases[1].transfers[5];
+  // i = 1, n = 0, j = 1, c = 1: rank 1 -> node 2 core 1 = rank 9.
+  EXPECT_EQ(t.src, 1);
+  EXPECT_EQ(t.dst, 9);
+  EXPECT_EQ(t.bytes, 1024);
+  EXPECT_TRUE(t.loc.isValid());
+}
+
+TEST(LangTest, HandWrittenScheduleIsChecked) {
+  Result r = run(R"(
+machine p { topology = percs(1, 1, 4); ranks_per_node = 4; }
+alltoall a { block = 1 KiB;
+  schedule { for i in 0 .. 3 { phase { for n in 0 .. 4 { for j in 0 .. 4 {
+    for c in 0 .. 4 { send rank(n, j) -> rank((n + j + i) % 4, c); } } } } } }
+}
+)");
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "sends 0 bytes from rank")) << r.diags;
+  EXPECT_TRUE(contains(r.diags, "but alltoall needs 1024")) << r.diags;
+}
+
+TEST(LangTest, Permutations) {
+  Result r = run(R"(
+machine m { topology = hypercube(3); bandwidth = 1 GB/s; }
+permute a { pattern = bit_reversal; block = 8 B; }
+permute b { pattern = xor(5); block = 8 B; }
+permute c { pattern = shift(-1); block = 8 B; }
+permute d { pattern = random(7); block = 8 B; }
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  auto &ops = r.program->operations;
+  EXPECT_EQ(ops[0]->permutation, (std::vector<int64_t>{0, 4, 2, 6, 1, 5, 3, 7}));
+  EXPECT_EQ(ops[1]->permutation, (std::vector<int64_t>{5, 4, 7, 6, 1, 0, 3, 2}));
+  EXPECT_EQ(ops[2]->permutation, (std::vector<int64_t>{7, 0, 1, 2, 3, 4, 5, 6}));
+  std::vector<int64_t> sorted = ops[3]->permutation;
+  llvm::sort(sorted);
+  EXPECT_EQ(sorted, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  // Deterministic across runs.
+  Result again = run(R"(
+machine m { topology = hypercube(3); bandwidth = 1 GB/s; }
+permute d { pattern = random(7); block = 8 B; }
+)");
+  EXPECT_EQ(again.program->operations[0]->permutation, ops[3]->permutation);
+}
+
+TEST(LangTest, ElementPermuteSizeMatrix) {
+  Result r = run(R"(
+machine m { topology = mesh(2); bandwidth = 1 GB/s; }
+array A : int32[4] by rows over all;
+permute p { from = A; pattern = shift(1); }
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  const Operation &op = *r.program->operations[0];
+  EXPECT_TRUE(op.elementLevel);
+  // Elements 0,1 on rank 0; 2,3 on rank 1. 0->1 (r0), 1->2 (r1), 2->3 (r1),
+  // 3->0 (r0).
+  EXPECT_EQ(op.sizes, (std::vector<int64_t>{4, 4, 4, 4}));
+}
+
+TEST(LangTest, TransposeBlocks) {
+  Result r = run(std::string(kT3d) + R"(
+array A : complex128[4096, 4096] by rows over all;
+array B : complex128[4096, 4096] by rows over all;
+transpose tp { from = A; to = B; style = direct_deposit; }
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  const Operation &op = *r.program->operations[0];
+  EXPECT_EQ(op.blockBytes, 8 * 8 * 16);
+  EXPECT_EQ(op.directives.style, TransferStyle::DirectDeposit);
+  EXPECT_EQ(op.from->name, "A");
+}
+
+TEST(LangTest, AlltoallvRule) {
+  Result r = run(R"(
+machine m { topology = torus(3); bandwidth = 1 GB/s; }
+alltoallv v { sizes = (src + 2 * dst) KiB; }
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  const Operation &op = *r.program->operations[0];
+  ASSERT_EQ(op.sizes.size(), 9u);
+  EXPECT_EQ(op.sizes[1 * 3 + 2], (1 + 4) * 1024);
+}
+
+TEST(LangTest, ReductionsAndPapers) {
+  Result r = run(R"(
+machine m { topology = hypercube(2); bandwidth = 1 GB/s; }
+group evens = ranks where rank % 2 == 0;
+reduce r { root = 2; op = max; type = f64; count = 10; }
+any a on evens;
+putget pg on evens { source = (rank + 2) % 4; type = int64; }
+population pop;
+)");
+  ASSERT_TRUE(r.program) << r.diags;
+  auto &ops = r.program->operations;
+  EXPECT_EQ(ops[0]->root, 2);
+  EXPECT_EQ(ops[0]->blockBytes, 80);
+  EXPECT_EQ(ops[1]->kind, OpKind::Allreduce);
+  EXPECT_EQ(ops[1]->aggregate, Aggregate::Any);
+  EXPECT_EQ(ops[1]->reduceOp, ReduceOp::Or);
+  EXPECT_EQ(ops[2]->kind, OpKind::Alltoallv);
+  EXPECT_EQ(ops[2]->sizes, (std::vector<int64_t>{0, 8, 8, 0}));
+  EXPECT_EQ(ops[3]->kind, OpKind::Local);
+}
+
+TEST(LangTest, TopologyOverride) {
+  FrontendOptions opts;
+  opts.topologyOverride = "mesh:16x16";
+  opts.ranksPerNodeOverride = 2;
+  Result r = run(std::string(kT3d) + "alltoall a { block = 1 KiB; }\n", opts);
+  ASSERT_TRUE(r.program) << r.diags;
+  const Machine &m = *r.program->machines[0];
+  EXPECT_EQ(m.kind, TopologyKind::Mesh);
+  EXPECT_EQ(m.numRanks(), 512);
+  EXPECT_EQ(m.dimOrder, (llvm::SmallVector<unsigned, 4>{0, 1}));
+
+  opts.topologyOverride = "percs:supernodes=1,drawers=4,nodes=8";
+  opts.ranksPerNodeOverride = 0;
+  r = run("machine m { topology = mesh(2); bandwidth = 1 GB/s; }\n", opts);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "PERCS machine 'm' takes bandwidth.LL"));
+
+  opts.topologyOverride = "torus:8xq";
+  r = run(kT3d, opts);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "<command line>: error: invalid --topology "
+                                "'torus:8xq'"))
+      << r.diags;
+}
+
+TEST(LangTest, DiagnosticFormat) {
+  Result r = run("machine m { topology = mesh(4); bandwidth = 1 GB/s; }\n"
+                 "alltoall a { block = 0 B; }\n"
+                 "alltoall b { block = 4 KiB; bogus = 1; }\n");
+  EXPECT_FALSE(r.program);
+  EXPECT_EQ(r.errors, 2u);
+  EXPECT_TRUE(contains(r.diags, "t.sched:2:22: error: block size must be "
+                                "positive, got 0 bytes\n"
+                                "alltoall a { block = 0 B; }\n"
+                                "                     ^\n"))
+      << r.diags;
+  EXPECT_TRUE(contains(r.diags, "t.sched:3:29: error: unknown directive 'bogus'"))
+      << r.diags;
+  EXPECT_TRUE(contains(r.diags, "t.sched:3:29: note: 'alltoall' takes:"))
+      << r.diags;
+}
+
+TEST(LangTest, SyntaxErrorsAreReportedWithColumns) {
+  Result r = run("machine m { topology = mesh(4) bandwidth = 1 GB/s; }\n"
+                 "alltoall a { block = 4 KiB }\n"
+                 "#\n");
+  EXPECT_FALSE(r.program);
+  EXPECT_GE(r.errors, 2u);
+  // `mesh(4) bandwidth` reads as a value with the unit 'bandwidth', so the
+  // parser stops at the '='.
+  EXPECT_TRUE(contains(r.diags, "t.sched:1:42: error: syntax error: mismatched "
+                                "input '=' expecting ';'"))
+      << r.diags;
+  EXPECT_TRUE(contains(r.diags, "t.sched:2:28: error: syntax error: missing "
+                                "';' at '}'"))
+      << r.diags;
+  EXPECT_TRUE(contains(r.diags, "t.sched:3:1: error: syntax error: invalid "
+                                "character '#'"))
+      << r.diags;
+}
+
+TEST(LangTest, ArrayNotDivisibleHasNote) {
+  Result r = run(std::string(kT3d) + R"(
+group g = nodes 0 .. 48;
+array A : f64[4096, 4096] by rows over g;
+)");
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "array 'A' has 4096 rows, which group 'g' of "
+                                "48 ranks cannot divide evenly"))
+      << r.diags;
+  EXPECT_TRUE(contains(r.diags, "note: group sizes that divide 4096 (up to the "
+                                "machine's 512 ranks): 1, 2, 4, 8, 16, 32, "
+                                "64, 128, 256, 512"))
+      << r.diags;
+}
+
+TEST(LangTest, LimitsAreErrorsNotHangs) {
+  FrontendOptions opts;
+  opts.maxUnrolledTransfers = 1000;
+  Result r = run(R"(
+machine m { topology = torus(64); bandwidth = 1 GB/s; }
+alltoall a { block = 8 B; schedule { for i in 0 .. 1000000000 { phase {
+  for j in 0 .. 64 { send j -> (j + i) % 64; } } } } }
+)",
+                 opts);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "unroll to more than 1000 transfers")) << r.diags;
+
+  std::string deep = "const X = " + std::string(5000, '(') + "1" +
+                     std::string(5000, ')') + ";\n";
+  r = run(deep);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "nesting deeper than 200 levels")) << r.diags;
+
+  std::string chain = "const X = 1";
+  for (int i = 0; i < 100000; ++i)
+    chain += "+1";
+  r = run(chain + ";\n");
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "operators is not supported")) << r.diags;
+}
+
+TEST(LangTest, GarbageBytesDoNotCrash) {
+  std::string bytes;
+  for (int i = 0; i < 256; ++i)
+    bytes += static_cast<char>(i);
+  Result r = run(bytes);
+  EXPECT_FALSE(r.program);
+  EXPECT_GE(r.errors, 1u);
+  // Non-ASCII bytes inside comments are fine.
+  r = run("// caf\xc3\xa9 \xff\n machine m { topology = mesh(2); bandwidth = "
+          "1 GB/s; }\n");
+  EXPECT_TRUE(r.program) << r.diags;
+}
+
+TEST(LangTest, ErrorLimitStopsOutput) {
+  std::string many;
+  for (int i = 0; i < 100; ++i)
+    many += "machine m" + std::to_string(i) + " { topology = mesh(0); }\n";
+  Result r = run(many);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "error: too many errors emitted, stopping now"))
+      << r.diags;
+}
+
+TEST(LangTest, ExamplesParseAndCheck) {
+  for (const char *name :
+       {"t3d_aapc", "t3d_transpose", "random_permute", "radix_sort",
+        "percs_alltoall", "delta_one_to_all", "papers_aggregates"}) {
+    llvm::SmallString<256> path(PHASEC_EXAMPLES_DIR);
+    llvm::sys::path::append(path, std::string(name) + ".sched");
+    Result r = runFile(path);
+    EXPECT_TRUE(r.program) << name << ":\n" << r.diags;
+    EXPECT_EQ(r.errors, 0u) << name;
+    if (!r.program)
+      continue;
+    std::string a, b;
+    llvm::raw_string_ostream osa(a), osb(b);
+    r.program->print(osa);
+    r.program->print(osb);
+    EXPECT_EQ(osa.str(), osb.str());
+  }
+  llvm::SmallString<256> path(PHASEC_EXAMPLES_DIR);
+  llvm::sys::path::append(path, "t3d_aapc.sched");
+  Result r = runFile(path);
+  ASSERT_TRUE(r.program);
+  const Operation *aapc = r.program->lookupOperation("aapc");
+  ASSERT_TRUE(aapc);
+  EXPECT_EQ(aapc->blockBytes, 32 * 1024);
+  EXPECT_EQ(aapc->group->size(), 512);
+}
