@@ -29,8 +29,8 @@ struct Candidate {
 };
 } // namespace
 
-/// Forced per-link load, and for tori the tie bytes per ring, keyed
-/// dim * numNodes + (first node of the ring).
+/// Forced per-link load, and for tori the tie bytes per tie segment, keyed
+/// dim * numNodes + (the node where the segment starts).
 static void computeLoads(const Problem &problem, std::vector<double> &load,
                          std::vector<double> *ringTies,
                          int64_t *minPhases = nullptr) {
@@ -39,12 +39,6 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
   bool torus = topo.kind() == TopologyKind::Torus;
   if (ringTies)
     ringTies->assign(torus ? topo.numDims() * topo.numNodes() : 0, 0.0);
-  llvm::SmallVector<int64_t, 8> strides;
-  int64_t stride = 1;
-  for (unsigned e = 0; e < topo.numDims(); ++e) {
-    strides.push_back(stride);
-    stride *= topo.extent(e);
-  }
   // Distinct forced sources per link: demands come sorted by source, so a
   // per-link "last source" stamp counts each source once.
   std::vector<RankId> lastSource;
@@ -87,8 +81,7 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
       seen |= TieMask(1) << dim;
       if (ringTies) {
         int64_t u = link.src;
-        int64_t base = u - topo.coord(u, dim) * strides[dim];
-        (*ringTies)[dim * topo.numNodes() + base] += bytes;
+        (*ringTies)[dim * topo.numNodes() + u] += bytes;
       }
     }
   }
@@ -140,7 +133,31 @@ static Candidate linkCandidate(const Problem &problem) {
   if (topo.kind() != TopologyKind::Torus)
     return best;
 
-  // Rings: forced load plus tie bytes * k/2 spread over the 2k links.
+  // Rings. A tie segment from node u of a ring of k travels k/2 hops, all
+  // "+" or all "-". Whatever the choices, the busiest "+" link carries at
+  // least the average over the k "+" links, (F+ + T+ * k/2) / k, and likewise
+  // for "-", where T+ + T- = T (all tie bytes of the ring). The bound is the
+  // minimum over real splits of the larger average: exact for uniform
+  // all-to-all (both averages equal the spec's "ties split evenly"). In a
+  // ring of 2, the ties from one node can only use that node's "+" and "-"
+  // links, so each node's pair of links is balanced on its own.
+  auto consider = [&](double t, double bw, unsigned d, NodeId base) {
+    if (t <= best.bound.time * (1 + 1e-12))
+      return;
+    best.bound.time = t;
+    best.bandwidth = bw;
+    best.bound.reason = llvm::formatv("max directed-link load, ties split "
+                                      "evenly (ring of dim {0} through node "
+                                      "{1})",
+                                      d, base)
+                            .str();
+  };
+  /// min over x in [0, T] of max((a + x h) / n, (b + (T - x) h) / n).
+  auto balance = [](double a, double b, double ties, double h, double n) {
+    double x = (b - a + ties * h) / (2 * h);
+    x = std::clamp(x, 0.0, ties);
+    return std::max((a + x * h) / n, (b + (ties - x) * h) / n);
+  };
   int64_t stride = 1;
   for (unsigned d = 0; d < topo.numDims(); ++d) {
     int64_t k = topo.extent(d);
@@ -148,29 +165,27 @@ static Candidate linkCandidate(const Problem &problem) {
       for (NodeId base = 0; base < topo.numNodes(); ++base) {
         if (topo.coord(base, d) != 0)
           continue;
-        double ties = ringTies[d * topo.numNodes() + base];
-        if (ties == 0)
-          continue;
-        double sum = ties * static_cast<double>(k / 2);
-        double bw = 0;
+        double ties = 0, plus = 0, minus = 0, bw = 0;
         for (int64_t x = 0; x < k; ++x) {
           NodeId n = static_cast<NodeId>(base + x * stride);
-          for (int dir : {+1, -1}) {
-            LinkId l = topo.neighborLink(n, d, dir);
-            sum += load[l];
-            bw = topo.link(l).bandwidth;
+          double t = ringTies[d * topo.numNodes() + n];
+          LinkId lp = topo.neighborLink(n, d, +1);
+          LinkId lm = topo.neighborLink(n, d, -1);
+          bw = topo.link(lp).bandwidth;
+          if (k == 2) {
+            if (t > 0)
+              consider(balance(load[lp], load[lm], t, 1, 1) / bw, bw, d, base);
+            continue;
           }
+          ties += t;
+          plus += load[lp];
+          minus += load[lm];
         }
-        double t = sum / static_cast<double>(2 * k) / bw;
-        if (t > best.bound.time * (1 + 1e-12)) {
-          best.bound.time = t;
-          best.bandwidth = bw;
-          best.bound.reason = llvm::formatv("max directed-link load, ties "
-                                            "split evenly (ring of dim {0} "
-                                            "through node {1})",
-                                            d, base)
-                                  .str();
-        }
+        if (k > 2 && ties > 0)
+          consider(balance(plus, minus, ties, static_cast<double>(k / 2),
+                           static_cast<double>(k)) /
+                       bw,
+                   bw, d, base);
       }
     }
     stride *= k;

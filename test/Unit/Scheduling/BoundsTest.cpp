@@ -107,6 +107,14 @@ TEST(Bounds, NonUniformHasNoBlocks) {
   EXPECT_EQ(b.minPhases, 1);
 }
 
+TEST(Bounds, RingOfTwoBalancesPerNode) {
+  // 0 -> 1 can only use node 0's "+" or "-" link: at least 10 / 2 on one,
+  // however busy the links out of node 1 are not.
+  Topology t = makeTopology("torus:2");
+  Problem p(t, TransferSet({{0, 1, 10}}));
+  EXPECT_DOUBLE_EQ(linkLoadBound(p).time, 5);
+}
+
 TEST(Bounds, MinPhasesCountsDistinctSources) {
   // Mesh of 4: 0->3, 1->3, 2->3 all cross 2->3; 0->2 adds no new source.
   Topology t = makeTopology("mesh:4");

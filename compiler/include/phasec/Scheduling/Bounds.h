@@ -11,12 +11,14 @@
 /// - Link load. With dimension-order routing, a tie in dimension d changes
 ///   only the links used inside dimension d (before and after it the route is
 ///   the same), and those links all lie on one ring. So every link carries its
-///   forced load (the routes with no choice) for sure, and the tie traffic of
-///   a ring adds bytes * k/2 to the ring's 2k directed links, wherever it
-///   goes. Bound: max over links of forced load / bw, and max over rings of
-///   (forced load on the ring + tie bytes * k/2) / (2k) / bw. For a uniform
-///   all-to-all on a torus this equals the spec's "ties split evenly" bound
-///   exactly (by translation symmetry every link of a ring carries the same).
+///   forced load (the routes with no choice) for sure, and a tie segment of
+///   a ring adds bytes * k/2 either to the ring's k "+" links or to its k "-"
+///   links. Bound: max over links of forced load / bw, and per ring the
+///   minimum over (real) splits of the tie bytes of the larger of the "+"
+///   and "-" average loads (a ring of 2: per node, over its "+" and "-" link
+///   to the other node). For a uniform all-to-all on a torus this equals the
+///   spec's "ties split evenly" bound exactly (by translation symmetry every
+///   link of a ring carries the same).
 ///   PERCS routes have no choice: forced load per link over its class's
 ///   bandwidth.
 /// - Injection (one-port): where injectionBandwidth is set, the bytes a node
