@@ -279,7 +279,7 @@ static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
      << "set -e\n"
      << "cd \"$(dirname \"$0\")\"\n"
      << "RANKS=" << topo.numRanks() << "\n"
-     << "CFG=\"--cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1e9 "
+     << "CFG=\"--cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf "
         "--cfg=network/model:CM02 --cfg=network/crosstraffic:0 "
         "--cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 "
         "--cfg=network/TCP-gamma:0 --log=root.thres:warning\"\n"
@@ -294,7 +294,11 @@ static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
      << "  smpicc -O2 program.c -o program\n"
      << "  exit 0 ;;\n"
      << "phased) PLATFORM=./libplatform.so; ARGS=\"phased sched-$2.bin\"; "
-        "ALG= ;;\n"
+        "ALG=\n"
+     << "  # A schedule whose tie choices differ from the first one's gets its "
+        "own routes.\n"
+     << "  if [ -f \"platform-$2.txt\" ]; then export "
+        "PHASEC_SIM_PLATFORM=\"$PWD/platform-$2.txt\"; fi ;;\n"
      << "builtin) PLATFORM=./libplatform.so; ARGS=\"alltoall "
         "sched-" << schedules.front().name
      << ".bin\"; ALG=\"--cfg=smpi/alltoall:$2\" ;;\n";
@@ -384,6 +388,21 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
   for (const NamedSchedule &s : schedules) {
     if (!s.schedule)
       continue;
+    // Every phased schedule runs on its own routes: a baseline planned with
+    // ties "+" would congest on routes that split the ties.
+    if (&s != &schedules.front()) {
+      std::vector<TieMask> own = buildTieTable(topo, *s.schedule);
+      if (own != ties) {
+        PlatformStats ownStats;
+        if (failed(writeFile(
+                dir, "platform-" + s.name + ".txt",
+                [&](llvm::raw_ostream &os) {
+                  writePlatformData(os, topo, own, options, ownStats);
+                },
+                error)))
+          return failure();
+      }
+    }
     if (failed(writeFile(
             dir, "sched-" + s.name + ".bin",
             [&](llvm::raw_ostream &os) {

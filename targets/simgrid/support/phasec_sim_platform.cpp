@@ -152,8 +152,7 @@ void load_platform(const sg4::Engine &) {
   hosts.reserve(numHosts);
   for (long h = 0; h < numHosts; ++h)
     hosts.push_back(
-        zone->create_host("rank-" + std::to_string(h), speed)->seal()
-            ->get_netpoint());
+        zone->create_host("rank-" + std::to_string(h), speed)->get_netpoint());
 
   in.expect("links");
   long numLinks = in.integer();
@@ -168,7 +167,8 @@ void load_platform(const sg4::Engine &) {
     link->set_latency(lat);
     if (policy == "F")
       link->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
-    links.push_back(link->seal());
+    // Sealed with the zone below (sealing twice breaks SimGrid's tracing).
+    links.push_back(link);
   }
 
   in.expect("routes");

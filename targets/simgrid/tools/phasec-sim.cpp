@@ -16,6 +16,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Collectives.h"
@@ -61,8 +62,10 @@ static cl::opt<int64_t> alltoallBytes("alltoall",
                                       cl::init(0), cl::cat(category));
 static cl::opt<std::string>
     scheduleName("schedule",
-                 cl::desc("With --topology: shift, xor or greedy"),
-                 cl::init("greedy"), cl::cat(category));
+                 cl::desc("With --topology: phasec's scheduler (auto, "
+                          "product, percs, greedy-priority, z3-exact) or a "
+                          "baseline (linear_shift, xor, greedy)"),
+                 cl::init("auto"), cl::cat(category));
 static cl::opt<bool> emitOnly("emit-only",
                               cl::desc("Write the directory, do not run"),
                               cl::init(false), cl::cat(category));
@@ -173,8 +176,15 @@ int main(int argc, char **argv) {
   }
   Problem problem(*topo, op.transfers);
   if (input.empty()) {
-    if (failed(makeBaseline(scheduleName, problem, op.schedule, error)))
-      return fail("--schedule: " + error);
+    std::optional<SchedulerAlgorithm> alg =
+        parseSchedulerAlgorithm(scheduleName);
+    if (!alg)
+      return fail("--schedule: unknown algorithm '" + scheduleName + "'");
+    SchedulerOptions options;
+    options.algorithm = *alg;
+    SchedulerReport report;
+    if (failed(scheduleAuto(problem, op.schedule, options, report)))
+      return fail("--schedule=" + scheduleName + ": " + report.error);
   }
 
   llvm::SmallVector<ScheduleViolation, 4> violations;

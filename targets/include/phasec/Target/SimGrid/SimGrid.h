@@ -25,6 +25,8 @@
 ///   hostfile                    rank-0 .. rank-(R-1), one per line
 ///   program.c                   the MPI program (phased or MPI_Alltoall[v])
 ///   sched-<variant>.bin         per-rank phase tables (phasec, baselines)
+///   platform-<variant>.txt      a baseline's own routes, where its tie
+///                               choices differ from the first schedule's
 ///   stock-torus.xml             SimGrid's own TORUS cluster (tori only)
 ///   run.sh                      `sh run.sh build`, `sh run.sh <variant>`
 ///
@@ -107,7 +109,9 @@ llvm::StringRef programSource();
 llvm::StringRef reportScript();
 
 /// Writes the whole directory (created if needed). `schedules[0]` gives the
-/// routes; every schedule gets a sched-<name>.bin. Deterministic output.
+/// routes of platform.txt (used by the built-in MPI algorithms too); every
+/// schedule gets a sched-<name>.bin, and runs on its own tie choices
+/// (platform-<name>.txt where they differ). Deterministic output.
 llvm::LogicalResult emitSimGrid(const Topology &topo,
                                 const TransferSet &transfers,
                                 llvm::ArrayRef<NamedSchedule> schedules,
