@@ -26,6 +26,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -357,7 +358,7 @@ private:
     if (op == "&") return x & y;
     if (op == "^") return x ^ y;
     if (op == "|") return x | y;
-    return fail(e.loc, "unknown operator '" + op + "'");
+    llvm_unreachable("operator not in the grammar");
   }
 
   /// Real-valued evaluation for rates and times: decimal literals and
@@ -2247,6 +2248,19 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   return ok;
 }
 
+/// The number of sends `body` makes on every execution, whatever the values
+/// (loops and conditionals count as none): a lower bound for the limit check.
+static uint64_t minSends(const std::vector<Stmt> &body) {
+  uint64_t n = 0;
+  for (const Stmt &s : body) {
+    if (s.kind == Stmt::Send)
+      ++n;
+    else if (s.kind == Stmt::Phase)
+      n += minSends(s.body);
+  }
+  return n;
+}
+
 bool Sema::runSchedule(const OpDecl &d, Operation &op) {
   Env env;
   env.machine = op.machine;
@@ -2295,6 +2309,34 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
           return done(false);
         }
         step = *st;
+      }
+      // Refuse a loop that would certainly exceed a limit before running
+      // it: its trip count against the iteration budget, and the sends its
+      // body makes unconditionally against the transfer budget.
+      if (*hi > *lo) {
+        uint64_t trips =
+            (static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo) - 1) /
+                static_cast<uint64_t>(step) +
+            1;
+        if (trips > opts.maxLoopIterations - std::min(iterations,
+                                                      opts.maxLoopIterations)) {
+          diag.error(s.loc, "loop of " + Twine(trips) +
+                                " iterations exceeds the limit of " +
+                                Twine(opts.maxLoopIterations) +
+                                " loop iterations; reduce the loop bounds");
+          iterationLimitHit = true;
+          return done(false);
+        }
+        uint64_t perTrip = minSends(s.body);
+        if (perTrip && trips > (opts.maxUnrolledTransfers - std::min(
+                                    unrolledTransfers,
+                                    opts.maxUnrolledTransfers)) /
+                                   perTrip) {
+          diag.error(s.loc, "hand-written schedules unroll to more than " +
+                                Twine(opts.maxUnrolledTransfers) +
+                                " transfers; reduce the loop bounds");
+          return done(false);
+        }
       }
       size_t varSlot = env.vars.size();
       env.vars.emplace_back(s.var, *lo);
