@@ -198,8 +198,10 @@ static Candidate injectionCandidate(const Problem &problem,
   const Topology &topo = problem.topology();
   Candidate best;
   double bw = topo.desc().injectionBandwidth;
-  if (bw <= 0 && options.onePort)
-    bw = topo.isPercs() ? topo.maxBandwidth() : topo.desc().linkBandwidth;
+  // One-port means "one link's bandwidth": meaningful for the uniform links
+  // of a torus/mesh/hypercube, not for a PERCS node with its 31+ links.
+  if (bw <= 0 && options.onePort && topo.isGrid())
+    bw = topo.desc().linkBandwidth;
   if (bw <= 0)
     return best;
   std::vector<double> sent(topo.numNodes(), 0.0), recv(topo.numNodes(), 0.0);

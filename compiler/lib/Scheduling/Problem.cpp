@@ -169,12 +169,13 @@ private:
 };
 } // namespace
 
-/// The one-port injection bandwidth verify() allows a bound to assume: the
-/// topology's, else one link's (as BoundOptions::onePort does).
+/// The injection bandwidth verify() allows a bound to assume: the
+/// topology's, else on grids one link's (as BoundOptions::onePort does);
+/// 0 = none.
 static double onePortBandwidth(const Topology &topo) {
   if (topo.desc().injectionBandwidth > 0)
     return topo.desc().injectionBandwidth;
-  return topo.isPercs() ? topo.maxBandwidth() : topo.desc().linkBandwidth;
+  return topo.isGrid() ? topo.desc().linkBandwidth : 0.0;
 }
 
 double Schedule::timeWithInjection(const Topology &topo,
@@ -448,7 +449,9 @@ Problem::verify(const Schedule &schedule,
       owner[l] = -1;
     touched.clear();
     // One-port time: a bound may count injection (BoundOptions::onePort).
-    time += std::max(load.finish(topo), nodeLoad.finish() / injection);
+    double nodeBytes = nodeLoad.finish();
+    time += std::max(load.finish(topo),
+                     injection > 0 ? nodeBytes / injection : 0.0);
   }
   if (full())
     return failure();

@@ -84,6 +84,13 @@ TEST(Bounds, PercsSupernode32x32) {
   EXPECT_EQ(b.minPhases, 32);
   EXPECT_NEAR(b.time, 1024.0 * 65536 / 5e9, 1e-15);
   EXPECT_NE(b.reason.find("LR link"), std::string::npos) << b.reason;
+  // One-port does not apply to PERCS nodes; an explicit injection bandwidth
+  // does: 31 x 32 x 32 blocks leave each node.
+  EXPECT_DOUBLE_EQ(computeLowerBound(p, BoundOptions{true}).blocks, 1024);
+  Topology inj = makeTopology(
+      "percs:supernodes=1,drawers=4,nodes=8,ranks=32;injection=5e9");
+  Problem pi(inj, alltoall(inj, 65536));
+  EXPECT_DOUBLE_EQ(computeLowerBound(pi).blocks, 31 * 32 * 32);
 }
 
 TEST(Bounds, RanksPerNodeSquares) {

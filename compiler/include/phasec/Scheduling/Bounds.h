@@ -37,7 +37,8 @@ namespace phasec {
 
 struct BoundOptions {
   /// Where the topology gives no injection bandwidth, use one link's
-  /// (the verifier's --one-port).
+  /// (the verifier's --one-port). Torus, mesh, hypercube only; ignored for
+  /// PERCS, whose links differ.
   bool onePort = false;
 };
 

@@ -182,7 +182,7 @@ public:
   /// carries two source ranks in one phase), recorded bound <= schedule time
   /// (1e-9 relative slack; the time counted here includes the one-port
   /// injection term of timeWithInjection with the topology's injection
-  /// bandwidth, else one link's, so that bounds computed with
+  /// bandwidth, else on grids one link's, so that bounds computed with
   /// BoundOptions::onePort are accepted). Appends at most `maxViolations` violations, in
   /// order of discovery (phases first, then completeness); success() iff none.
   /// Linear time and memory in the schedule plus O(links + ranks).
