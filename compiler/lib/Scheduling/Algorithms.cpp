@@ -29,6 +29,8 @@ llvm::StringRef phasec::stringifySchedulerAlgorithm(SchedulerAlgorithm a) {
     return "product";
   case SchedulerAlgorithm::Percs:
     return "percs";
+  case SchedulerAlgorithm::TorusQuotient:
+    return "torus-quotient";
   case SchedulerAlgorithm::GreedyPriority:
     return "greedy-priority";
   case SchedulerAlgorithm::Z3Exact:
@@ -49,6 +51,7 @@ phasec::parseSchedulerAlgorithm(llvm::StringRef name) {
       .Case("auto", SchedulerAlgorithm::Auto)
       .Case("product", SchedulerAlgorithm::Product)
       .Case("percs", SchedulerAlgorithm::Percs)
+      .Case("torus-quotient", SchedulerAlgorithm::TorusQuotient)
       .Case("greedy-priority", SchedulerAlgorithm::GreedyPriority)
       .Case("z3-exact", SchedulerAlgorithm::Z3Exact)
       .Case("linear_shift", SchedulerAlgorithm::LinearShift)
@@ -282,25 +285,6 @@ llvm::LogicalResult runBaseline(SchedulerAlgorithm a, const Problem &problem,
   return llvm::success();
 }
 
-/// Number of node-level phases the product construction would take, without
-/// building it (ring schedules come from the cache after this).
-std::optional<int64_t> productPhases(const Problem &problem,
-                                     const SchedulerOptions &options,
-                                     SchedulerReport &report) {
-  const Topology &topo = problem.topology();
-  int64_t n = 1;
-  bool allId = true;
-  for (unsigned d = 0; d < topo.numDims(); ++d) {
-    DimRing r = dimRing(topo, d);
-    auto rs = getRingSchedule(r.k, r.wrap, r.two, options, report);
-    if (failed(rs))
-      return std::nullopt;
-    n *= static_cast<int64_t>(rs->perms.size());
-    allId &= rs->identityFirst;
-  }
-  return (allId ? n - 1 : n) * topo.ranksPerNode() * topo.ranksPerNode();
-}
-
 } // namespace
 
 llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
@@ -317,6 +301,8 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
     return scheduleProduct(problem, schedule, options, report);
   case SchedulerAlgorithm::Percs:
     return schedulePercs(problem, schedule, options, report);
+  case SchedulerAlgorithm::TorusQuotient:
+    return scheduleTorusQuotient(problem, schedule, options, report);
   case SchedulerAlgorithm::GreedyPriority:
     return scheduleGreedyPriority(problem, schedule, options, report);
   case SchedulerAlgorithm::Z3Exact:
@@ -340,76 +326,99 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
   if (uniformA2A && topo.isPercs() && topo.numSupernodes() == 1)
     return schedulePercs(problem, schedule, options, report);
 
-  // Candidates, best kept: the product construction where it is provably
-  // good, the priority greedy otherwise; Z3 exact for small instances.
-  LowerBound bound = computeLowerBound(problem, options.bound);
+  // Candidates, best kept: the product construction (cheap, optimal on
+  // tori with extents <= 8 and one-port machines), the priority greedy
+  // where affordable, Z3 exact for small instances.
   std::optional<int64_t> block = problem.transfers().uniformBytes();
+  int64_t numTransfers = static_cast<int64_t>(problem.transfers().size());
+  constexpr int64_t kGreedyLimit = 4000000;
+  Schedule product;
+  SchedulerReport pr;
+  bool haveProduct = false;
   if (uniformA2A && topo.isGrid()) {
-    SchedulerReport probe;
-    std::optional<int64_t> n = productPhases(problem, options, probe);
-    report.notes.insert(report.notes.end(), probe.notes.begin(),
-                        probe.notes.end());
-    report.solverQueries += probe.solverQueries;
-    report.cacheHits += probe.cacheHits;
-    report.cacheMisses += probe.cacheMisses;
-    report.rlimitUsed += probe.rlimitUsed;
-    report.fellBack |= probe.fellBack;
-    // Accept the product if it meets the bound (in phases of one block) or
-    // if the greedy would not be affordable anyway.
-    double boundPhases = bound.blocks > 0 ? std::ceil(bound.blocks - 1e-9) : 0;
-    bool tight = n && boundPhases > 0 &&
-                 static_cast<double>(*n) <= boundPhases;
-    bool onePortTight =
-        n && *n == (topo.numRanks() - 1) * 1 && topo.ranksPerNode() == 1;
-    int64_t numTransfers = static_cast<int64_t>(problem.transfers().size());
-    if (n && (tight || onePortTight || numTransfers > 4000000)) {
-      SchedulerReport pr = report;
-      pr.notes.clear();
-      pr.cacheHits = pr.cacheMisses = pr.solverQueries = 0;
-      pr.rlimitUsed = 0;
-      if (succeeded(scheduleProduct(problem, schedule, options, pr))) {
-        pr.notes.insert(pr.notes.begin(), report.notes.begin(),
-                        report.notes.end());
-        pr.cacheHits += report.cacheHits;
-        pr.cacheMisses += report.cacheMisses;
-        pr.solverQueries += report.solverQueries;
-        pr.rlimitUsed += report.rlimitUsed;
-        if (onePortTight && !tight && !pr.optimal)
-          pr.notes.push_back("P-1 phases: optimal on a one-port machine "
-                             "(every node sends P-1 blocks, one per phase)");
+    if (succeeded(scheduleProduct(problem, product, options, pr))) {
+      haveProduct = true;
+      bool quotientNext = topo.kind() == TopologyKind::Torus;
+      if (pr.optimal || (numTransfers > kGreedyLimit && !quotientNext)) {
+        if (!pr.optimal)
+          pr.notes.push_back(llvm::formatv(
+              "{0} transfers: too many for the greedy, product kept ({1:F3} x "
+              "the bound)",
+              numTransfers, pr.gap));
+        schedule = std::move(product);
         report = std::move(pr);
         return llvm::success();
       }
-      return llvm::failure();
+    } else {
+      report.notes.push_back("product construction not used: " + pr.error);
     }
   }
-
+  auto mergeCounters = [](SchedulerReport &into, const SchedulerReport &from) {
+    into.solverQueries += from.solverQueries;
+    into.cacheHits += from.cacheHits;
+    into.cacheMisses += from.cacheMisses;
+    into.rlimitUsed += from.rlimitUsed;
+    into.fellBack |= from.fellBack;
+  };
+  // Cubic tori: the translation quotient. Keeps the better of it and the
+  // product; the generic greedy only where it is affordable.
+  if (uniformA2A && topo.kind() == TopologyKind::Torus) {
+    Schedule quotient;
+    SchedulerReport qr;
+    if (succeeded(scheduleTorusQuotient(problem, quotient, options, qr))) {
+      if (!haveProduct || qr.time < pr.time * (1 - 1e-12)) {
+        if (haveProduct) {
+          qr.notes.insert(qr.notes.begin(), pr.notes.begin(), pr.notes.end());
+          qr.notes.push_back(llvm::formatv(
+              "product construction took {0} phases ({1:F3} x the bound)",
+              pr.phases, pr.gap));
+          mergeCounters(qr, pr);
+        }
+        product = std::move(quotient);
+        pr = std::move(qr);
+        haveProduct = true;
+      }
+      if (pr.optimal || numTransfers > 300000) {
+        schedule = std::move(product);
+        report = std::move(pr);
+        return llvm::success();
+      }
+    }
+  }
   Schedule greedy;
   SchedulerReport gr;
   if (failed(scheduleGreedyPriority(problem, greedy, options, gr))) {
     report.error = gr.error;
     return llvm::failure();
   }
-  report.notes.insert(report.notes.end(), gr.notes.begin(), gr.notes.end());
+  // The better of product and greedy (the product on equal time).
+  if (haveProduct && pr.time <= gr.time * (1 + 1e-12)) {
+    pr.notes.push_back(llvm::formatv(
+        "greedy-priority took {0} phases ({1:F3} x the bound)", gr.phases,
+        gr.gap));
+    greedy = std::move(product);
+    gr = std::move(pr);
+  } else if (haveProduct) {
+    gr.notes.insert(gr.notes.begin(), pr.notes.begin(), pr.notes.end());
+    gr.notes.push_back(llvm::formatv(
+        "product construction took {0} phases ({1:F3} x the bound)", pr.phases,
+        pr.gap));
+    mergeCounters(gr, pr);
+  }
+  gr.notes.insert(gr.notes.begin(), report.notes.begin(), report.notes.end());
   bool small = block && topo.isGrid() &&
                problem.transfers().size() <= options.exactMaxTransfers;
   if (small && !gr.optimal) {
-    SchedulerReport er = report;
+    SchedulerReport er = gr;
+    er.proof.clear();
     Schedule exact;
-    if (succeeded(scheduleExact(problem, exact, options, er, &greedy)) &&
-        exact.phases.size() <= greedy.phases.size()) {
+    if (succeeded(scheduleExact(problem, exact, options, er, &greedy))) {
       schedule = std::move(exact);
       report = std::move(er);
       return llvm::success();
     }
-    report.notes.push_back("z3 exact model not used: " + er.error);
+    gr.notes.push_back("z3 exact model not used: " + er.error);
   }
-  gr.notes = report.notes;
-  gr.solverQueries += report.solverQueries;
-  gr.cacheHits += report.cacheHits;
-  gr.cacheMisses += report.cacheMisses;
-  gr.rlimitUsed += report.rlimitUsed;
-  gr.fellBack |= report.fellBack;
   schedule = std::move(greedy);
   report = std::move(gr);
   return llvm::success();

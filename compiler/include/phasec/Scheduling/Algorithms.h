@@ -22,6 +22,8 @@
 ///   bound, P-1)) on every torus with extents <= 8 and on hypercubes.
 /// - `schedulePercs`: complete uniform all-to-all inside one PERCS
 ///   supernode: c^2 phases, every direct link carries one block per phase.
+/// - `scheduleTorusQuotient`: complete uniform all-to-all on a cubic torus,
+///   scheduled on a quotient by translations (fast, near the bound).
 /// - `scheduleGreedyPriority`: any transfer set on any topology; byte-aware
 ///   list scheduling, bottleneck links first, tie directions balanced.
 /// - `scheduleExact`: Z3 phase assignment for small uniform instances,
@@ -53,6 +55,7 @@ enum class SchedulerAlgorithm : uint8_t {
   Auto,
   Product,
   Percs,
+  TorusQuotient,
   GreedyPriority,
   Z3Exact,
   LinearShift,
@@ -60,7 +63,7 @@ enum class SchedulerAlgorithm : uint8_t {
   Greedy,
 };
 
-/// "auto", "product", "percs", "greedy-priority", "z3-exact",
+/// "auto", "product", "percs", "torus-quotient", "greedy-priority", "z3-exact",
 /// "linear_shift", "xor", "greedy".
 llvm::StringRef stringifySchedulerAlgorithm(SchedulerAlgorithm algorithm);
 std::optional<SchedulerAlgorithm>
@@ -143,6 +146,14 @@ llvm::LogicalResult scheduleProduct(const Problem &problem, Schedule &schedule,
 llvm::LogicalResult schedulePercs(const Problem &problem, Schedule &schedule,
                                   const SchedulerOptions &options,
                                   SchedulerReport &report);
+/// Complete uniform all-to-all on a torus k x ... x k (d >= 2, k >= 3):
+/// schedules the orbits of the translations H = {h : sum h = 0 mod k} on the
+/// quotient machine (k * d * 2 link classes) and expands them; see
+/// Quotient.cpp. Scales to 16x16x16.
+llvm::LogicalResult scheduleTorusQuotient(const Problem &problem,
+                                          Schedule &schedule,
+                                          const SchedulerOptions &options,
+                                          SchedulerReport &report);
 llvm::LogicalResult scheduleGreedyPriority(const Problem &problem,
                                            Schedule &schedule,
                                            const SchedulerOptions &options,
