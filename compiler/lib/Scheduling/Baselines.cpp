@@ -30,12 +30,16 @@ class FirstFitPacker {
 public:
   FirstFitPacker(const Topology &topo, Schedule &schedule)
       : topo_(topo), schedule_(schedule), base_(schedule.phases.size()),
-        numLinks_(topo.numLinks()) {}
+        numLinks_(topo.numLinks()), firstOpen_(topo.numLinks(), 0) {}
 
   void place(const Transfer &t) {
     NodeId s = topo_.nodeOfRank(t.src), d = topo_.nodeOfRank(t.dst);
     topo_.route(s, d, t.ties & topo_.tieMask(s, d), route_);
-    for (size_t w = 0;; ++w) {
+    // Words before a link's first non-full word are busy for this transfer.
+    size_t start = 0;
+    for (LinkId l : route_)
+      start = std::max<size_t>(start, firstOpen_[l]);
+    for (size_t w = start;; ++w) {
       if (w == numWords_) {
         occupied_.resize(occupied_.size() + numLinks_, 0);
         ++numWords_;
@@ -53,8 +57,12 @@ public:
         ++numPhases_;
       }
       schedule_.phases[base_ + phase].transfers.push_back(t);
-      for (LinkId l : route_)
+      for (LinkId l : route_) {
         occ[l] |= uint64_t(1) << bit;
+        size_t &open = firstOpen_[l];
+        while (open < numWords_ && occupied_[open * numLinks_ + l] == ~uint64_t(0))
+          ++open;
+      }
       return;
     }
   }
@@ -68,6 +76,8 @@ private:
   /// [word * numLinks + link]: bit i = phase 64*word+i uses the link
   /// (stored word-major so that adding 64 phases is an append).
   std::vector<uint64_t> occupied_;
+  /// Per link, the first word with a free phase (words fill in order).
+  std::vector<size_t> firstOpen_;
   llvm::SmallVector<LinkId, 64> route_;
 };
 } // namespace
