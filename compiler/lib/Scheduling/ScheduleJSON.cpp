@@ -112,15 +112,10 @@ static void writeTransfer(llvm::raw_ostream &os, const Topology &topo,
       llvm::interleave(path, os, ",");
       os << "]}";
     } else if (allowed) {
+      llvm::SmallVector<int64_t, 8> dirs;
+      topo.dirsFromTies(s, d, t.ties, dirs);
       os << ",{\"dirs\":[";
-      for (unsigned dim = 0; dim < topo.numDims(); ++dim) {
-        if (dim)
-          os << ',';
-        if (!((allowed >> dim) & 1))
-          os << '0';
-        else
-          os << (((t.ties >> dim) & 1) ? "-1" : "1");
-      }
+      llvm::interleave(dirs, os, ",");
       os << "]}";
     }
   }

@@ -546,6 +546,69 @@ TieMask Topology::tieMask(NodeId src, NodeId dst) const {
   return mask;
 }
 
+FailureOr<TieMask> Topology::tiesFromDirs(NodeId src, NodeId dst,
+                                          llvm::ArrayRef<int64_t> dirs,
+                                          std::string &error) const {
+  if (dirs.empty())
+    return TieMask(0);
+  if (!isGrid()) {
+    error = "\"dirs\" apply to torus, mesh and hypercube routes only";
+    return failure();
+  }
+  if (dirs.size() > dims_.size()) {
+    error = "\"dirs\" has " + std::to_string(dirs.size()) +
+            " entries, the machine " + std::to_string(dims_.size()) +
+            " dimensions";
+    return failure();
+  }
+  TieMask allowed = tieMask(src, dst), ties = 0;
+  bool wrap = desc_.kind == TopologyKind::Torus;
+  for (unsigned d = 0; d < dirs.size(); ++d) {
+    int64_t v = dirs[d];
+    if (v == 0)
+      continue;
+    if (v != 1 && v != -1) {
+      error = "\"dirs\" entries must be 1, -1 or 0, got " + std::to_string(v);
+      return failure();
+    }
+    if ((allowed >> d) & 1) {
+      if (v < 0)
+        ties |= TieMask(1) << d;
+      continue;
+    }
+    // No tie: the entry must name the shorter way (or there is no travel).
+    int64_t k = dims_[d], xs = coord(src, d), xd = coord(dst, d);
+    int shorter = 0;
+    if (xs != xd) {
+      if (wrap) {
+        int64_t fwd = xd - xs;
+        if (fwd < 0)
+          fwd += k;
+        shorter = fwd < k - fwd ? 1 : -1;
+      } else {
+        shorter = xd > xs ? 1 : -1;
+      }
+    }
+    if (shorter != v) {
+      error = "\"dirs\" asks for " + std::string(v > 0 ? "+" : "-") +
+              " in dimension " + std::to_string(d) + " from node " +
+              std::to_string(src) + " to node " + std::to_string(dst) +
+              (shorter ? ", the longer way" : ", where the route does not move");
+      return failure();
+    }
+  }
+  return ties;
+}
+
+void Topology::dirsFromTies(NodeId src, NodeId dst, TieMask ties,
+                            llvm::SmallVectorImpl<int64_t> &dirs) const {
+  dirs.assign(dims_.size(), 0);
+  TieMask allowed = tieMask(src, dst);
+  for (unsigned d = 0; d < dims_.size(); ++d)
+    if ((allowed >> d) & 1)
+      dirs[d] = ((ties >> d) & 1) ? -1 : 1;
+}
+
 void Topology::route(NodeId src, NodeId dst, TieMask ties,
                      llvm::SmallVectorImpl<LinkId> &out) const {
   out.clear();

@@ -165,6 +165,32 @@ TEST(Topology, TorusShorterWayAndTies) {
         expectChained(t, s, e, m);
 }
 
+TEST(Topology, DirsAndTies) {
+  Topology t = make("torus:8x4");
+  std::string error;
+  // 0 -> (4, 1): tie in dim 0, dim 1 forward by 1.
+  NodeId d = 4 + 8 * 1;
+  EXPECT_EQ(*t.tiesFromDirs(0, d, {-1, 0}, error), 1u);
+  EXPECT_EQ(*t.tiesFromDirs(0, d, {1, 1}, error), 0u);
+  EXPECT_EQ(*t.tiesFromDirs(0, d, {}, error), 0u);
+  EXPECT_TRUE(failed(t.tiesFromDirs(0, d, {0, -1}, error)));
+  EXPECT_EQ(error, "\"dirs\" asks for - in dimension 1 from node 0 to node "
+                   "12, the longer way");
+  EXPECT_TRUE(failed(t.tiesFromDirs(0, d, {2}, error)));
+  EXPECT_EQ(error, "\"dirs\" entries must be 1, -1 or 0, got 2");
+  EXPECT_TRUE(failed(t.tiesFromDirs(0, d, {0, 0, 0}, error)));
+  EXPECT_EQ(error, "\"dirs\" has 3 entries, the machine 2 dimensions");
+  EXPECT_TRUE(failed(t.tiesFromDirs(0, 8, {1, 1}, error)));
+  EXPECT_NE(error.find("does not move"), std::string::npos);
+  llvm::SmallVector<int64_t, 4> dirs;
+  t.dirsFromTies(0, d, 1, dirs);
+  EXPECT_EQ(dirs, (llvm::SmallVector<int64_t, 4>{-1, 0}));
+  t.dirsFromTies(0, d, 0, dirs);
+  EXPECT_EQ(dirs, (llvm::SmallVector<int64_t, 4>{1, 0}));
+  Topology p = make("percs:supernodes=1,drawers=1,nodes=2");
+  EXPECT_TRUE(failed(p.tiesFromDirs(0, 1, {1}, error)));
+}
+
 TEST(Topology, RingOfTwoHasPlusAndMinusLinks) {
   Topology t = make("torus:2");
   EXPECT_EQ(t.numLinks(), 4u);

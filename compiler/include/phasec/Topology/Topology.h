@@ -161,6 +161,17 @@ public:
   /// 0 for meshes, hypercubes and PERCS.
   TieMask tieMask(NodeId src, NodeId dst) const;
 
+  /// The spec's "dirs" of a transfer (one entry per dimension: 1, -1 or 0
+  /// for the default) as a TieMask. An entry may name a direction only if it
+  /// is the shorter one or a tie; anything else (a longer way, a value other
+  /// than -1/0/1, too many entries, dirs on PERCS) is an error.
+  llvm::FailureOr<TieMask> tiesFromDirs(NodeId src, NodeId dst,
+                                        llvm::ArrayRef<int64_t> dirs,
+                                        std::string &error) const;
+  /// The inverse for writers: 1 or -1 in the tie dimensions, 0 elsewhere.
+  void dirsFromTies(NodeId src, NodeId dst, TieMask ties,
+                    llvm::SmallVectorImpl<int64_t> &dirs) const;
+
   /// The links of the route src->dst, in order (cleared first). `ties` must
   /// be a subset of tieMask(src, dst); extra bits are ignored. Empty if
   /// src == dst. No heap allocation if `out` has enough capacity.
