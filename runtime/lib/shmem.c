@@ -15,6 +15,8 @@
 #include <string.h>
 
 static const char *kHeapVar = "SHMEM_SYMMETRIC_HEAP_SIZE";
+/* What phasec_shmem_init was told the program allocates, for advice. */
+static size_t gNeeded;
 
 size_t phasec_shmem_heap_size(void) {
   const char *v = getenv(kHeapVar);
@@ -49,6 +51,7 @@ size_t phasec_shmem_heap_request_mib(size_t needed) {
 
 void phasec_shmem_init(size_t needed) {
   size_t want = phasec_shmem_heap_request_mib(needed);
+  gNeeded = needed;
   const char *v = getenv(kHeapVar);
   int explicitTooSmall = 0;
   if (!v || !*v) {
@@ -83,14 +86,13 @@ void *phasec_shmem_malloc(size_t bytes, const char *what, const char *file,
   if (p || bytes == 0)
     return p;
   const char *v = getenv(kHeapVar);
+  size_t want = phasec_shmem_heap_request_mib(bytes > gNeeded ? bytes : gNeeded);
   fprintf(stderr,
           "%s:%d: PE %d: shmem_malloc of %zu bytes for %s failed: the "
           "symmetric heap is too small (%s=%s); set %s=%zuM (or larger) in "
           "the environment of oshrun, e.g. oshrun -x %s=%zuM ...\n",
           file, line, shmem_my_pe(), bytes, what, kHeapVar,
-          v ? v : "unset, default 256M", kHeapVar,
-          phasec_shmem_heap_request_mib(bytes), kHeapVar,
-          phasec_shmem_heap_request_mib(bytes));
+          v ? v : "unset, default 256M", kHeapVar, want, kHeapVar, want);
   fflush(stderr);
   shmem_global_exit(4);
   exit(4);

@@ -1,0 +1,781 @@
+//===- EmitC.cpp - C emission shared by the MPI and SHMEM back ends -------===//
+//
+// Part of phasec. Internal to targets/.
+//
+//===----------------------------------------------------------------------===//
+//
+// Everything a generated file needs that is the same for MPI and OpenSHMEM.
+// The output is deterministic: it depends only on the plan, and tables are
+// written in member / phase order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmitC.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <string>
+
+using namespace phasec;
+using namespace phasec::target;
+using namespace phasec::target::detail;
+
+llvm::LogicalResult detail::checkPlans(llvm::ArrayRef<OperationPlan> plans,
+                                       std::string &error) {
+  if (plans.empty()) {
+    error = "no operation to generate code for";
+    return llvm::failure();
+  }
+  llvm::StringSet<> names;
+  for (const OperationPlan &p : plans) {
+    if (!names.insert(p.name).second) {
+      error = "two operations are named '" + p.name + "'";
+      return llvm::failure();
+    }
+    if (p.group.empty()) {
+      error = "operation '" + p.name + "' has an empty group";
+      return llvm::failure();
+    }
+  }
+  return llvm::success();
+}
+
+void detail::emitCommonTypes(llvm::raw_ostream &os) {
+  os << "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+        "#include <string.h>\n\n"
+        "/* Complex elements are moved, never computed on: plain structs. */\n"
+        "typedef struct { float re, im; } phasec_c64_t;\n"
+        "typedef struct { double re, im; } phasec_c128_t;\n\n"
+        "/* One transfer of a per-member table: in phase `phase` move `bytes` "
+        "bytes,\n   starting at byte `offset` of the data owed, to/from "
+        "member `peer`. */\n"
+        "typedef struct {\n  int32_t phase, peer;\n  int64_t offset, bytes;\n"
+        "} phasec_xfer_t;\n\n"
+        "#define PHASEC_MIN(a, b) ((a) < (b) ? (a) : (b))\n"
+        "#define PHASEC_UNUSED __attribute__((unused))\n\n";
+}
+
+int64_t detail::maxSendsPerPhase(const OperationPlan &plan) {
+  int64_t best = 0;
+  std::vector<int64_t> count(plan.numMembers());
+  for (const PlannedPhase &ph : plan.phases) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const PlannedTransfer &t : ph.transfers)
+      best = std::max(best, ++count[t.src]);
+  }
+  return best;
+}
+
+int64_t detail::maxRecvsPerPhase(const OperationPlan &plan) {
+  int64_t best = 0;
+  std::vector<int64_t> count(plan.numMembers());
+  for (const PlannedPhase &ph : plan.phases) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const PlannedTransfer &t : ph.transfers)
+      best = std::max(best, ++count[t.dst]);
+  }
+  return best;
+}
+
+static std::string describeFormula(const OperationPlan &plan) {
+  if (!plan.useFormulas)
+    return "per-member tables";
+  bool shift = plan.phases[0].formula == PhaseFormula::Shift;
+  if (plan.consecutiveFormula)
+    return shift ? "phase j: send to (me + 1 + j) % P, receive from "
+                   "(me + P - 1 - j) % P"
+                 : "phase j: exchange with me ^ (j + 1)";
+  return shift ? "phase j: send to (me + k[j]) % P, receive from "
+                 "(me + P - k[j]) % P"
+               : "phase j: exchange with me ^ k[j]";
+}
+
+void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  os << "/*===- " << n << ": " << stringifyOpKind(plan.kind) << " -===*\n"
+     << " * group: " << plan.numMembers() << " members (ranks";
+  int64_t shown = 0;
+  for (RankId r : plan.group) {
+    if (shown++ == 16) {
+      os << " ...";
+      break;
+    }
+    os << " " << r;
+  }
+  os << ")\n";
+  switch (plan.kind) {
+  case OpKind::Transpose:
+    os << " * array: " << plan.n << " x " << plan.n << " " << plan.elem.name
+       << " (" << plan.elem.size << " bytes), rows block-distributed, "
+       << plan.rowsPerMember() << " rows per member\n";
+    break;
+  case OpKind::Permute:
+    os << " * array: " << plan.n << " " << plan.elem.name
+       << " elements, block-distributed; element g moves to perm(g)\n";
+    break;
+  case OpKind::Alltoallv:
+    os << " * blocks: per-pair sizes (alltoallv)\n";
+    break;
+  default:
+    os << " * block: " << plan.blockBytes << " bytes";
+    if (plan.root >= 0)
+      os << ", root member " << plan.root;
+    os << "\n";
+  }
+  os << " * schedule: " << plan.phases.size() << " phases from '"
+     << plan.schedule.algorithm << "'";
+  if (!plan.schedule.bound.reason.empty())
+    os << ", lower bound " << plan.schedule.bound.blocks << " phases ("
+       << plan.schedule.bound.reason << ")";
+  os << "\n * peers: " << describeFormula(plan) << "\n"
+     << " * transfer style: " << stringifyTransferStyle(plan.options.style)
+     << ", phase sync: "
+     << (plan.options.sync == PhaseSync::Barrier ? "barrier" : "none");
+  if (isTranspose(plan))
+    os << ", loop order: "
+       << (plan.options.order == LoopOrder::ContiguousLoads
+               ? "contiguous loads, strided stores"
+               : "strided loads, contiguous stores")
+       << ", tile " << plan.options.tile;
+  os << "\n *===" << std::string(64, '-') << "===*/\n";
+}
+
+/// The member map: member m is rank NAME_rank(m).
+static void emitMemberMap(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  bool identity = true;
+  for (auto [i, r] : llvm::enumerate(plan.group))
+    identity = identity && r == static_cast<RankId>(i);
+  if (identity) {
+    os << "/* The group is ranks 0.." << plan.numMembers() - 1
+       << ": member m is rank m. */\n"
+       << "static inline int " << n << "_rank(int m) { return m; }\n"
+       << "static inline int " << n << "_member(int rank) {\n  return rank < "
+       << n << "_P ? rank : -1;\n}\n\n";
+    return;
+  }
+  os << "static const int " << n << "_ranks[" << n << "_P] = {";
+  for (auto [i, r] : llvm::enumerate(plan.group))
+    os << (i ? ", " : "") << r;
+  os << "};\n"
+     << "static inline int " << n << "_rank(int m) { return " << n
+     << "_ranks[m]; }\n"
+     << "static inline int " << n << "_member(int rank) {\n"
+     << "  for (int m = 0; m < " << n << "_P; ++m)\n"
+     << "    if (" << n << "_ranks[m] == rank)\n      return m;\n"
+     << "  return -1;\n}\n\n";
+}
+
+/// Phase formulas or the per-member tables.
+static void emitPhaseData(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  if (plan.useFormulas) {
+    bool shift = plan.phases[0].formula == PhaseFormula::Shift;
+    std::string k;
+    if (plan.consecutiveFormula) {
+      k = "(1 + j)";
+    } else {
+      os << "/* The shift / xor constant of each phase. */\n"
+         << "static const int " << n << "_k[" << n << "_NPHASES] = {";
+      for (auto [j, ph] : llvm::enumerate(plan.phases))
+        os << (j ? ", " : "") << ph.k;
+      os << "};\n";
+      k = n + "_k[j]";
+    }
+    os << "static inline int " << n << "_to(int me, int j) { return ";
+    if (shift)
+      os << "(me + " << k << ") % " << n << "_P; }\n";
+    else
+      os << "me ^ " << k << "; }\n";
+    os << "static inline int " << n << "_from(int me, int j) { return ";
+    if (shift)
+      os << "(me + " << n << "_P - " << k << ") % " << n << "_P; }\n\n";
+    else
+      os << "me ^ " << k << "; }\n\n";
+    return;
+  }
+  int64_t p = plan.numMembers();
+  std::vector<std::vector<std::string>> sends(p), recvs(p);
+  for (auto [j, ph] : llvm::enumerate(plan.phases))
+    for (const PlannedTransfer &t : ph.transfers) {
+      auto entry = [&](int32_t peer) {
+        return "{" + std::to_string(j) + ", " + std::to_string(peer) + ", " +
+               std::to_string(t.offset) + ", " + std::to_string(t.bytes) +
+               "}";
+      };
+      sends[t.src].push_back(entry(t.dst));
+      recvs[t.dst].push_back(entry(t.src));
+    }
+  os << "/* Per-member tables {phase, peer member, byte offset, bytes}, in "
+        "phase order;\n   member m reads only its own (selected at run "
+        "time). */\n";
+  auto emitSide = [&](const char *what,
+                      const std::vector<std::vector<std::string>> &rows) {
+    for (int64_t m = 0; m < p; ++m) {
+      if (rows[m].empty())
+        continue;
+      os << "static const phasec_xfer_t " << n << "_" << what << "_m" << m
+         << "[] = {";
+      for (auto [i, e] : llvm::enumerate(rows[m]))
+        os << (i % 4 ? ", " : (i ? ",\n    " : "\n    ")) << e;
+      os << "};\n";
+    }
+    os << "static const phasec_xfer_t *const " << n << "_" << what << "s["
+       << n << "_P] = {";
+    for (int64_t m = 0; m < p; ++m) {
+      os << (m ? ", " : "");
+      if (rows[m].empty())
+        os << "NULL";
+      else
+        os << n << "_" << what << "_m" << m;
+    }
+    os << "};\nstatic const int32_t " << n << "_n" << what << "s[" << n
+       << "_P] = {";
+    for (int64_t m = 0; m < p; ++m)
+      os << (m ? ", " : "") << rows[m].size();
+    os << "};\n";
+  };
+  emitSide("send", sends);
+  emitSide("recv", recvs);
+  os << "\n";
+}
+
+/// Block ops: where the data for / from a peer sits in the buffers.
+static void emitDisplacements(llvm::raw_ostream &os,
+                              const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  int64_t p = plan.numMembers();
+  if (plan.kind == OpKind::Alltoallv) {
+    os << "/* alltoallv: per-member rows of the size matrix and their "
+          "prefix sums. */\n";
+    for (int64_t m = 0; m < p; ++m) {
+      int64_t sd = 0, rd = 0;
+      std::string ssz, rsz, sdi, rdi;
+      for (int64_t q = 0; q < p; ++q) {
+        std::string sep = q ? ", " : "";
+        ssz += sep + std::to_string(plan.sizes[m * p + q]);
+        rsz += sep + std::to_string(plan.sizes[q * p + m]);
+        sdi += sep + std::to_string(sd);
+        rdi += sep + std::to_string(rd);
+        sd += plan.sizes[m * p + q];
+        rd += plan.sizes[q * p + m];
+      }
+      os << "static const int64_t " << n << "_ssize_m" << m << "[] = {" << ssz
+         << "};\nstatic const int64_t " << n << "_rsize_m" << m << "[] = {"
+         << rsz << "};\nstatic const int64_t " << n << "_sdispl_m" << m
+         << "[] = {" << sdi << "};\nstatic const int64_t " << n
+         << "_rdispl_m" << m << "[] = {" << rdi << "};\n";
+      os << "#define " << n << "_STOTAL_M" << m << " " << sd << "\n#define "
+         << n << "_RTOTAL_M" << m << " " << rd << "\n";
+    }
+    for (const char *t : {"ssize", "rsize", "sdispl", "rdispl"}) {
+      os << "static const int64_t *const " << n << "_" << t << "[" << n
+         << "_P] = {";
+      for (int64_t m = 0; m < p; ++m)
+        os << (m ? ", " : "") << n << "_" << t << "_m" << m;
+      os << "};\n";
+    }
+    int64_t maxS = 0, maxR = 0;
+    for (int64_t m = 0; m < p; ++m) {
+      int64_t s = 0, r = 0;
+      for (int64_t q = 0; q < p; ++q) {
+        s += plan.sizes[m * p + q];
+        r += plan.sizes[q * p + m];
+      }
+      maxS = std::max(maxS, s);
+      maxR = std::max(maxR, r);
+    }
+    os << "#define " << n << "_SEND_MAX " << maxS << "\n#define " << n
+       << "_RECV_MAX " << maxR << "\n"
+       << "static inline int64_t " << n
+       << "_sdispl_of(int me, int peer) { return " << n
+       << "_sdispl[me][peer]; }\n"
+       << "static inline int64_t " << n
+       << "_rdispl_of(int me, int peer) { return " << n
+       << "_rdispl[me][peer]; }\n\n";
+    return;
+  }
+  std::string sd = "0", rd = "0";
+  switch (plan.kind) {
+  case OpKind::Alltoall:
+    sd = "(int64_t)peer * " + n + "_BLOCK";
+    rd = "(int64_t)peer * " + n + "_BLOCK";
+    break;
+  case OpKind::Allgather:
+  case OpKind::Gather:
+  case OpKind::AllToOne:
+    rd = "(int64_t)peer * " + n + "_BLOCK";
+    break;
+  case OpKind::Scatter:
+    sd = "(int64_t)peer * " + n + "_BLOCK";
+    break;
+  default:
+    break;
+  }
+  os << "/* Where the data for `peer` starts in member me's send buffer and "
+        "the data\n   from `peer` in its receive buffer. */\n"
+     << "static inline int64_t " << n
+     << "_sdispl_of(int me, int peer) { (void)me; (void)peer; return " << sd
+     << "; }\n"
+     << "static inline int64_t " << n
+     << "_rdispl_of(int me, int peer) { (void)me; (void)peer; return " << rd
+     << "; }\n\n";
+}
+
+/// Permutations: perm(g) as a formula where one reproduces the plan's
+/// permutation exactly, else as a table; plus the run-time index lists.
+static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  const std::vector<int64_t> &perm = plan.perm;
+  int64_t size = static_cast<int64_t>(perm.size());
+  auto matches = [&](auto f) {
+    for (int64_t g = 0; g < size; ++g)
+      if (f(g) != perm[g])
+        return false;
+    return true;
+  };
+  const PermutationSpec &spec = plan.permSpec;
+  std::string fn = plan.kind == OpKind::Permute ? "_perm" : "_rperm";
+  if (spec.kind == PermutationSpec::XorMask &&
+      matches([&](int64_t g) { return g ^ spec.mask; })) {
+    os << "/* The permutation: g -> g ^ " << spec.mask << ". */\n"
+       << "static inline int64_t " << n << fn << "(int64_t g) { return g ^ "
+       << spec.mask << "; }\n\n";
+    return;
+  }
+  if (spec.kind == PermutationSpec::CyclicShift) {
+    int64_t sh = ((spec.shift % size) + size) % size;
+    if (matches([&](int64_t g) { return (g + sh) % size; })) {
+      os << "/* The permutation: g -> (g + " << sh << ") % " << size
+         << ". */\n"
+         << "static inline int64_t " << n << fn << "(int64_t g) { return (g + "
+         << sh << ") % " << size << "; }\n\n";
+      return;
+    }
+  }
+  if (spec.kind == PermutationSpec::BitReversal && size > 1) {
+    int bits = 0;
+    while ((int64_t(1) << bits) < size)
+      ++bits;
+    auto rev = [&](int64_t g) {
+      int64_t r = 0;
+      for (int b = 0; b < bits; ++b)
+        r |= ((g >> b) & 1) << (bits - 1 - b);
+      return r;
+    };
+    if (matches(rev)) {
+      os << "/* The permutation: reverse the " << bits << " index bits. */\n"
+         << "static inline int64_t " << n << fn << "(int64_t g) {\n"
+         << "  int64_t r = 0;\n  for (int b = 0; b < " << bits << "; ++b)\n"
+         << "    r |= ((g >> b) & 1) << (" << bits - 1 << " - b);\n"
+         << "  return r;\n}\n\n";
+      return;
+    }
+  }
+  os << "/* The permutation (" << size << " entries): perm[g] = destination "
+     << "index of element g. */\n"
+     << "static const int64_t " << n << fn << "_table[" << size << "] = {";
+  for (int64_t g = 0; g < size; ++g)
+    os << (g % 12 ? ", " : (g ? ",\n    " : "\n    ")) << perm[g];
+  os << "};\nstatic inline int64_t " << n << fn << "(int64_t g) { return "
+     << n << fn << "_table[g]; }\n\n";
+}
+
+/// Element permutations: index lists built once per process.
+static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  os << "/* Grouped per destination (seed 000): " << n
+     << "_sidx[d] lists, ascending, the\n"
+        "   local indices of the elements this member sends to member d; "
+     << n << "_ridx[s]\n"
+        "   the local positions where the elements of member s land, in s's "
+        "order;\n   "
+     << n << "_cnt[s * P + d] counts elements from s to d (the whole group, "
+        "for\n   offsets into a remote receive area). Built once, not timed. "
+        "*/\n"
+     << "static int " << n << "_ready = 0;\n"
+     << "static int64_t *" << n << "_sidx[" << n << "_P], *" << n << "_ridx["
+     << n << "_P];\nstatic int64_t *" << n << "_cnt;\n"
+     << "static inline void " << n << "_init(int me) {\n"
+     << "  if (" << n << "_ready)\n    return;\n"
+     << "  " << n << "_cnt = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * " << n
+     << "_P * " << n << "_P, \"permutation counts\");\n"
+     << "  memset(" << n << "_cnt, 0, sizeof(int64_t) * " << n << "_P * " << n
+     << "_P);\n"
+     << "  for (int64_t g = 0; g < " << n << "_N; ++g)\n"
+     << "    ++" << n << "_cnt[(g / " << n << "_L) * " << n << "_P + " << n
+     << "_perm(g) / " << n << "_L];\n"
+     << "  int64_t fill[" << n << "_P];\n"
+     << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
+     << "    " << n << "_sidx[q] = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * "
+        "("
+     << n << "_cnt[me * " << n << "_P + q] + 1), \"send index list\");\n"
+     << "    " << n << "_ridx[q] = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * "
+        "("
+     << n << "_cnt[q * " << n << "_P + me] + 1), \"receive index list\");\n"
+     << "    fill[q] = 0;\n  }\n"
+     << "  for (int64_t i = 0; i < " << n << "_L; ++i) {\n"
+     << "    int64_t g = (int64_t)me * " << n << "_L + i;\n"
+     << "    int d = (int)(" << n << "_perm(g) / " << n << "_L);\n"
+     << "    " << n << "_sidx[d][fill[d]++] = i;\n  }\n"
+     << "  for (int q = 0; q < " << n << "_P; ++q)\n    fill[q] = 0;\n"
+     << "  for (int64_t g = 0; g < " << n << "_N; ++g) {\n"
+     << "    int64_t t = " << n << "_perm(g);\n"
+     << "    if (t / " << n << "_L != me)\n      continue;\n"
+     << "    int s = (int)(g / " << n << "_L);\n"
+     << "    " << n << "_ridx[s][fill[s]++] = t - (int64_t)me * " << n
+     << "_L;\n  }\n"
+     << "  " << n << "_ready = 1;\n}\n\n"
+     << "/* Elements [e0, e1) of the data member me owes member d, packed. */\n"
+     << "static inline void " << n << "_ppack(" << n << "_elem_t *restrict out, "
+     << "const " << n << "_elem_t *restrict a, int d, int64_t e0, int64_t e1) "
+        "{\n"
+     << "  const int64_t *idx = " << n << "_sidx[d];\n"
+     << "  for (int64_t e = e0; e < e1; ++e)\n    out[e - e0] = a[idx[e]];\n}\n"
+     << "/* Elements [e0, e1) of the data from member s, unpacked. */\n"
+     << "static inline void " << n << "_punpack(" << n << "_elem_t *restrict b, const "
+     << n << "_elem_t *restrict in, int s, int64_t e0, int64_t e1) {\n"
+     << "  const int64_t *idx = " << n << "_ridx[s];\n"
+     << "  for (int64_t e = e0; e < e1; ++e)\n    b[idx[e]] = in[e - e0];\n}\n"
+     << "/* Elements [e0, e1) for member d, stored straight into its array "
+        "(direct deposit). */\n"
+     << "static inline void " << n << "_pstore(" << n << "_elem_t *restrict rb, const "
+     << n << "_elem_t *restrict a, int me, int d, int64_t e0, int64_t e1) {\n"
+     << "  const int64_t *idx = " << n << "_sidx[d];\n"
+     << "  for (int64_t e = e0; e < e1; ++e) {\n"
+     << "    int64_t g = (int64_t)me * " << n << "_L + idx[e];\n"
+     << "    rb[" << n << "_perm(g) - (int64_t)d * " << n
+     << "_L] = a[idx[e]];\n  }\n}\n\n";
+}
+
+/// Transposes: the fused copy kernels.
+static void emitTransposeKernels(llvm::raw_ostream &os,
+                                 const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  bool loads = plan.options.order == LoopOrder::ContiguousLoads;
+  int64_t tile = plan.options.tile <= 1 ? 0 : plan.options.tile;
+  std::string T = n + "_elem_t";
+  os << "/* dst[m * ldd + l] = src[l * lds + m] for the R x R block: the "
+        "transposing copy\n   loop, "
+     << (tile ? "in " + std::to_string(tile) + " x " + std::to_string(tile) +
+                    " tiles, "
+              : std::string("untiled, "))
+     << (loads ? "contiguous loads and strided stores"
+               : "strided loads and contiguous stores")
+     << " (seed 001). */\n"
+     << "static inline void " << n << "_tblock(" << T << " *restrict dst, int64_t ldd, "
+     << "const " << T << " *restrict src, int64_t lds) {\n";
+  const char *outer = loads ? "l" : "m";
+  const char *inner = loads ? "m" : "l";
+  if (tile) {
+    os << "  for (int64_t l0 = 0; l0 < " << n << "_R; l0 += " << n
+       << "_TILE)\n"
+       << "    for (int64_t m0 = 0; m0 < " << n << "_R; m0 += " << n
+       << "_TILE) {\n"
+       << "      const int64_t l1 = PHASEC_MIN(l0 + " << n << "_TILE, " << n
+       << "_R), m1 = PHASEC_MIN(m0 + " << n << "_TILE, " << n << "_R);\n"
+       << "      for (int64_t " << outer << " = " << outer << "0; " << outer
+       << " < " << outer << "1; ++" << outer << ")\n"
+       << "        for (int64_t " << inner << " = " << inner << "0; " << inner
+       << " < " << inner << "1; ++" << inner << ")\n"
+       << "          dst[m * ldd + l] = src[l * lds + m];\n    }\n}\n";
+  } else {
+    os << "  for (int64_t " << outer << " = 0; " << outer << " < " << n
+       << "_R; ++" << outer << ")\n"
+       << "    for (int64_t " << inner << " = 0; " << inner << " < " << n
+       << "_R; ++" << inner << ")\n"
+       << "      dst[m * ldd + l] = src[l * lds + m];\n}\n";
+  }
+  os << "/* A received block in transfer order (row m of the destination "
+        "first) into\n   the destination rows. */\n"
+     << "static inline void " << n << "_tunpack(" << T << " *restrict dst, int64_t ldd, "
+     << "const " << T << " *restrict in) {\n"
+     << "  for (int64_t m = 0; m < " << n << "_R; ++m)\n"
+     << "    memcpy(dst + m * ldd, in + m * " << n << "_R, sizeof(" << T
+     << ") * " << n << "_R);\n}\n"
+     << "/* Split transfers: elements [e0, e1) of a block in transfer order "
+        "e = m * R + l. */\n"
+     << "static inline void " << n << "_tpart(" << T << " *restrict dst, int64_t ldd, "
+     << "int packed_dst, const " << T
+     << " *restrict src, int64_t lds, int packed_src, int64_t e0, int64_t e1) "
+        "{\n"
+     << "  for (int64_t e = e0; e < e1; ++e) {\n"
+     << "    const int64_t m = e / " << n << "_R, l = e % " << n << "_R;\n"
+     << "    dst[packed_dst ? e - e0 : m * ldd + l] = src[packed_src ? e - e0 "
+        ": l * lds + m];\n  }\n}\n\n";
+}
+
+void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  os << "#define " << n << "_P " << plan.numMembers() << "\n"
+     << "#define " << n << "_NPHASES " << plan.phases.size() << "\n"
+     << "#define " << n << "_MAXSEND " << std::max<int64_t>(1, maxSendsPerPhase(plan))
+     << " /* most sends of a member in one phase */\n"
+     << "#define " << n << "_MAXRECV " << std::max<int64_t>(1, maxRecvsPerPhase(plan))
+     << " /* most receives of a member in one phase */\n";
+  if (isTranspose(plan)) {
+    os << "#define " << n << "_N " << plan.n << "\n#define " << n << "_R "
+       << plan.rowsPerMember() << "\n#define " << n << "_TILE "
+       << std::max<int64_t>(1, plan.options.tile) << "\n";
+  } else if (isPermute(plan)) {
+    os << "#define " << n << "_N " << plan.n << "\n#define " << n << "_L "
+       << plan.n / plan.numMembers() << "\n";
+  } else {
+    os << "#define " << n << "_BLOCK " << plan.blockBytes << "\n";
+  }
+  if (plan.root >= 0)
+    os << "#define " << n << "_ROOT " << plan.root << "\n";
+  if (!isBlockOp(plan))
+    os << "typedef " << plan.elem.cType << " " << n << "_elem_t; /* "
+       << plan.elem.name << " */\n";
+  os << "\n";
+  emitMemberMap(os, plan);
+  emitPhaseData(os, plan);
+  if (isBlockOp(plan))
+    emitDisplacements(os, plan);
+  if (isPermute(plan) || plan.kind == OpKind::RankPermute)
+    emitPermutation(os, plan);
+  if (isPermute(plan))
+    emitPermuteLists(os, plan);
+  if (isTranspose(plan))
+    emitTransposeKernels(os, plan);
+}
+
+void detail::emitPhaseLoop(
+    llvm::raw_ostream &os, const OperationPlan &plan,
+    llvm::function_ref<void(llvm::raw_ostream &, bool formula)> body) {
+  const std::string &n = plan.name;
+  if (plan.useFormulas) {
+    os << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+       << "    const int to = " << n << "_to(me, j), from = " << n
+       << "_from(me, j);\n"
+       << "    (void)to; (void)from;\n";
+    body(os, true);
+    os << "  }\n";
+    return;
+  }
+  os << "  const phasec_xfer_t *sp = " << n << "_sends[me], *const se = sp + "
+     << n << "_nsends[me];\n"
+     << "  const phasec_xfer_t *rp = " << n << "_recvs[me], *const re = rp + "
+     << n << "_nrecvs[me];\n"
+     << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+     << "    /* This member's sends [s0, s1) and receives [r0, r1) of phase j. "
+        "*/\n"
+     << "    const phasec_xfer_t *const s0 = sp, *const r0 = rp;\n"
+     << "    while (sp < se && sp->phase == j)\n      ++sp;\n"
+     << "    while (rp < re && rp->phase == j)\n      ++rp;\n"
+     << "    const phasec_xfer_t *const s1 = sp, *const r1 = rp;\n"
+     << "    (void)s0; (void)s1; (void)r0; (void)r1;\n";
+  body(os, false);
+  os << "  }\n";
+}
+
+void detail::emitHarnessHelpers(llvm::raw_ostream &os,
+                                const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  int64_t p = plan.numMembers();
+  os << "/* ---- " << n << ": harness helpers (fill, check, sizes) ---- */\n";
+  std::string sendBytes, recvBytes, size;
+  switch (plan.kind) {
+  case OpKind::Transpose:
+    sendBytes = recvBytes = "(size_t)" + n + "_R * " + n + "_N * sizeof(" +
+                            n + "_elem_t)";
+    size = "(size_t)" + n + "_N * " + n + "_N * sizeof(" + n + "_elem_t)";
+    break;
+  case OpKind::Permute:
+    sendBytes = recvBytes = "(size_t)" + n + "_L * sizeof(" + n + "_elem_t)";
+    size = "(size_t)" + n + "_N * sizeof(" + n + "_elem_t)";
+    break;
+  case OpKind::Alltoallv: {
+    int64_t total = 0;
+    for (int64_t v : plan.sizes)
+      total += v;
+    sendBytes = "(size_t)" + n + "_SEND_MAX";
+    recvBytes = "(size_t)" + n + "_RECV_MAX";
+    size = std::to_string(total);
+    break;
+  }
+  case OpKind::Alltoall:
+    sendBytes = recvBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
+    size = n + "_BLOCK";
+    break;
+  case OpKind::Allgather:
+  case OpKind::Gather:
+  case OpKind::AllToOne:
+    sendBytes = n + "_BLOCK";
+    recvBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
+    size = n + "_BLOCK";
+    break;
+  case OpKind::Scatter:
+    sendBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
+    recvBytes = n + "_BLOCK";
+    size = n + "_BLOCK";
+    break;
+  case OpKind::OneToAll:
+  case OpKind::RankPermute:
+    sendBytes = recvBytes = size = n + "_BLOCK";
+    break;
+  }
+  os << "/* Buffer sizes (bytes, the same on every member: the largest). */\n"
+     << "static inline size_t " << n << "_send_bytes(void) { return " << sendBytes
+     << "; }\n"
+     << "static inline size_t " << n << "_recv_bytes(void) { return " << recvBytes
+     << "; }\n"
+     << "/* The OSU \"Size\" column: block bytes, or the whole array. */\n"
+     << "static inline size_t " << n << "_size(void) { return " << size << "; }\n\n";
+  (void)p;
+
+  // Fill.
+  os << "/* Byte i of the data member s owes member d is "
+        "phasec_pattern_byte(s, d, i);\n   data every peer gets alike uses "
+        "d = P. Transposes: byte k of element (r, c)\n   is "
+        "phasec_pattern_byte(r, c, k); permutes: byte k of element g is\n   "
+        "phasec_pattern_byte(g, P, k). */\n"
+     << "static inline void " << n << "_fill(int me, void *sendbuf) {\n"
+     << "  char *s = (char *)sendbuf;\n";
+  switch (plan.kind) {
+  case OpKind::Transpose:
+    os << "  phasec_fill_matrix(s, sizeof(" << n << "_elem_t), " << n << "_R, "
+       << n << "_N, " << n << "_N, (uint64_t)me * " << n << "_R, 0);\n";
+    break;
+  case OpKind::Permute:
+    os << "  for (int64_t i = 0; i < " << n << "_L; ++i)\n"
+       << "    phasec_fill(s + i * sizeof(" << n << "_elem_t), sizeof(" << n
+       << "_elem_t), (uint64_t)me * " << n << "_L + i, " << n << "_P, 0);\n";
+    break;
+  case OpKind::Alltoallv:
+    os << "  for (int d = 0; d < " << n << "_P; ++d)\n"
+       << "    phasec_fill(s + " << n << "_sdispl[me][d], (size_t)" << n
+       << "_ssize[me][d], me, d, 0);\n";
+    break;
+  case OpKind::Alltoall:
+  case OpKind::Scatter:
+    os << "  for (int d = 0; d < " << n << "_P; ++d)\n"
+       << "    phasec_fill(s + " << n << "_sdispl_of(me, d), " << n
+       << "_BLOCK, me, d, 0);\n";
+    break;
+  default:
+    os << "  phasec_fill(s, " << n << "_BLOCK, me, " << n << "_P, 0);\n";
+  }
+  os << "}\n\n";
+
+  // Check.
+  os << "/* Checks every byte this member must have received; returns the "
+        "number of\n   wrong bytes (the first ones are printed). */\n"
+     << "static inline uint64_t " << n
+     << "_check(int me, const void *recvbuf, phasec_check_state *st) {\n"
+     << "  const char *r = (const char *)recvbuf;\n  uint64_t bad = 0;\n"
+     << "  (void)me;\n";
+  switch (plan.kind) {
+  case OpKind::Transpose:
+    os << "  bad += phasec_check_transposed(st, r, sizeof(" << n
+       << "_elem_t), " << n << "_R, " << n << "_N, " << n
+       << "_N, (uint64_t)me * " << n << "_R, 0);\n";
+    break;
+  case OpKind::Permute:
+    os << "  /* The inverse permutation of this member's slice. */\n"
+       << "  int64_t *src = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * " << n
+       << "_L, \"inverse permutation\");\n"
+       << "  for (int64_t g = 0; g < " << n << "_N; ++g) {\n"
+       << "    int64_t t = " << n << "_perm(g);\n"
+       << "    if (t / " << n << "_L == me)\n"
+       << "      src[t - (int64_t)me * " << n << "_L] = g;\n  }\n"
+       << "  for (int64_t q = 0; q < " << n << "_L; ++q)\n"
+       << "    bad += phasec_check(st, \"element\", r + q * sizeof(" << n
+       << "_elem_t), sizeof(" << n << "_elem_t), (uint64_t)src[q], " << n
+       << "_P, 0, q * sizeof(" << n << "_elem_t));\n"
+       << "  free(src);\n";
+    break;
+  case OpKind::Alltoallv:
+    os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
+       << "    bad += phasec_check(st, \"block\", r + " << n
+       << "_rdispl[me][s], (size_t)" << n << "_rsize[me][s], s, me, 0, "
+       << "(size_t)" << n << "_rdispl[me][s]);\n";
+    break;
+  case OpKind::Alltoall:
+    os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
+       << "    bad += phasec_check(st, \"block\", r + " << n
+       << "_rdispl_of(me, s), " << n << "_BLOCK, s, me, 0, (size_t)" << n
+       << "_rdispl_of(me, s));\n";
+    break;
+  case OpKind::Allgather:
+    os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
+       << "    bad += phasec_check(st, \"block\", r + " << n
+       << "_rdispl_of(me, s), " << n << "_BLOCK, s, " << n
+       << "_P, 0, (size_t)" << n << "_rdispl_of(me, s));\n";
+    break;
+  case OpKind::Gather:
+  case OpKind::AllToOne:
+    os << "  if (me == " << n << "_ROOT)\n"
+       << "    for (int s = 0; s < " << n << "_P; ++s)\n"
+       << "      bad += phasec_check(st, \"block\", r + " << n
+       << "_rdispl_of(me, s), " << n << "_BLOCK, s, " << n
+       << "_P, 0, (size_t)" << n << "_rdispl_of(me, s));\n";
+    break;
+  case OpKind::Scatter:
+    os << "  bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, " << n
+       << "_ROOT, me, 0, 0);\n";
+    break;
+  case OpKind::OneToAll:
+    os << "  bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, " << n
+       << "_ROOT, " << n << "_P, 0, 0);\n";
+    break;
+  case OpKind::RankPermute:
+    os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
+       << "    if (" << n << "_rperm(s) == me)\n"
+       << "      bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, s, "
+       << n << "_P, 0, 0);\n";
+    break;
+  }
+  os << "  return bad;\n}\n\n";
+}
+
+void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  os << "/* The data member me keeps (no transfer). */\n"
+     << "static inline void " << n
+     << "_local(int me, const void *sendbuf, void *recvbuf) {\n"
+     << "  const char *s = (const char *)sendbuf;\n"
+     << "  char *r = (char *)recvbuf;\n  (void)s; (void)r; (void)me;\n";
+  std::string B = n + "_BLOCK";
+  switch (plan.kind) {
+  case OpKind::Alltoall:
+    os << "  memcpy(r + (int64_t)me * " << B << ", s + (int64_t)me * " << B
+       << ", " << B << ");\n";
+    break;
+  case OpKind::Alltoallv:
+    os << "  memcpy(r + " << n << "_rdispl[me][me], s + " << n
+       << "_sdispl[me][me], (size_t)" << n << "_ssize[me][me]);\n";
+    break;
+  case OpKind::Allgather:
+    os << "  memcpy(r + (int64_t)me * " << B << ", s, " << B << ");\n";
+    break;
+  case OpKind::Gather:
+  case OpKind::AllToOne:
+    os << "  if (me == " << n << "_ROOT)\n    memcpy(r + (int64_t)me * " << B
+       << ", s, " << B << ");\n";
+    break;
+  case OpKind::Scatter:
+    os << "  if (me == " << n << "_ROOT)\n    memcpy(r, s + (int64_t)me * " << B
+       << ", " << B << ");\n";
+    break;
+  case OpKind::OneToAll:
+    os << "  if (me == " << n << "_ROOT)\n    memcpy(r, s, " << B << ");\n";
+    break;
+  case OpKind::RankPermute:
+    os << "  if (" << n << "_rperm(me) == me)\n    memcpy(r, s, " << B
+       << ");\n";
+    break;
+  case OpKind::Transpose:
+    os << "  " << n << "_tblock((" << n << "_elem_t *)r + (int64_t)me * " << n
+       << "_R, " << n << "_N, (const " << n << "_elem_t *)s + (int64_t)me * "
+       << n << "_R, " << n << "_N);\n";
+    break;
+  case OpKind::Permute:
+    os << "  " << n << "_pstore((" << n << "_elem_t *)r, (const " << n
+       << "_elem_t *)s, me, me, 0, " << n << "_cnt[me * " << n << "_P + me]);\n";
+    break;
+  }
+  os << "}\n\n";
+}

@@ -1,0 +1,334 @@
+//===- OperationPlan.cpp - Building plans from verified schedules ---------===//
+//
+// Part of phasec. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+//
+// Maps a verified Schedule (global ranks) onto the members of the
+// operation's group, gives every transfer its byte offset inside the data
+// its pair owes (transfers of a pair may be split over several phases), and
+// recognises phases whose peers follow a formula (shift, xor), so that the
+// generators can emit `peer = (me + k) % P` instead of tables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Target/OperationPlan.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace phasec;
+using namespace phasec::target;
+
+llvm::FailureOr<ElementType>
+phasec::target::parseElementType(llvm::StringRef name, std::string &error) {
+  struct Entry {
+    const char *names[3];
+    const char *canonical;
+    const char *cType;
+    int64_t size;
+  };
+  static const Entry entries[] = {
+      {{"i8", "int8", nullptr}, "i8", "int8_t", 1},
+      {{"u8", "uint8", "byte"}, "u8", "uint8_t", 1},
+      {{"i16", "int16", nullptr}, "i16", "int16_t", 2},
+      {{"u16", "uint16", nullptr}, "u16", "uint16_t", 2},
+      {{"i32", "int32", nullptr}, "i32", "int32_t", 4},
+      {{"u32", "uint32", nullptr}, "u32", "uint32_t", 4},
+      {{"i64", "int64", nullptr}, "i64", "int64_t", 8},
+      {{"u64", "uint64", nullptr}, "u64", "uint64_t", 8},
+      {{"f32", "float", "float32"}, "f32", "float", 4},
+      {{"f64", "double", "float64"}, "f64", "double", 8},
+      {{"c64", "complex64", nullptr}, "c64", "phasec_c64_t", 8},
+      {{"c128", "complex128", nullptr}, "c128", "phasec_c128_t", 16},
+  };
+  for (const Entry &e : entries)
+    for (const char *n : e.names)
+      if (n && name == n)
+        return ElementType{e.canonical, e.cType, e.size};
+  error = "unknown element type '" + name.str() +
+          "' (expected i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, c64 "
+          "or c128)";
+  return llvm::failure();
+}
+
+llvm::StringRef phasec::target::stringifyOpKind(OpKind kind) {
+  switch (kind) {
+  case OpKind::Alltoall:
+    return "alltoall";
+  case OpKind::Alltoallv:
+    return "alltoallv";
+  case OpKind::Transpose:
+    return "transpose";
+  case OpKind::Permute:
+    return "permute";
+  case OpKind::RankPermute:
+    return "rank_permute";
+  case OpKind::Gather:
+    return "gather";
+  case OpKind::Scatter:
+    return "scatter";
+  case OpKind::Allgather:
+    return "allgather";
+  case OpKind::OneToAll:
+    return "one_to_all";
+  case OpKind::AllToOne:
+    return "all_to_one";
+  }
+  llvm_unreachable("bad OpKind");
+}
+
+llvm::StringRef phasec::target::stringifyTransferStyle(TransferStyle style) {
+  switch (style) {
+  case TransferStyle::Packing:
+    return "packing";
+  case TransferStyle::Chained:
+    return "chained";
+  case TransferStyle::DirectDeposit:
+    return "direct_deposit";
+  }
+  llvm_unreachable("bad TransferStyle");
+}
+
+llvm::FailureOr<TransferStyle>
+phasec::target::parseTransferStyle(llvm::StringRef s, std::string &error) {
+  if (s == "packing")
+    return TransferStyle::Packing;
+  if (s == "chained")
+    return TransferStyle::Chained;
+  if (s == "direct_deposit" || s == "direct-deposit")
+    return TransferStyle::DirectDeposit;
+  error = "unknown transfer style '" + s.str() +
+          "' (expected packing, chained or direct_deposit)";
+  return llvm::failure();
+}
+
+static std::optional<OpKind> parseOpKind(llvm::StringRef op) {
+  return llvm::StringSwitch<std::optional<OpKind>>(op)
+      .Case("alltoall", OpKind::Alltoall)
+      .Case("alltoallv", OpKind::Alltoallv)
+      .Case("transpose", OpKind::Transpose)
+      .Case("permute", OpKind::Permute)
+      .Case("rank_permute", OpKind::RankPermute)
+      .Case("gather", OpKind::Gather)
+      .Case("scatter", OpKind::Scatter)
+      .Case("allgather", OpKind::Allgather)
+      .Case("one_to_all", OpKind::OneToAll)
+      .Case("all_to_one", OpKind::AllToOne)
+      .Default(std::nullopt);
+}
+
+int64_t OperationPlan::demand(int32_t src, int32_t dst) const {
+  if (src == dst)
+    return 0;
+  int64_t p = numMembers();
+  switch (kind) {
+  case OpKind::Alltoall:
+  case OpKind::Allgather:
+    return blockBytes;
+  case OpKind::Alltoallv:
+    return sizes[src * p + dst];
+  case OpKind::Transpose: {
+    int64_t r = rowsPerMember();
+    return r * r * elem.size;
+  }
+  case OpKind::Permute:
+    return permPairBytes[src * p + dst];
+  case OpKind::RankPermute:
+    return perm[src] == dst ? blockBytes : 0;
+  case OpKind::Gather:
+  case OpKind::AllToOne:
+    return dst == root ? blockBytes : 0;
+  case OpKind::Scatter:
+  case OpKind::OneToAll:
+    return src == root ? blockBytes : 0;
+  }
+  llvm_unreachable("bad OpKind");
+}
+
+static bool isCIdentifier(llvm::StringRef s) {
+  if (s.empty() || !(isalpha(s[0]) || s[0] == '_'))
+    return false;
+  return llvm::all_of(s, [](char c) { return isalnum(c) || c == '_'; });
+}
+
+llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
+    llvm::StringRef name, const CollectiveRequest &request,
+    const ElementType &elem, const Schedule &schedule,
+    const PlanOptions &options, std::string &error) {
+  if (!isCIdentifier(name)) {
+    error = "operation name '" + name.str() + "' is not a C identifier";
+    return llvm::failure();
+  }
+  std::optional<OpKind> kind = parseOpKind(request.op);
+  if (!kind) {
+    error = "the MPI and OpenSHMEM back ends do not support operation '" +
+            request.op + "'";
+    return llvm::failure();
+  }
+  if (options.tile < 0) {
+    error = "tile size must not be negative";
+    return llvm::failure();
+  }
+  CollectiveRequest req = request;
+  if (*kind == OpKind::Transpose || *kind == OpKind::Permute)
+    req.bytes = elem.size;
+  llvm::FailureOr<TransferSet> demands = buildCollective(req, error);
+  if (failed(demands))
+    return llvm::failure();
+
+  OperationPlan plan;
+  plan.name = name.str();
+  plan.kind = *kind;
+  plan.elem = elem;
+  plan.group = req.group;
+  plan.blockBytes = req.bytes;
+  plan.sizes = req.sizes;
+  plan.n = req.n;
+  plan.permSpec = req.perm;
+  plan.options = options;
+  plan.schedule = schedule;
+  int64_t p = plan.numMembers();
+
+  llvm::DenseMap<RankId, int32_t> member;
+  for (auto [i, r] : llvm::enumerate(plan.group))
+    member[r] = static_cast<int32_t>(i);
+  if (req.root >= 0) {
+    auto it = member.find(req.root);
+    if (it == member.end()) {
+      error = "root " + std::to_string(req.root) + " is not in the group";
+      return llvm::failure();
+    }
+    plan.root = it->second;
+  }
+  if (plan.kind == OpKind::Permute || plan.kind == OpKind::RankPermute) {
+    llvm::FailureOr<std::vector<int64_t>> perm = makePermutation(
+        plan.kind == OpKind::Permute ? plan.n : p, req.perm, error);
+    if (failed(perm))
+      return llvm::failure();
+    plan.perm = std::move(*perm);
+  }
+  if (plan.kind == OpKind::Permute) {
+    int64_t per = plan.n / p;
+    plan.permPairBytes.assign(p * p, 0);
+    for (int64_t g = 0; g < plan.n; ++g)
+      if (g / per != plan.perm[g] / per)
+        plan.permPairBytes[(g / per) * p + plan.perm[g] / per] += elem.size;
+  }
+
+  // Group-index transfers with their offsets inside their pair's data.
+  llvm::DenseMap<std::pair<int32_t, int32_t>, int64_t> delivered;
+  bool elementWise =
+      plan.kind == OpKind::Transpose || plan.kind == OpKind::Permute;
+  for (auto [pi, phase] : llvm::enumerate(schedule.phases)) {
+    PlannedPhase planned;
+    for (const Transfer &t : phase.transfers) {
+      auto s = member.find(t.src), d = member.find(t.dst);
+      if (s == member.end() || d == member.end()) {
+        error = "schedule phase " + std::to_string(pi) + " moves data from " +
+                std::to_string(t.src) + " to " + std::to_string(t.dst) +
+                ", outside the operation's group";
+        return llvm::failure();
+      }
+      int64_t owed = plan.demand(s->second, d->second);
+      int64_t &done = delivered[{s->second, d->second}];
+      if (t.bytes <= 0 || done + t.bytes > owed) {
+        error = "schedule phase " + std::to_string(pi) + " sends " +
+                std::to_string(t.bytes) + " bytes from " +
+                std::to_string(t.src) + " to " + std::to_string(t.dst) +
+                " but the operation owes " + std::to_string(owed - done) +
+                " more";
+        return llvm::failure();
+      }
+      if (elementWise && (done % elem.size || t.bytes % elem.size)) {
+        error = "schedule phase " + std::to_string(pi) + " splits the " +
+                std::to_string(owed) + " bytes from " + std::to_string(t.src) +
+                " to " + std::to_string(t.dst) +
+                " inside an element of " + std::to_string(elem.size) +
+                " bytes";
+        return llvm::failure();
+      }
+      planned.transfers.push_back({s->second, d->second, done, t.bytes});
+      done += t.bytes;
+    }
+    if (planned.transfers.empty())
+      continue;
+    // Stagger: by source, then by distance, so that a member's several
+    // transfers of one phase start at different peers.
+    llvm::sort(planned.transfers,
+               [p](const PlannedTransfer &a, const PlannedTransfer &b) {
+                 int64_t da = (a.dst - a.src + p) % p,
+                         db = (b.dst - b.src + p) % p;
+                 return std::tie(a.src, da, a.offset) <
+                        std::tie(b.src, db, b.offset);
+               });
+    plan.phases.push_back(std::move(planned));
+  }
+  for (int32_t s = 0; s < p; ++s)
+    for (int32_t d = 0; d < p; ++d) {
+      int64_t owed = plan.demand(s, d);
+      auto it = delivered.find({s, d});
+      int64_t got = it == delivered.end() ? 0 : it->second;
+      if (got != owed) {
+        error = "the schedule delivers " + std::to_string(got) +
+                " of the " + std::to_string(owed) + " bytes rank " +
+                std::to_string(plan.group[s]) + " owes rank " +
+                std::to_string(plan.group[d]);
+        return llvm::failure();
+      }
+    }
+
+  // Phase formulas.
+  bool powerOfTwo = p > 0 && (p & (p - 1)) == 0;
+  for (PlannedPhase &ph : plan.phases) {
+    if (static_cast<int64_t>(ph.transfers.size()) != p)
+      continue;
+    bool full = llvm::all_of(ph.transfers, [&](const PlannedTransfer &t) {
+      return t.offset == 0 && t.bytes == plan.demand(t.src, t.dst);
+    });
+    std::vector<bool> seen(p, false);
+    bool distinct = true;
+    for (const PlannedTransfer &t : ph.transfers) {
+      distinct = distinct && !seen[t.src];
+      seen[t.src] = true;
+    }
+    if (!full || !distinct)
+      continue;
+    int64_t k = (ph.transfers[0].dst - ph.transfers[0].src + p) % p;
+    if (llvm::all_of(ph.transfers, [&](const PlannedTransfer &t) {
+          return (t.dst - t.src + p) % p == k;
+        })) {
+      ph.formula = PhaseFormula::Shift;
+      ph.k = k;
+      continue;
+    }
+    int64_t x = ph.transfers[0].dst ^ ph.transfers[0].src;
+    if (powerOfTwo && llvm::all_of(ph.transfers, [&](const PlannedTransfer &t) {
+          return (t.dst ^ t.src) == x;
+        })) {
+      ph.formula = PhaseFormula::Xor;
+      ph.k = x;
+    }
+  }
+  bool uniform = plan.kind == OpKind::Alltoall ||
+                 plan.kind == OpKind::Allgather ||
+                 plan.kind == OpKind::Transpose;
+  if (options.formulas && uniform && !plan.phases.empty()) {
+    PhaseFormula f = plan.phases[0].formula;
+    plan.useFormulas =
+        f != PhaseFormula::Table &&
+        llvm::all_of(plan.phases,
+                     [&](const PlannedPhase &ph) { return ph.formula == f; });
+    if (plan.useFormulas) {
+      plan.consecutiveFormula = true;
+      for (auto [j, ph] : llvm::enumerate(plan.phases))
+        plan.consecutiveFormula =
+            plan.consecutiveFormula && ph.k == static_cast<int64_t>(j) + 1;
+    }
+  }
+  return plan;
+}

@@ -1,0 +1,604 @@
+//===- MPIEmitter.cpp - C + MPI code from operation plans -----------------===//
+//
+// Part of phasec. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+//
+// The generated operation runs on a communicator of the group's members
+// (split from the caller's communicator once and cached), so member index
+// == rank in it and ranks outside the group take part only in that split.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Target/MPI/MPIEmitter.h"
+
+#include "../common/EmitC.h"
+
+#include <climits>
+
+using namespace phasec;
+using namespace phasec::target;
+using namespace phasec::target::detail;
+
+namespace {
+
+class MPIWriter {
+public:
+  MPIWriter(llvm::raw_ostream &os, const OperationPlan &plan,
+            const MPIOptions &options)
+      : os(os), plan(plan), options(options), n(plan.name) {}
+
+  void emitFunction();
+  void emitRunner();
+
+private:
+  void emitGroupComm();
+  void emitBlockBody(bool formula);
+  void emitTransposeSupport();
+  void emitTransposeChainedBody(bool formula);
+  void emitTransposePackingBody(bool formula);
+  void emitTransposeDepositBody(bool formula);
+  void emitPermuteBody(bool formula);
+  void emitPhaseSync();
+
+  llvm::raw_ostream &os;
+  const OperationPlan &plan;
+  const MPIOptions &options;
+  const std::string &n;
+};
+
+} // namespace
+
+void MPIWriter::emitGroupComm() {
+  os << "/* The members' communicator, split once from the caller's. */\n"
+     << "static MPI_Comm " << n << "_gcomm = MPI_COMM_NULL, " << n
+     << "_gparent = MPI_COMM_NULL;\n"
+     << "static inline MPI_Comm " << n << "_comm(MPI_Comm comm, int me) {\n"
+     << "  if (" << n << "_gparent != comm) {\n"
+     << "    if (" << n << "_gcomm != MPI_COMM_NULL)\n"
+     << "      PHASEC_MPI_CHECK(MPI_Comm_free(&" << n << "_gcomm));\n"
+     << "    PHASEC_MPI_CHECK(MPI_Comm_split(comm, me >= 0 ? 0 : MPI_UNDEFINED, "
+        "me, &"
+     << n << "_gcomm));\n"
+     << "    if (" << n << "_gcomm != MPI_COMM_NULL)\n"
+     << "      PHASEC_MPI_CHECK(MPI_Comm_set_errhandler(" << n
+     << "_gcomm, MPI_ERRORS_RETURN));\n"
+     << "    " << n << "_gparent = comm;\n  }\n"
+     << "  return " << n << "_gcomm;\n}\n\n";
+}
+
+void MPIWriter::emitPhaseSync() {
+  if (plan.options.sync != PhaseSync::Barrier)
+    return;
+  os << "    if (j + 1 < " << n << "_NPHASES)\n"
+     << "      phasec_mpi_phase_barrier(g); /* congestion control */\n";
+}
+
+void MPIWriter::emitBlockBody(bool formula) {
+  if (formula) {
+    os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(sb + " << n
+       << "_sdispl_of(me, to), " << n << "_BLOCK, MPI_BYTE, to, PHASEC_TAG,\n"
+       << "                                  rb + " << n
+       << "_rdispl_of(me, from), " << n
+       << "_BLOCK, MPI_BYTE, from, PHASEC_TAG,\n"
+       << "                                  g, MPI_STATUS_IGNORE));\n";
+    emitPhaseSync();
+    return;
+  }
+  os << "    if (s1 - s0 == 1 && r1 - r0 == 1) { /* pairwise */\n"
+     << "      PHASEC_MPI_CHECK(MPI_Sendrecv(sb + " << n
+     << "_sdispl_of(me, s0->peer) + s0->offset, (int)s0->bytes, MPI_BYTE,\n"
+     << "                                    s0->peer, PHASEC_TAG, rb + " << n
+     << "_rdispl_of(me, r0->peer) + r0->offset,\n"
+     << "                                    (int)r0->bytes, MPI_BYTE, "
+        "r0->peer, PHASEC_TAG, g, MPI_STATUS_IGNORE));\n"
+     << "    } else {\n"
+     << "      MPI_Request req[" << n << "_MAXSEND + " << n << "_MAXRECV];\n"
+     << "      int nreq = 0;\n"
+     << "      for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
+     << "        PHASEC_MPI_CHECK(MPI_Irecv(rb + " << n
+     << "_rdispl_of(me, x->peer) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "                                   x->peer, PHASEC_TAG, g, "
+        "&req[nreq++]));\n"
+     << "      for (const phasec_xfer_t *x = s0; x < s1; ++x)\n"
+     << "        PHASEC_MPI_CHECK(MPI_Isend(sb + " << n
+     << "_sdispl_of(me, x->peer) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "                                   x->peer, PHASEC_TAG, g, "
+        "&req[nreq++]));\n"
+     << "      PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+     << "    }\n";
+  emitPhaseSync();
+}
+
+void MPIWriter::emitTransposeSupport() {
+  std::string T = n + "_elem_t";
+  os << "#define " << n << "_RR ((int64_t)" << n << "_R * " << n << "_R)\n"
+     << "#define " << n << "_BLOCKBYTES ((int64_t)" << n << "_RR * (int64_t)sizeof("
+     << T << "))\n"
+     << "/* Work space, allocated on first use and kept. */\n"
+     << "static " << T << " *" << n << "_sbuf, *" << n << "_rbuf;\n"
+     << "/* R rows of R elements, N apart: one block of the output. */\n"
+     << "static MPI_Datatype " << n << "_rowblock = MPI_DATATYPE_NULL;\n"
+     << "static inline void " << n << "_workspace(void) {\n"
+     << "  if (" << n << "_sbuf)\n    return;\n";
+  if (plan.options.style == TransferStyle::Packing) {
+    os << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
+       << "_P * " << n << "_BLOCKBYTES, \"packed send buffer\");\n"
+       << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
+       << "_P * " << n << "_BLOCKBYTES, \"packed receive buffer\");\n";
+  } else {
+    os << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
+       << "_MAXSEND * " << n << "_BLOCKBYTES, \"pack buffer\");\n"
+       << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
+       << "_MAXRECV * " << n << "_BLOCKBYTES, \"receive buffer\");\n";
+  }
+  os << "  MPI_Datatype el;\n"
+     << "  PHASEC_MPI_CHECK(MPI_Type_contiguous((int)sizeof(" << T
+     << "), MPI_BYTE, &el));\n"
+     << "  PHASEC_MPI_CHECK(MPI_Type_vector(" << n << "_R, " << n << "_R, " << n
+     << "_N, el, &" << n << "_rowblock));\n"
+     << "  PHASEC_MPI_CHECK(MPI_Type_commit(&" << n << "_rowblock));\n"
+     << "  PHASEC_MPI_CHECK(MPI_Type_free(&el));\n}\n\n";
+  if (plan.options.style != TransferStyle::DirectDeposit)
+    return;
+  os << "/* Direct deposit through an MPI_Win_allocate_shared window: the "
+        "output array\n   of every member, addressable by all when they "
+        "share a node. */\n"
+     << "static MPI_Win " << n << "_win = MPI_WIN_NULL;\n"
+     << "static " << T << " *" << n << "_win_base, *" << n << "_peer_base["
+     << n << "_P];\n"
+     << "/* Allocates an output array (R x N elements) for " << n
+     << "; collective over comm.\n   In a shared window when all ranks "
+        "of comm share a node, else with malloc. */\n"
+     << T << " *" << n << "_alloc_output(MPI_Comm comm) {\n"
+     << "  int rank, size, nsize;\n  MPI_Comm node;\n"
+     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n"
+     << "  PHASEC_MPI_CHECK(MPI_Comm_size(comm, &size));\n"
+     << "  PHASEC_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, "
+        "MPI_INFO_NULL, &node));\n"
+     << "  PHASEC_MPI_CHECK(MPI_Comm_size(node, &nsize));\n"
+     << "  PHASEC_MPI_CHECK(MPI_Comm_free(&node));\n"
+     << "  const size_t bytes = (size_t)" << n << "_R * " << n
+     << "_N * sizeof(" << T << ");\n"
+     << "  if (nsize != size || " << n << "_win != MPI_WIN_NULL)\n"
+     << "    return (" << T << " *)PHASEC_XMALLOC(bytes, \"output array\");\n"
+     << "  PHASEC_MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)(" << n
+     << "_member(rank) >= 0 ? bytes : 0), (int)sizeof(" << T << "),\n"
+     << "                                          MPI_INFO_NULL, comm, &" << n
+     << "_win_base, &" << n << "_win));\n"
+     << "  for (int m = 0; m < " << n << "_P; ++m) {\n"
+     << "    MPI_Aint sz;\n    int du;\n"
+     << "    PHASEC_MPI_CHECK(MPI_Win_shared_query(" << n << "_win, " << n
+     << "_rank(m), &sz, &du, &" << n << "_peer_base[m]));\n  }\n"
+     << "  PHASEC_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, " << n
+     << "_win));\n"
+     << "  return " << n << "_win_base;\n}\n"
+     << "/* Frees what " << n << "_alloc_output returned; collective. */\n"
+     << "void " << n << "_free_output(" << T << " *b) {\n"
+     << "  if (" << n << "_win != MPI_WIN_NULL && b == " << n << "_win_base) {\n"
+     << "    PHASEC_MPI_CHECK(MPI_Win_unlock_all(" << n << "_win));\n"
+     << "    PHASEC_MPI_CHECK(MPI_Win_free(&" << n << "_win));\n"
+     << "    " << n << "_win_base = NULL;\n    return;\n  }\n"
+     << "  free(b);\n}\n\n";
+}
+
+void MPIWriter::emitTransposeChainedBody(bool formula) {
+  bool dt = options.derivedDatatypes;
+  if (formula) {
+    os << "    " << n << "_tblock(" << n << "_sbuf, " << n << "_R, a + (int64_t)to * "
+       << n << "_R, " << n << "_N); /* pack, transposed */\n";
+    if (dt) {
+      os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(" << n << "_sbuf, (int)" << n
+         << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
+         << "                                  b + (int64_t)from * " << n
+         << "_R, 1, " << n << "_rowblock, from, PHASEC_TAG,\n"
+         << "                                  g, MPI_STATUS_IGNORE)); /* "
+            "unpacked by the datatype */\n";
+    } else {
+      os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(" << n << "_sbuf, (int)" << n
+         << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
+         << "                                  " << n << "_rbuf, (int)" << n
+         << "_BLOCKBYTES, MPI_BYTE, from, PHASEC_TAG,\n"
+         << "                                  g, MPI_STATUS_IGNORE));\n"
+         << "    " << n << "_tunpack(b + (int64_t)from * " << n << "_R, " << n
+         << "_N, " << n << "_rbuf);\n";
+    }
+    emitPhaseSync();
+    return;
+  }
+  std::string full = "x->offset == 0 && x->bytes == " + n + "_BLOCKBYTES";
+  std::string E = "(int64_t)sizeof(" + n + "_elem_t)";
+  os << "    MPI_Request req[" << n << "_MAXSEND + " << n << "_MAXRECV];\n"
+     << "    int nreq = 0;\n"
+     << "    for (const phasec_xfer_t *x = r0; x < r1; ++x) {\n";
+  if (dt)
+    os << "      if (" << full << ") /* unpacked by the datatype */\n"
+       << "        PHASEC_MPI_CHECK(MPI_Irecv(b + (int64_t)x->peer * " << n
+       << "_R, 1, " << n << "_rowblock, x->peer, PHASEC_TAG, g, "
+          "&req[nreq++]));\n      else\n  ";
+  os << "      PHASEC_MPI_CHECK(MPI_Irecv(" << n << "_rbuf + (x - r0) * " << n
+     << "_RR, (int)x->bytes, MPI_BYTE, x->peer, PHASEC_TAG, g, "
+        "&req[nreq++]));\n"
+     << "    }\n"
+     << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
+     << "      " << n << "_elem_t *pk = " << n << "_sbuf + (x - s0) * " << n
+     << "_RR;\n"
+     << "      if (" << full << ")\n"
+     << "        " << n << "_tblock(pk, " << n << "_R, a + (int64_t)x->peer * "
+     << n << "_R, " << n << "_N); /* pack, transposed */\n"
+     << "      else\n"
+     << "        " << n << "_tpart(pk, 0, 1, a + (int64_t)x->peer * " << n
+     << "_R, " << n << "_N, 0, x->offset / " << E << ", (x->offset + x->bytes) / "
+     << E << ");\n"
+     << "      PHASEC_MPI_CHECK(MPI_Isend(pk, (int)x->bytes, MPI_BYTE, x->peer, "
+        "PHASEC_TAG, g, &req[nreq++]));\n"
+     << "    }\n"
+     << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+     << "    for (const phasec_xfer_t *x = r0; x < r1; ++x) {\n"
+     << "      const " << n << "_elem_t *in = " << n << "_rbuf + (x - r0) * "
+     << n << "_RR;\n";
+  if (dt)
+    os << "      if (" << full << ")\n        continue;\n";
+  os << "      if (" << full << ")\n"
+     << "        " << n << "_tunpack(b + (int64_t)x->peer * " << n << "_R, "
+     << n << "_N, in);\n"
+     << "      else\n"
+     << "        " << n << "_tpart(b + (int64_t)x->peer * " << n << "_R, " << n
+     << "_N, 0, in, 0, 1, x->offset / " << E << ", (x->offset + x->bytes) / "
+     << E << ");\n"
+     << "    }\n";
+  emitPhaseSync();
+}
+
+void MPIWriter::emitTransposePackingBody(bool formula) {
+  if (formula) {
+    os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(" << n << "_sbuf + (int64_t)to * "
+       << n << "_RR, (int)" << n << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
+       << "                                  " << n
+       << "_rbuf + (int64_t)from * " << n << "_RR, (int)" << n
+       << "_BLOCKBYTES, MPI_BYTE, from, PHASEC_TAG,\n"
+       << "                                  g, MPI_STATUS_IGNORE));\n";
+    emitPhaseSync();
+    return;
+  }
+  os << "    MPI_Request req[" << n << "_MAXSEND + " << n << "_MAXRECV];\n"
+     << "    int nreq = 0;\n"
+     << "    for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
+     << "      PHASEC_MPI_CHECK(MPI_Irecv((char *)(" << n
+     << "_rbuf + (int64_t)x->peer * " << n
+     << "_RR) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "                                 x->peer, PHASEC_TAG, g, "
+        "&req[nreq++]));\n"
+     << "    for (const phasec_xfer_t *x = s0; x < s1; ++x)\n"
+     << "      PHASEC_MPI_CHECK(MPI_Isend((char *)(" << n
+     << "_sbuf + (int64_t)x->peer * " << n
+     << "_RR) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "                                 x->peer, PHASEC_TAG, g, "
+        "&req[nreq++]));\n"
+     << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
+  emitPhaseSync();
+}
+
+void MPIWriter::emitTransposeDepositBody(bool formula) {
+  std::string E = "(int64_t)sizeof(" + n + "_elem_t)";
+  if (formula) {
+    os << "    " << n << "_tblock(" << n << "_peer_base[to] + (int64_t)me * "
+       << n << "_R, " << n << "_N, a + (int64_t)to * " << n << "_R, " << n
+       << "_N);\n";
+  } else {
+    os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
+       << "      " << n << "_elem_t *dst = " << n
+       << "_peer_base[x->peer] + (int64_t)me * " << n << "_R;\n"
+       << "      const " << n << "_elem_t *src = a + (int64_t)x->peer * " << n
+       << "_R;\n"
+       << "      if (x->offset == 0 && x->bytes == " << n << "_BLOCKBYTES)\n"
+       << "        " << n << "_tblock(dst, " << n << "_N, src, " << n
+       << "_N);\n"
+       << "      else\n"
+       << "        " << n << "_tpart(dst, " << n << "_N, 0, src, " << n
+       << "_N, 0, x->offset / " << E << ", (x->offset + x->bytes) / " << E
+       << ");\n    }\n";
+  }
+  if (plan.options.sync == PhaseSync::Barrier)
+    os << "    if (j + 1 < " << n << "_NPHASES) { /* congestion control */\n"
+       << "      PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
+       << "      phasec_mpi_phase_barrier(g);\n    }\n";
+}
+
+void MPIWriter::emitPermuteBody(bool formula) {
+  (void)formula; // permutes always use tables
+  std::string E = "(int64_t)sizeof(" + n + "_elem_t)";
+  bool packing = plan.options.style == TransferStyle::Packing;
+  os << "    MPI_Request req[" << n << "_MAXSEND + " << n << "_MAXRECV];\n"
+     << "    int nreq = 0;\n"
+     << "    for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
+     << "      PHASEC_MPI_CHECK(MPI_Irecv("
+     << (packing ? "(char *)(" + n + "_rbuf + " + n + "_roff[x->peer]) + x->offset"
+                 : n + "_rbuf + (x - r0) * " + n + "_MAXPAIR")
+     << ", (int)x->bytes, MPI_BYTE,\n"
+     << "                                 x->peer, PHASEC_TAG, g, "
+        "&req[nreq++]));\n"
+     << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n";
+  if (packing) {
+    os << "      const char *pk = (const char *)(" << n << "_sbuf + " << n
+       << "_soff[x->peer]) + x->offset;\n";
+  } else {
+    os << "      " << n << "_elem_t *pk = " << n << "_sbuf + (x - s0) * " << n
+       << "_MAXPAIR;\n"
+       << "      " << n << "_ppack(pk, a, x->peer, x->offset / " << E
+       << ", (x->offset + x->bytes) / " << E << ");\n";
+  }
+  os << "      PHASEC_MPI_CHECK(MPI_Isend(pk, (int)x->bytes, MPI_BYTE, x->peer, "
+        "PHASEC_TAG, g, &req[nreq++]));\n"
+     << "    }\n"
+     << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
+  if (!packing)
+    os << "    for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
+       << "      " << n << "_punpack(b, " << n << "_rbuf + (x - r0) * " << n
+       << "_MAXPAIR, x->peer, x->offset / " << E << ", (x->offset + x->bytes) / "
+       << E << ");\n";
+  emitPhaseSync();
+}
+
+void MPIWriter::emitFunction() {
+  emitPlanComment(os, plan);
+  emitPlanData(os, plan);
+  emitLocalCopy(os, plan);
+  emitGroupComm();
+  bool transpose = isTranspose(plan), permute = isPermute(plan);
+  std::string T = n + "_elem_t";
+  if (transpose)
+    emitTransposeSupport();
+  if (permute) {
+    int64_t maxPair = 1;
+    for (int64_t v : plan.permPairBytes)
+      maxPair = std::max(maxPair, v / plan.elem.size);
+    bool packing = plan.options.style == TransferStyle::Packing;
+    os << "#define " << n << "_MAXPAIR " << maxPair
+       << " /* most elements one pair exchanges */\n"
+       << "static " << T << " *" << n << "_sbuf, *" << n << "_rbuf;\n";
+    if (packing)
+      os << "static int64_t " << n << "_soff[" << n << "_P], " << n << "_roff["
+         << n << "_P]; /* element offsets per peer in the packed buffers */\n";
+    os << "static inline void " << n << "_workspace(int me) {\n"
+       << "  if (" << n << "_sbuf)\n    return;\n"
+       << "  " << n << "_init(me);\n";
+    if (packing)
+      os << "  int64_t so = 0, ro = 0;\n"
+         << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
+         << "    " << n << "_soff[q] = so;\n    " << n << "_roff[q] = ro;\n"
+         << "    so += " << n << "_cnt[me * " << n << "_P + q];\n"
+         << "    ro += " << n << "_cnt[q * " << n << "_P + me];\n  }\n"
+         << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
+         << ") * (size_t)(so + 1), \"packed send buffer\");\n"
+         << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
+         << ") * (size_t)(ro + 1), \"packed receive buffer\");\n";
+    else
+      os << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
+         << ") * " << n << "_MAXSEND * " << n << "_MAXPAIR, \"pack buffer\");\n"
+         << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
+         << ") * " << n << "_MAXRECV * " << n
+         << "_MAXPAIR, \"receive buffer\");\n";
+    os << "}\n\n";
+  }
+
+  // The operation.
+  os << "/* " << n << ": " << stringifyOpKind(plan.kind)
+     << ". Collective over comm (its ranks are the plan's ranks);\n   ranks "
+        "outside the group only take part in splitting off the members' "
+        "communicator. */\n";
+  if (transpose || permute)
+    os << "int " << n << "(const " << T << " *a, " << T
+       << " *b, MPI_Comm comm) {\n";
+  else
+    os << "int " << n
+       << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n";
+  os << "  int rank;\n"
+     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n"
+     << "  const int me = " << n << "_member(rank);\n"
+     << "  MPI_Comm g = " << n << "_comm(comm, me);\n"
+     << "  if (me < 0)\n    return MPI_SUCCESS;\n";
+  if (!transpose && !permute) {
+    os << "  const char *sb = (const char *)sendbuf;\n"
+       << "  char *rb = (char *)recvbuf;\n"
+       << "  " << n << "_local(me, sendbuf, recvbuf);\n";
+    emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
+      emitBlockBody(f);
+    });
+    os << "  return MPI_SUCCESS;\n}\n\n";
+    return;
+  }
+  if (permute) {
+    os << "  " << n << "_workspace(me);\n"
+       << "  " << n << "_local(me, a, b);\n";
+    if (plan.options.style == TransferStyle::Packing)
+      os << "  for (int q = 0; q < " << n << "_P; ++q) /* pack everything */\n"
+         << "    if (q != me)\n      " << n << "_ppack(" << n << "_sbuf + "
+         << n << "_soff[q], a, q, 0, " << n << "_cnt[me * " << n
+         << "_P + q]);\n";
+    emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
+      emitPermuteBody(f);
+    });
+    if (plan.options.style == TransferStyle::Packing)
+      os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
+         << "    if (q != me)\n      " << n << "_punpack(b, " << n
+         << "_rbuf + " << n << "_roff[q], q, 0, " << n << "_cnt[q * " << n
+         << "_P + me]);\n";
+    os << "  return MPI_SUCCESS;\n}\n\n";
+    return;
+  }
+  // Transposes.
+  os << "  " << n << "_workspace();\n"
+     << "  " << n << "_local(me, a, b);\n";
+  TransferStyle style = plan.options.style;
+  if (style == TransferStyle::DirectDeposit) {
+    os << "  if (" << n << "_win != MPI_WIN_NULL && b == " << n
+       << "_win_base) {\n"
+       << "    /* Direct deposit: the copy loop stores into the destination's "
+          "window. */\n"
+       << "    PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
+       << "    phasec_mpi_phase_barrier(g); /* every output is free */\n";
+    // The deposit loop sits inside the `if`: indent it by two more.
+    std::string text;
+    {
+      llvm::raw_string_ostream ts(text);
+      MPIWriter inner(ts, plan, options);
+      emitPhaseLoop(ts, plan, [&](llvm::raw_ostream &, bool f) {
+        inner.emitTransposeDepositBody(f);
+      });
+    }
+    llvm::StringRef rest(text);
+    while (!rest.empty()) {
+      auto [line, tail] = rest.split('\n');
+      os << "  " << line << "\n";
+      rest = tail;
+    }
+    os << "    PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
+       << "    phasec_mpi_phase_barrier(g); /* all deposits are done */\n"
+       << "    PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
+       << "    return MPI_SUCCESS;\n  }\n"
+       << "  /* Not a window of " << n
+       << "_alloc_output (or ranks on several nodes): chained. */\n";
+  }
+  if (style == TransferStyle::Packing) {
+    os << "  for (int q = 0; q < " << n
+       << "_P; ++q) /* pack everything, transposed */\n"
+       << "    if (q != me)\n      " << n << "_tblock(" << n
+       << "_sbuf + (int64_t)q * " << n << "_RR, " << n
+       << "_R, a + (int64_t)q * " << n << "_R, " << n << "_N);\n";
+    emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
+      emitTransposePackingBody(f);
+    });
+    os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
+       << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * " << n
+       << "_R, " << n << "_N, " << n << "_rbuf + (int64_t)q * " << n
+       << "_RR);\n";
+  } else {
+    emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
+      emitTransposeChainedBody(f);
+    });
+  }
+  os << "  return MPI_SUCCESS;\n}\n\n";
+}
+
+void MPIWriter::emitRunner() {
+  emitHarnessHelpers(os, plan);
+  bool dd = isTranspose(plan) &&
+            plan.options.style == TransferStyle::DirectDeposit;
+  bool typed = isTranspose(plan) || isPermute(plan);
+  std::string T = n + "_elem_t";
+  os << "/* Runs " << n
+     << ": warm-up, timed iterations, verification of every byte. Returns "
+        "the\n   number of wrong bytes over all ranks. */\n"
+     << "static uint64_t run_" << n
+     << "(int rank, int iters, int warmup) {\n"
+     << "  const int me = " << n << "_member(rank);\n"
+     << "  char *s = (char *)PHASEC_XMALLOC(" << n
+     << "_send_bytes(), \"send buffer\");\n";
+  if (dd)
+    os << "  char *r = (char *)" << n << "_alloc_output(MPI_COMM_WORLD);\n";
+  else
+    os << "  char *r = (char *)PHASEC_XMALLOC(" << n
+       << "_recv_bytes(), \"receive buffer\");\n";
+  std::string call = typed ? n + "((const " + T + " *)s, (" + T +
+                                 " *)r, MPI_COMM_WORLD)"
+                           : n + "(s, r, MPI_COMM_WORLD)";
+  os << "  if (me >= 0)\n    " << n << "_fill(me, s);\n"
+     << "  for (int i = 0; i < warmup; ++i)\n    PHASEC_MPI_CHECK(" << call
+     << ");\n"
+     << "  phasec_poison(r, " << n << "_recv_bytes());\n"
+     << "  PHASEC_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));\n"
+     << "  double *t = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)iters, "
+        "\"times\");\n"
+     << "  for (int i = 0; i < iters; ++i) {\n"
+     << "    PHASEC_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));\n"
+     << "    const double t0 = phasec_wtime();\n"
+     << "    PHASEC_MPI_CHECK(" << call << ");\n"
+     << "    t[i] = phasec_wtime() - t0;\n  }\n"
+     << "  if (getenv(\"PHASEC_TEST_CORRUPT\")) /* tests of the checker */\n"
+     << "    r[0] ^= 0x5a;\n"
+     << "  phasec_check_state st;\n"
+     << "  phasec_check_init(&st, rank, \"" << n << "\");\n"
+     << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n"
+     << "  bad = phasec_mpi_sum(MPI_COMM_WORLD, bad);\n"
+     << "  phasec_stats stats = phasec_mpi_reduce_times(MPI_COMM_WORLD, t, "
+        "iters);\n"
+     << "  if (rank == 0) {\n"
+     << "    phasec_print_header(\"phasec " << n << ": "
+     << stringifyOpKind(plan.kind) << ", " << plan.numMembers()
+     << " members, " << stringifyTransferStyle(plan.options.style)
+     << ", MPI\");\n"
+     << "    phasec_print_timing(" << n << "_size(), &stats);\n"
+     << "    printf(\"# " << n
+     << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
+     << "           bad ? \"WRONG BYTES\" : \"every byte verified\");\n"
+     << "  }\n"
+     << "  free(t);\n  free(s);\n";
+  if (dd)
+    os << "  " << n << "_free_output((" << T << " *)r);\n";
+  else
+    os << "  free(r);\n";
+  os << "  return bad;\n}\n\n";
+}
+
+llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
+                                            llvm::raw_ostream &os,
+                                            const MPIOptions &options,
+                                            std::string &error) {
+  if (failed(checkPlans(plans, error)))
+    return llvm::failure();
+  for (const OperationPlan &p : plans) {
+    int64_t limit = INT_MAX;
+    for (const PlannedPhase &ph : p.phases)
+      for (const PlannedTransfer &t : ph.transfers)
+        if (t.bytes > limit) {
+          error = "operation '" + p.name + "': a transfer of " +
+                  std::to_string(t.bytes) +
+                  " bytes exceeds MPI's int count; split it in the schedule";
+          return llvm::failure();
+        }
+  }
+  os << "/* Generated by phasec (MPI back end). Do not edit.\n"
+     << " * Build: mpicc -O3 out.c $(pkg-config --cflags --libs "
+        "phasec-runtime)\n */\n";
+  emitCommonTypes(os);
+  os << "#include \"phasec_runtime_mpi.h\"\n\n"
+     << "#define PHASEC_TAG 0x7068\n\n";
+  for (const OperationPlan &p : plans)
+    MPIWriter(os, p, options).emitFunction();
+  if (!options.main)
+    return llvm::success();
+  for (const OperationPlan &p : plans)
+    MPIWriter(os, p, options).emitRunner();
+  int64_t required = 0;
+  for (const OperationPlan &p : plans)
+    required = std::max(required, p.requiredRanks());
+  os << "int main(int argc, char **argv) {\n"
+     << "  phasec_mpi_init(&argc, &argv);\n"
+     << "  int rank, size;\n"
+     << "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+     << "  MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+     << "  int iters = (int)phasec_env_long(\"PHASEC_ITERATIONS\", "
+     << options.iterations << ");\n"
+     << "  int warmup = (int)phasec_env_long(\"PHASEC_WARMUP\", "
+     << options.warmup << ");\n"
+     << "  for (int i = 1; i + 1 < argc; ++i) {\n"
+     << "    if (!strcmp(argv[i], \"-i\"))\n      iters = atoi(argv[++i]);\n"
+     << "    else if (!strcmp(argv[i], \"-w\"))\n      warmup = "
+        "atoi(argv[++i]);\n  }\n"
+     << "  if (iters < 1)\n    iters = 1;\n"
+     << "  if (size < " << required << ") {\n"
+     << "    if (rank == 0)\n"
+     << "      fprintf(stderr, \"error: this program needs " << required
+     << " ranks (mpirun -np " << required << "), got %d\\n\", size);\n"
+     << "    MPI_Finalize();\n    return 2;\n  }\n"
+     << "  uint64_t bad = 0;\n";
+  for (const OperationPlan &p : plans)
+    os << "  bad += run_" << p.name << "(rank, iters, warmup);\n";
+  os << "  if (rank == 0)\n"
+     << "    printf(bad ? \"# FAILED: %llu wrong bytes\\n\" : \"# OK: every "
+        "byte verified\\n\", (unsigned long long)bad);\n"
+     << "  phasec_mpi_finalize();\n"
+     << "  return bad ? 1 : 0;\n}\n";
+  return llvm::success();
+}

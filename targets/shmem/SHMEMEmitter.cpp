@@ -1,0 +1,462 @@
+//===- SHMEMEmitter.cpp - C + OpenSHMEM code from operation plans ---------===//
+//
+// Part of phasec. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+//
+// OpenSHMEM is one-sided: only the sends of a member's tables matter (the
+// receiver does nothing but wait at the barrier). Every operation starts
+// with a barrier (the previous use of the destination arrays is over), and
+// ends with shmem_quiet and a barrier. PEs outside the group take part in
+// the barriers only (NAME_NBARRIERS of them).
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Target/SHMEM/SHMEMEmitter.h"
+
+#include "../common/EmitC.h"
+
+using namespace phasec;
+using namespace phasec::target;
+using namespace phasec::target::detail;
+
+namespace {
+
+class SHMEMWriter {
+public:
+  SHMEMWriter(llvm::raw_ostream &os, const OperationPlan &plan,
+              const SHMEMOptions &options)
+      : os(os), plan(plan), options(options), n(plan.name) {}
+
+  void emitFunction();
+  void emitRunner();
+
+private:
+  void emitWorkspace();
+  void emitBlockBody(bool formula);
+  void emitTransposeBody(bool formula);
+  void emitPermuteBody(bool formula);
+  void emitPhaseSync();
+
+  llvm::raw_ostream &os;
+  const OperationPlan &plan;
+  const SHMEMOptions &options;
+  const std::string &n;
+};
+
+} // namespace
+
+void SHMEMWriter::emitPhaseSync() {
+  if (plan.options.sync != PhaseSync::Barrier)
+    return;
+  os << "    if (j + 1 < " << n << "_NPHASES)\n"
+     << "      phasec_shmem_phase_barrier(); /* quiet + barrier: congestion "
+        "control */\n";
+}
+
+void SHMEMWriter::emitBlockBody(bool formula) {
+  const char *put = options.nonBlocking ? "shmem_putmem_nbi" : "shmem_putmem";
+  if (formula) {
+    os << "    " << put << "(rb + " << n << "_rdispl_of(to, me), sb + " << n
+       << "_sdispl_of(me, to), " << n << "_BLOCK, " << n << "_rank(to));\n";
+  } else {
+    os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x)\n"
+       << "      " << put << "(rb + " << n
+       << "_rdispl_of(x->peer, me) + x->offset, sb + " << n
+       << "_sdispl_of(me, x->peer) + x->offset,\n"
+       << "                      (size_t)x->bytes, " << n
+       << "_rank(x->peer));\n";
+  }
+  emitPhaseSync();
+}
+
+void SHMEMWriter::emitWorkspace() {
+  std::string T = n + "_elem_t";
+  TransferStyle style = plan.options.style;
+  if (isTranspose(plan)) {
+    os << "#define " << n << "_RR ((int64_t)" << n << "_R * " << n << "_R)\n"
+       << "#define " << n << "_BLOCKBYTES ((int64_t)" << n
+       << "_RR * (int64_t)sizeof(" << T << "))\n";
+    os << "/* Work space, allocated on the first (collective) call and kept: "
+       << n << "_strip\n   holds TILE destination rows for puts per "
+          "contiguous run";
+    if (style == TransferStyle::Packing)
+      os << "; " << n << "_sbuf the packed blocks;\n   " << n
+         << "_scr (symmetric) block s from member s";
+    os << ". */\n"
+       << "PHASEC_UNUSED static " << T << " *" << n << "_strip, *" << n << "_sbuf, *" << n
+       << "_scr;\n"
+       << "static inline size_t " << n << "_sym_bytes(void) { return "
+       << (style == TransferStyle::Packing
+               ? "(size_t)" + n + "_P * " + n + "_BLOCKBYTES"
+               : std::string("0"))
+       << "; }\n"
+       << "static inline void " << n << "_workspace(void) {\n"
+       << "  if (" << n << "_strip)\n    return;\n"
+       << "  " << n << "_strip = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
+       << ") * " << n << "_TILE * " << n << "_R, \"row strip\");\n";
+    if (style == TransferStyle::Packing)
+      os << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
+         << "_P * " << n << "_BLOCKBYTES, \"packed blocks\");\n"
+         << "  " << n << "_scr = (" << T << " *)PHASEC_SHMEM_MALLOC((size_t)"
+         << n << "_P * " << n << "_BLOCKBYTES, \"receive area\");\n";
+    os << "}\n\n";
+    os << "/* The block for member d as a put per contiguous run: TILE "
+          "destination rows\n   are gathered into a strip (strided loads), "
+          "then each row goes in one put. */\n"
+       << "static inline void " << n << "_tput(" << T << " *b, int me, int d, const "
+       << T << " *a) {\n"
+       << "  const " << T << " *src = a + (int64_t)d * " << n << "_R;\n"
+       << "  for (int64_t m0 = 0; m0 < " << n << "_R; m0 += " << n
+       << "_TILE) {\n"
+       << "    const int64_t m1 = PHASEC_MIN(m0 + " << n << "_TILE, " << n
+       << "_R);\n"
+       << "    for (int64_t l = 0; l < " << n << "_R; ++l)\n"
+       << "      for (int64_t m = m0; m < m1; ++m)\n"
+       << "        " << n << "_strip[(m - m0) * " << n
+       << "_R + l] = src[l * " << n << "_N + m];\n"
+       << "    for (int64_t m = m0; m < m1; ++m)\n"
+       << "      shmem_putmem(b + m * " << n << "_N + (int64_t)me * " << n
+       << "_R, " << n << "_strip + (m - m0) * " << n << "_R,\n"
+       << "                   sizeof(" << T << ") * " << n << "_R, " << n
+       << "_rank(d));\n  }\n}\n\n";
+    return;
+  }
+  // Permutes.
+  int64_t p = plan.numMembers();
+  int64_t maxPair = 1, maxIn = 1;
+  for (int64_t d = 0; d < p; ++d) {
+    int64_t in = 0;
+    for (int64_t s = 0; s < p; ++s) {
+      maxPair = std::max(maxPair, plan.permPairBytes[s * p + d] / plan.elem.size);
+      in += plan.permPairBytes[s * p + d] / plan.elem.size;
+    }
+    maxIn = std::max(maxIn, in);
+  }
+  os << "#define " << n << "_MAXPAIR " << maxPair
+     << " /* most elements one pair exchanges */\n"
+     << "#define " << n << "_MAXIN " << maxIn
+     << " /* most elements a member receives */\n"
+     << "/* " << n << "_scr (symmetric): the elements from member s start at "
+     << n << "_scroff[s]\n   (computed for every destination d: "
+     << n << "_scroff[d * P + s]). */\n"
+     << "PHASEC_UNUSED static " << T << " *" << n << "_sbuf, *" << n << "_scr;\n"
+     << "PHASEC_UNUSED static int64_t *" << n << "_scroff, " << n << "_soff[" << n
+     << "_P];\n"
+     << "static inline size_t " << n << "_sym_bytes(void) { return "
+     << (style == TransferStyle::DirectDeposit
+             ? std::string("0")
+             : "sizeof(" + T + ") * " + n + "_MAXIN")
+     << "; }\n"
+     << "static inline void " << n << "_workspace(int me) {\n"
+     << "  if (" << n << "_scroff)\n    return;\n"
+     << "  if (me >= 0)\n    " << n << "_init(me);\n"
+     << "  " << n << "_scroff = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * "
+     << n << "_P * " << n << "_P, \"receive offsets\");\n"
+     << "  for (int d = 0; d < " << n << "_P && me >= 0; ++d) {\n"
+     << "    int64_t o = 0;\n"
+     << "    for (int s = 0; s < " << n << "_P; ++s) {\n"
+     << "      " << n << "_scroff[d * " << n << "_P + s] = o;\n"
+     << "      o += " << n << "_cnt[s * " << n << "_P + d];\n    }\n  }\n";
+  if (style != TransferStyle::DirectDeposit) {
+    os << "  int64_t so = 0;\n"
+       << "  for (int q = 0; q < " << n << "_P && me >= 0; ++q) {\n"
+       << "    " << n << "_soff[q] = so;\n"
+       << "    so += " << n << "_cnt[me * " << n << "_P + q];\n  }\n"
+       << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
+       << ") * (size_t)(so + " << n << "_MAXPAIR), \"pack buffer\");\n"
+       << "  " << n << "_scr = (" << T << " *)PHASEC_SHMEM_MALLOC(sizeof(" << T
+       << ") * " << n << "_MAXIN, \"receive area\");\n";
+  }
+  os << "}\n\n";
+}
+
+void SHMEMWriter::emitTransposeBody(bool formula) {
+  std::string E = "(int64_t)sizeof(" + n + "_elem_t)";
+  std::string T = n + "_elem_t";
+  TransferStyle style = plan.options.style;
+  if (style == TransferStyle::Packing) {
+    if (formula)
+      os << "    shmem_putmem(" << n << "_scr + (int64_t)me * " << n << "_RR, "
+         << n << "_sbuf + (int64_t)to * " << n << "_RR, " << n
+         << "_BLOCKBYTES, " << n << "_rank(to));\n";
+    else
+      os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x)\n"
+         << "      shmem_putmem((char *)(" << n << "_scr + (int64_t)me * " << n
+         << "_RR) + x->offset,\n"
+         << "                   (const char *)(" << n
+         << "_sbuf + (int64_t)x->peer * " << n << "_RR) + x->offset, "
+            "(size_t)x->bytes,\n"
+         << "                   " << n << "_rank(x->peer));\n";
+    emitPhaseSync();
+    return;
+  }
+  bool dd = style == TransferStyle::DirectDeposit && options.useShmemPtr;
+  auto full = [&](const std::string &peer) {
+    if (dd) {
+      os << "      " << T << " *rb = (" << T << " *)shmem_ptr(b, " << n
+         << "_rank(" << peer << "));\n"
+         << "      if (rb) /* direct deposit: stores into the remote array */\n"
+         << "        " << n << "_tblock(rb + (int64_t)me * " << n << "_R, "
+         << n << "_N, a + (int64_t)" << peer << " * " << n << "_R, " << n
+         << "_N);\n"
+         << "      else /* not mapped: a put per contiguous run */\n  ";
+    }
+    os << "      " << n << "_tput(b, me, " << peer << ", a);\n";
+  };
+  if (formula) {
+    os << "    {\n";
+    full("to");
+    os << "    }\n";
+    emitPhaseSync();
+    return;
+  }
+  os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
+     << "      if (x->offset == 0 && x->bytes == " << n << "_BLOCKBYTES) {\n";
+  full("x->peer");
+  os << "        continue;\n      }\n"
+     << "      /* A split block: elements [e0, e1) in transfer order. */\n"
+     << "      const int64_t e0 = x->offset / " << E
+     << ", e1 = (x->offset + x->bytes) / " << E << ";\n"
+     << "      const " << T << " *src = a + (int64_t)x->peer * " << n
+     << "_R;\n";
+  if (dd)
+    os << "      " << T << " *rp = (" << T << " *)shmem_ptr(b, " << n
+       << "_rank(x->peer));\n"
+       << "      if (rp) {\n"
+       << "        " << n << "_tpart(rp + (int64_t)me * " << n << "_R, " << n
+       << "_N, 0, src, " << n << "_N, 0, e0, e1);\n"
+       << "        continue;\n      }\n";
+  os << "      for (int64_t e = e0; e < e1; ++e) {\n"
+     << "        const int64_t m = e / " << n << "_R, l = e % " << n << "_R;\n"
+     << "        shmem_putmem(b + m * " << n << "_N + (int64_t)me * " << n
+     << "_R + l, src + l * " << n << "_N + m, sizeof(" << T << "), " << n
+     << "_rank(x->peer));\n      }\n"
+     << "    }\n";
+  emitPhaseSync();
+}
+
+void SHMEMWriter::emitPermuteBody(bool formula) {
+  (void)formula;
+  std::string E = "(int64_t)sizeof(" + n + "_elem_t)";
+  std::string T = n + "_elem_t";
+  TransferStyle style = plan.options.style;
+  os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
+     << "      const int64_t e0 = x->offset / " << E
+     << ", e1 = (x->offset + x->bytes) / " << E << ";\n";
+  if (style == TransferStyle::DirectDeposit) {
+    if (options.useShmemPtr)
+      os << "      " << T << " *rb = (" << T << " *)shmem_ptr(b, " << n
+         << "_rank(x->peer));\n"
+         << "      if (rb) { /* direct deposit: stores into the remote array "
+            "*/\n"
+         << "        " << n << "_pstore(rb, a, me, x->peer, e0, e1);\n"
+         << "        continue;\n      }\n";
+    os << "      const int64_t *idx = " << n << "_sidx[x->peer];\n"
+       << "      for (int64_t e = e0; e < e1; ++e) /* a put per element */\n"
+       << "        shmem_putmem(b + " << n << "_perm((int64_t)me * " << n
+       << "_L + idx[e]) - (int64_t)x->peer * " << n
+       << "_L, a + idx[e], sizeof(" << T << "),\n"
+       << "                     " << n << "_rank(x->peer));\n"
+       << "    }\n";
+    emitPhaseSync();
+    return;
+  }
+  std::string dst = n + "_scr + " + n + "_scroff[x->peer * " + n +
+                    "_P + me] + e0";
+  if (style == TransferStyle::Packing)
+    os << "      shmem_putmem(" << dst << ", " << n << "_sbuf + " << n
+       << "_soff[x->peer] + e0, sizeof(" << T << ") * (size_t)(e1 - e0),\n"
+       << "                   " << n << "_rank(x->peer));\n";
+  else
+    os << "      " << n << "_ppack(" << n << "_sbuf, a, x->peer, e0, e1); /* "
+          "chained: pack, put */\n"
+       << "      shmem_putmem(" << dst << ", " << n << "_sbuf, sizeof(" << T
+       << ") * (size_t)(e1 - e0), " << n << "_rank(x->peer));\n";
+  os << "    }\n";
+  emitPhaseSync();
+}
+
+void SHMEMWriter::emitFunction() {
+  emitPlanComment(os, plan);
+  emitPlanData(os, plan);
+  emitLocalCopy(os, plan);
+  bool transpose = isTranspose(plan), permute = isPermute(plan);
+  std::string T = n + "_elem_t";
+  if (transpose || permute)
+    emitWorkspace();
+  else
+    os << "static inline size_t " << n << "_sym_bytes(void) { return 0; }\n\n";
+  int64_t barriers = 2 + (plan.options.sync == PhaseSync::Barrier
+                              ? std::max<int64_t>(0, plan.phases.size() - 1)
+                              : 0);
+  os << "#define " << n << "_NBARRIERS " << barriers
+     << " /* barriers per call, for PEs outside the group */\n\n";
+  os << "/* " << n << ": " << stringifyOpKind(plan.kind)
+     << ". Collective over all PEs; the ";
+  if (transpose || permute)
+    os << "output array b";
+  else
+    os << "receive buffer";
+  os << " must be\n   symmetric (shmem_malloc). */\n";
+  if (transpose || permute)
+    os << "void " << n << "(const " << T << " *a, " << T << " *b) {\n";
+  else
+    os << "void " << n << "(const void *sendbuf, void *recvbuf) {\n";
+  os << "  const int me = " << n << "_member(shmem_my_pe());\n";
+  if (transpose)
+    os << "  " << n << "_workspace();\n";
+  if (permute)
+    os << "  " << n << "_workspace(me);\n";
+  os << "  if (me < 0) {\n"
+     << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
+     << "      shmem_barrier_all();\n    return;\n  }\n"
+     << "  shmem_barrier_all(); /* the previous use of every destination is "
+        "over */\n";
+  if (!transpose && !permute) {
+    os << "  const char *sb = (const char *)sendbuf;\n"
+       << "  char *rb = (char *)recvbuf;\n"
+       << "  " << n << "_local(me, sendbuf, recvbuf);\n";
+    emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
+      emitBlockBody(f);
+    });
+    os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n}\n\n";
+    return;
+  }
+  os << "  " << n << "_local(me, a, b);\n";
+  TransferStyle style = plan.options.style;
+  if (transpose) {
+    if (style == TransferStyle::Packing)
+      os << "  for (int q = 0; q < " << n
+         << "_P; ++q) /* pack everything, transposed */\n"
+         << "    if (q != me)\n      " << n << "_tblock(" << n
+         << "_sbuf + (int64_t)q * " << n << "_RR, " << n
+         << "_R, a + (int64_t)q * " << n << "_R, " << n << "_N);\n";
+    emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
+      emitTransposeBody(f);
+    });
+    os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n";
+    if (style == TransferStyle::Packing)
+      os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
+         << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * "
+         << n << "_R, " << n << "_N, " << n << "_scr + (int64_t)q * " << n
+         << "_RR);\n";
+    os << "}\n\n";
+    return;
+  }
+  if (style == TransferStyle::Packing)
+    os << "  for (int q = 0; q < " << n << "_P; ++q) /* pack everything */\n"
+       << "    if (q != me)\n      " << n << "_ppack(" << n << "_sbuf + " << n
+       << "_soff[q], a, q, 0, " << n << "_cnt[me * " << n << "_P + q]);\n";
+  emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
+    emitPermuteBody(f);
+  });
+  os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n";
+  if (style != TransferStyle::DirectDeposit)
+    os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack */\n"
+       << "    if (q != me)\n      " << n << "_punpack(b, " << n << "_scr + "
+       << n << "_scroff[me * " << n << "_P + q], q, 0, " << n << "_cnt[q * "
+       << n << "_P + me]);\n";
+  os << "}\n\n";
+}
+
+void SHMEMWriter::emitRunner() {
+  emitHarnessHelpers(os, plan);
+  bool typed = isTranspose(plan) || isPermute(plan);
+  std::string T = n + "_elem_t";
+  std::string call = typed ? n + "((const " + T + " *)s, (" + T + " *)r)"
+                           : n + "(s, r)";
+  os << "/* Runs " << n
+     << ": warm-up, timed iterations, verification of every byte. Returns "
+        "the\n   number of wrong bytes over all PEs. */\n"
+     << "static uint64_t run_" << n << "(int pe, int iters, int warmup) {\n"
+     << "  const int me = " << n << "_member(pe);\n"
+     << "  char *s = (char *)PHASEC_XMALLOC(" << n
+     << "_send_bytes(), \"send buffer\");\n"
+     << "  char *r = (char *)PHASEC_SHMEM_MALLOC(" << n
+     << "_recv_bytes(), \"receive buffer\");\n"
+     << "  if (me >= 0)\n    " << n << "_fill(me, s);\n"
+     << "  for (int i = 0; i < warmup; ++i)\n    " << call << ";\n"
+     << "  phasec_poison(r, " << n << "_recv_bytes());\n"
+     << "  double *t = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)iters, "
+        "\"times\");\n"
+     << "  for (int i = 0; i < iters; ++i) {\n"
+     << "    shmem_barrier_all();\n"
+     << "    const double t0 = phasec_wtime();\n"
+     << "    " << call << ";\n"
+     << "    t[i] = phasec_wtime() - t0;\n  }\n"
+     << "  if (getenv(\"PHASEC_TEST_CORRUPT\")) /* tests of the checker */\n"
+     << "    r[0] ^= 0x5a;\n"
+     << "  phasec_check_state st;\n"
+     << "  phasec_check_init(&st, pe, \"" << n << "\");\n"
+     << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n"
+     << "  bad = phasec_shmem_sum(bad);\n"
+     << "  phasec_stats stats = phasec_shmem_reduce_times(t, iters);\n"
+     << "  if (pe == 0) {\n"
+     << "    phasec_print_header(\"phasec " << n << ": "
+     << stringifyOpKind(plan.kind) << ", " << plan.numMembers()
+     << " members, " << stringifyTransferStyle(plan.options.style)
+     << ", OpenSHMEM\");\n"
+     << "    phasec_print_timing(" << n << "_size(), &stats);\n"
+     << "    printf(\"# " << n
+     << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
+     << "           bad ? \"WRONG BYTES\" : \"every byte verified\");\n"
+     << "  }\n"
+     << "  shmem_barrier_all();\n"
+     << "  free(t);\n  free(s);\n  shmem_free(r);\n"
+     << "  return bad;\n}\n\n";
+}
+
+llvm::LogicalResult phasec::target::emitSHMEM(
+    llvm::ArrayRef<OperationPlan> plans, llvm::raw_ostream &os,
+    const SHMEMOptions &options, std::string &error) {
+  if (failed(checkPlans(plans, error)))
+    return llvm::failure();
+  os << "/* Generated by phasec (OpenSHMEM back end). Do not edit.\n"
+     << " * Build: oshcc -O3 out.c $(pkg-config --cflags --libs "
+        "phasec-runtime)\n"
+     << " * Run:   oshrun --mca osc ^rdma -np P ./a.out\n */\n";
+  emitCommonTypes(os);
+  os << "#include \"phasec_runtime_shmem.h\"\n\n";
+  for (const OperationPlan &p : plans)
+    SHMEMWriter(os, p, options).emitFunction();
+  if (!options.main)
+    return llvm::success();
+  for (const OperationPlan &p : plans)
+    SHMEMWriter(os, p, options).emitRunner();
+  int64_t required = 0;
+  for (const OperationPlan &p : plans)
+    required = std::max(required, p.requiredRanks());
+  os << "int main(int argc, char **argv) {\n"
+     << "  /* Symmetric data: each operation's receive buffer and work "
+        "space, plus\n     room for the timing reductions. */\n"
+     << "  size_t heap = (size_t)1 << 20;\n";
+  for (const OperationPlan &p : plans)
+    os << "  heap += " << p.name << "_recv_bytes() + " << p.name
+       << "_sym_bytes();\n";
+  os << "  phasec_shmem_init(heap);\n"
+     << "  const int pe = shmem_my_pe(), npes = shmem_n_pes();\n"
+     << "  int iters = (int)phasec_env_long(\"PHASEC_ITERATIONS\", "
+     << options.iterations << ");\n"
+     << "  int warmup = (int)phasec_env_long(\"PHASEC_WARMUP\", "
+     << options.warmup << ");\n"
+     << "  for (int i = 1; i + 1 < argc; ++i) {\n"
+     << "    if (!strcmp(argv[i], \"-i\"))\n      iters = atoi(argv[++i]);\n"
+     << "    else if (!strcmp(argv[i], \"-w\"))\n      warmup = "
+        "atoi(argv[++i]);\n  }\n"
+     << "  if (iters < 1)\n    iters = 1;\n"
+     << "  if (npes < " << required << ") {\n"
+     << "    if (pe == 0)\n"
+     << "      fprintf(stderr, \"error: this program needs " << required
+     << " PEs (oshrun -np " << required << "), got %d\\n\", npes);\n"
+     << "    shmem_finalize();\n    return 2;\n  }\n"
+     << "  uint64_t bad = 0;\n";
+  for (const OperationPlan &p : plans)
+    os << "  bad += run_" << p.name << "(pe, iters, warmup);\n";
+  os << "  if (pe == 0)\n"
+     << "    printf(bad ? \"# FAILED: %llu wrong bytes\\n\" : \"# OK: every "
+        "byte verified\\n\", (unsigned long long)bad);\n"
+     << "  phasec_shmem_finalize();\n"
+     << "  return bad ? 1 : 0;\n}\n";
+  return llvm::success();
+}
