@@ -27,6 +27,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <exception>
 
@@ -55,6 +57,9 @@ std::string printable(llvm::StringRef s) {
 /// Thrown by the error listener to stop parsing once the error limit is hit.
 struct StopParsing {};
 
+/// Collects the lexer's and the parser's errors. The lexer runs over the
+/// whole file before the parser starts, so the errors are buffered and
+/// printed in source order by flush().
 class DiagErrorListener : public antlr4::BaseErrorListener {
 public:
   DiagErrorListener(DiagnosticEngine &diag, const char *bufStart,
@@ -75,21 +80,49 @@ public:
           static_cast<unsigned>(charPositionInLine) + 1);
     std::string text = msg;
     llvm::StringRef ref(text);
-    if (ref.consume_front("token recognition error at: "))
-      text = "invalid character " + ref.str();
-    diag.error(loc, "syntax error: " + printable(text));
-    ++count;
-    if (diag.shouldStop())
+    if (ref.consume_front("token recognition error at: ")) {
+      const char *p = loc.getPointer();
+      unsigned char byte =
+          p && p >= bufStart && p < bufStart + bufSize ? *p : 0;
+      if (byte >= 0x7f || (byte < 0x20 && !llvm::isSpace(byte))) {
+        // One error per run of bytes outside the language (a UTF-8 sequence
+        // is several bytes).
+        if (p == lastBadByte + 1) {
+          lastBadByte = p;
+          return;
+        }
+        lastBadByte = p;
+        text = "invalid byte 0x" + llvm::utohexstr(byte, /*LowerCase=*/true) +
+               " (only ASCII is allowed outside comments and strings)";
+      } else {
+        text = "invalid character " + ref.str();
+      }
+    }
+    errors.emplace_back(loc, "syntax error: " + printable(text));
+    if (diag.errorLimit() && errors.size() >= diag.errorLimit())
       throw StopParsing();
   }
 
-  unsigned count = 0;
+  /// Prints the collected errors in source order.
+  void flush() {
+    std::stable_sort(errors.begin(), errors.end(),
+                     [](const auto &a, const auto &b) {
+                       return a.first.getPointer() < b.first.getPointer();
+                     });
+    for (auto &[loc, msg] : errors)
+      diag.error(loc, msg);
+    errors.clear();
+  }
+
+  size_t count() const { return errors.size(); }
 
 private:
   DiagnosticEngine &diag;
   const char *bufStart;
   size_t bufSize;
   unsigned bufferId;
+  const char *lastBadByte = nullptr;
+  std::vector<std::pair<llvm::SMLoc, std::string>> errors;
 };
 
 /// Walks ANTLR's parse-tree contexts into the syntax tree. Runs only on a
@@ -500,20 +533,33 @@ std::unique_ptr<Program> phasec::lang::parseAndCheck(
     lexer.removeErrorListeners();
     lexer.addErrorListener(&listener);
     antlr4::CommonTokenStream tokens(&lexer);
-    tokens.fill();
-    if (!checkNesting(tokens, opts, diag, bufStart, src.size()))
+    try {
+      tokens.fill();
+    } catch (const StopParsing &) {
+      listener.flush();
       return nullptr;
+    }
+    if (!checkNesting(tokens, opts, diag, bufStart, src.size())) {
+      listener.flush();
+      return nullptr;
+    }
     SchedParser parser(&tokens);
     parser.removeErrorListeners();
     parser.addErrorListener(&listener);
-    SchedParser::FileContext *tree = parser.file();
-    if (listener.count || diag.hadError())
+    SchedParser::FileContext *tree = nullptr;
+    try {
+      tree = parser.file();
+    } catch (const StopParsing &) {
+      listener.flush();
       return nullptr;
+    }
+    if (listener.count() || diag.hadError()) {
+      listener.flush();
+      return nullptr;
+    }
     Builder builder(diag, bufStart, src.size());
     builder.build(tree, module);
     ok = !builder.failed;
-  } catch (const StopParsing &) {
-    return nullptr;
   } catch (const std::exception &e) {
     diag.error(llvm::SMLoc::getFromPointer(bufStart),
                llvm::Twine("internal parser error: ") + printable(e.what()));

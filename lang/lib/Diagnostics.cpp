@@ -11,30 +11,43 @@ using namespace phasec::lang;
 DiagnosticEngine::DiagnosticEngine(llvm::SourceMgr &sm, llvm::raw_ostream &os)
     : sm_(sm), os_(os) {}
 
+/// SourceMgr prints `<unknown>:0:` for a diagnostic without a location; name
+/// the main file instead (`file.sched: error: ...`).
+static void print(llvm::SourceMgr &sm, llvm::raw_ostream &os, llvm::SMLoc loc,
+                  llvm::SourceMgr::DiagKind kind, const llvm::Twine &msg) {
+  if (loc.isValid() || sm.getNumBuffers() == 0) {
+    sm.PrintMessage(os, loc, kind, msg);
+    return;
+  }
+  llvm::StringRef name =
+      sm.getMemoryBuffer(sm.getMainFileID())->getBufferIdentifier();
+  llvm::SMDiagnostic(name, kind, msg.str()).print(nullptr, os);
+}
+
 void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg) {
   ++numErrors_;
   if (errorLimit_ && numErrors_ > errorLimit_) {
     if (numErrors_ == errorLimit_ + 1)
-      sm_.PrintMessage(os_, llvm::SMLoc(), llvm::SourceMgr::DK_Error,
-                       "too many errors emitted, stopping now");
+      print(sm_, os_, llvm::SMLoc(), llvm::SourceMgr::DK_Error,
+            "too many errors emitted, stopping now");
     lastSuppressed_ = true;
     return;
   }
   lastSuppressed_ = false;
-  sm_.PrintMessage(os_, loc, llvm::SourceMgr::DK_Error, msg);
+  print(sm_, os_, loc, llvm::SourceMgr::DK_Error, msg);
 }
 
 void DiagnosticEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {
   ++numWarnings_;
   lastSuppressed_ = errorLimit_ && numErrors_ > errorLimit_;
   if (!lastSuppressed_)
-    sm_.PrintMessage(os_, loc, llvm::SourceMgr::DK_Warning, msg);
+    print(sm_, os_, loc, llvm::SourceMgr::DK_Warning, msg);
 }
 
 void DiagnosticEngine::note(llvm::SMLoc loc, const llvm::Twine &msg) {
   if (lastSuppressed_)
     return;
-  sm_.PrintMessage(os_, loc, llvm::SourceMgr::DK_Note, msg);
+  print(sm_, os_, loc, llvm::SourceMgr::DK_Note, msg);
 }
 
 void DiagnosticEngine::commandLineError(const llvm::Twine &msg) {

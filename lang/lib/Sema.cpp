@@ -24,6 +24,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -138,6 +139,22 @@ private:
     }
     if (env.group && e.text == "group_size")
       return env.group->size();
+    StringRef name = e.text;
+    bool coordName = name == "x" || name == "y" || name == "z" ||
+                     name == "w" ||
+                     (name.size() > 1 && name[0] == 'd' &&
+                      llvm::all_of(name.drop_front(), llvm::isDigit));
+    if (const Machine *m = env.machine; m && coordName) {
+      if (m->kind == TopologyKind::Percs)
+        return fail(e.loc, "unknown name '" + name +
+                               "' (PERCS nodes have the coordinates "
+                               "supernode, drawer and index)");
+      return fail(e.loc, "unknown name '" + name + "' (machine '" + m->name +
+                             "' has " + Twine(m->numDims()) +
+                             " dimensions: coordinates d0..d" +
+                             Twine(m->numDims() - 1) + ", x, y, z, w for the "
+                             "first four)");
+    }
     return fail(e.loc, "unknown name '" + e.text + "'");
   }
 
@@ -606,6 +623,7 @@ bool Sema::setTopology(Machine &m, const Value &v) {
   if (!v.expr)
     return false;
   const Expr &e = *v.expr;
+  m.topologyLoc = v.loc;
   if (e.kind != Expr::Call && !(e.kind == Expr::Ident)) {
     diag.error(v.loc, "expected torus(...), mesh(...), hypercube(n) or "
                       "percs(supernodes, drawers, nodes_per_drawer)");
@@ -760,7 +778,18 @@ bool Sema::finishMachine(Machine &m, const MachineDecl &d, bool hasRouting,
     return false;
   }
   if (m.kind == TopologyKind::Percs) {
-    if (m.bandwidth > 0) {
+    if (m.bandwidth > 0 && haveOverride) {
+      // A grid machine turned into PERCS by --topology: its one link rate
+      // and latency apply to every link class not given.
+      for (double *bw : {&m.llBandwidth, &m.lrBandwidth, &m.dBandwidth})
+        if (*bw == 0)
+          *bw = m.bandwidth;
+      for (double *lat : {&m.llLatency, &m.lrLatency, &m.dLatency})
+        if (*lat == 0)
+          *lat = m.latency;
+      m.bandwidth = 0;
+      m.latency = 0;
+    } else if (m.bandwidth > 0) {
       diag.error(m.loc, "PERCS machine '" + m.name +
                             "' takes bandwidth.LL, bandwidth.LR and "
                             "bandwidth.D instead of one bandwidth");
@@ -783,6 +812,16 @@ bool Sema::finishMachine(Machine &m, const MachineDecl &d, bool hasRouting,
     m.routing = RoutingKind::Direct;
     m.dimOrder.clear();
   } else {
+    if (haveOverride && m.bandwidth == 0 && m.llBandwidth > 0) {
+      // A PERCS machine turned into a grid by --topology: its LL links
+      // (the fastest class) stand for the grid's links.
+      m.bandwidth = m.llBandwidth;
+      m.latency = m.llLatency;
+    }
+    if (haveOverride) {
+      m.llBandwidth = m.lrBandwidth = m.dBandwidth = 0;
+      m.llLatency = m.lrLatency = m.dLatency = 0;
+    }
     if (m.llBandwidth > 0 || m.lrBandwidth > 0 || m.dBandwidth > 0) {
       diag.error(m.loc, "link classes LL, LR and D exist only on PERCS "
                         "machines; use 'bandwidth'");
