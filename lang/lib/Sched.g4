@@ -23,7 +23,7 @@ constDecl : 'const' ID '=' value ';' ;
 machineDecl : 'machine' ID '{' property* '}' ;
 
 // `key = value;` or `key.sub = value;` (bandwidth.LL = 24 GB/s).
-property : key=ID ('.' sub=ID)? '=' value ';' ;
+property : key=(ID | 'machine') ('.' sub=ID)? '=' value ';' ;
 
 groupDecl : 'group' ID ('on' machine=ID)? '=' groupSet ';' ;
 

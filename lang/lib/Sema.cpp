@@ -2029,19 +2029,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
       return false;
     }
     int64_t rowsPer = fromArray->shape[0] / n, colsPer = fromArray->shape[1] / n;
-    if (fromArray->distribution == Distribution::Cols) {
-      rowsPer = fromArray->shape[0] / n;
-      colsPer = fromArray->shape[1] / n;
-    }
-    if (fromArray->shape[0] % n || fromArray->shape[1] % n) {
-      diag.error(d.loc, "transpose '" + d.name + "' of a " +
-                            Twine(fromArray->shape[0]) + " x " +
-                            Twine(fromArray->shape[1]) +
-                            " array needs both extents divisible by the " +
-                            Twine(n) + " ranks of group '" + op.group->name +
-                            "'");
-      return false;
-    }
+    // Both extents divide by n: Sema checked that each array's group
+    // divides its distributed extent, and the two arrays are transposes.
     op.blockBytes = rowsPer * colsPer * elementTypeBytes(fromArray->elementType);
     op.elementType = fromArray->elementType;
   }
