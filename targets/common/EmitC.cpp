@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 
 #include <string>
 
@@ -126,7 +127,8 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << " * schedule: " << plan.phases.size() << " phases from '"
      << plan.schedule.algorithm << "'";
   if (!plan.schedule.bound.reason.empty())
-    os << ", lower bound " << plan.schedule.bound.blocks << " phases ("
+    os << ", lower bound "
+       << llvm::format("%g", plan.schedule.bound.blocks) << " phases ("
        << plan.schedule.bound.reason << ")";
   os << "\n * peers: " << describeFormula(plan) << "\n"
      << " * transfer style: " << stringifyTransferStyle(plan.options.style)

@@ -284,6 +284,8 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
 
   // Phase formulas.
   bool powerOfTwo = p > 0 && (p & (p - 1)) == 0;
+  std::vector<int64_t> shiftK(plan.phases.size(), 0),
+      xorK(plan.phases.size(), 0);
   for (PlannedPhase &ph : plan.phases) {
     if (static_cast<int64_t>(ph.transfers.size()) != p)
       continue;
@@ -298,20 +300,34 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     }
     if (!full || !distinct)
       continue;
+    // A phase can be both (a shift by P/2 is also an xor with P/2 when P
+    // is a power of two); record both and pick one family for all phases.
     int64_t k = (ph.transfers[0].dst - ph.transfers[0].src + p) % p;
     if (llvm::all_of(ph.transfers, [&](const PlannedTransfer &t) {
           return (t.dst - t.src + p) % p == k;
-        })) {
-      ph.formula = PhaseFormula::Shift;
-      ph.k = k;
-      continue;
-    }
+        }))
+      shiftK[&ph - plan.phases.data()] = k;
     int64_t x = ph.transfers[0].dst ^ ph.transfers[0].src;
     if (powerOfTwo && llvm::all_of(ph.transfers, [&](const PlannedTransfer &t) {
           return (t.dst ^ t.src) == x;
-        })) {
+        }))
+      xorK[&ph - plan.phases.data()] = x;
+  }
+  bool allShift = llvm::all_of(shiftK, [](int64_t k) { return k > 0; });
+  bool allXor = llvm::all_of(xorK, [](int64_t k) { return k > 0; });
+  for (auto [j, ph] : llvm::enumerate(plan.phases)) {
+    if (allShift) {
+      ph.formula = PhaseFormula::Shift;
+      ph.k = shiftK[j];
+    } else if (allXor) {
       ph.formula = PhaseFormula::Xor;
-      ph.k = x;
+      ph.k = xorK[j];
+    } else if (shiftK[j] > 0) {
+      ph.formula = PhaseFormula::Shift;
+      ph.k = shiftK[j];
+    } else if (xorK[j] > 0) {
+      ph.formula = PhaseFormula::Xor;
+      ph.k = xorK[j];
     }
   }
   bool uniform = plan.kind == OpKind::Alltoall ||
