@@ -55,7 +55,10 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
     }
   };
   llvm::SmallVector<LinkId, 64> route;
+  const int64_t numRanks = topo.numRanks();
   for (const Demand &d : problem.transfers()) {
+    if (d.src < 0 || d.dst < 0 || d.src >= numRanks || d.dst >= numRanks)
+      continue; // rejected by Problem::check()
     NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
     if (s == t)
       continue;
@@ -205,7 +208,10 @@ static Candidate injectionCandidate(const Problem &problem,
   if (bw <= 0)
     return best;
   std::vector<double> sent(topo.numNodes(), 0.0), recv(topo.numNodes(), 0.0);
+  const int64_t numRanks = topo.numRanks();
   for (const Demand &d : problem.transfers()) {
+    if (d.src < 0 || d.dst < 0 || d.src >= numRanks || d.dst >= numRanks)
+      continue; // rejected by Problem::check()
     NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
     if (s == t)
       continue;

@@ -327,8 +327,8 @@ Problem::verify(const Schedule &schedule,
   std::vector<int64_t> rowStart(numRanks + 1, 0);
   bool rangeOk = true;
   for (const Demand &d : demands) {
-    if (d.src < 0 || d.src >= numRanks) {
-      rangeOk = false;
+    if (d.src < 0 || d.src >= numRanks || d.dst < 0 || d.dst >= numRanks) {
+      rangeOk = false; // check() fails; fall back to plain binary search
       continue;
     }
     ++rowStart[d.src + 1];

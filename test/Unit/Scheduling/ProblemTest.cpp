@@ -169,6 +169,23 @@ TEST(Problem, VerifyCatchesBadTransfersRoutesAndBounds) {
   EXPECT_EQ(vs.size(), 2u);
 }
 
+TEST(Problem, VerifyOnAnInvalidProblemDoesNotCrash) {
+  // A demand outside the machine: check() fails, verify() still reports.
+  Topology t = makeTopology("torus:4");
+  // (Row 0 has numRanks - 1 entries but is not dense: no direct indexing.)
+  std::vector<Demand> ds = {{0, 1, 1}, {0, 3, 1}, {0, 9, 1}};
+  Problem p(t, TransferSet(ds));
+  std::string error;
+  EXPECT_TRUE(failed(p.check(error)));
+  Schedule s;
+  s.phases.push_back({{{0, 1, 1}, {0, 3, 1}}});
+  llvm::SmallVector<ScheduleViolation> vs;
+  EXPECT_TRUE(failed(p.verify(s, vs)));
+  ASSERT_EQ(vs.size(), 1u) << describe(vs);
+  EXPECT_EQ(vs[0].kind, ScheduleViolation::Incomplete);
+  EXPECT_EQ(vs[0].dst, 9);
+}
+
 TEST(Problem, PercsTimeUsesLinkClasses) {
   Topology t = makeTopology("percs:supernodes=1,drawers=2,nodes=2");
   Problem p(t, TransferSet({{0, 1, 24000}, {0, 2, 5000}}));

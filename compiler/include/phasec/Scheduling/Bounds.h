@@ -42,6 +42,9 @@ struct BoundOptions {
   bool onePort = false;
 };
 
+/// All bounds assume problem.check() succeeds (out-of-range demands are
+/// skipped, not diagnosed).
+
 /// The link-load bound alone (see the file comment).
 LowerBound linkLoadBound(const Problem &problem);
 /// The injection bound alone (0 if there is no injection bandwidth).

@@ -166,7 +166,8 @@ llvm::StringRef stringifyViolationKind(ScheduleViolation::Kind kind);
 /// A topology plus the transfers that must happen on it.
 class Problem {
 public:
-  /// `transfers` is canonicalized if it is not already.
+  /// `transfers` is canonicalized if it is not already. The Problem keeps a
+  /// pointer to `topo`, which must outlive it.
   Problem(const Topology &topo, TransferSet transfers);
 
   const Topology &topology() const { return *topo_; }

@@ -50,7 +50,8 @@ struct ScheduleDocument {
   CollectiveInfo info;
 };
 
-/// One document with its "format" key.
+/// One document with its "format" key. The schedule must have passed
+/// Problem::verify() (ranks in range).
 void writeScheduleJSON(llvm::raw_ostream &os, const Problem &problem,
                        const Schedule &schedule, const CollectiveInfo &info);
 /// {"format": "phasec-schedule/1", "operations": [doc, ...]}.
