@@ -183,3 +183,279 @@ void phasec::writeScheduleJSON(llvm::raw_ostream &os,
   }
   os << (documents.empty() ? "" : "\n  ") << "]\n}\n";
 }
+
+//===----------------------------------------------------------------------===//
+// Reader
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Reads one document; errors are prefixed with the operation's name.
+class DocumentReader {
+public:
+  DocumentReader(std::string &error) : error_(error) {}
+
+  llvm::FailureOr<ParsedScheduleDocument> read(const json::Object &doc) {
+    ParsedScheduleDocument out;
+    if (auto op = doc.getString("operation"))
+      out.info.operation = op->str();
+    prefix_ = "operation '" + out.info.operation + "': ";
+    const json::Object *topo = doc.getObject("topology");
+    if (!topo)
+      return fail("missing \"topology\"");
+    if (failed(readTopology(*topo, out.topology)))
+      return llvm::failure();
+    std::string topoError;
+    auto topology = Topology::create(out.topology, topoError);
+    if (failed(topology))
+      return fail(topoError);
+    std::optional<int64_t> ranks = doc.getInteger("ranks");
+    if (!ranks || *ranks != topology->numRanks())
+      return fail("\"ranks\" must equal the machine's " +
+                  std::to_string(topology->numRanks()) + " ranks");
+    const json::Object *coll = doc.getObject("collective");
+    if (!coll)
+      return fail("missing \"collective\"");
+    if (failed(readCollective(*coll, *topology, out)))
+      return llvm::failure();
+    const json::Array *phases = doc.getArray("phases");
+    if (!phases)
+      return fail("missing \"phases\"");
+    for (size_t p = 0; p < phases->size(); ++p) {
+      const json::Array *phase = (*phases)[p].getAsArray();
+      if (!phase)
+        return fail("phase " + std::to_string(p) + " is not a list");
+      Phase &ph = out.schedule.phases.emplace_back();
+      ph.transfers.reserve(phase->size());
+      for (size_t i = 0; i < phase->size(); ++i) {
+        auto t = readTransfer((*phase)[i], *topology);
+        if (failed(t))
+          return fail("phase " + std::to_string(p) + ", transfer " +
+                      std::to_string(i) + ": " + detail_);
+        ph.transfers.push_back(*t);
+      }
+    }
+    if (auto alg = doc.getString("algorithm"))
+      out.schedule.algorithm = alg->str();
+    if (const json::Object *lb = doc.getObject("lower_bound")) {
+      if (auto v = lb->getNumber("phases"))
+        out.schedule.bound.blocks = *v;
+      if (auto v = lb->getNumber("time"))
+        out.schedule.bound.time = *v;
+      if (auto v = lb->getString("reason"))
+        out.schedule.bound.reason = v->str();
+    }
+    return out;
+  }
+
+private:
+  llvm::FailureOr<ParsedScheduleDocument> fail(const std::string &msg) {
+    error_ = prefix_ + msg;
+    return llvm::failure();
+  }
+
+  llvm::LogicalResult readTopology(const json::Object &t, TopologyDesc &d) {
+    auto kind = t.getString("kind");
+    if (!kind)
+      return failure("topology without \"kind\"");
+    auto number = [&](llvm::StringRef key, double &out) {
+      if (auto v = t.getNumber(key))
+        out = *v;
+    };
+    auto integer = [&](llvm::StringRef key, int64_t &out) {
+      if (auto v = t.getInteger(key))
+        out = *v;
+    };
+    integer("ranks_per_node", d.ranksPerNode);
+    number("injection_bandwidth", d.injectionBandwidth);
+    if (*kind == "percs") {
+      d.kind = TopologyKind::Percs;
+      integer("supernodes", d.supernodes);
+      integer("drawers", d.drawers);
+      integer("nodes_per_drawer", d.nodesPerDrawer);
+      number("ll_bandwidth", d.llBandwidth);
+      number("lr_bandwidth", d.lrBandwidth);
+      number("d_bandwidth", d.dBandwidth);
+      return llvm::success();
+    }
+    if (*kind == "torus")
+      d.kind = TopologyKind::Torus;
+    else if (*kind == "mesh")
+      d.kind = TopologyKind::Mesh;
+    else if (*kind == "hypercube")
+      d.kind = TopologyKind::Hypercube;
+    else
+      return failure(("topology kind '" + *kind + "' is not supported").str());
+    number("link_bandwidth", d.linkBandwidth);
+    if (const json::Array *dims = t.getArray("dims")) {
+      for (const json::Value &v : *dims) {
+        auto k = v.getAsInteger();
+        if (!k)
+          return failure("\"dims\" must hold integers");
+        d.dims.push_back(*k);
+      }
+    } else if (auto n = t.getInteger("n"); n && d.kind == TopologyKind::Hypercube) {
+      if (*n < 0 || *n > 30)
+        return failure("hypercube \"n\" must be in [0, 30]");
+      d.dims.assign(*n, 2);
+    } else {
+      return failure("topology without \"dims\"");
+    }
+    if (const json::Array *order = t.getArray("dim_order"))
+      for (const json::Value &v : *order) {
+        auto k = v.getAsInteger();
+        if (!k || *k < 0)
+          return failure("\"dim_order\" must hold dimension numbers");
+        d.dimOrder.push_back(static_cast<unsigned>(*k));
+      }
+    return llvm::success();
+  }
+
+  llvm::LogicalResult readCollective(const json::Object &c, const Topology &t,
+                                     ParsedScheduleDocument &out) {
+    auto kind = c.getString("kind");
+    if (!kind)
+      return failure("collective without \"kind\"");
+    out.info.kind = kind->str();
+    if (auto op = c.getString("op"))
+      out.info.kind = op->str();
+    if (*kind == "alltoall" || *kind == "transpose") {
+      auto bytes = c.getInteger("bytes");
+      if (!bytes || *bytes < 0)
+        return failure("\"" + kind->str() + "\" needs non-negative \"bytes\"");
+      std::vector<Demand> demands;
+      if (*bytes > 0) {
+        demands.reserve(t.numRanks() * (t.numRanks() - 1));
+        for (RankId s = 0; s < t.numRanks(); ++s)
+          for (RankId d = 0; d < t.numRanks(); ++d)
+            if (s != d)
+              demands.push_back({s, d, *bytes});
+      }
+      out.transfers = TransferSet(std::move(demands));
+      return llvm::success();
+    }
+    if (*kind != "permute")
+      return failure(("collective kind '" + *kind +
+                      "' is not supported (alltoall, transpose, permute)")
+                         .str());
+    const json::Array *pairs = c.getArray("pairs");
+    if (!pairs)
+      return failure("\"permute\" needs \"pairs\"");
+    std::vector<Demand> demands;
+    for (const json::Value &v : *pairs) {
+      const json::Array *a = v.getAsArray();
+      std::optional<int64_t> s, d, b;
+      if (a && a->size() == 3) {
+        s = (*a)[0].getAsInteger();
+        d = (*a)[1].getAsInteger();
+        b = (*a)[2].getAsInteger();
+      }
+      if (!s || !d || !b || *s < 0 || *d < 0 || *s >= t.numRanks() ||
+          *d >= t.numRanks() || *b < 0)
+        return failure("every pair must be [src, dst, bytes] with ranks in "
+                       "range and bytes >= 0");
+      demands.push_back({static_cast<RankId>(*s), static_cast<RankId>(*d), *b});
+    }
+    out.transfers = TransferSet(std::move(demands));
+    return llvm::success();
+  }
+
+  llvm::FailureOr<Transfer> readTransfer(const json::Value &v,
+                                         const Topology &t) {
+    const json::Array *a = v.getAsArray();
+    std::optional<int64_t> s, d, b;
+    if (a && (a->size() == 3 || a->size() == 4)) {
+      s = (*a)[0].getAsInteger();
+      d = (*a)[1].getAsInteger();
+      b = (*a)[2].getAsInteger();
+    }
+    if (!s || !d || !b) {
+      detail_ = "expected [src, dst, bytes] or [src, dst, bytes, {...}]";
+      return llvm::failure();
+    }
+    if (*s < 0 || *d < 0 || *s >= t.numRanks() || *d >= t.numRanks()) {
+      detail_ = "rank out of range";
+      return llvm::failure();
+    }
+    Transfer tr{static_cast<RankId>(*s), static_cast<RankId>(*d), *b, 0};
+    if (a->size() < 4)
+      return tr;
+    const json::Object *extra = (*a)[3].getAsObject();
+    if (!extra) {
+      detail_ = "the fourth element must be an object";
+      return llvm::failure();
+    }
+    NodeId sn = t.nodeOfRank(tr.src), dn = t.nodeOfRank(tr.dst);
+    if (const json::Array *dirs = extra->getArray("dirs")) {
+      llvm::SmallVector<int64_t, 8> values;
+      for (const json::Value &x : *dirs) {
+        auto i = x.getAsInteger();
+        if (!i) {
+          detail_ = "\"dirs\" must hold integers";
+          return llvm::failure();
+        }
+        values.push_back(*i);
+      }
+      auto ties = t.tiesFromDirs(sn, dn, values, detail_);
+      if (failed(ties))
+        return llvm::failure();
+      tr.ties = *ties;
+    }
+    if (const json::Array *path = extra->getArray("path")) {
+      llvm::SmallVector<NodeId, 16> want;
+      t.routeNodes(sn, dn, tr.ties, want);
+      bool same = path->size() == want.size();
+      for (size_t i = 0; same && i < want.size(); ++i)
+        same = (*path)[i].getAsInteger() == std::optional<int64_t>(want[i]);
+      if (!same) {
+        detail_ = "\"path\" is not the route phasec's routing takes";
+        return llvm::failure();
+      }
+    }
+    return tr;
+  }
+
+  llvm::LogicalResult failure(const std::string &msg) {
+    error_ = prefix_ + msg;
+    return llvm::failure();
+  }
+
+  std::string &error_;
+  std::string prefix_;
+  std::string detail_;
+};
+} // namespace
+
+llvm::FailureOr<std::vector<ParsedScheduleDocument>>
+phasec::readScheduleJSON(llvm::StringRef text, std::string &error) {
+  auto value = json::parse(text);
+  if (!value) {
+    error = "invalid JSON: " + llvm::toString(value.takeError());
+    return llvm::failure();
+  }
+  const json::Object *root = value->getAsObject();
+  if (!root || root->getString("format") != "phasec-schedule/1") {
+    error = "not a phasec-schedule/1 document";
+    return llvm::failure();
+  }
+  std::vector<ParsedScheduleDocument> out;
+  DocumentReader reader(error);
+  if (const json::Array *ops = root->getArray("operations")) {
+    for (const json::Value &op : *ops) {
+      const json::Object *doc = op.getAsObject();
+      if (!doc) {
+        error = "\"operations\" must hold objects";
+        return llvm::failure();
+      }
+      auto parsed = reader.read(*doc);
+      if (failed(parsed))
+        return llvm::failure();
+      out.push_back(std::move(*parsed));
+    }
+    return out;
+  }
+  auto parsed = reader.read(*root);
+  if (failed(parsed))
+    return llvm::failure();
+  out.push_back(std::move(*parsed));
+  return out;
+}

@@ -195,4 +195,99 @@ TEST(ScheduleJSON, SeveralOperations) {
   EXPECT_NE(out.find("\"operation\": \"second\""), std::string::npos) << out;
 }
 
+TEST(ScheduleJSON, ReadBackRoundTrips) {
+  for (const char *spec : {"torus:4x2", "percs:supernodes=3,drawers=2,nodes=2",
+                           "hypercube:3;ranks=2", "mesh:3x2;order=1.0"}) {
+    SCOPED_TRACE(spec);
+    Topology t = makeTopology(spec);
+    Problem p(t, alltoall(t, 16));
+    Schedule s;
+    std::string error;
+    ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+    // Flip every tie to "-" where it stays alone in its own phase.
+    for (const Demand &d : p.transfers())
+      if (TieMask m = t.tieMask(t.nodeOfRank(d.src), t.nodeOfRank(d.dst)))
+        for (Phase &ph : s.phases)
+          for (Transfer &tr : ph.transfers)
+            if (tr.src == d.src && tr.dst == d.dst && ph.transfers.size() == 1)
+              tr.ties = m;
+    std::string text = write(p, s, {"x", "alltoall"});
+    auto docs = readScheduleJSON(text, error);
+    ASSERT_TRUE(succeeded(docs)) << error;
+    ASSERT_EQ(docs->size(), 1u);
+    ParsedScheduleDocument &doc = (*docs)[0];
+    EXPECT_EQ(doc.topology.str(), t.desc().str());
+    EXPECT_TRUE(doc.transfers == p.transfers());
+    EXPECT_EQ(doc.info.operation, "x");
+    EXPECT_EQ(doc.info.kind, "alltoall");
+    EXPECT_EQ(doc.schedule.bound.blocks, s.bound.blocks);
+    ASSERT_EQ(doc.schedule.phases.size(), s.phases.size());
+    for (size_t i = 0; i < s.phases.size(); ++i) {
+      ASSERT_EQ(doc.schedule.phases[i].transfers.size(),
+                s.phases[i].transfers.size());
+      for (size_t j = 0; j < s.phases[i].transfers.size(); ++j) {
+        const Transfer &a = s.phases[i].transfers[j];
+        const Transfer &b = doc.schedule.phases[i].transfers[j];
+        EXPECT_TRUE(a.src == b.src && a.dst == b.dst && a.bytes == b.bytes &&
+                    a.ties == b.ties);
+      }
+    }
+    auto topo = Topology::create(doc.topology, error);
+    ASSERT_TRUE(succeeded(topo)) << error;
+    Problem again(*topo, doc.transfers);
+    llvm::SmallVector<ScheduleViolation> vs;
+    EXPECT_TRUE(succeeded(again.verify(doc.schedule, vs))) << describe(vs);
+  }
+}
+
+TEST(ScheduleJSON, ReaderErrors) {
+  std::string error;
+  auto expectError = [&](const std::string &text, llvm::StringRef msg) {
+    EXPECT_TRUE(failed(readScheduleJSON(text, error))) << text;
+    EXPECT_NE(error.find(msg.str()), std::string::npos) << error;
+  };
+  std::string head = R"({"format": "phasec-schedule/1", "operation": "op",
+      "topology": {"kind": "torus", "dims": [8]}, "ranks": 8,
+      "collective": {"kind": "permute", "pairs": [[0, 3, 4]]}, "phases": )";
+  EXPECT_TRUE(succeeded(readScheduleJSON(head + "[[[0, 3, 4]]]}", error)))
+      << error;
+  expectError(head + "[[[0, 3, 4, {\"dirs\": [-1]}]]]}",
+              "operation 'op': phase 0, transfer 0: \"dirs\" asks for - in "
+              "dimension 0 from node 0 to node 3, the longer way");
+  expectError(head + "[[[0, 3, 4, {\"path\": [0, 7, 6, 5, 4, 3]}]]]}",
+              "phase 0, transfer 0: \"path\" is not the route");
+  expectError(head + "[[[0, 8, 4]]]}", "rank out of range");
+  expectError(head + "[[[0, 3]]]}", "expected [src, dst, bytes]");
+  expectError("{\"format\": \"other\"}", "not a phasec-schedule/1 document");
+  expectError("{", "invalid JSON");
+  expectError(R"({"format": "phasec-schedule/1", "topology": {"kind": "graph",
+      "nodes": 2, "links": []}, "ranks": 2, "collective": {"kind": "permute",
+      "pairs": []}, "phases": []})",
+              "topology kind 'graph' is not supported");
+  expectError(R"({"format": "phasec-schedule/1", "topology": {"kind": "mesh",
+      "dims": [4]}, "ranks": 5, "collective": {"kind": "permute",
+      "pairs": []}, "phases": []})",
+              "\"ranks\" must equal the machine's 4 ranks");
+}
+
+TEST(ScheduleJSON, ReadCongestedScheduleFailsVerify) {
+  // A hand-made document: 0 -> 2 and 1 -> 3 both cross 1->2 in phase 0.
+  std::string text = R"({"format": "phasec-schedule/1", "operation": "hand",
+      "topology": {"kind": "mesh", "dims": [4]}, "ranks": 4,
+      "collective": {"kind": "permute", "pairs": [[0, 2, 1], [1, 3, 1]]},
+      "phases": [[[0, 2, 1], [1, 3, 1]]]})";
+  std::string error;
+  auto docs = readScheduleJSON(text, error);
+  ASSERT_TRUE(succeeded(docs)) << error;
+  auto topo = Topology::create((*docs)[0].topology, error);
+  ASSERT_TRUE(succeeded(topo));
+  Problem p(*topo, (*docs)[0].transfers);
+  llvm::SmallVector<ScheduleViolation> vs;
+  EXPECT_TRUE(failed(p.verify((*docs)[0].schedule, vs)));
+  ASSERT_EQ(vs.size(), 1u);
+  EXPECT_EQ(vs[0].kind, ScheduleViolation::Congestion);
+  std::string out;
+  EXPECT_EQ(runChecker(text, out), 1) << out;
+}
+
 } // namespace

@@ -29,9 +29,11 @@
 #include "phasec/Scheduling/Problem.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/LogicalResult.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace phasec {
 
@@ -57,6 +59,26 @@ void writeScheduleJSON(llvm::raw_ostream &os, const Problem &problem,
 /// {"format": "phasec-schedule/1", "operations": [doc, ...]}.
 void writeScheduleJSON(llvm::raw_ostream &os,
                        llvm::ArrayRef<ScheduleDocument> documents);
+
+/// One document read back (see readScheduleJSON).
+struct ParsedScheduleDocument {
+  TopologyDesc topology;
+  /// What the collective asks for: alltoall/transpose = every ordered pair of
+  /// distinct ranks gets `bytes`; permute = the listed pairs.
+  TransferSet transfers;
+  Schedule schedule;
+  CollectiveInfo info;
+};
+
+/// Reads a phasec-schedule/1 file (one document or "operations"), so that
+/// hand-made or foreign schedules can go through Problem::verify(). Supports
+/// torus, mesh, hypercube and percs topologies; "dirs" become TieMasks
+/// (errors for a longer way); a "path" must be the route phasec's routing
+/// takes (PERCS: the gateway route of Topology.h). lower_bound.phases and
+/// .time are read into schedule.bound when present. Errors name the
+/// operation, phase and transfer.
+llvm::FailureOr<std::vector<ParsedScheduleDocument>>
+readScheduleJSON(llvm::StringRef text, std::string &error);
 
 } // namespace phasec
 
