@@ -1,0 +1,314 @@
+//===- CommOps.td - comm dialect operations ----------------*- tablegen -*-===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+//
+// Declarations (machine, group, array), one op per communication operation,
+// and the scheduling ops (transfer sets, schedules, phases).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_DIALECT_COMM_COMMOPS_TD
+#define PHASEC_DIALECT_COMM_COMMOPS_TD
+
+include "phasec/Dialect/Comm/CommDialect.td"
+include "phasec/Dialect/Comm/CommAttrs.td"
+include "phasec/Dialect/Comm/CommInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+
+class Comm_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Comm_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Declarations
+//===----------------------------------------------------------------------===//
+
+def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
+  let summary = "A machine: topology, ranks per node, links and routing";
+  let description = [{
+    ```mlir
+    comm.machine @t3d #comm.torus<[8, 4, 8, 2]> {
+        bandwidth = 7.5e7 : f64, injection_bandwidth = 7.5e7 : f64}
+    ```
+    Bandwidths are bytes per second, latencies and the set-up cost seconds.
+    PERCS machines give per-class bandwidths (`ll_bandwidth`,
+    `lr_bandwidth`, `d_bandwidth`) and use `routing = direct`.
+  }];
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    Comm_AnyTopologyAttr:$topology,
+    DefaultValuedAttr<I64Attr, "1">:$ranks_per_node,
+    DefaultValuedAttr<F64Attr, "1.0">:$bandwidth,
+    OptionalAttr<F64Attr>:$latency,
+    OptionalAttr<F64Attr>:$ll_bandwidth,
+    OptionalAttr<F64Attr>:$lr_bandwidth,
+    OptionalAttr<F64Attr>:$d_bandwidth,
+    OptionalAttr<F64Attr>:$ll_latency,
+    OptionalAttr<F64Attr>:$lr_latency,
+    OptionalAttr<F64Attr>:$d_latency,
+    OptionalAttr<F64Attr>:$injection_bandwidth,
+    DefaultValuedAttr<Comm_RoutingAttr,
+                      "::phasec::comm::Routing::DimensionOrder">:$routing,
+    OptionalAttr<DenseI64ArrayAttr>:$dim_order,
+    OptionalAttr<F64Attr>:$setup_cost,
+    OptionalAttr<I64Attr>:$packet_length,
+    OptionalAttr<F64Attr>:$copy_rate_contiguous,
+    OptionalAttr<F64Attr>:$copy_rate_strided);
+  let assemblyFormat = "$sym_name $topology attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The machine as the MLIR-free topology library describes it.
+    ::phasec::TopologyDesc getTopologyDesc();
+    /// Nodes times ranks per node (0 if the topology is invalid).
+    int64_t getNumRanks();
+  }];
+}
+
+def Comm_GroupOp : Comm_Op<"group",
+    [Symbol, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "A named, sorted set of global ranks of a machine";
+  let description = [{
+    ```mlir
+    comm.group @evens on @cluster ranks [0, 2, 4, 6]
+    ```
+    `nodes` (with `over_nodes`) records the nodes a node group selected.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$machine,
+                       DenseI64ArrayAttr:$ranks,
+                       OptionalAttr<DenseI64ArrayAttr>:$nodes,
+                       UnitAttr:$over_nodes);
+  let assemblyFormat = "$sym_name `on` $machine `ranks` $ranks attr-dict";
+  let hasVerifier = 1;
+}
+
+def Comm_ArrayOp : Comm_Op<"array",
+    [Symbol, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "A distributed array";
+  let description = [{
+    ```mlir
+    comm.array @a : complex<f64> [4096, 4096] rows over @t3d.all
+    ```
+    Dimension 0 (`rows`) or 1 (`cols`) is block-distributed over the group;
+    the group's size must divide that extent.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttr:$element_type,
+                       DenseI64ArrayAttr:$shape,
+                       Comm_DistributionAttr:$distribution,
+                       FlatSymbolRefAttr:$group);
+  let assemblyFormat = [{
+    $sym_name `:` $element_type $shape $distribution `over` $group attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of one element (0 for an unsupported type).
+    int64_t getElementBytes();
+    int64_t getNumElements();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Communication operations
+//===----------------------------------------------------------------------===//
+
+/// The arguments every communication operation has: its name, where it runs
+/// and the directives.
+defvar Comm_CommonArgs = (ins
+  SymbolNameAttr:$sym_name,
+  FlatSymbolRefAttr:$machine,
+  FlatSymbolRefAttr:$group,
+  DefaultValuedAttr<Comm_AlgorithmAttr,
+                    "::phasec::comm::Algorithm::Auto">:$algorithm,
+  DefaultValuedAttr<I64Attr, "0">:$k_levels,
+  DefaultValuedAttr<Comm_KLevelShapeAttr,
+                    "::phasec::comm::KLevelShape::None">:$k_shape,
+  DefaultValuedAttr<Comm_SyncAttr, "::phasec::comm::Sync::Barrier">:$sync,
+  DefaultValuedAttr<Comm_StyleAttr, "::phasec::comm::Style::Packing">:$style,
+  DefaultValuedAttr<I64Attr, "0">:$rlimit,
+  DefaultValuedAttr<Comm_AggregateAttr,
+                    "::phasec::comm::Aggregate::None">:$aggregate);
+
+class Comm_CollectiveOp<string mnemonic, string kind, dag extraArgs,
+                        string summaryText>
+    : Comm_Op<mnemonic, [Symbol,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+        Comm_CollectiveOpInterface]> {
+  let summary = summaryText;
+  let extraClassDeclaration = [{
+    ::llvm::StringRef getCollectiveKind() { return "}] # kind # [{"; }
+  }];
+  let arguments = !con(Comm_CommonArgs, extraArgs);
+  let assemblyFormat = "$sym_name `on` $machine `group` $group attr-dict";
+  let hasVerifier = 1;
+}
+
+def Comm_AlltoallOp : Comm_CollectiveOp<"alltoall", "alltoall",
+    (ins I64Attr:$block), "Every member sends a block to every other member">;
+def Comm_AlltoallvOp : Comm_CollectiveOp<"alltoallv", "alltoallv",
+    (ins DenseI64ArrayAttr:$sizes),
+    "All-to-all with an n x n row-major byte matrix over the group">;
+def Comm_TransposeOp : Comm_CollectiveOp<"transpose", "transpose",
+    (ins FlatSymbolRefAttr:$from, FlatSymbolRefAttr:$to),
+    "Transpose of a square array, rows distributed over the group">;
+def Comm_PermuteOp : Comm_CollectiveOp<"permute", "permute",
+    (ins Comm_PermuteKindAttr:$pattern,
+         DefaultValuedAttr<I64Attr, "0">:$seed,
+         DefaultValuedAttr<I64Attr, "0">:$mask,
+         DefaultValuedAttr<I64Attr, "0">:$shift,
+         OptionalAttr<DenseI64ArrayAttr>:$table,
+         OptionalAttr<StrAttr>:$table_file,
+         OptionalAttr<I64Attr>:$block,
+         OptionalAttr<FlatSymbolRefAttr>:$from,
+         OptionalAttr<FlatSymbolRefAttr>:$to),
+    "A permutation of the group's blocks (block) or of an array's elements "
+    "(from, to)"> {
+  let extraClassDeclaration = [{
+    /// "rank_permute" (blocks) or "permute" (array elements).
+    ::llvm::StringRef getCollectiveKind() {
+      return getFrom() ? "permute" : "rank_permute";
+    }
+  }];
+}
+def Comm_GatherOp : Comm_CollectiveOp<"gather", "gather",
+    (ins I64Attr:$root, I64Attr:$block),
+    "Every member sends a block to the root">;
+def Comm_ScatterOp : Comm_CollectiveOp<"scatter", "scatter",
+    (ins I64Attr:$root, I64Attr:$block),
+    "The root sends a distinct block to every member">;
+def Comm_AllgatherOp : Comm_CollectiveOp<"allgather", "allgather",
+    (ins I64Attr:$block), "Every member's block reaches every member">;
+def Comm_BroadcastOp : Comm_CollectiveOp<"broadcast", "broadcast",
+    (ins I64Attr:$root, I64Attr:$block),
+    "The root's block reaches every member">;
+def Comm_ReduceOp : Comm_CollectiveOp<"reduce", "reduce",
+    (ins I64Attr:$root, Comm_ReduceKindAttr:$op, TypeAttr:$element_type,
+         I64Attr:$count),
+    "A reduction of count elements to the root">;
+def Comm_AllreduceOp : Comm_CollectiveOp<"allreduce", "allreduce",
+    (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
+    "A reduction of count elements to every member">;
+def Comm_ScanOp : Comm_CollectiveOp<"scan", "scan",
+    (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
+    "An inclusive prefix reduction in group order">;
+def Comm_OneToAllOp : Comm_CollectiveOp<"one_to_all", "one_to_all",
+    (ins I64Attr:$root, I64Attr:$block),
+    "The root sends its block to every member (C^3 one-to-all)">;
+def Comm_AllToOneOp : Comm_CollectiveOp<"all_to_one", "all_to_one",
+    (ins I64Attr:$root, I64Attr:$block),
+    "Every member sends its block to the root (C^3 all-to-one)">;
+def Comm_BarrierOp : Comm_CollectiveOp<"barrier", "barrier", (ins),
+    "A barrier over the group (moves no data)">;
+def Comm_LocalOp : Comm_CollectiveOp<"local", "local", (ins),
+    "Local computation only (moves no data)">;
+
+//===----------------------------------------------------------------------===//
+// Transfer sets and schedules
+//===----------------------------------------------------------------------===//
+
+def Comm_TransferSetOp : Comm_Op<"transfer_set",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "What an operation must deliver: (src, dst, bytes) demands";
+  let description = [{
+    Written by `comm-lower-collectives`. Demands are in the canonical order
+    of the scheduling library (sorted by (src, dst), one per pair, no
+    self-transfers):
+    ```mlir
+    comm.transfer_set for @aapc [0 -> 1 : 32768, 0 -> 2 : 32768]
+    ```
+    stored as a flat `(src, dst, bytes)` array.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$collective,
+                       DenseI64ArrayAttr:$demands);
+  let assemblyFormat = [{
+    `for` $collective custom<Transfers>($demands, "3") attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumDemands() { return getDemands().size() / 3; }
+  }];
+}
+
+def Comm_ScheduleOp : Comm_Op<"schedule",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>, NoTerminator,
+     SingleBlock, NoRegionArguments]> {
+  let summary = "A phase schedule computed for an operation";
+  let description = [{
+    Written by `comm-schedule-phases`: the phases in order, the algorithm
+    that produced them, the proven lower bound (`bound`, seconds; `bound_blocks`
+    in uniform blocks; `bound_min_phases`; `bound_reason`), the schedule time
+    of the spec (`time`, seconds) and `gap` = time / bound.
+    ```mlir
+    comm.schedule for @a algorithm "product" {bound = 1.0 : f64, ...} {
+      comm.phase [0 -> 1 : 4, 1 -> 2 : 4]
+    }
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$collective, StrAttr:$algorithm,
+                       DefaultValuedAttr<F64Attr, "0.0">:$bound,
+                       DefaultValuedAttr<F64Attr, "0.0">:$bound_blocks,
+                       DefaultValuedAttr<I64Attr, "0">:$bound_min_phases,
+                       DefaultValuedAttr<StrAttr, "\"\"">:$bound_reason,
+                       DefaultValuedAttr<F64Attr, "0.0">:$time,
+                       DefaultValuedAttr<F64Attr, "0.0">:$gap,
+                       UnitAttr:$optimal,
+                       UnitAttr:$fell_back);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `for` $collective `algorithm` $algorithm attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Comm_UserScheduleOp : Comm_Op<"user_schedule",
+    [DeclareOpInterfaceMethods<SymbolUserOpInterface>, NoTerminator,
+     SingleBlock, NoRegionArguments]> {
+  let summary = "A hand-written schedule from the source program";
+  let description = [{
+    The phases the program wrote for an operation (`schedule { ... }` in a
+    .sched file), unrolled. `comm-verify-schedule` checks it like any
+    computed schedule and reports violations at the `send` statements'
+    locations (each `comm.phase` carries them in `locs`/`loc_index`).
+    `comm-schedule-phases` fills in `bound`, `time` and `gap`.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$collective,
+                       OptionalAttr<F64Attr>:$bound,
+                       OptionalAttr<F64Attr>:$bound_blocks,
+                       OptionalAttr<I64Attr>:$bound_min_phases,
+                       OptionalAttr<StrAttr>:$bound_reason,
+                       OptionalAttr<F64Attr>:$time,
+                       OptionalAttr<F64Attr>:$gap);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "`for` $collective attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
+def Comm_PhaseOp : Comm_Op<"phase",
+    [HasParent<"::phasec::comm::ScheduleOp, ::phasec::comm::UserScheduleOp">]> {
+  let summary = "One phase: transfers that run at the same time";
+  let description = [{
+    Transfers are `(src, dst, bytes, ties)` quadruples; `ties` is the
+    TieMask of the route (bit d: travel "-" in dimension d on a tie) and is
+    printed only when non-zero:
+    ```mlir
+    comm.phase [0 -> 2 : 4 ties 1, 1 -> 3 : 4]
+    ```
+    Hand-written phases may carry source locations of their transfers:
+    `locs` holds the distinct locations, `loc_index[i]` the entry of
+    transfer i (absent: every transfer has `locs[0]`).
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$transfers,
+                       OptionalAttr<ArrayAttr>:$locs,
+                       OptionalAttr<DenseI32ArrayAttr>:$loc_index);
+  let assemblyFormat = "custom<Transfers>($transfers, \"4\") attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumTransfers() { return getTransfers().size() / 4; }
+    /// The source location of transfer `i`, or the phase's own.
+    ::mlir::Location getTransferLoc(int64_t i);
+  }];
+}
+
+#endif // PHASEC_DIALECT_COMM_COMMOPS_TD

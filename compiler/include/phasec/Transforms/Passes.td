@@ -1,0 +1,75 @@
+//===- Passes.td - comm dialect passes ---------------------*- tablegen -*-===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+//
+// The scheduling pipeline: comm-lower-collectives, comm-schedule-phases,
+// comm-verify-schedule. The passes are thin wrappers around the MLIR-free
+// scheduling library (phasec/Scheduling); they only translate between IR
+// and its data structures and turn its results into diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_TRANSFORMS_PASSES_TD
+#define PHASEC_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CommLowerCollectives : Pass<"comm-lower-collectives", "mlir::ModuleOp"> {
+  let summary = "Lower every communication operation to a comm.transfer_set";
+  let description = [{
+    For each communication operation without a `comm.transfer_set`, builds
+    the demands (src, dst, bytes) with the scheduling library's collective
+    builders and records them in a `comm.transfer_set` after the operation.
+    Barriers and local operations move no data and get none. Broadcast,
+    reduce, allreduce and scan need relays: they are an error ("not yet
+    supported"), or a warning with `allow-unsupported`.
+  }];
+  let constructor = "phasec::comm::createLowerCollectivesPass()";
+  let dependentDialects = ["phasec::comm::CommDialect"];
+  let options = [
+    Option<"allowUnsupported", "allow-unsupported", "bool", "false",
+           "Warn about (instead of rejecting) operations that need relays">,
+  ];
+}
+
+def CommSchedulePhases : Pass<"comm-schedule-phases", "mlir::ModuleOp"> {
+  let summary = "Split each transfer set into congestion-free phases";
+  let description = [{
+    For each `comm.transfer_set` whose operation has no schedule yet and no
+    hand-written `comm.user_schedule`, runs the scheduling library
+    (`scheduleAuto`, or the algorithm the operation's directive or the
+    `algorithm` option asks for) and writes a `comm.schedule` with the
+    phases, the proven lower bound and the gap. Warns, naming the gap, when
+    the solver budget ran out and a heuristic schedule was used. Hand-written
+    schedules get their lower bound, time and gap as attributes.
+  }];
+  let constructor = "phasec::comm::createSchedulePhasesPass()";
+  let dependentDialects = ["phasec::comm::CommDialect"];
+  let options = [
+    Option<"algorithm", "algorithm", "std::string", "\"\"",
+           "Override every operation's algorithm: auto, product, percs, "
+           "greedy-priority, z3-exact, linear_shift, xor, greedy">,
+    Option<"rlimit", "rlimit", "uint64_t", "0",
+           "Z3 resource limit per query (0 = the operation's directive, "
+           "else the scheduler's default)">,
+    Option<"cacheDir", "cache-dir", "std::string", "\"\"",
+           "Directory caching solved ring cores (empty: memory only)">,
+  ];
+}
+
+def CommVerifySchedule : Pass<"comm-verify-schedule", "mlir::ModuleOp"> {
+  let summary = "Check every schedule against its transfer set";
+  let description = [{
+    Runs the scheduling library's independent verifier (`Problem::verify`)
+    on every `comm.schedule` and `comm.user_schedule`: completeness,
+    exactly-once delivery, valid routes, congestion-freedom and the lower
+    bound. Violations are errors at the source location, naming the phase,
+    the link and both transfers. The IR is not changed.
+  }];
+  let constructor = "phasec::comm::createVerifySchedulePass()";
+  let dependentDialects = ["phasec::comm::CommDialect"];
+}
+
+#endif // PHASEC_TRANSFORMS_PASSES_TD

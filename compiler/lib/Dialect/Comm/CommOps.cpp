@@ -1,0 +1,740 @@
+//===- CommOps.cpp - comm dialect operations ------------------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Verifiers of every comm op, the symbol-use checks (machine, group and
+/// array references, roots inside groups) and the compact transfer-list
+/// syntax `[src -> dst : bytes ties t, ...]` of transfer sets and phases.
+///
+/// The machine verifier builds the machine with the topology library, so the
+/// IR can never hold a machine that the scheduler and the verifier would
+/// reject or model differently.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Dialect/Comm/CommOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace phasec;
+using namespace phasec::comm;
+
+//===----------------------------------------------------------------------===//
+// Transfer lists
+//===----------------------------------------------------------------------===//
+
+/// Parses `[s -> d : b (ties t)?, ...]` into a flat array of `arity`-tuples
+/// (arity 3: demands; arity 4: transfers with a tie mask).
+static ParseResult parseTransfers(OpAsmParser &parser,
+                                  DenseI64ArrayAttr &result, int arity) {
+  SmallVector<int64_t> values;
+  auto parseOne = [&]() -> ParseResult {
+    int64_t src, dst, bytes;
+    if (parser.parseInteger(src) || parser.parseArrow() ||
+        parser.parseInteger(dst) || parser.parseColon() ||
+        parser.parseInteger(bytes))
+      return failure();
+    values.append({src, dst, bytes});
+    if (arity == 4) {
+      int64_t ties = 0;
+      if (succeeded(parser.parseOptionalKeyword("ties")) &&
+          parser.parseInteger(ties))
+        return failure();
+      values.push_back(ties);
+    }
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseOne))
+    return failure();
+  result = parser.getBuilder().getDenseI64ArrayAttr(values);
+  return success();
+}
+
+static void printTransfers(OpAsmPrinter &printer, Operation *,
+                           DenseI64ArrayAttr attr, int arity) {
+  ArrayRef<int64_t> values = attr.asArrayRef();
+  raw_ostream &os = printer.getStream();
+  os << '[';
+  for (size_t i = 0; i + arity <= values.size(); i += arity) {
+    if (i)
+      os << ", ";
+    os << values[i] << " -> " << values[i + 1] << " : " << values[i + 2];
+    if (arity == 4 && values[i + 3] != 0)
+      os << " ties " << values[i + 3];
+  }
+  os << ']';
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Resolves `ref` to an op of type OpT, or reports what is wrong.
+template <typename OpT>
+static FailureOr<OpT> lookupSymbol(Operation *user,
+                                   SymbolTableCollection &symbolTable,
+                                   FlatSymbolRefAttr ref, StringRef role) {
+  Operation *target = symbolTable.lookupNearestSymbolFrom(user, ref);
+  if (!target)
+    return user->emitOpError() << role << " " << ref << " does not exist";
+  auto op = dyn_cast<OpT>(target);
+  if (!op)
+    return user->emitOpError()
+           << role << " " << ref << " is not a '" << OpT::getOperationName()
+           << "'";
+  return op;
+}
+
+/// True if `values` is strictly increasing and non-negative.
+static bool isSortedUnique(ArrayRef<int64_t> values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i] < 0 || (i && values[i - 1] >= values[i]))
+      return false;
+  return true;
+}
+
+/// Bytes of one element of a supported array/reduction element type, 0 for
+/// anything else.
+static int64_t getTypeBytes(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    unsigned w = intType.getWidth();
+    if ((w == 8 || w == 16 || w == 32 || w == 64) && !intType.isSignless())
+      return 0;
+    if (w == 8 || w == 16 || w == 32 || w == 64)
+      return w / 8;
+    return 0;
+  }
+  if (type.isF32())
+    return 4;
+  if (type.isF64())
+    return 8;
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    if (complex.getElementType().isF32())
+      return 8;
+    if (complex.getElementType().isF64())
+      return 16;
+  }
+  return 0;
+}
+
+/// Element types: signless or unsigned integers of 8..64 bits, f32, f64,
+/// complex<f32>, complex<f64>.
+static bool isSupportedElementType(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    if (intType.isSigned())
+      return false;
+    unsigned w = intType.getWidth();
+    return w == 8 || w == 16 || w == 32 || w == 64;
+  }
+  return getTypeBytes(type) != 0;
+}
+
+//===----------------------------------------------------------------------===//
+// MachineOp
+//===----------------------------------------------------------------------===//
+
+TopologyDesc MachineOp::getTopologyDesc() {
+  TopologyDesc desc;
+  (void)fillTopologyShape(getTopology(), desc);
+  desc.ranksPerNode = getRanksPerNode();
+  desc.linkBandwidth = getBandwidth().convertToDouble();
+  if (auto bw = getLlBandwidth())
+    desc.llBandwidth = bw->convertToDouble();
+  if (auto bw = getLrBandwidth())
+    desc.lrBandwidth = bw->convertToDouble();
+  if (auto bw = getDBandwidth())
+    desc.dBandwidth = bw->convertToDouble();
+  if (auto latency = getLatency())
+    desc.linkLatency = latency->convertToDouble();
+  if (auto bw = getInjectionBandwidth())
+    desc.injectionBandwidth = bw->convertToDouble();
+  if (auto order = getDimOrder())
+    for (int64_t d : *order)
+      desc.dimOrder.push_back(static_cast<unsigned>(d));
+  return desc;
+}
+
+/// Number of nodes of a topology description, saturating at INT64_MAX / 2 so
+/// that absurd machines are rejected instead of overflowing.
+static int64_t countNodes(const TopologyDesc &desc) {
+  constexpr int64_t kLimit = INT64_MAX / 2;
+  int64_t nodes = 1;
+  auto mul = [&](int64_t v) {
+    if (v <= 0)
+      nodes = 0;
+    else if (nodes > kLimit / v)
+      nodes = kLimit;
+    else
+      nodes *= v;
+  };
+  if (desc.kind == TopologyKind::Percs) {
+    mul(desc.supernodes);
+    mul(desc.drawers);
+    mul(desc.nodesPerDrawer);
+  } else {
+    for (int64_t d : desc.dims)
+      mul(d);
+  }
+  return nodes;
+}
+
+int64_t MachineOp::getNumRanks() {
+  TopologyDesc desc = getTopologyDesc();
+  int64_t nodes = countNodes(desc);
+  if (desc.ranksPerNode <= 0 || nodes > INT32_MAX / desc.ranksPerNode)
+    return 0;
+  return nodes * desc.ranksPerNode;
+}
+
+/// The largest machine the IR accepts (ranks), matching the front end's
+/// default limit: beyond it building the links alone would exhaust memory.
+static constexpr int64_t kMaxMachineRanks = int64_t(1) << 22;
+
+LogicalResult MachineOp::verify() {
+  if (getRanksPerNode() < 1)
+    return emitOpError("ranks_per_node must be at least 1, not ")
+           << getRanksPerNode();
+  auto positive = [&](std::optional<llvm::APFloat> value,
+                      StringRef name) -> LogicalResult {
+    if (value && !(value->convertToDouble() > 0))
+      return emitOpError() << name << " must be positive";
+    return success();
+  };
+  auto nonNegative = [&](std::optional<llvm::APFloat> value,
+                         StringRef name) -> LogicalResult {
+    if (value && !(value->convertToDouble() >= 0))
+      return emitOpError() << name << " must not be negative";
+    return success();
+  };
+  if (failed(positive(getBandwidth(), "bandwidth")) ||
+      failed(positive(getLlBandwidth(), "ll_bandwidth")) ||
+      failed(positive(getLrBandwidth(), "lr_bandwidth")) ||
+      failed(positive(getDBandwidth(), "d_bandwidth")) ||
+      failed(positive(getInjectionBandwidth(), "injection_bandwidth")) ||
+      failed(positive(getCopyRateContiguous(), "copy_rate_contiguous")) ||
+      failed(positive(getCopyRateStrided(), "copy_rate_strided")) ||
+      failed(nonNegative(getLatency(), "latency")) ||
+      failed(nonNegative(getLlLatency(), "ll_latency")) ||
+      failed(nonNegative(getLrLatency(), "lr_latency")) ||
+      failed(nonNegative(getDLatency(), "d_latency")) ||
+      failed(nonNegative(getSetupCost(), "setup_cost")))
+    return failure();
+  if (auto packet = getPacketLength(); packet && *packet <= 0)
+    return emitOpError("packet_length must be positive");
+
+  bool percs = isa<PercsAttr>(getTopology());
+  if (percs && getRouting() != Routing::Direct)
+    return emitOpError("a PERCS machine needs routing = direct");
+  if (!percs && getRouting() != Routing::DimensionOrder)
+    return emitOpError("direct routing needs a PERCS machine");
+  if (percs && getDimOrder())
+    return emitOpError("dim_order needs a torus, mesh or hypercube");
+
+  TopologyDesc desc = getTopologyDesc();
+  int64_t nodes = countNodes(desc);
+  if (nodes > kMaxMachineRanks / desc.ranksPerNode)
+    return emitOpError("has more than ") << kMaxMachineRanks << " ranks";
+  std::string error;
+  if (failed(Topology::create(desc, error)))
+    return emitOpError("invalid machine: ") << error;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GroupOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GroupOp::verify() {
+  if (getRanks().empty())
+    return emitOpError("must hold at least one rank");
+  if (!isSortedUnique(getRanks()))
+    return emitOpError(
+        "ranks must be non-negative, sorted and free of duplicates");
+  if (auto nodes = getNodes(); nodes && !isSortedUnique(*nodes))
+    return emitOpError(
+        "nodes must be non-negative, sorted and free of duplicates");
+  if (getNodes() && !getOverNodes())
+    return emitOpError("nodes are only recorded for a group over nodes");
+  return success();
+}
+
+LogicalResult GroupOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto machine =
+      lookupSymbol<MachineOp>(*this, symbolTable, getMachineAttr(), "machine");
+  if (failed(machine))
+    return failure();
+  int64_t numRanks = machine->getNumRanks();
+  if (getRanks().back() >= numRanks)
+    return emitOpError("rank ")
+           << getRanks().back() << " is outside machine " << getMachineAttr()
+           << " (" << numRanks << " ranks)";
+  if (auto nodes = getNodes()) {
+    int64_t numNodes = numRanks / machine->getRanksPerNode();
+    if (!nodes->empty() && nodes->back() >= numNodes)
+      return emitOpError("node ")
+             << nodes->back() << " is outside machine " << getMachineAttr()
+             << " (" << numNodes << " nodes)";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ArrayOp
+//===----------------------------------------------------------------------===//
+
+int64_t ArrayOp::getElementBytes() { return getTypeBytes(getElementType()); }
+
+int64_t ArrayOp::getNumElements() {
+  int64_t n = 1;
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+LogicalResult ArrayOp::verify() {
+  if (!isSupportedElementType(getElementType()))
+    return emitOpError("element type ")
+           << getElementType()
+           << " is not one of i8..i64, ui8..ui64, f32, f64, complex<f32>, "
+              "complex<f64>";
+  if (getShape().empty())
+    return emitOpError("needs at least one dimension");
+  int64_t elements = 1;
+  for (int64_t d : getShape()) {
+    if (d < 1)
+      return emitOpError("extent ") << d << " must be positive";
+    if (elements > (INT64_MAX / 16) / d)
+      return emitOpError("is too large");
+    elements *= d;
+  }
+  if (getDistribution() == Distribution::Cols && getShape().size() < 2)
+    return emitOpError("distributed by cols needs at least two dimensions");
+  return success();
+}
+
+LogicalResult ArrayOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto group =
+      lookupSymbol<GroupOp>(*this, symbolTable, getGroupAttr(), "group");
+  if (failed(group))
+    return failure();
+  unsigned dim = getDistribution() == Distribution::Rows ? 0 : 1;
+  int64_t size = group->getRanks().size();
+  if (getShape()[dim] % size != 0)
+    return emitOpError("extent ")
+           << getShape()[dim] << " of dimension " << dim
+           << " is not divisible by the " << size << " ranks of group "
+           << getGroupAttr();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Communication operations
+//===----------------------------------------------------------------------===//
+
+/// Checks shared by every communication operation (directives).
+static LogicalResult verifyDirectives(CollectiveOpInterface op) {
+  Operation *operation = op.getOperation();
+  auto rlimit = operation->getAttrOfType<IntegerAttr>("rlimit");
+  if (rlimit && rlimit.getInt() < 0)
+    return operation->emitOpError("rlimit must not be negative");
+  auto levels = operation->getAttrOfType<IntegerAttr>("k_levels");
+  if (levels && levels.getInt() < 0)
+    return operation->emitOpError("k_levels must not be negative");
+  auto shape = operation->getAttrOfType<KLevelShapeAttr>("k_shape");
+  if (op.getAlgorithmDirective() != Algorithm::KLevel &&
+      ((levels && levels.getInt() != 0) ||
+       (shape && shape.getValue() != KLevelShape::None)))
+    return operation->emitOpError(
+        "k_levels and k_shape need algorithm k_level");
+  return success();
+}
+
+static LogicalResult verifyPositive(Operation *op, int64_t value,
+                                    StringRef name) {
+  if (value <= 0)
+    return op->emitOpError() << name << " must be positive, not " << value;
+  return success();
+}
+
+static LogicalResult verifyRootAttr(Operation *op, int64_t root) {
+  if (root < 0)
+    return op->emitOpError("root must be a rank, not ") << root;
+  return success();
+}
+
+static LogicalResult verifyReduction(Operation *op, Type elementType,
+                                     int64_t count) {
+  if (!isSupportedElementType(elementType))
+    return op->emitOpError("element type ")
+           << elementType << " is not supported";
+  return verifyPositive(op, count, "count");
+}
+
+/// Machine, group and root checks every communication operation needs.
+static FailureOr<GroupOp> verifyPlacement(CollectiveOpInterface op,
+                                          SymbolTableCollection &symbolTable,
+                                          std::optional<int64_t> root) {
+  Operation *operation = op.getOperation();
+  auto machine = lookupSymbol<MachineOp>(operation, symbolTable,
+                                         op.getMachineRef(), "machine");
+  if (failed(machine))
+    return failure();
+  auto group = lookupSymbol<GroupOp>(operation, symbolTable, op.getGroupRef(),
+                                     "group");
+  if (failed(group))
+    return failure();
+  if (group->getMachineAttr() != op.getMachineRef())
+    return operation->emitOpError("group ")
+           << op.getGroupRef() << " belongs to machine "
+           << group->getMachineAttr() << ", not " << op.getMachineRef();
+  if (root && !llvm::is_contained(group->getRanks(), *root))
+    return operation->emitOpError("root ")
+           << *root << " is not in group " << op.getGroupRef();
+  return *group;
+}
+
+#define COMM_TRIVIAL_SYMBOL_USES(OP)                                           \
+  LogicalResult OP::verifySymbolUses(SymbolTableCollection &symbolTable) {     \
+    return verifyPlacement(*this, symbolTable, std::nullopt);                  \
+  }
+#define COMM_ROOTED_SYMBOL_USES(OP)                                            \
+  LogicalResult OP::verifySymbolUses(SymbolTableCollection &symbolTable) {     \
+    return verifyPlacement(*this, symbolTable, getRoot());                     \
+  }
+
+LogicalResult AlltoallOp::verify() {
+  if (failed(verifyDirectives(*this)))
+    return failure();
+  return verifyPositive(*this, getBlock(), "block");
+}
+COMM_TRIVIAL_SYMBOL_USES(AlltoallOp)
+
+LogicalResult AlltoallvOp::verify() {
+  if (failed(verifyDirectives(*this)))
+    return failure();
+  for (int64_t s : getSizes())
+    if (s < 0)
+      return emitOpError("sizes must not be negative, found ") << s;
+  return success();
+}
+
+LogicalResult
+AlltoallvOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto group = verifyPlacement(*this, symbolTable, std::nullopt);
+  if (failed(group))
+    return failure();
+  int64_t n = group->getRanks().size();
+  if (static_cast<int64_t>(getSizes().size()) != n * n)
+    return emitOpError("sizes has ")
+           << getSizes().size() << " entries, group " << getGroupAttr()
+           << " of " << n << " ranks needs " << n * n;
+  return success();
+}
+
+LogicalResult TransposeOp::verify() { return verifyDirectives(*this); }
+
+LogicalResult
+TransposeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (failed(verifyPlacement(*this, symbolTable, std::nullopt)))
+    return failure();
+  auto from = lookupSymbol<ArrayOp>(*this, symbolTable, getFromAttr(), "from");
+  auto to = lookupSymbol<ArrayOp>(*this, symbolTable, getToAttr(), "to");
+  if (failed(from) || failed(to))
+    return failure();
+  if (from->getShape().size() != 2)
+    return emitOpError("transposes two-dimensional arrays; ")
+           << getFromAttr() << " has " << from->getShape().size()
+           << " dimensions";
+  if (to->getShape().size() != 2 || to->getShape()[0] != from->getShape()[1] ||
+      to->getShape()[1] != from->getShape()[0])
+    return emitOpError("destination ")
+           << getToAttr() << " must have the transposed shape of "
+           << getFromAttr();
+  if (from->getElementType() != to->getElementType())
+    return emitOpError("arrays ")
+           << getFromAttr() << " and " << getToAttr()
+           << " have different element types";
+  return success();
+}
+
+LogicalResult PermuteOp::verify() {
+  if (failed(verifyDirectives(*this)))
+    return failure();
+  bool blocks = getBlock().has_value();
+  bool arrays = getFrom().has_value() || getTo().has_value();
+  if (blocks == arrays)
+    return emitOpError("needs either block (a rank permutation) or from and "
+                       "to (an element permutation)");
+  if (arrays && (!getFrom() || !getTo()))
+    return emitOpError("an element permutation needs both from and to");
+  if (blocks && failed(verifyPositive(*this, *getBlock(), "block")))
+    return failure();
+  if (getPattern() == PermuteKind::Table && !getTable())
+    return emitOpError("pattern table needs a table");
+  if (getPattern() != PermuteKind::Table && getTable())
+    return emitOpError("a table needs pattern table");
+  if (getPattern() == PermuteKind::Xor && getMask() < 0)
+    return emitOpError("mask must not be negative");
+  return success();
+}
+
+LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto group = verifyPlacement(*this, symbolTable, std::nullopt);
+  if (failed(group))
+    return failure();
+  int64_t n = group->getRanks().size();
+  if (getFrom()) {
+    auto from =
+        lookupSymbol<ArrayOp>(*this, symbolTable, getFromAttr(), "from");
+    auto to = lookupSymbol<ArrayOp>(*this, symbolTable, getToAttr(), "to");
+    if (failed(from) || failed(to))
+      return failure();
+    if (from->getNumElements() != to->getNumElements() ||
+        from->getElementType() != to->getElementType())
+      return emitOpError("arrays ")
+             << getFromAttr() << " and " << getToAttr()
+             << " differ in size or element type";
+    n = from->getNumElements();
+  }
+  if (auto table = getTable(); table && static_cast<int64_t>(table->size()) != n)
+    return emitOpError("table has ")
+           << table->size() << " entries, the permutation needs " << n;
+  return success();
+}
+
+LogicalResult GatherOp::verify() {
+  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
+    return failure();
+  return verifyPositive(*this, getBlock(), "block");
+}
+COMM_ROOTED_SYMBOL_USES(GatherOp)
+
+LogicalResult ScatterOp::verify() {
+  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
+    return failure();
+  return verifyPositive(*this, getBlock(), "block");
+}
+COMM_ROOTED_SYMBOL_USES(ScatterOp)
+
+LogicalResult AllgatherOp::verify() {
+  if (failed(verifyDirectives(*this)))
+    return failure();
+  return verifyPositive(*this, getBlock(), "block");
+}
+COMM_TRIVIAL_SYMBOL_USES(AllgatherOp)
+
+LogicalResult BroadcastOp::verify() {
+  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
+    return failure();
+  return verifyPositive(*this, getBlock(), "block");
+}
+COMM_ROOTED_SYMBOL_USES(BroadcastOp)
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
+    return failure();
+  return verifyReduction(*this, getElementType(), getCount());
+}
+COMM_ROOTED_SYMBOL_USES(ReduceOp)
+
+LogicalResult AllreduceOp::verify() {
+  if (failed(verifyDirectives(*this)))
+    return failure();
+  return verifyReduction(*this, getElementType(), getCount());
+}
+COMM_TRIVIAL_SYMBOL_USES(AllreduceOp)
+
+LogicalResult ScanOp::verify() {
+  if (failed(verifyDirectives(*this)))
+    return failure();
+  return verifyReduction(*this, getElementType(), getCount());
+}
+COMM_TRIVIAL_SYMBOL_USES(ScanOp)
+
+LogicalResult OneToAllOp::verify() {
+  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
+    return failure();
+  return verifyPositive(*this, getBlock(), "block");
+}
+COMM_ROOTED_SYMBOL_USES(OneToAllOp)
+
+LogicalResult AllToOneOp::verify() {
+  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
+    return failure();
+  return verifyPositive(*this, getBlock(), "block");
+}
+COMM_ROOTED_SYMBOL_USES(AllToOneOp)
+
+LogicalResult BarrierOp::verify() { return verifyDirectives(*this); }
+COMM_TRIVIAL_SYMBOL_USES(BarrierOp)
+
+LogicalResult LocalOp::verify() { return verifyDirectives(*this); }
+COMM_TRIVIAL_SYMBOL_USES(LocalOp)
+
+//===----------------------------------------------------------------------===//
+// Transfer sets and schedules
+//===----------------------------------------------------------------------===//
+
+/// The communication operation `ref` names, checked to be one.
+static FailureOr<CollectiveOpInterface>
+lookupOperation(Operation *user, SymbolTableCollection &symbolTable,
+                FlatSymbolRefAttr ref) {
+  Operation *target = symbolTable.lookupNearestSymbolFrom(user, ref);
+  if (!target)
+    return user->emitOpError("operation ") << ref << " does not exist";
+  auto op = dyn_cast<CollectiveOpInterface>(target);
+  if (!op)
+    return user->emitOpError()
+           << ref << " is not a communication operation";
+  return op;
+}
+
+LogicalResult TransferSetOp::verify() {
+  ArrayRef<int64_t> d = getDemands();
+  if (d.size() % 3 != 0)
+    return emitOpError("demands must be (src, dst, bytes) triples");
+  for (size_t i = 0; i < d.size(); i += 3) {
+    if (d[i] < 0 || d[i + 1] < 0 || d[i] > INT32_MAX || d[i + 1] > INT32_MAX)
+      return emitOpError("demand ") << i / 3 << " has an invalid rank";
+    if (d[i] == d[i + 1])
+      return emitOpError("demand ")
+             << i / 3 << " sends from rank " << d[i] << " to itself";
+    if (d[i + 2] <= 0)
+      return emitOpError("demand ") << i / 3 << " must move a positive number "
+                                              "of bytes";
+    if (i && std::make_pair(d[i - 3], d[i - 2]) >= std::make_pair(d[i], d[i + 1]))
+      return emitOpError("demands must be sorted by (src, dst) without "
+                         "duplicates; demand ")
+             << i / 3 << " is out of order";
+  }
+  return success();
+}
+
+LogicalResult
+TransferSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto op = lookupOperation(*this, symbolTable, getCollectiveAttr());
+  if (failed(op))
+    return failure();
+  auto machine = lookupSymbol<MachineOp>(*this, symbolTable,
+                                         op->getMachineRef(), "machine");
+  if (failed(machine))
+    return failure();
+  int64_t numRanks = machine->getNumRanks();
+  ArrayRef<int64_t> d = getDemands();
+  for (size_t i = 0; i < d.size(); i += 3)
+    if (d[i] >= numRanks || d[i + 1] >= numRanks)
+      return emitOpError("demand ")
+             << i / 3 << " names a rank outside machine "
+             << op->getMachineRef() << " (" << numRanks << " ranks)";
+  return success();
+}
+
+/// Shared checks of schedules: the operation exists and every phase names
+/// ranks of its machine.
+static LogicalResult verifyScheduleUses(Operation *schedule, Region &body,
+                                        FlatSymbolRefAttr operation,
+                                        SymbolTableCollection &symbolTable) {
+  auto op = lookupOperation(schedule, symbolTable, operation);
+  if (failed(op))
+    return failure();
+  auto machine = lookupSymbol<MachineOp>(schedule, symbolTable,
+                                         op->getMachineRef(), "machine");
+  if (failed(machine))
+    return failure();
+  int64_t numRanks = machine->getNumRanks();
+  for (auto [index, phase] : llvm::enumerate(body.getOps<PhaseOp>())) {
+    ArrayRef<int64_t> t = phase.getTransfers();
+    for (size_t i = 0; i < t.size(); i += 4)
+      if (t[i] >= numRanks || t[i + 1] >= numRanks)
+        return phase.emitOpError("transfer ")
+               << i / 4 << " (" << t[i] << " -> " << t[i + 1]
+               << ") names a rank outside machine " << op->getMachineRef()
+               << " (" << numRanks << " ranks)";
+  }
+  return success();
+}
+
+/// Only phases may appear in a schedule body.
+static LogicalResult verifyScheduleBody(Operation *schedule, Region &body) {
+  for (Operation &nested : body.front())
+    if (!isa<PhaseOp>(nested))
+      return schedule->emitOpError("may only contain 'comm.phase' ops");
+  return success();
+}
+
+LogicalResult ScheduleOp::verify() {
+  if (getBound().convertToDouble() < 0 || getTime().convertToDouble() < 0 ||
+      getGap().convertToDouble() < 0 ||
+      getBoundBlocks().convertToDouble() < 0 || getBoundMinPhases() < 0)
+    return emitOpError("bound, time and gap must not be negative");
+  return verifyScheduleBody(*this, getBody());
+}
+
+LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyScheduleUses(*this, getBody(), getCollectiveAttr(), symbolTable);
+}
+
+LogicalResult UserScheduleOp::verify() {
+  return verifyScheduleBody(*this, getBody());
+}
+
+LogicalResult
+UserScheduleOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyScheduleUses(*this, getBody(), getCollectiveAttr(), symbolTable);
+}
+
+LogicalResult PhaseOp::verify() {
+  ArrayRef<int64_t> t = getTransfers();
+  if (t.size() % 4 != 0)
+    return emitOpError("transfers must be (src, dst, bytes, ties) quadruples");
+  for (size_t i = 0; i < t.size(); i += 4) {
+    if (t[i] < 0 || t[i + 1] < 0 || t[i] > INT32_MAX || t[i + 1] > INT32_MAX)
+      return emitOpError("transfer ") << i / 4 << " has an invalid rank";
+    if (t[i + 2] <= 0)
+      return emitOpError("transfer ")
+             << i / 4 << " (" << t[i] << " -> " << t[i + 1]
+             << ") must move a positive number of bytes";
+    if (t[i + 3] < 0 || t[i + 3] > UINT32_MAX)
+      return emitOpError("transfer ") << i / 4 << " has an invalid tie mask";
+  }
+  if (auto locs = getLocs()) {
+    if (locs->empty())
+      return emitOpError("locs must not be empty");
+    if (!llvm::all_of(*locs, [](Attribute a) { return isa<LocationAttr>(a); }))
+      return emitOpError("locs must hold locations");
+  }
+  if (auto index = getLocIndex()) {
+    if (!getLocs())
+      return emitOpError("loc_index needs locs");
+    if (static_cast<int64_t>(index->size()) != getNumTransfers())
+      return emitOpError("loc_index has ")
+             << index->size() << " entries for " << getNumTransfers()
+             << " transfers";
+    for (int32_t i : *index)
+      if (i < 0 || i >= static_cast<int64_t>(getLocs()->size()))
+        return emitOpError("loc_index entry ") << i << " is out of range";
+  }
+  return success();
+}
+
+Location PhaseOp::getTransferLoc(int64_t i) {
+  auto locs = getLocs();
+  if (!locs)
+    return getLoc();
+  int64_t entry = 0;
+  if (auto index = getLocIndex())
+    entry = (*index)[i];
+  return cast<LocationAttr>((*locs)[entry]);
+}
+
+#include "phasec/Dialect/Comm/CommInterfaces.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "phasec/Dialect/Comm/CommOps.cpp.inc"

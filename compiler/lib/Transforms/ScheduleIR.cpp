@@ -1,0 +1,140 @@
+//===- ScheduleIR.cpp - Between comm IR and the scheduling library --------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Decoding and encoding of transfer sets and phases (see ScheduleIR.h).
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Transforms/ScheduleIR.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace phasec;
+using namespace phasec::comm;
+
+llvm::MapVector<StringAttr, OperationRecord>
+phasec::comm::collectOperations(ModuleOp module) {
+  llvm::MapVector<StringAttr, OperationRecord> records;
+  SymbolTable symbols(module);
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto collective = dyn_cast<CollectiveOpInterface>(op);
+    if (!collective)
+      continue;
+    OperationRecord &record =
+        records[StringAttr::get(module.getContext(),
+                                collective.getCollectiveName())];
+    record.op = collective;
+    record.machine = symbols.lookup<MachineOp>(
+        collective.getMachineRef().getValue());
+    record.group =
+        symbols.lookup<GroupOp>(collective.getGroupRef().getValue());
+  }
+  auto find = [&](FlatSymbolRefAttr ref) -> OperationRecord * {
+    auto it = records.find(ref.getAttr());
+    return it == records.end() ? nullptr : &it->second;
+  };
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (auto set = dyn_cast<TransferSetOp>(op)) {
+      if (OperationRecord *r = find(set.getCollectiveAttr()))
+        r->transferSet = set;
+    } else if (auto schedule = dyn_cast<ScheduleOp>(op)) {
+      if (OperationRecord *r = find(schedule.getCollectiveAttr()))
+        r->schedule = schedule;
+    } else if (auto user = dyn_cast<UserScheduleOp>(op)) {
+      if (OperationRecord *r = find(user.getCollectiveAttr()))
+        r->userSchedule = user;
+    }
+  }
+  return records;
+}
+
+FailureOr<const Topology *> TopologyCache::get(MachineOp machine) {
+  std::unique_ptr<Topology> &slot = cache_[machine.getOperation()];
+  if (slot)
+    return slot.get();
+  std::string error;
+  FailureOr<Topology> topo = Topology::create(machine.getTopologyDesc(), error);
+  if (failed(topo))
+    return machine.emitError("invalid machine: ") << error;
+  slot = std::make_unique<Topology>(std::move(*topo));
+  return slot.get();
+}
+
+TransferSet phasec::comm::getTransferSet(TransferSetOp op) {
+  ArrayRef<int64_t> d = op.getDemands();
+  std::vector<Demand> demands;
+  demands.reserve(d.size() / 3);
+  for (size_t i = 0; i + 3 <= d.size(); i += 3)
+    demands.push_back({static_cast<RankId>(d[i]), static_cast<RankId>(d[i + 1]),
+                       d[i + 2]});
+  return TransferSet(std::move(demands));
+}
+
+DenseI64ArrayAttr phasec::comm::getDemandsAttr(MLIRContext *context,
+                                               const TransferSet &set) {
+  SmallVector<int64_t> values;
+  values.reserve(set.size() * 3);
+  for (const Demand &d : set)
+    values.append({d.src, d.dst, d.bytes});
+  return DenseI64ArrayAttr::get(context, values);
+}
+
+void phasec::comm::getPhases(Region &body, Schedule &schedule) {
+  for (PhaseOp phaseOp : body.getOps<PhaseOp>()) {
+    ArrayRef<int64_t> t = phaseOp.getTransfers();
+    Phase &phase = schedule.phases.emplace_back();
+    phase.transfers.reserve(t.size() / 4);
+    for (size_t i = 0; i + 4 <= t.size(); i += 4)
+      phase.transfers.push_back({static_cast<RankId>(t[i]),
+                                 static_cast<RankId>(t[i + 1]), t[i + 2],
+                                 static_cast<TieMask>(t[i + 3])});
+  }
+}
+
+Schedule phasec::comm::getSchedule(ScheduleOp op) {
+  Schedule schedule;
+  getPhases(op.getBody(), schedule);
+  schedule.algorithm = op.getAlgorithm().str();
+  schedule.bound.time = op.getBound().convertToDouble();
+  schedule.bound.blocks = op.getBoundBlocks().convertToDouble();
+  schedule.bound.minPhases = op.getBoundMinPhases();
+  schedule.bound.reason = op.getBoundReason().str();
+  return schedule;
+}
+
+Schedule phasec::comm::getSchedule(UserScheduleOp op) {
+  Schedule schedule;
+  getPhases(op.getBody(), schedule);
+  schedule.algorithm = "hand-written";
+  if (auto bound = op.getBound())
+    schedule.bound.time = bound->convertToDouble();
+  if (auto blocks = op.getBoundBlocks())
+    schedule.bound.blocks = blocks->convertToDouble();
+  if (auto minPhases = op.getBoundMinPhases())
+    schedule.bound.minPhases = *minPhases;
+  if (auto reason = op.getBoundReason())
+    schedule.bound.reason = reason->str();
+  return schedule;
+}
+
+void phasec::comm::appendPhases(OpBuilder &builder, Location loc, Region &body,
+                                const Schedule &schedule) {
+  if (body.empty())
+    body.emplaceBlock();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(&body.front());
+  SmallVector<int64_t> values;
+  for (const Phase &phase : schedule.phases) {
+    values.clear();
+    values.reserve(phase.transfers.size() * 4);
+    for (const Transfer &t : phase.transfers)
+      values.append({t.src, t.dst, t.bytes, static_cast<int64_t>(t.ties)});
+    builder.create<PhaseOp>(loc, builder.getDenseI64ArrayAttr(values),
+                            /*locs=*/nullptr, /*loc_index=*/nullptr);
+  }
+}

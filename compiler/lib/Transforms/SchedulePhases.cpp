@@ -1,0 +1,197 @@
+//===- SchedulePhases.cpp - comm-schedule-phases --------------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Schedules every transfer set that has no schedule yet with the scheduling
+/// library (scheduleAuto and the baselines behind it) and records the
+/// result, its proven lower bound and the gap in a comm.schedule. The
+/// choices here are only which algorithm and budget to ask for; everything
+/// else happens in phasec/Scheduling.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Algorithms.h"
+#include "phasec/Scheduling/Bounds.h"
+#include "phasec/Transforms/Passes.h"
+#include "phasec/Transforms/ScheduleIR.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace phasec::comm {
+#define GEN_PASS_DEF_COMMSCHEDULEPHASES
+#include "phasec/Transforms/Passes.h.inc"
+} // namespace phasec::comm
+
+using namespace mlir;
+using namespace phasec;
+using namespace phasec::comm;
+
+namespace {
+
+struct SchedulePhasesPass
+    : public phasec::comm::impl::CommSchedulePhasesBase<SchedulePhasesPass> {
+  using CommSchedulePhasesBase::CommSchedulePhasesBase;
+
+  void runOnOperation() override;
+
+  /// The algorithm to run for `record`, or failure() after an error.
+  FailureOr<SchedulerAlgorithm> chooseAlgorithm(OperationRecord &record,
+                                                const Topology &topo);
+  /// Records bound, time and gap of a hand-written schedule.
+  void annotateUserSchedule(OperationRecord &record, const Problem &problem);
+};
+
+} // namespace
+
+FailureOr<SchedulerAlgorithm>
+SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
+                                    const Topology &topo) {
+  if (!algorithm.empty()) {
+    std::optional<SchedulerAlgorithm> parsed =
+        parseSchedulerAlgorithm(algorithm);
+    if (!parsed)
+      return emitError(record.op.getLoc(), "unknown scheduling algorithm '")
+             << algorithm
+             << "' (expected auto, product, percs, greedy-priority, "
+                "z3-exact, linear_shift, xor or greedy)";
+    return *parsed;
+  }
+  switch (record.op.getAlgorithmDirective()) {
+  case Algorithm::Auto:
+  case Algorithm::Direct:
+  case Algorithm::Schedule:
+    return SchedulerAlgorithm::Auto;
+  case Algorithm::LinearShift:
+    return SchedulerAlgorithm::LinearShift;
+  case Algorithm::Xor:
+    return SchedulerAlgorithm::Xor;
+  case Algorithm::Pairwise:
+    // Pairwise exchange: the XOR pattern where it exists, else the shift.
+    return llvm::isPowerOf2_64(topo.numRanks())
+               ? SchedulerAlgorithm::Xor
+               : SchedulerAlgorithm::LinearShift;
+  case Algorithm::Bruck:
+  case Algorithm::KLevel:
+    emitWarning(record.op.getLoc(), "algorithm '")
+        << stringifyAlgorithm(record.op.getAlgorithmDirective()) << "' of '"
+        << record.op.getCollectiveName()
+        << "' relays data and is not yet supported; the scheduler chooses "
+           "the direct transfers' phases instead";
+    return SchedulerAlgorithm::Auto;
+  }
+  llvm_unreachable("unknown algorithm directive");
+}
+
+void SchedulePhasesPass::annotateUserSchedule(OperationRecord &record,
+                                              const Problem &problem) {
+  UserScheduleOp user = record.userSchedule;
+  Schedule schedule = getSchedule(user);
+  LowerBound bound = computeLowerBound(problem);
+  double time = schedule.time(problem.topology());
+  Builder b(user.getContext());
+  user.setBoundAttr(b.getF64FloatAttr(bound.time));
+  user.setBoundBlocksAttr(b.getF64FloatAttr(bound.blocks));
+  user.setBoundMinPhasesAttr(b.getI64IntegerAttr(bound.minPhases));
+  user.setBoundReasonAttr(b.getStringAttr(bound.reason));
+  user.setTimeAttr(b.getF64FloatAttr(time));
+  user.setGapAttr(b.getF64FloatAttr(bound.time > 0 ? time / bound.time : 1.0));
+}
+
+void SchedulePhasesPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  auto records = collectOperations(module);
+  TopologyCache topologies;
+  OpBuilder builder(module.getContext());
+  bool hadError = false;
+  for (auto &entry : records) {
+    OperationRecord &record = entry.second;
+    if (!record.transferSet || record.schedule || !record.machine)
+      continue;
+    FailureOr<const Topology *> topo = topologies.get(record.machine);
+    if (failed(topo)) {
+      hadError = true;
+      continue;
+    }
+    Problem problem(**topo, getTransferSet(record.transferSet));
+    std::string error;
+    if (failed(problem.check(error))) {
+      record.transferSet.emitError("invalid transfer set of '")
+          << record.op.getCollectiveName() << "': " << error;
+      hadError = true;
+      continue;
+    }
+    if (record.userSchedule) {
+      annotateUserSchedule(record, problem);
+      continue;
+    }
+
+    FailureOr<SchedulerAlgorithm> chosen = chooseAlgorithm(record, **topo);
+    if (failed(chosen)) {
+      hadError = true;
+      continue;
+    }
+    SchedulerOptions options;
+    options.algorithm = *chosen;
+    if (rlimit != 0)
+      options.rlimit = rlimit;
+    else if (record.op.getRlimitDirective() > 0)
+      options.rlimit = static_cast<uint64_t>(record.op.getRlimitDirective());
+    options.cacheDir = cacheDir;
+
+    Schedule schedule;
+    SchedulerReport report;
+    if (problem.transfers().empty()) {
+      // Nothing to move (e.g. a gather over a group of one): no phases.
+      schedule.algorithm = "none";
+      report.algorithm = "none";
+      report.gap = 1.0;
+      report.optimal = true;
+    } else if (failed(scheduleAuto(problem, schedule, options, report))) {
+      record.op.emitError("cannot schedule '")
+          << record.op.getCollectiveName() << "' with algorithm "
+          << stringifySchedulerAlgorithm(*chosen) << ": " << report.error;
+      hadError = true;
+      continue;
+    }
+    if (report.fellBack)
+      record.op.emitWarning("solver budget ran out for '")
+          << record.op.getCollectiveName() << "': using the "
+          << report.algorithm << " schedule of " << schedule.phases.size()
+          << " phases at "
+          << llvm::formatv("{0:F3}", report.gap).str()
+          << " x the proven lower bound (gap "
+          << llvm::formatv("{0:F1}", (report.gap - 1) * 100).str() << "%)";
+
+    builder.setInsertionPointAfter(record.transferSet);
+    std::string algorithmName =
+        !report.algorithm.empty() ? report.algorithm : schedule.algorithm;
+    auto scheduleOp = builder.create<ScheduleOp>(
+        record.op.getLoc(), record.transferSet.getCollectiveAttr(),
+        builder.getStringAttr(algorithmName),
+        builder.getF64FloatAttr(schedule.bound.time),
+        builder.getF64FloatAttr(schedule.bound.blocks),
+        builder.getI64IntegerAttr(schedule.bound.minPhases),
+        builder.getStringAttr(schedule.bound.reason),
+        builder.getF64FloatAttr(report.time),
+        builder.getF64FloatAttr(report.gap),
+        report.optimal ? builder.getUnitAttr() : UnitAttr(),
+        report.fellBack ? builder.getUnitAttr() : UnitAttr());
+    appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(), schedule);
+  }
+  if (hadError)
+    signalPassFailure();
+}
+
+std::unique_ptr<Pass> phasec::comm::createSchedulePhasesPass() {
+  return std::make_unique<SchedulePhasesPass>();
+}
+
+std::unique_ptr<Pass> phasec::comm::createSchedulePhasesPass(
+    const CommSchedulePhasesOptions &options) {
+  return std::make_unique<SchedulePhasesPass>(options);
+}
