@@ -352,7 +352,7 @@ private:
     diag.error(at, msg);
     failed = true;
     auto e = std::make_unique<Expr>();
-    e->kind = Expr::Int;
+    e->kind = Expr::Error;
     e->loc = at;
     return e;
   }
@@ -559,6 +559,8 @@ std::unique_ptr<Program> phasec::lang::parseAndCheck(
     }
     Builder builder(diag, bufStart, src.size());
     builder.build(tree, module);
+    // Run Sema even after a builder error so that one run reports as much
+    // as possible; the result is discarded below.
     ok = !builder.failed;
   } catch (const std::exception &e) {
     diag.error(llvm::SMLoc::getFromPointer(bufStart),
@@ -568,7 +570,8 @@ std::unique_ptr<Program> phasec::lang::parseAndCheck(
     diag.error(llvm::SMLoc::getFromPointer(bufStart), "internal parser error");
     return nullptr;
   }
-  if (!ok)
+  std::unique_ptr<Program> program = runSema(module, opts, diag);
+  if (!ok || diag.hadError())
     return nullptr;
-  return runSema(module, opts, diag);
+  return program;
 }

@@ -282,6 +282,8 @@ private:
     switch (e.kind) {
     case Expr::Int:
       return e.intValue;
+    case Expr::Error:
+      return std::nullopt;
     case Expr::Float:
       return fail(e.loc, "expected an integer, not a decimal number");
     case Expr::String:
@@ -568,7 +570,7 @@ private:
 
   const Machine *defaultMachine(SMLoc loc, StringRef what);
   const Group *resolveTarget(const Target &t, const Machine *machineHint,
-                             StringRef what);
+                             StringRef what, SMLoc declLoc);
 
   bool checkOp(const OpDecl &d, Operation &op);
   bool runSchedule(const OpDecl &d, Operation &op);
@@ -1005,13 +1007,23 @@ void Sema::checkMachines() {
     prog->machines.push_back(std::move(m));
     prog->groups.push_back(std::move(all));
   }
-  if (mod.machines.empty() && (!mod.groups.empty() || !mod.arrays.empty() ||
-                               !mod.ops.empty()))
-    diag.error(SMLoc::getFromPointer(
-                   diag.sourceMgr()
-                       .getMemoryBuffer(diag.sourceMgr().getMainFileID())
-                       ->getBufferStart()),
-               "the file declares no machine");
+  if (mod.machines.empty()) {
+    // Point at the first declaration that needs a machine.
+    SMLoc first;
+    auto consider = [&](SMLoc loc) {
+      if (loc.isValid() &&
+          (!first.isValid() || loc.getPointer() < first.getPointer()))
+        first = loc;
+    };
+    if (!mod.groups.empty())
+      consider(mod.groups.front().loc);
+    if (!mod.arrays.empty())
+      consider(mod.arrays.front().loc);
+    if (!mod.ops.empty())
+      consider(mod.ops.front().kindLoc);
+    if (first.isValid())
+      diag.error(first, "the file declares no machine");
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -1186,9 +1198,9 @@ void Sema::checkGroups() {
 }
 
 const Group *Sema::resolveTarget(const Target &t, const Machine *machineHint,
-                                 StringRef what) {
+                                 StringRef what, SMLoc declLoc) {
   if (!t.present) {
-    const Machine *m = machineHint ? machineHint : defaultMachine(t.loc, what);
+    const Machine *m = machineHint ? machineHint : defaultMachine(declLoc, what);
     return m ? prog->allGroup(m) : nullptr;
   }
   auto knownGroupDecl = [&](StringRef name) {
@@ -1224,7 +1236,7 @@ const Group *Sema::resolveTarget(const Target &t, const Machine *machineHint,
     const Group *found = nullptr;
     int matches = 0;
     for (const auto &g : prog->groups)
-      if (g->name == t.first && !g->implicitAll) {
+      if (g->name == t.first) {
         found = g.get();
         ++matches;
       }
@@ -1239,6 +1251,14 @@ const Group *Sema::resolveTarget(const Target &t, const Machine *machineHint,
   }
   if (const Machine *mm = prog->lookupMachine(t.first))
     return prog->allGroup(mm);
+  if (m) {
+    if (const Group *other = prog->lookupGroup(t.first)) {
+      diag.error(t.loc, "group '" + t.first + "' is on machine '" +
+                            other->machine->name + "', not on '" + m->name +
+                            "'");
+      return nullptr;
+    }
+  }
   if (knownGroupDecl(t.first) || knownMachineDecl(t.first))
     return nullptr; // its definition had errors
   diag.error(t.loc, "unknown group or machine '" + t.first + "'");
@@ -1318,7 +1338,7 @@ void Sema::checkArrays() {
                             "by columns");
       ok = false;
     }
-    const Group *g = resolveTarget(d.over, nullptr, "array '" + d.name + "'");
+    const Group *g = resolveTarget(d.over, nullptr, "array '" + d.name + "'", d.loc);
     if (!g || !ok)
       continue;
     a->group = g;
@@ -1718,7 +1738,7 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   if (!d.on.present && fromArray) {
     op.group = fromArray->group;
   } else {
-    op.group = resolveTarget(d.on, hint, "operation '" + d.name + "'");
+    op.group = resolveTarget(d.on, hint, "operation '" + d.name + "'", d.loc);
   }
   if (!op.group)
     return false;
@@ -2136,8 +2156,19 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
                    .Case("k_level", Algorithm::KLevel)
                    .Case("direct", Algorithm::Direct)
                    .Default(std::nullopt);
-    if (!alg || (e->kind == Expr::Call && *alg != Algorithm::KLevel)) {
-      unknownValue(p->value, "algorithm", name.empty() ? "?" : name,
+    if (name.empty()) {
+      diag.error(p->value.loc, "expected an algorithm name");
+      diag.note(p->value.loc, "algorithms: auto, pairwise, linear_shift, xor, "
+                              "bruck, direct, k_level(k), k_level(k, rec|sq), "
+                              "k_level(logp, sq)");
+      return false;
+    }
+    if (alg && e->kind == Expr::Call && *alg != Algorithm::KLevel) {
+      diag.error(p->value.loc, "algorithm '" + name + "' takes no arguments");
+      return false;
+    }
+    if (!alg) {
+      unknownValue(p->value, "algorithm", name,
                    "auto, pairwise, linear_shift, xor, bruck, direct, "
                    "k_level(k), k_level(k, rec|sq), k_level(logp, sq); a "
                    "'schedule { ... }' block selects the hand-written "
@@ -2352,7 +2383,6 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
                                 " iterations exceeds the limit of " +
                                 Twine(opts.maxLoopIterations) +
                                 " loop iterations; reduce the loop bounds");
-          iterationLimitHit = true;
           return done(false);
         }
         uint64_t perTrip = minSends(s.body);

@@ -25,7 +25,9 @@
 namespace phasec::lang::syntax {
 
 struct Expr {
-  enum Kind { Int, Float, String, Ident, Call, Unary, Binary };
+  /// Error: the builder already reported a problem; evaluating it fails
+  /// silently so that Sema does not add follow-on errors.
+  enum Kind { Int, Float, String, Ident, Call, Unary, Binary, Error };
   Kind kind = Int;
   llvm::SMLoc loc;
   /// Int: the value (the builder rejects literals beyond int64).
