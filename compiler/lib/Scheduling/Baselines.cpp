@@ -60,7 +60,8 @@ public:
       for (LinkId l : route_) {
         occ[l] |= uint64_t(1) << bit;
         size_t &open = firstOpen_[l];
-        while (open < numWords_ && occupied_[open * numLinks_ + l] == ~uint64_t(0))
+        while (open < numWords_ &&
+               occupied_[open * numLinks_ + l] == ~uint64_t(0))
           ++open;
       }
       return;
@@ -142,8 +143,8 @@ LogicalResult phasec::scheduleXor(const Problem &problem, Schedule &schedule,
   return success();
 }
 
-LogicalResult phasec::scheduleGreedy(const Problem &problem,
-                                     Schedule &schedule, std::string &error) {
+LogicalResult phasec::scheduleGreedy(const Problem &problem, Schedule &schedule,
+                                     std::string &error) {
   if (failed(checkProblem(problem, error)))
     return failure();
   schedule = Schedule();

@@ -237,10 +237,10 @@ static Candidate injectionCandidate(const Problem &problem,
     return best;
   best.bound.time = most / bw;
   best.bandwidth = bw;
-  best.bound.reason = llvm::formatv("injection bandwidth ({0} of node {1})",
-                                    isSend ? "bytes sent" : "bytes received",
-                                    worst)
-                          .str();
+  best.bound.reason =
+      llvm::formatv("injection bandwidth ({0} of node {1})",
+                    isSend ? "bytes sent" : "bytes received", worst)
+          .str();
   return best;
 }
 
@@ -250,8 +250,8 @@ static LowerBound finish(const Problem &problem, Candidate c) {
     double blocks = c.bound.time * c.bandwidth / static_cast<double>(*b);
     // Undo rounding noise: loads are sums of integers.
     double r = std::round(blocks);
-    c.bound.blocks = std::fabs(blocks - r) < 1e-9 * std::max(1.0, r) ? r
-                                                                      : blocks;
+    c.bound.blocks =
+        std::fabs(blocks - r) < 1e-9 * std::max(1.0, r) ? r : blocks;
   }
   return c.bound;
 }

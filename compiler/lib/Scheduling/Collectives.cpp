@@ -26,8 +26,8 @@ using llvm::FailureOr;
 using llvm::LogicalResult;
 using llvm::success;
 
-LogicalResult phasec::checkGroup(llvm::ArrayRef<RankId> group,
-                                 int64_t numRanks, std::string &error) {
+LogicalResult phasec::checkGroup(llvm::ArrayRef<RankId> group, int64_t numRanks,
+                                 std::string &error) {
   if (group.empty()) {
     error = "the group is empty";
     return failure();
@@ -39,11 +39,11 @@ LogicalResult phasec::checkGroup(llvm::ArrayRef<RankId> group,
       return failure();
     }
     if (i && group[i] <= group[i - 1]) {
-      error = group[i] == group[i - 1]
-                  ? llvm::formatv("rank {0} appears twice in the group",
-                                  group[i])
-                        .str()
-                  : "the group must be sorted";
+      error =
+          group[i] == group[i - 1]
+              ? llvm::formatv("rank {0} appears twice in the group", group[i])
+                    .str()
+              : "the group must be sorted";
       return failure();
     }
   }
@@ -53,8 +53,8 @@ LogicalResult phasec::checkGroup(llvm::ArrayRef<RankId> group,
 static LogicalResult checkSize(int64_t bytes, const char *what,
                                std::string &error) {
   if (bytes < 0) {
-    error = llvm::formatv("{0} must not be negative (got {1})", what, bytes)
-                .str();
+    error =
+        llvm::formatv("{0} must not be negative (got {1})", what, bytes).str();
     return failure();
   }
   return success();
@@ -242,11 +242,9 @@ phasec::makePermutation(int64_t n, const PermutationSpec &spec,
   llvm_unreachable("unknown permutation kind");
 }
 
-FailureOr<TransferSet>
-phasec::buildElementPermutation(llvm::ArrayRef<RankId> group,
-                                int64_t numElements, int64_t elemBytes,
-                                const PermutationSpec &spec,
-                                std::string &error) {
+FailureOr<TransferSet> phasec::buildElementPermutation(
+    llvm::ArrayRef<RankId> group, int64_t numElements, int64_t elemBytes,
+    const PermutationSpec &spec, std::string &error) {
   if (failed(checkGroup(group, -1, error)))
     return failure();
   int64_t p = group.size();
@@ -274,8 +272,8 @@ phasec::buildElementPermutation(llvm::ArrayRef<RankId> group,
   std::vector<Demand> demands;
   demands.reserve(counts.size());
   for (auto &[key, count] : counts)
-    demands.push_back({group[key >> 32], group[key & 0xffffffffu],
-                       count * elemBytes});
+    demands.push_back(
+        {group[key >> 32], group[key & 0xffffffffu], count * elemBytes});
   return TransferSet(std::move(demands)); // canonical order, not map order
 }
 
@@ -342,8 +340,8 @@ FailureOr<TransferSet> phasec::buildAllToOne(llvm::ArrayRef<RankId> group,
   return rooted(group, root, block, /*toRoot=*/true, error);
 }
 
-FailureOr<TransferSet>
-phasec::buildCollective(const CollectiveRequest &request, std::string &error) {
+FailureOr<TransferSet> phasec::buildCollective(const CollectiveRequest &request,
+                                               std::string &error) {
   llvm::StringRef op = request.op;
   if (op == "alltoall")
     return buildAlltoall(request.group, request.bytes, error);
@@ -369,8 +367,8 @@ phasec::buildCollective(const CollectiveRequest &request, std::string &error) {
     return buildAllToOne(request.group, request.root, request.bytes, error);
   if (op == "broadcast" || op == "reduce" || op == "allreduce" ||
       op == "scan") {
-    error = ("not yet supported: " + op + " needs relays (a later issue)")
-                .str();
+    error =
+        ("not yet supported: " + op + " needs relays (a later issue)").str();
     return failure();
   }
   error = ("unknown collective operation '" + op + "'").str();

@@ -61,12 +61,11 @@ void TransferSet::canonicalize() {
 
 int64_t TransferSet::indexOf(RankId src, RankId dst) const {
   assert(canonical_ && "TransferSet read before canonicalize()");
-  auto it = std::lower_bound(demands_.begin(), demands_.end(),
-                             std::make_pair(src, dst),
-                             [](const Demand &d, std::pair<RankId, RankId> p) {
-                               return d.src != p.first ? d.src < p.first
-                                                       : d.dst < p.second;
-                             });
+  auto it = std::lower_bound(
+      demands_.begin(), demands_.end(), std::make_pair(src, dst),
+      [](const Demand &d, std::pair<RankId, RankId> p) {
+        return d.src != p.first ? d.src < p.first : d.dst < p.second;
+      });
   if (it == demands_.end() || it->src != src || it->dst != dst)
     return -1;
   return it - demands_.begin();

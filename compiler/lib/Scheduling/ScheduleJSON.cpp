@@ -94,8 +94,7 @@ static void writeTransfer(llvm::raw_ostream &os, const Topology &topo,
                           llvm::SmallVectorImpl<NodeId> &path) {
   os << '[' << t.src << ',' << t.dst << ',' << t.bytes;
   NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
-  if (s != d && topo.isPercs() &&
-      topo.supernodeOf(s) != topo.supernodeOf(d)) {
+  if (s != d && topo.isPercs() && topo.supernodeOf(s) != topo.supernodeOf(d)) {
     topo.routeNodes(s, d, 0, path);
     os << ",{\"path\":[";
     llvm::interleave(path, os, ",");
@@ -134,8 +133,7 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
   os << indent << "\"topology\": " << json::Value(topologyObject(topo))
      << ",\n";
   os << indent << "\"ranks\": " << topo.numRanks() << ",\n";
-  os << indent << "\"algorithm\": " << json::Value(schedule.algorithm)
-     << ",\n";
+  os << indent << "\"algorithm\": " << json::Value(schedule.algorithm) << ",\n";
   os << indent << "\"phases\": [";
   llvm::SmallVector<NodeId, 16> path;
   for (size_t p = 0; p < schedule.phases.size(); ++p) {
@@ -158,9 +156,9 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
   json::Object bound{{"phases", std::move(phases)},
                      {"reason", schedule.bound.reason},
                      {"time", number(schedule.bound.time)}};
-  os << indent << "\"lower_bound\": " << json::Value(std::move(bound))
-     << ",\n";
-  os << indent << "\"schedule_time\": " << json::Value(number(schedule.time(topo)))
+  os << indent << "\"lower_bound\": " << json::Value(std::move(bound)) << ",\n";
+  os << indent
+     << "\"schedule_time\": " << json::Value(number(schedule.time(topo)))
      << '\n';
 }
 
@@ -293,7 +291,8 @@ private:
           return failure("\"dims\" must hold integers");
         d.dims.push_back(*k);
       }
-    } else if (auto n = t.getInteger("n"); n && d.kind == TopologyKind::Hypercube) {
+    } else if (auto n = t.getInteger("n");
+               n && d.kind == TopologyKind::Hypercube) {
       if (*n < 0 || *n > 30)
         return failure("hypercube \"n\" must be in [0, 30]");
       d.dims.assign(*n, 2);

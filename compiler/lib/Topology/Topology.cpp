@@ -344,11 +344,10 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
           if (u == v)
             continue;
           bool sameDrawer = u / desc.nodesPerDrawer == v / desc.nodesPerDrawer;
-          t.links_.push_back({static_cast<NodeId>(sn * m + u),
-                              static_cast<NodeId>(sn * m + v),
-                              sameDrawer ? LinkClass::LL : LinkClass::LR, -1, 0,
-                              sameDrawer ? desc.llBandwidth
-                                         : desc.lrBandwidth});
+          t.links_.push_back(
+              {static_cast<NodeId>(sn * m + u), static_cast<NodeId>(sn * m + v),
+               sameDrawer ? LinkClass::LL : LinkClass::LR, -1, 0,
+               sameDrawer ? desc.llBandwidth : desc.lrBandwidth});
         }
     for (int64_t a = 0; a < s; ++a)
       for (int64_t b = 0; b < s; ++b)
@@ -441,8 +440,8 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
           t.neighbor_[(n * nd + d) * 2 + (dir < 0 ? 1 : 0)] =
               static_cast<LinkId>(t.links_.size());
           t.links_.push_back({static_cast<NodeId>(n), m, LinkClass::Network,
-                              static_cast<int8_t>(d),
-                              static_cast<int8_t>(dir), desc.linkBandwidth});
+                              static_cast<int8_t>(d), static_cast<int8_t>(dir),
+                              desc.linkBandwidth});
         }
       }
   }
@@ -590,10 +589,11 @@ FailureOr<TieMask> Topology::tiesFromDirs(NodeId src, NodeId dst,
       }
     }
     if (shorter != v) {
-      error = "\"dirs\" asks for " + std::string(v > 0 ? "+" : "-") +
-              " in dimension " + std::to_string(d) + " from node " +
-              std::to_string(src) + " to node " + std::to_string(dst) +
-              (shorter ? ", the longer way" : ", where the route does not move");
+      error =
+          "\"dirs\" asks for " + std::string(v > 0 ? "+" : "-") +
+          " in dimension " + std::to_string(d) + " from node " +
+          std::to_string(src) + " to node " + std::to_string(dst) +
+          (shorter ? ", the longer way" : ", where the route does not move");
       return failure();
     }
   }

@@ -39,8 +39,8 @@ void expectAllVerify(const Problem &p, bool powerOfTwo) {
 
 TEST(Baselines, AlltoallOnEveryTopology) {
   for (const char *spec :
-       {"torus:4x4", "torus:5x3", "torus:2x2x2", "torus:8;ranks=2",
-        "mesh:4x4", "mesh:3x5", "hypercube:4",
+       {"torus:4x4", "torus:5x3", "torus:2x2x2", "torus:8;ranks=2", "mesh:4x4",
+        "mesh:3x5", "hypercube:4",
         "percs:supernodes=1,drawers=2,nodes=4,ranks=2",
         "percs:supernodes=2,drawers=2,nodes=2"}) {
     SCOPED_TRACE(spec);

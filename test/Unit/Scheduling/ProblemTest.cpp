@@ -119,7 +119,7 @@ TEST(Problem, VerifyCatchesIncompleteAndDuplicate) {
   Topology t = makeTopology("torus:4");
   Problem p(t, alltoall(t, 1));
   Schedule s = handSchedule();
-  s.phases[0].transfers.pop_back();                           // 3 -> 0 lost
+  s.phases[0].transfers.pop_back();                          // 3 -> 0 lost
   s.phases[1].transfers.push_back(s.phases[1].transfers[0]); // 1 -> 0 twice
   llvm::SmallVector<ScheduleViolation> vs;
   EXPECT_TRUE(failed(p.verify(s, vs)));

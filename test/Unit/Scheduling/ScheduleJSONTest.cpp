@@ -54,8 +54,8 @@ int runChecker(const std::string &text, std::string &output,
   args.insert(args.end(), extra.begin(), extra.end());
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, out.str(),
                                                 out.str()};
-  int rc = llvm::sys::ExecuteAndWait(PHASEC_PYTHON, args, std::nullopt,
-                                     redirects);
+  int rc =
+      llvm::sys::ExecuteAndWait(PHASEC_PYTHON, args, std::nullopt, redirects);
   auto buf = llvm::MemoryBuffer::getFile(out);
   output = buf ? (*buf)->getBuffer().str() : "";
   llvm::sys::fs::remove(in);
@@ -162,8 +162,7 @@ TEST(ScheduleJSON, PartialOperationsAreWrittenAsPermute) {
   std::string text = write(p, s, {"collect", "gather"});
   auto doc = llvm::json::parse(text);
   ASSERT_TRUE(bool(doc)) << llvm::toString(doc.takeError());
-  const llvm::json::Object *coll =
-      doc->getAsObject()->getObject("collective");
+  const llvm::json::Object *coll = doc->getAsObject()->getObject("collective");
   EXPECT_EQ(coll->getString("kind"), "permute");
   EXPECT_EQ(coll->getString("op"), "gather");
   EXPECT_EQ(coll->getArray("pairs")->size(), 15u);

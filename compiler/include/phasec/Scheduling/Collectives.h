@@ -90,9 +90,10 @@ buildElementPermutation(llvm::ArrayRef<RankId> group, int64_t numElements,
 
 /// Rank-level permutation: group[i] sends `block` bytes to group[perm(i)],
 /// perm over 0..P-1.
-llvm::FailureOr<TransferSet>
-buildRankPermutation(llvm::ArrayRef<RankId> group, int64_t block,
-                     const PermutationSpec &spec, std::string &error);
+llvm::FailureOr<TransferSet> buildRankPermutation(llvm::ArrayRef<RankId> group,
+                                                  int64_t block,
+                                                  const PermutationSpec &spec,
+                                                  std::string &error);
 
 /// Every other rank sends `block` bytes to `root`.
 llvm::FailureOr<TransferSet> buildGather(llvm::ArrayRef<RankId> group,

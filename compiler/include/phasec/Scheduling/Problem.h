@@ -184,9 +184,10 @@ public:
   /// (1e-9 relative slack; the time counted here includes the one-port
   /// injection term of timeWithInjection with the topology's injection
   /// bandwidth, else on grids one link's, so that bounds computed with
-  /// BoundOptions::onePort are accepted). Appends at most `maxViolations` violations, in
-  /// order of discovery (phases first, then completeness); success() iff none.
-  /// Linear time and memory in the schedule plus O(links + ranks).
+  /// BoundOptions::onePort are accepted). Appends at most `maxViolations`
+  /// violations, in order of discovery (phases first, then completeness);
+  /// success() iff none. Linear time and memory in the schedule plus O(links +
+  /// ranks).
   llvm::LogicalResult
   verify(const Schedule &schedule,
          llvm::SmallVectorImpl<ScheduleViolation> &violations,
