@@ -27,14 +27,17 @@ static void print(llvm::SourceMgr &sm, llvm::raw_ostream &os, llvm::SMLoc loc,
 void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg) {
   ++numErrors_;
   if (errorLimit_ && numErrors_ > errorLimit_) {
-    if (numErrors_ == errorLimit_ + 1)
-      print(sm_, os_, llvm::SMLoc(), llvm::SourceMgr::DK_Error,
-            "too many errors emitted, stopping now");
     lastSuppressed_ = true;
     return;
   }
   lastSuppressed_ = false;
   print(sm_, os_, loc, llvm::SourceMgr::DK_Error, msg);
+  // Say so once, right away: callers stop early once shouldStop() is true.
+  if (errorLimit_ && numErrors_ == errorLimit_) {
+    print(sm_, os_, llvm::SMLoc(), llvm::SourceMgr::DK_Error,
+          "too many errors emitted, stopping now");
+    lastSuppressed_ = true; // its notes would follow the line above
+  }
 }
 
 void DiagnosticEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {

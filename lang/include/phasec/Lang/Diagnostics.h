@@ -45,8 +45,9 @@ public:
   llvm::SourceMgr &sourceMgr() { return sm_; }
   llvm::raw_ostream &stream() { return os_; }
 
-  /// After this many errors further errors are counted but not printed; one
-  /// `error: too many errors emitted, stopping now` line is printed instead.
+  /// The error that reaches this limit is followed by one
+  /// `FILE: error: too many errors emitted, stopping now` line; later errors
+  /// (and notes) are counted but not printed. 0 = no limit.
   void setErrorLimit(unsigned limit) { errorLimit_ = limit; }
   unsigned errorLimit() const { return errorLimit_; }
   /// True once the error limit has been reached: callers may stop early.
