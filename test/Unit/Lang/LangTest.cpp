@@ -312,8 +312,12 @@ TEST(LangTest, TopologyOverride) {
   opts.topologyOverride = "percs:supernodes=1,drawers=4,nodes=8";
   opts.ranksPerNodeOverride = 0;
   r = run("machine m { topology = mesh(2); bandwidth = 1 GB/s; }\n", opts);
-  EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "PERCS machine 'm' takes bandwidth.LL"));
+  ASSERT_TRUE(r.program) << r.diags;
+  // The grid's one link rate applies to every PERCS link class.
+  EXPECT_EQ(r.program->machines[0]->kind, TopologyKind::Percs);
+  EXPECT_DOUBLE_EQ(r.program->machines[0]->llBandwidth, 1e9);
+  EXPECT_DOUBLE_EQ(r.program->machines[0]->dBandwidth, 1e9);
+  EXPECT_EQ(r.program->machines[0]->numNodes(), 32);
 
   opts.topologyOverride = "torus:8xq";
   r = run(kT3d, opts);
