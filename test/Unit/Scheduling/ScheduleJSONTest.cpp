@@ -194,6 +194,56 @@ TEST(ScheduleJSON, SeveralOperations) {
   EXPECT_NE(out.find("\"operation\": \"second\""), std::string::npos) << out;
 }
 
+TEST(ScheduleJSON, VerifyAgreesWithTheIndependentChecker) {
+  // Random schedules (random phases, random tie directions, sometimes a
+  // transfer dropped or repeated): Problem::verify and the spec's checker
+  // must reach the same verdict on every one.
+  uint64_t state = 2024;
+  auto next = [&](uint64_t n) { return splitmix64(state) % n; };
+  int accepted = 0, rejected = 0;
+  for (const char *spec :
+       {"torus:4x2", "torus:3x3", "mesh:3x3", "hypercube:3", "torus:4;ranks=2",
+        "percs:supernodes=2,drawers=2,nodes=2"}) {
+    Topology t = makeTopology(spec);
+    Problem p(t, alltoall(t, 4));
+    for (int trial = 0; trial < 6; ++trial) {
+      SCOPED_TRACE(std::string(spec) + " trial " + std::to_string(trial));
+      Schedule s;
+      std::vector<Transfer> ts;
+      for (const Demand &d : p.transfers()) {
+        TieMask m = t.tieMask(t.nodeOfRank(d.src), t.nodeOfRank(d.dst));
+        ts.push_back(
+            {d.src, d.dst, d.bytes, static_cast<TieMask>(next(64)) & m});
+      }
+      if (trial < 3) {
+        // Random phases: congestion likely.
+        size_t numPhases = 2 + next(6);
+        s.phases.resize(numPhases);
+        for (const Transfer &tr : ts)
+          s.phases[next(numPhases)].transfers.push_back(tr);
+      } else {
+        // Packed: congestion-free, then perhaps spoiled below.
+        packFirstFit(t, ts, s);
+      }
+      llvm::erase_if(s.phases,
+                     [](const Phase &ph) { return ph.transfers.empty(); });
+      if (trial == 4) // repeat a transfer in a phase of its own
+        s.phases.push_back({{s.phases[0].transfers.front()}});
+      if (trial == 5) // lose one
+        s.phases[0].transfers.pop_back();
+      llvm::SmallVector<ScheduleViolation> vs;
+      bool ours = succeeded(p.verify(s, vs));
+      std::string out;
+      int rc = runChecker(write(p, s, {"r", "alltoall"}), out);
+      EXPECT_EQ(ours, rc == 0) << describe(vs) << out;
+      (ours ? accepted : rejected)++;
+    }
+  }
+  // The trials exercise both verdicts.
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(rejected, 0);
+}
+
 TEST(ScheduleJSON, ReadBackRoundTrips) {
   for (const char *spec : {"torus:4x2", "percs:supernodes=3,drawers=2,nodes=2",
                            "hypercube:3;ranks=2", "mesh:3x2;order=1.0"}) {
