@@ -453,3 +453,44 @@ TEST(LangTest, ExamplesParseAndCheck) {
   EXPECT_EQ(aapc->blockBytes, 32 * 1024);
   EXPECT_EQ(aapc->group->size(), 512);
 }
+
+TEST(LangTest, OptionLimits) {
+  FrontendOptions opts;
+  opts.maxFileBytes = 16;
+  Result r = run("machine m { topology = mesh(2); bandwidth = 1 GB/s; }\n", opts);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "t.sched:1:1: error: input of 55 bytes exceeds "
+                                "the limit of 16 bytes"))
+      << r.diags;
+
+  opts = FrontendOptions();
+  opts.allowFileReads = false;
+  r = run("machine m { topology = mesh(2); bandwidth = 1 GB/s; }\n"
+          "alltoallv v { sizes = file(\"x.txt\"); }\n",
+          opts);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "error: reading files is disabled")) << r.diags;
+
+  // Predicates count as evaluation steps too.
+  opts = FrontendOptions();
+  opts.maxLoopIterations = 100;
+  r = run("machine m { topology = mesh(256); bandwidth = 1 GB/s; }\n"
+          "group g = nodes where x % 2 == 0;\n",
+          opts);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "error: evaluation exceeds the limit of 100 "
+                                "loop iterations"))
+      << r.diags;
+
+  // Nested loops whose inner trip count fits but whose total does not.
+  opts = FrontendOptions();
+  opts.maxLoopIterations = 1000;
+  r = run("machine m { topology = mesh(64); bandwidth = 1 GB/s; }\n"
+          "alltoall a { block = 1 B; schedule { for i in 0 .. 100 { for j in "
+          "0 .. 100 { } } } }\n",
+          opts);
+  EXPECT_FALSE(r.program);
+  EXPECT_TRUE(contains(r.diags, "error: loop of 100 iterations exceeds the "
+                                "limit of 1000 loop iterations"))
+      << r.diags;
+}
