@@ -459,7 +459,7 @@ TEST(LangTest, OptionLimits) {
   opts.maxFileBytes = 16;
   Result r = run("machine m { topology = mesh(2); bandwidth = 1 GB/s; }\n", opts);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "t.sched:1:1: error: input of 55 bytes exceeds "
+  EXPECT_TRUE(contains(r.diags, "t.sched:1:1: error: input of 54 bytes exceeds "
                                 "the limit of 16 bytes"))
       << r.diags;
 
