@@ -83,7 +83,9 @@ static cl::list<std::string>
                                     "TORUS platform"),
                   cl::CommaSeparated, cl::cat(category));
 static cl::list<std::string>
-    baselines("baselines", cl::desc("Baseline schedules: shift,xor,greedy"),
+    baselines("baselines",
+              cl::desc("Baseline schedules: linear_shift,xor,greedy,"
+                       "percs-seed (seed 002's PERCS algorithm)"),
               cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string> reportDir("report",
                                       cl::desc("Write CSVs, pictures and "
@@ -116,6 +118,40 @@ static const char *const kDefaultBuiltins[] = {
     "pair",  "ring",  "bruck", "basic_linear", "2dmesh", "3dmesh", "rdb",
     "ompi",  "mpich", "impi",  "mvapich2"};
 
+/// Seed 002's all-to-all for one PERCS supernode (Totoni and Kale): n nodes
+/// of c cores; in phase i (0 <= i < n) core j of node m sends its blocks for
+/// all c cores of node (m + j + i) mod n. Phases are barrier-separated, like
+/// phasec's. Only for a complete uniform all-to-all.
+static llvm::LogicalResult schedulePercsSeed(const Problem &problem,
+                                             Schedule &out,
+                                             std::string &error) {
+  const Topology &topo = problem.topology();
+  if (!topo.isPercs() || topo.numSupernodes() != 1) {
+    error = "percs-seed needs a PERCS machine of one supernode";
+    return llvm::failure();
+  }
+  int64_t n = topo.numNodes(), c = topo.ranksPerNode();
+  out = Schedule();
+  out.algorithm = "percs-seed";
+  for (int64_t i = 0; i < n; ++i) {
+    Phase phase;
+    for (int64_t m = 0; m < n; ++m)
+      for (int64_t j = 0; j < c; ++j) {
+        RankId src = static_cast<RankId>(m * c + j);
+        int64_t node = (m + j + i) % n;
+        for (int64_t k = 0; k < c; ++k) {
+          RankId dst = static_cast<RankId>(node * c + k);
+          int64_t bytes = problem.transfers().lookup(src, dst);
+          if (src != dst && bytes > 0)
+            phase.transfers.push_back({src, dst, bytes, 0});
+        }
+      }
+    out.phases.push_back(std::move(phase));
+  }
+  out.bound = computeLowerBound(problem);
+  return llvm::success();
+}
+
 static llvm::LogicalResult makeBaseline(llvm::StringRef name, const Problem &problem,
                                         Schedule &out, std::string &error) {
   if (name == "shift" || name == "linear_shift")
@@ -124,7 +160,10 @@ static llvm::LogicalResult makeBaseline(llvm::StringRef name, const Problem &pro
     return scheduleXor(problem, out, error);
   if (name == "greedy")
     return scheduleGreedy(problem, out, error);
-  error = "unknown baseline '" + name.str() + "' (expected shift, xor, greedy)";
+  if (name == "percs-seed")
+    return schedulePercsSeed(problem, out, error);
+  error = "unknown baseline '" + name.str() +
+          "' (expected linear_shift, xor, greedy, percs-seed)";
   return llvm::failure();
 }
 
