@@ -34,6 +34,7 @@ public:
 private:
   void emitGroupComm();
   void emitBlockBody(bool formula);
+  void emitBlockUnsynchronised();
   void emitTransposeSupport();
   void emitTransposeChainedBody(bool formula);
   void emitTransposePackingBody(bool formula);
@@ -108,6 +109,48 @@ void MPIWriter::emitBlockBody(bool formula) {
      << "      PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
      << "    }\n";
   emitPhaseSync();
+}
+
+/// PhaseSync::None: nothing separates the phases, so every receive is
+/// posted up front (in phase order), then every send in phase order, and
+/// one wait covers all of them; the schedule's order still decides which
+/// message each peer sees first.
+void MPIWriter::emitBlockUnsynchronised() {
+  if (plan.useFormulas) {
+    os << "  MPI_Request req[2 * " << n << "_NPHASES];\n"
+       << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+       << "    const int from = " << n << "_from(me, j);\n"
+       << "    PHASEC_MPI_CHECK(MPI_Irecv(rb + " << n
+       << "_rdispl_of(me, from), " << n
+       << "_BLOCK, MPI_BYTE, from, PHASEC_TAG, g, &req[j]));\n  }\n"
+       << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+       << "    const int to = " << n << "_to(me, j);\n"
+       << "    PHASEC_MPI_CHECK(MPI_Isend(sb + " << n << "_sdispl_of(me, to), "
+       << n << "_BLOCK, MPI_BYTE, to, PHASEC_TAG, g, &req[" << n
+       << "_NPHASES + j]));\n  }\n"
+       << "  PHASEC_MPI_CHECK(MPI_Waitall(2 * " << n
+       << "_NPHASES, req, MPI_STATUSES_IGNORE));\n";
+    return;
+  }
+  os << "  const int ns = " << n << "_nsends[me], nr = " << n
+     << "_nrecvs[me];\n"
+     << "  MPI_Request *req = (MPI_Request *)PHASEC_XMALLOC(sizeof(MPI_Request) "
+        "* (size_t)(ns + nr + 1), \"requests\");\n"
+     << "  for (int i = 0; i < nr; ++i) {\n"
+     << "    const phasec_xfer_t *x = &" << n << "_recvs[me][i];\n"
+     << "    PHASEC_MPI_CHECK(MPI_Irecv(rb + " << n
+     << "_rdispl_of(me, x->peer) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "                               x->peer, PHASEC_TAG, g, &req[i]));\n"
+     << "  }\n"
+     << "  for (int i = 0; i < ns; ++i) {\n"
+     << "    const phasec_xfer_t *x = &" << n << "_sends[me][i];\n"
+     << "    PHASEC_MPI_CHECK(MPI_Isend(sb + " << n
+     << "_sdispl_of(me, x->peer) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "                               x->peer, PHASEC_TAG, g, &req[nr + "
+        "i]));\n"
+     << "  }\n"
+     << "  PHASEC_MPI_CHECK(MPI_Waitall(ns + nr, req, MPI_STATUSES_IGNORE));\n"
+     << "  free(req);\n";
 }
 
 void MPIWriter::emitTransposeSupport() {
@@ -402,9 +445,12 @@ void MPIWriter::emitFunction() {
     os << "  const char *sb = (const char *)sendbuf;\n"
        << "  char *rb = (char *)recvbuf;\n"
        << "  " << n << "_local(me, sendbuf, recvbuf);\n";
-    emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
-      emitBlockBody(f);
-    });
+    if (plan.options.sync == PhaseSync::None)
+      emitBlockUnsynchronised();
+    else
+      emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
+        emitBlockBody(f);
+      });
     os << "  return MPI_SUCCESS;\n}\n\n";
     return;
   }

@@ -192,28 +192,30 @@ void SHMEMWriter::emitTransposeBody(bool formula) {
     return;
   }
   bool dd = style == TransferStyle::DirectDeposit && options.useShmemPtr;
-  auto full = [&](const std::string &peer) {
+  auto full = [&](const std::string &peer, const std::string &in) {
     if (dd) {
-      os << "      " << T << " *rb = (" << T << " *)shmem_ptr(b, " << n
-         << "_rank(" << peer << "));\n"
-         << "      if (rb) /* direct deposit: stores into the remote array */\n"
-         << "        " << n << "_tblock(rb + (int64_t)me * " << n << "_R, "
+      os << in << T << " *rb = (" << T << " *)shmem_ptr(b, " << n << "_rank("
+         << peer << "));\n"
+         << in << "if (rb) /* direct deposit: stores into the remote array */\n"
+         << in << "  " << n << "_tblock(rb + (int64_t)me * " << n << "_R, "
          << n << "_N, a + (int64_t)" << peer << " * " << n << "_R, " << n
          << "_N);\n"
-         << "      else /* not mapped: a put per contiguous run */\n  ";
+         << in << "else /* not mapped: a put per contiguous run */\n"
+         << in << "  " << n << "_tput(b, me, " << peer << ", a);\n";
+      return;
     }
-    os << "      " << n << "_tput(b, me, " << peer << ", a);\n";
+    os << in << n << "_tput(b, me, " << peer << ", a);\n";
   };
   if (formula) {
     os << "    {\n";
-    full("to");
+    full("to", "      ");
     os << "    }\n";
     emitPhaseSync();
     return;
   }
   os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
      << "      if (x->offset == 0 && x->bytes == " << n << "_BLOCKBYTES) {\n";
-  full("x->peer");
+  full("x->peer", "        ");
   os << "        continue;\n      }\n"
      << "      /* A split block: elements [e0, e1) in transfer order. */\n"
      << "      const int64_t e0 = x->offset / " << E
