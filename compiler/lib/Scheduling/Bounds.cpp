@@ -101,17 +101,6 @@ std::vector<double> phasec::forcedLinkLoad(const Problem &problem) {
   return load;
 }
 
-static std::string linkName(const Topology &topo, LinkId l) {
-  const Link &link = topo.link(l);
-  if (link.cls == LinkClass::Network)
-    return llvm::formatv("{0}->{1}, dim {2} {3}", link.src, link.dst,
-                         int(link.dim), link.dir > 0 ? "+" : "-")
-        .str();
-  return llvm::formatv("{0} link {1}->{2}", stringifyLinkClass(link.cls),
-                       link.src, link.dst)
-      .str();
-}
-
 static Candidate linkCandidate(const Problem &problem) {
   const Topology &topo = problem.topology();
   std::vector<double> load, ringTies;
@@ -131,8 +120,7 @@ static Candidate linkCandidate(const Problem &problem) {
     }
   }
   if (worst != kNoLink)
-    best.bound.reason =
-        "max directed-link load (" + linkName(topo, worst) + ")";
+    best.bound.reason = "max directed-link load on " + topo.describeLink(worst);
   if (topo.kind() != TopologyKind::Torus)
     return best;
 

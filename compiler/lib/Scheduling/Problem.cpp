@@ -296,18 +296,6 @@ LogicalResult Problem::check(std::string &error) const {
   return success();
 }
 
-/// "0->1 (dim 2 -)" / "0->8 (LR)".
-static std::string describeLink(const Topology &topo, LinkId l) {
-  const Link &link = topo.link(l);
-  if (link.cls == LinkClass::Network)
-    return llvm::formatv("{0}->{1} (dim {2} {3})", link.src, link.dst,
-                         int(link.dim), link.dir > 0 ? "+" : "-")
-        .str();
-  return llvm::formatv("{0}->{1} ({2})", link.src, link.dst,
-                       stringifyLinkClass(link.cls))
-      .str();
-}
-
 LogicalResult
 Problem::verify(const Schedule &schedule,
                 llvm::SmallVectorImpl<ScheduleViolation> &violations,
@@ -437,7 +425,7 @@ Problem::verify(const Schedule &schedule,
             llvm::formatv("phase {0}: link {1} carries source ranks {2} "
                           "(transfer {3}: {2} -> {4}) and {5} (transfer {6}: "
                           "{5} -> {7})",
-                          p, describeLink(topo, l), a.src, ownerIndex[l], a.dst,
+                          p, topo.describeLink(l), a.src, ownerIndex[l], a.dst,
                           t.src, i, t.dst)
                 .str();
         report(std::move(v));

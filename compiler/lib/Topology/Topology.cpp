@@ -488,6 +488,19 @@ LinkId Topology::neighborLink(NodeId node, unsigned dim, int dir) const {
                    (dir < 0 ? 1 : 0)];
 }
 
+std::string Topology::describeLink(LinkId id) const {
+  const Link &l = links_[id];
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << l.src << "->" << l.dst << " (";
+  if (l.cls == LinkClass::Network)
+    os << "dim " << int(l.dim) << ' ' << (l.dir > 0 ? '+' : '-');
+  else
+    os << stringifyLinkClass(l.cls);
+  os << ')';
+  return out;
+}
+
 NodeId Topology::gateway(int64_t from, int64_t to) const {
   int64_t m = nodesPerSupernode();
   return static_cast<NodeId>(from * m + to % m);

@@ -83,7 +83,7 @@ TEST(Bounds, PercsSupernode32x32) {
   // 32 ranks of a node share each outgoing link.
   EXPECT_EQ(b.minPhases, 32);
   EXPECT_NEAR(b.time, 1024.0 * 65536 / 5e9, 1e-15);
-  EXPECT_NE(b.reason.find("LR link"), std::string::npos) << b.reason;
+  EXPECT_NE(b.reason.find("(LR)"), std::string::npos) << b.reason;
   // One-port does not apply to PERCS nodes; an explicit injection bandwidth
   // does: 31 x 32 x 32 blocks leave each node.
   EXPECT_DOUBLE_EQ(computeLowerBound(p, BoundOptions{true}).blocks, 1024);

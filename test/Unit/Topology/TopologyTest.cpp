@@ -208,6 +208,8 @@ TEST(Topology, RingOfTwoHasPlusAndMinusLinks) {
   EXPECT_EQ(t.neighborLink(0, 0, +1), plus[0]);
   EXPECT_EQ(t.neighborLink(0, 0, -1), minus[0]);
   EXPECT_EQ(t.linkBetween(0, 1), plus[0]);
+  EXPECT_EQ(t.describeLink(plus[0]), "0->1 (dim 0 +)");
+  EXPECT_EQ(t.describeLink(minus[0]), "0->1 (dim 0 -)");
 }
 
 TEST(Topology, MeshHasNoWrapAndNoTies) {
@@ -275,6 +277,7 @@ TEST(Topology, PercsSupernodeClasses) {
   for (int u : used)
     EXPECT_EQ(u, 1);
   EXPECT_EQ(t.tieMask(0, 9), 0u);
+  EXPECT_EQ(t.describeLink(t.linkBetween(0, 8)), "0->8 (LR)");
   EXPECT_EQ(t.minBandwidth(), 5e9);
   EXPECT_EQ(t.maxBandwidth(), 24e9);
 }

@@ -152,6 +152,8 @@ public:
   /// Grid topologies: the link leaving `node` in `dim`, direction +1/-1;
   /// kNoLink at a mesh boundary or in a dimension of extent 1.
   LinkId neighborLink(NodeId node, unsigned dim, int dir) const;
+  /// "0->1 (dim 2 +)" for grids, "0->8 (LR)" for PERCS: for diagnostics.
+  std::string describeLink(LinkId id) const;
   /// PERCS: the direct LL/LR link inside a supernode, or the D link between
   /// two gateways; grid: the link between neighbours (the "+" link of a ring
   /// of 2). kNoLink if there is none.
