@@ -261,6 +261,11 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
   result.boundTime = request.boundTime;
   result.boundReason = request.boundReason;
 
+  // Absolute, because run.sh runs in its own directory (trace file names).
+  llvm::SmallString<256> absDir(request.workDir);
+  llvm::sys::fs::make_absolute(absDir);
+  std::string workDir(absDir);
+
   std::vector<NamedSchedule> schedules{request.schedule};
   for (const NamedSchedule &b : request.baselines)
     if (b.schedule)
@@ -268,12 +273,12 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
   std::string error;
   auto t0 = std::chrono::steady_clock::now();
   if (failed(emitSimGrid(topo, *request.transfers, schedules,
-                         request.platform, request.workDir, result.platform,
+                         request.platform, workDir, result.platform,
                          error))) {
     log << "error: " << error << "\n";
     return failure();
   }
-  log << "[sim] wrote " << request.workDir << ": " << result.platform.hosts
+  log << "[sim] wrote " << workDir << ": " << result.platform.hosts
       << " hosts, " << result.platform.links << " links, "
       << result.platform.routes << " routes";
   if (result.platform.tieConflicts)
@@ -286,15 +291,15 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       << " s)\n";
 
   double wall = 0;
-  int rc = runScript(request.workDir, {"build"},
-                     path(request.workDir, "build.log"),
-                     path(request.workDir, "build.err"), 0, request.progress,
+  int rc = runScript(workDir, {"build"},
+                     path(workDir, "build.log"),
+                     path(workDir, "build.err"), 0, request.progress,
                      "building", wall, error);
   if (rc != 0) {
-    log << "error: building the simulation in " << request.workDir
+    log << "error: building the simulation in " << workDir
         << " failed (exit code " << rc << ")"
         << (error.empty() ? "" : ": " + error) << "\n"
-        << tail(path(request.workDir, "build.err"));
+        << tail(path(workDir, "build.err"));
     return failure();
   }
   log << "[sim] built libplatform.so and program ("
@@ -308,7 +313,7 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     jobs.push_back({s.name, "phased", "phasec"});
   for (const std::string &b : request.builtins)
     jobs.push_back({b, "builtin", "phasec"});
-  bool hasStock = llvm::sys::fs::exists(path(request.workDir,
+  bool hasStock = llvm::sys::fs::exists(path(workDir,
                                              "stock-torus.xml"));
   if (hasStock)
     for (const std::string &b : request.stockBuiltins)
@@ -340,21 +345,17 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       continue;
     }
     std::string tag = job.platform + "-" + job.kind + "-" + job.name;
-    std::string out = path(request.workDir, "out-" + tag + ".txt");
-    std::string err = path(request.workDir, "err-" + tag + ".txt");
+    std::string out = path(workDir, "out-" + tag + ".txt");
+    std::string err = path(workDir, "err-" + tag + ".txt");
     std::vector<std::string> args;
     args.push_back(job.kind == "phased"
                        ? "phased"
                        : (job.platform == "stock" ? "stock" : "builtin"));
     args.push_back(job.name);
-    std::vector<std::string> env;
-    if (j == 0 && !request.reportDir.empty())
-      env.push_back("PHASEC_SIM_TRACE=" +
-                    path(request.workDir, "phasec.trace"));
     error.clear();
-    rc = runScript(request.workDir, args, out, err, request.timeoutSeconds,
+    rc = runScript(workDir, args, out, err, request.timeoutSeconds,
                    request.progress, job.platform + "/" + job.name, wall,
-                   error, env);
+                   error);
     v.wallSeconds = wall;
     if (rc == 124 || rc == 137 ||
         (request.timeoutSeconds && wall >= request.timeoutSeconds)) {
@@ -382,6 +383,22 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       return failure();
     }
     result.variants.push_back(std::move(v));
+  }
+
+  // The report's link timeline comes from SimGrid's trace of phasec's
+  // schedule: a separate run, so that tracing never slows the timed one.
+  if (!request.reportDir.empty()) {
+    std::string trace = path(workDir, "phasec.trace");
+    llvm::sys::fs::remove(trace);
+    error.clear();
+    rc = runScript(workDir, {"phased", request.schedule.name},
+                   path(workDir, "out-trace.txt"),
+                   path(workDir, "err-trace.txt"), request.timeoutSeconds,
+                   request.progress, "tracing " + request.schedule.name, wall,
+                   error, {"PHASEC_SIM_TRACE=" + trace});
+    log << "[sim] traced " << request.schedule.name << ": "
+        << (rc == 0 ? "ok" : "failed (exit code " + std::to_string(rc) + ")")
+        << " (" << llvm::format("%.1f", wall) << " s wall)\n";
   }
   return success();
 }

@@ -1,0 +1,280 @@
+//===- SimGridTest.cpp - Unit tests of the SimGrid back end ---------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The parts of the SimGrid target that need no simulator: which route each
+/// rank pair gets, the binary phase tables program.c reads, the analytic
+/// phase model the integration tests compare against, and the JSON reader.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Target/SimGrid/Runner.h"
+#include "phasec/Target/SimGrid/ScheduleInput.h"
+#include "phasec/Target/SimGrid/SimGrid.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace phasec;
+using namespace phasec::simgrid;
+
+namespace {
+
+Topology makeTopology(llvm::StringRef spec) {
+  std::string error;
+  auto desc = TopologyDesc::parse(spec, error);
+  EXPECT_TRUE(succeeded(desc)) << error;
+  auto topo = Topology::create(*desc, error);
+  EXPECT_TRUE(succeeded(topo)) << error;
+  return std::move(*topo);
+}
+
+/// Ring of 4: phase 0 "+1" shift, phase 1 "-1" shift, phase 2 the ties,
+/// 0<->2 "+" and 1<->3 "-" (congestion-free).
+Schedule ring4Schedule(int64_t bytes) {
+  Schedule s;
+  s.phases.resize(3);
+  for (RankId r = 0; r < 4; ++r) {
+    s.phases[0].transfers.push_back({r, (r + 1) % 4, bytes, 0});
+    s.phases[1].transfers.push_back({r, (r + 3) % 4, bytes, 0});
+  }
+  s.phases[2].transfers = {{0, 2, bytes, 0},
+                           {2, 0, bytes, 0},
+                           {1, 3, bytes, 1},
+                           {3, 1, bytes, 1}};
+  return s;
+}
+
+int64_t readInt(llvm::StringRef data, size_t index) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i)
+    v = (v << 8) | static_cast<uint8_t>(data[8 + 8 * index + i]);
+  return static_cast<int64_t>(v);
+}
+
+} // namespace
+
+TEST(SimGridTieTable, FirstChoiceWinsAndConflictsAreCounted) {
+  Topology topo = makeTopology("torus:4");
+  Schedule s = ring4Schedule(10);
+  // A second transfer of 1->3 that asks for "+" instead.
+  s.phases[0].transfers.push_back({1, 3, 5, 0});
+  int64_t conflicts = -1;
+  std::vector<TieMask> ties = buildTieTable(topo, s, &conflicts);
+  ASSERT_EQ(ties.size(), 16u);
+  EXPECT_EQ(ties[0 * 4 + 2], 0u);
+  // Phase 0 comes first: its "+" choice for 1->3 wins, phase 2's "-" counts.
+  EXPECT_EQ(ties[1 * 4 + 3], 0u);
+  EXPECT_EQ(ties[3 * 4 + 1], 1u);
+  EXPECT_EQ(conflicts, 1);
+  // Tie bits where there is no tie are dropped.
+  Schedule noTie;
+  noTie.phases.resize(1);
+  noTie.phases[0].transfers.push_back({0, 1, 10, 1});
+  EXPECT_EQ(buildTieTable(topo, noTie)[0 * 4 + 1], 0u);
+}
+
+TEST(SimGridPlatform, RoutesFollowTiesAndInjectionPorts) {
+  Topology topo = makeTopology("torus:4;bw=1e9;injection=link");
+  std::vector<TieMask> ties = buildTieTable(topo, ring4Schedule(10));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  PlatformStats stats;
+  writePlatformData(os, topo, ties, PlatformOptions(), stats);
+  os.flush();
+  EXPECT_EQ(stats.hosts, 4);
+  // 8 ring links, 2 x 4 injection/ejection ports, 4 memory links.
+  EXPECT_EQ(stats.links, 20);
+  EXPECT_EQ(stats.routes, 16);
+  EXPECT_NE(text.find("inj0_up 1e+09 0 S\ninj0_down 1e+09 0 S\n"),
+            std::string::npos);
+  // 1 -> 3 goes "-": up port of node 1 (id 10), links 1->0 (3) and 0->3 (1),
+  // down port of node 3 (id 8 + 2*3 + 1 = 15).
+  EXPECT_NE(text.find("\n1 3 4 10 3 1 15\n"), std::string::npos) << text;
+  // 0 -> 2 goes "+": 8, 0->1 (0), 1->2 (2), 13.
+  EXPECT_NE(text.find("\n0 2 4 8 0 2 13\n"), std::string::npos) << text;
+  // A rank to itself: its node's memory link (ids 16..19).
+  EXPECT_NE(text.find("\n2 2 1 18\n"), std::string::npos) << text;
+}
+
+TEST(SimGridPlatform, RanksOfOneNodeShareTheMemoryLink) {
+  Topology topo = makeTopology("torus:2;ranks=2;bw=1e9");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  PlatformStats stats;
+  writePlatformData(os, topo, {}, PlatformOptions(), stats);
+  os.flush();
+  EXPECT_EQ(stats.hosts, 4);
+  // Ranks 0 and 1 live on node 0: memory link of node 0 (after 2 ring-of-2
+  // links each way = 4 links).
+  EXPECT_NE(text.find("\n0 1 1 4\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n2 3 1 5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("mem0 1e+12 0 F"), std::string::npos) << text;
+}
+
+TEST(SimGridScheduleData, LayoutOffsetsAndOrder) {
+  Schedule s = ring4Schedule(1000);
+  std::string data;
+  llvm::raw_string_ostream os(data);
+  writeScheduleData(os, 4, s, 1000);
+  os.flush();
+  ASSERT_EQ(data.substr(0, 8), "PHSIM001");
+  EXPECT_EQ(readInt(data, 0), 4);    // ranks
+  EXPECT_EQ(readInt(data, 1), 3);    // phases
+  EXPECT_EQ(readInt(data, 2), 1000); // uniform block
+  // Every rank sends 3 and receives 3 transfers: offsets 0, 6, 12, 18, 24.
+  for (int r = 0; r <= 4; ++r)
+    EXPECT_EQ(readInt(data, 3 + r), 6 * r);
+  ASSERT_EQ(data.size(), 8 + 8 * (3 + 5) + 32 * 24u);
+  // Rank 0's records: phase 0 receive from 3 before send to 1.
+  size_t rec = 3 + 5;
+  EXPECT_EQ(readInt(data, rec + 0), 0);
+  EXPECT_EQ(readInt(data, rec + 1), 3);
+  EXPECT_EQ(readInt(data, rec + 2), 1000);
+  EXPECT_EQ(readInt(data, rec + 3), 1);
+  EXPECT_EQ(readInt(data, rec + 4), 0);
+  EXPECT_EQ(readInt(data, rec + 5), 1);
+  EXPECT_EQ(readInt(data, rec + 7), 0);
+}
+
+TEST(SimGridModel, PhaseTimeIsTheBusiestResource) {
+  Topology topo = makeTopology("torus:4;bw=1e9");
+  PhaseModel m = modelSchedule(topo, ring4Schedule(1000000), {});
+  ASSERT_EQ(m.phaseTime.size(), 3u);
+  for (double t : m.phaseTime)
+    EXPECT_DOUBLE_EQ(t, 1e-3);
+  EXPECT_DOUBLE_EQ(m.total, 3e-3);
+
+  // Two transfers of one source over the same link serialise.
+  Schedule two;
+  two.phases.resize(1);
+  two.phases[0].transfers = {{0, 1, 1000000, 0}, {0, 2, 1000000, 0}};
+  EXPECT_DOUBLE_EQ(modelSchedule(topo, two, {}).total, 2e-3);
+
+  // Latency: the longest route of the phase (2 hops of 1 us).
+  PlatformOptions lat;
+  lat.linkLatency = 1e-6;
+  EXPECT_DOUBLE_EQ(modelSchedule(topo, two, lat).total, 2e-3 + 2e-6);
+
+  // A one-port node sending to two neighbours over two links: its port is
+  // the bottleneck.
+  Topology onePort = makeTopology("torus:4;bw=1e9;injection=link");
+  Schedule fan;
+  fan.phases.resize(1);
+  fan.phases[0].transfers = {{0, 1, 1000000, 0}, {0, 3, 1000000, 0}};
+  EXPECT_DOUBLE_EQ(modelSchedule(onePort, fan, {}).total, 2e-3);
+  EXPECT_DOUBLE_EQ(modelSchedule(topo, fan, {}).total, 1e-3);
+}
+
+TEST(SimGridModel, LinkBytesByPhase) {
+  Topology topo = makeTopology("torus:4;bw=1e9");
+  auto bytes = linkBytesByPhase(topo, ring4Schedule(7));
+  ASSERT_EQ(bytes.size(), 3u);
+  double total = 0;
+  for (const auto &phase : bytes)
+    for (double b : phase)
+      total += b;
+  // 8 one-hop transfers and 4 two-hop transfers of 7 bytes.
+  EXPECT_DOUBLE_EQ(total, 7.0 * (8 + 8));
+  for (double b : bytes[2])
+    EXPECT_DOUBLE_EQ(b, 7.0);
+}
+
+TEST(SimGridStock, OnlyToriWithOneRankPerNode) {
+  std::string error;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  EXPECT_TRUE(succeeded(writeStockTorus(os, makeTopology("torus:8x4x8x2"),
+                                        {}, error)));
+  os.flush();
+  EXPECT_NE(text.find("topology=\"TORUS\" topo_parameters=\"8,4,8,2\""),
+            std::string::npos);
+  EXPECT_NE(text.find("radical=\"0-511\""), std::string::npos);
+  EXPECT_TRUE(failed(writeStockTorus(os, makeTopology("mesh:4x4"), {}, error)));
+  EXPECT_NE(error.find("torus or hypercube"), std::string::npos);
+  EXPECT_TRUE(
+      failed(writeStockTorus(os, makeTopology("torus:4;ranks=2"), {}, error)));
+}
+
+TEST(SimGridStock, UniformBlockOnlyForCompleteAlltoall) {
+  Topology topo = makeTopology("torus:4");
+  TransferSet all;
+  for (RankId s = 0; s < 4; ++s)
+    for (RankId d = 0; d < 4; ++d)
+      if (s != d)
+        all.add(s, d, 64);
+  all.canonicalize();
+  EXPECT_EQ(uniformAlltoallBlock(topo, all), 64);
+  TransferSet partial;
+  partial.add(0, 1, 64);
+  partial.canonicalize();
+  EXPECT_EQ(uniformAlltoallBlock(topo, partial), 0);
+}
+
+TEST(SimGridInput, ReadsTopologyTiesAndDemands) {
+  const char *doc = R"({
+    "format": "phasec-schedule/1", "operation": "op",
+    "collective": {"kind": "alltoall", "bytes": 8},
+    "topology": {"kind": "torus", "dims": [4, 3], "link_bandwidth": 2e9,
+                 "injection_bandwidth": 1e9, "link_latency": 1e-6},
+    "ranks": 12,
+    "phases": [[[0, 2, 8, {"dirs": [-1, 0]}], [1, 2, 8]], [[0, 2, 8]]]
+  })";
+  std::vector<LoadedOperation> ops;
+  std::string error;
+  ASSERT_TRUE(succeeded(readScheduleJSON(doc, ops, error))) << error;
+  ASSERT_EQ(ops.size(), 1u);
+  const LoadedOperation &op = ops[0];
+  EXPECT_EQ(op.operation, "op");
+  EXPECT_EQ(op.kind, "alltoall");
+  EXPECT_EQ(op.desc.dims.size(), 2u);
+  EXPECT_DOUBLE_EQ(op.desc.linkBandwidth, 2e9);
+  EXPECT_DOUBLE_EQ(op.desc.injectionBandwidth, 1e9);
+  EXPECT_DOUBLE_EQ(op.desc.linkLatency, 1e-6);
+  ASSERT_EQ(op.schedule.phases.size(), 2u);
+  EXPECT_EQ(op.schedule.phases[0].transfers[0].ties, 1u);
+  EXPECT_EQ(op.schedule.phases[0].transfers[1].ties, 0u);
+  // Demands: the transfers summed per pair.
+  EXPECT_EQ(op.transfers.lookup(0, 2), 16);
+  EXPECT_EQ(op.transfers.lookup(1, 2), 8);
+  EXPECT_EQ(op.transfers.size(), 2u);
+}
+
+TEST(SimGridInput, SeveralOperationsAndErrors) {
+  const char *multi = R"({"format": "phasec-schedule/1", "operations": [
+    {"operation": "a", "topology": {"kind": "hypercube", "n": 2},
+     "phases": [[[0, 3, 4]]]},
+    {"operation": "b", "topology": {"kind": "percs", "drawers": 2,
+     "nodes_per_drawer": 2, "ranks_per_node": 2}, "phases": []}]})";
+  std::vector<LoadedOperation> ops;
+  std::string error;
+  ASSERT_TRUE(succeeded(readScheduleJSON(multi, ops, error))) << error;
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].desc.dims.size(), 2u);
+  EXPECT_EQ(ops[1].desc.kind, TopologyKind::Percs);
+  EXPECT_EQ(ops[1].desc.ranksPerNode, 2);
+
+  ops.clear();
+  EXPECT_TRUE(failed(readScheduleJSON(
+      R"({"format": "phasec-schedule/1", "operation": "x",
+          "topology": {"kind": "torus", "dims": [4]},
+          "phases": [[[0, 1, 0]]]})",
+      ops, error)));
+  EXPECT_EQ(error, "operation 'x', phase 0: transfer [0, 1, 0] is out of "
+                   "range");
+  EXPECT_TRUE(failed(readScheduleJSON("{", ops, error)));
+  EXPECT_TRUE(llvm::StringRef(error).starts_with("invalid JSON"));
+}
+
+TEST(SimGridSources, EmbeddedSupportFiles) {
+  EXPECT_NE(platformSource().find("load_platform"), llvm::StringRef::npos);
+  EXPECT_NE(programSource().find("PHASEC_SIM_TIME"), llvm::StringRef::npos);
+  EXPECT_NE(reportScript().find("timeline_from_trace"), llvm::StringRef::npos);
+}
