@@ -1,0 +1,475 @@
+//===- LangToComm.cpp - The evaluated .sched program to comm IR -----------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A direct translation: Sema has evaluated everything, so every AST field
+/// maps onto one attribute. The only decisions made here are symbol names
+/// (groups of several machines must not collide) and how source locations of
+/// hand-written transfers are stored compactly (see comm.phase).
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Conversion/LangToComm.h"
+#include "phasec/Dialect/Comm/CommOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace phasec;
+using namespace phasec::comm;
+
+namespace {
+
+class Converter {
+public:
+  Converter(const lang::Program &program, MLIRContext &context,
+            llvm::SourceMgr &sourceMgr)
+      : program(program), context(context), sourceMgr(sourceMgr),
+        builder(&context) {}
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  Location loc(llvm::SMLoc smLoc);
+  Type elementType(lang::ElementType type);
+  FlatSymbolRefAttr ref(StringRef name) {
+    return FlatSymbolRefAttr::get(&context, name);
+  }
+  void convertMachine(const lang::Machine &machine);
+  void convertGroup(const lang::Group &group);
+  void convertArray(const lang::Array &array);
+  void convertOperation(const lang::Operation &op);
+  void convertSchedule(const lang::Operation &op);
+
+  const lang::Program &program;
+  MLIRContext &context;
+  llvm::SourceMgr &sourceMgr;
+  OpBuilder builder;
+  /// Symbol of each group (implicit `all` groups are `<machine>.all`).
+  llvm::DenseMap<const lang::Group *, std::string> groupNames;
+  llvm::StringSet<> usedNames;
+};
+
+} // namespace
+
+Location Converter::loc(llvm::SMLoc smLoc) {
+  if (!smLoc.isValid())
+    return UnknownLoc::get(&context);
+  unsigned buffer = sourceMgr.FindBufferContainingLoc(smLoc);
+  if (!buffer)
+    return UnknownLoc::get(&context);
+  auto [line, column] = sourceMgr.getLineAndColumn(smLoc, buffer);
+  StringRef file =
+      sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier();
+  return FileLineColLoc::get(&context, file, line, column);
+}
+
+Type Converter::elementType(lang::ElementType type) {
+  using ET = lang::ElementType;
+  switch (type) {
+  case ET::Int8:
+  case ET::Int16:
+  case ET::Int32:
+  case ET::Int64:
+    return builder.getIntegerType(8 * lang::elementTypeBytes(type));
+  case ET::UInt8:
+  case ET::UInt16:
+  case ET::UInt32:
+  case ET::UInt64:
+    return builder.getIntegerType(8 * lang::elementTypeBytes(type),
+                                  /*isSigned=*/false);
+  case ET::F32:
+    return builder.getF32Type();
+  case ET::F64:
+    return builder.getF64Type();
+  case ET::Complex64:
+    return ComplexType::get(builder.getF32Type());
+  case ET::Complex128:
+    return ComplexType::get(builder.getF64Type());
+  }
+  llvm_unreachable("unknown element type");
+}
+
+void Converter::convertMachine(const lang::Machine &m) {
+  TopologyDesc desc;
+  switch (m.kind) {
+  case lang::TopologyKind::Torus:
+    desc.kind = TopologyKind::Torus;
+    break;
+  case lang::TopologyKind::Mesh:
+    desc.kind = TopologyKind::Mesh;
+    break;
+  case lang::TopologyKind::Hypercube:
+    desc.kind = TopologyKind::Hypercube;
+    break;
+  case lang::TopologyKind::Percs:
+    desc.kind = TopologyKind::Percs;
+    break;
+  }
+  desc.dims.assign(m.dims.begin(), m.dims.end());
+  desc.supernodes = m.supernodes;
+  desc.drawers = m.drawers;
+  desc.nodesPerDrawer = m.nodesPerDrawer;
+
+  bool percs = m.kind == lang::TopologyKind::Percs;
+  auto op = builder.create<MachineOp>(
+      loc(m.loc), TypeRange(), ValueRange(),
+      ArrayRef<NamedAttribute>{
+          builder.getNamedAttr("sym_name", builder.getStringAttr(m.name)),
+          builder.getNamedAttr("topology", getTopologyAttr(&context, desc))});
+  usedNames.insert(m.name);
+  op.setRanksPerNode(m.ranksPerNode);
+  auto f64 = [&](double v) { return builder.getF64FloatAttr(v); };
+  if (m.bandwidth > 0)
+    op.setBandwidthAttr(f64(m.bandwidth));
+  if (m.latency > 0)
+    op.setLatencyAttr(f64(m.latency));
+  if (percs) {
+    if (m.llBandwidth > 0)
+      op.setLlBandwidthAttr(f64(m.llBandwidth));
+    if (m.lrBandwidth > 0)
+      op.setLrBandwidthAttr(f64(m.lrBandwidth));
+    if (m.dBandwidth > 0)
+      op.setDBandwidthAttr(f64(m.dBandwidth));
+    if (m.llLatency > 0)
+      op.setLlLatencyAttr(f64(m.llLatency));
+    if (m.lrLatency > 0)
+      op.setLrLatencyAttr(f64(m.lrLatency));
+    if (m.dLatency > 0)
+      op.setDLatencyAttr(f64(m.dLatency));
+  }
+  if (m.injectionBandwidth > 0)
+    op.setInjectionBandwidthAttr(f64(m.injectionBandwidth));
+  op.setRouting(m.routing == lang::RoutingKind::Direct
+                    ? Routing::Direct
+                    : Routing::DimensionOrder);
+  if (!m.dimOrder.empty()) {
+    SmallVector<int64_t> order(m.dimOrder.begin(), m.dimOrder.end());
+    op.setDimOrderAttr(builder.getDenseI64ArrayAttr(order));
+  }
+  if (m.cost.setupCost > 0)
+    op.setSetupCostAttr(f64(m.cost.setupCost));
+  if (m.cost.packetLength > 0)
+    op.setPacketLengthAttr(builder.getI64IntegerAttr(m.cost.packetLength));
+  if (m.cost.copyRateContiguous > 0)
+    op.setCopyRateContiguousAttr(f64(m.cost.copyRateContiguous));
+  if (m.cost.copyRateStrided > 0)
+    op.setCopyRateStridedAttr(f64(m.cost.copyRateStrided));
+}
+
+void Converter::convertGroup(const lang::Group &g) {
+  std::string name = g.implicitAll ? g.machine->name + ".all" : g.name;
+  if (usedNames.contains(name))
+    name = g.machine->name + "." + g.name;
+  // Still taken (a group literally named "<machine>.<group>" cannot be
+  // written in .sched, but stay safe): number it.
+  for (unsigned i = 1; usedNames.contains(name); ++i)
+    name = g.machine->name + "." + g.name + "." + std::to_string(i);
+  usedNames.insert(name);
+  groupNames[&g] = name;
+  SmallVector<int64_t> ranks(g.ranks.begin(), g.ranks.end());
+  auto op = builder.create<GroupOp>(
+      loc(g.loc), TypeRange(), ValueRange(),
+      ArrayRef<NamedAttribute>{
+          builder.getNamedAttr("sym_name", builder.getStringAttr(name)),
+          builder.getNamedAttr("machine", ref(g.machine->name)),
+          builder.getNamedAttr("ranks", builder.getDenseI64ArrayAttr(ranks))});
+  if (g.overNodes) {
+    SmallVector<int64_t> nodes(g.nodes.begin(), g.nodes.end());
+    op.setNodesAttr(builder.getDenseI64ArrayAttr(nodes));
+    op.setOverNodes(true);
+  }
+}
+
+void Converter::convertArray(const lang::Array &a) {
+  usedNames.insert(a.name);
+  SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
+  Distribution dist = a.distribution == lang::Distribution::Rows
+                          ? Distribution::Rows
+                          : Distribution::Cols;
+  builder.create<ArrayOp>(
+      loc(a.loc), TypeRange(), ValueRange(),
+      ArrayRef<NamedAttribute>{
+          builder.getNamedAttr("sym_name", builder.getStringAttr(a.name)),
+          builder.getNamedAttr("element_type",
+                               TypeAttr::get(elementType(a.elementType))),
+          builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape)),
+          builder.getNamedAttr("distribution",
+                               DistributionAttr::get(&context, dist)),
+          builder.getNamedAttr("group", ref(groupNames.lookup(a.group)))});
+}
+
+static Algorithm convertAlgorithm(lang::Algorithm a) {
+  switch (a) {
+  case lang::Algorithm::Auto:
+    return Algorithm::Auto;
+  case lang::Algorithm::Pairwise:
+    return Algorithm::Pairwise;
+  case lang::Algorithm::LinearShift:
+    return Algorithm::LinearShift;
+  case lang::Algorithm::Xor:
+    return Algorithm::Xor;
+  case lang::Algorithm::Bruck:
+    return Algorithm::Bruck;
+  case lang::Algorithm::KLevel:
+    return Algorithm::KLevel;
+  case lang::Algorithm::Direct:
+    return Algorithm::Direct;
+  case lang::Algorithm::Schedule:
+    return Algorithm::Schedule;
+  }
+  llvm_unreachable("unknown algorithm");
+}
+
+static ReduceKind convertReduce(lang::ReduceOp op) {
+  switch (op) {
+  case lang::ReduceOp::Add:
+    return ReduceKind::Add;
+  case lang::ReduceOp::Mul:
+    return ReduceKind::Mul;
+  case lang::ReduceOp::Min:
+    return ReduceKind::Min;
+  case lang::ReduceOp::Max:
+    return ReduceKind::Max;
+  case lang::ReduceOp::And:
+    return ReduceKind::And;
+  case lang::ReduceOp::Or:
+    return ReduceKind::Or;
+  case lang::ReduceOp::Xor:
+    return ReduceKind::Xor;
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+static PermuteKind convertPermute(lang::PermuteKind kind) {
+  switch (kind) {
+  case lang::PermuteKind::Random:
+    return PermuteKind::Random;
+  case lang::PermuteKind::BitReversal:
+    return PermuteKind::BitReversal;
+  case lang::PermuteKind::Xor:
+    return PermuteKind::Xor;
+  case lang::PermuteKind::Shift:
+    return PermuteKind::Shift;
+  case lang::PermuteKind::Table:
+    return PermuteKind::Table;
+  }
+  llvm_unreachable("unknown permutation");
+}
+
+void Converter::convertOperation(const lang::Operation &o) {
+  NamedAttrList attrs;
+  auto set = [&](StringRef name, Attribute value) { attrs.set(name, value); };
+  auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
+  set("sym_name", builder.getStringAttr(o.name));
+  set("machine", ref(o.machine->name));
+  set("group", ref(groupNames.lookup(o.group)));
+
+  // Operation-specific attributes.
+  auto rooted = [&] {
+    set("root", i64(o.root));
+    set("block", i64(o.blockBytes));
+  };
+  auto reduction = [&] {
+    set("op", ReduceKindAttr::get(&context, convertReduce(o.reduceOp)));
+    set("element_type", TypeAttr::get(elementType(o.elementType)));
+    set("count", i64(o.count));
+  };
+  switch (o.kind) {
+  case lang::OpKind::Alltoall:
+  case lang::OpKind::Allgather:
+    set("block", i64(o.blockBytes));
+    break;
+  case lang::OpKind::Alltoallv:
+    set("sizes", builder.getDenseI64ArrayAttr(o.sizes));
+    break;
+  case lang::OpKind::Transpose:
+    set("from", ref(o.from->name));
+    set("to", ref(o.to->name));
+    break;
+  case lang::OpKind::Permute:
+    set("pattern", PermuteKindAttr::get(&context, convertPermute(o.permuteKind)));
+    set("seed", i64(static_cast<int64_t>(o.seed)));
+    set("mask", i64(o.mask));
+    set("shift", i64(o.shift));
+    if (o.permuteKind == lang::PermuteKind::Table)
+      set("table", builder.getDenseI64ArrayAttr(o.permutation));
+    if (!o.tableFile.empty())
+      set("table_file", builder.getStringAttr(o.tableFile));
+    if (o.elementLevel) {
+      set("from", ref(o.from->name));
+      set("to", ref(o.to->name));
+    } else {
+      set("block", i64(o.blockBytes));
+    }
+    break;
+  case lang::OpKind::Gather:
+  case lang::OpKind::Scatter:
+  case lang::OpKind::Broadcast:
+  case lang::OpKind::OneToAll:
+  case lang::OpKind::AllToOne:
+    rooted();
+    break;
+  case lang::OpKind::Reduce:
+    set("root", i64(o.root));
+    reduction();
+    break;
+  case lang::OpKind::Allreduce:
+  case lang::OpKind::Scan:
+    reduction();
+    break;
+  case lang::OpKind::Barrier:
+  case lang::OpKind::Local:
+    break;
+  }
+
+  // Directives.
+  const lang::Directives &d = o.directives;
+  set("algorithm", AlgorithmAttr::get(&context, convertAlgorithm(d.algorithm)));
+  if (d.algorithm == lang::Algorithm::KLevel) {
+    set("k_levels", i64(d.kLevels));
+    KLevelShape shape = d.kShape == lang::KLevelShape::Rec  ? KLevelShape::Rec
+                        : d.kShape == lang::KLevelShape::Sq ? KLevelShape::Sq
+                                                            : KLevelShape::None;
+    set("k_shape", KLevelShapeAttr::get(&context, shape));
+  }
+  set("sync", SyncAttr::get(&context, d.sync == lang::SyncKind::Barrier
+                                          ? Sync::Barrier
+                                          : Sync::None));
+  Style style = d.style == lang::TransferStyle::Chained ? Style::Chained
+                : d.style == lang::TransferStyle::DirectDeposit
+                    ? Style::DirectDeposit
+                    : Style::Packing;
+  set("style", StyleAttr::get(&context, style));
+  set("rlimit", i64(d.rlimit));
+  // The enums list the aggregates in the front end's order.
+  if (o.aggregate != lang::Aggregate::None)
+    set("aggregate",
+        AggregateAttr::get(&context, static_cast<Aggregate>(o.aggregate)));
+  usedNames.insert(o.name);
+
+  Location l = loc(o.loc);
+  auto create = [&](auto tag) {
+    using OpT = decltype(tag);
+    builder.create<OpT>(l, TypeRange(), ValueRange(), attrs.getAttrs());
+  };
+  switch (o.kind) {
+  case lang::OpKind::Alltoall:
+    create(AlltoallOp());
+    break;
+  case lang::OpKind::Alltoallv:
+    create(AlltoallvOp());
+    break;
+  case lang::OpKind::Transpose:
+    create(TransposeOp());
+    break;
+  case lang::OpKind::Permute:
+    create(PermuteOp());
+    break;
+  case lang::OpKind::Gather:
+    create(GatherOp());
+    break;
+  case lang::OpKind::Scatter:
+    create(ScatterOp());
+    break;
+  case lang::OpKind::Allgather:
+    create(AllgatherOp());
+    break;
+  case lang::OpKind::Broadcast:
+    create(BroadcastOp());
+    break;
+  case lang::OpKind::Reduce:
+    create(ReduceOp());
+    break;
+  case lang::OpKind::Allreduce:
+    create(AllreduceOp());
+    break;
+  case lang::OpKind::Scan:
+    create(ScanOp());
+    break;
+  case lang::OpKind::OneToAll:
+    create(OneToAllOp());
+    break;
+  case lang::OpKind::AllToOne:
+    create(AllToOneOp());
+    break;
+  case lang::OpKind::Barrier:
+    create(BarrierOp());
+    break;
+  case lang::OpKind::Local:
+    create(LocalOp());
+    break;
+  }
+
+  if (o.hasSchedule)
+    convertSchedule(o);
+}
+
+void Converter::convertSchedule(const lang::Operation &o) {
+  auto schedule = builder.create<UserScheduleOp>(
+      loc(o.scheduleLoc), TypeRange(), ValueRange(),
+      ArrayRef<NamedAttribute>{
+          builder.getNamedAttr("collective", ref(o.name))});
+  Block *body = &schedule.getBody().emplaceBlock();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(body);
+  SmallVector<int64_t> values;
+  SmallVector<Attribute> locs;
+  SmallVector<int32_t> locIndex;
+  llvm::DenseMap<const char *, int32_t> locSlots;
+  for (const lang::Phase &phase : o.phases) {
+    values.clear();
+    locs.clear();
+    locIndex.clear();
+    locSlots.clear();
+    values.reserve(phase.transfers.size() * 4);
+    locIndex.reserve(phase.transfers.size());
+    for (const lang::Transfer &t : phase.transfers) {
+      values.append({t.src, t.dst, t.bytes, 0});
+      auto [it, inserted] = locSlots.try_emplace(
+          t.loc.getPointer(), static_cast<int32_t>(locs.size()));
+      if (inserted)
+        locs.push_back(loc(t.loc));
+      locIndex.push_back(it->second);
+    }
+    auto phaseOp = builder.create<PhaseOp>(
+        loc(phase.loc), builder.getDenseI64ArrayAttr(values),
+        /*locs=*/nullptr, /*loc_index=*/nullptr);
+    if (!locs.empty())
+      phaseOp.setLocsAttr(builder.getArrayAttr(locs));
+    // One distinct location: loc_index would be all zeros; leave it out.
+    if (locs.size() > 1)
+      phaseOp.setLocIndexAttr(builder.getDenseI32ArrayAttr(locIndex));
+  }
+}
+
+OwningOpRef<ModuleOp> Converter::run() {
+  context.getOrLoadDialect<CommDialect>();
+  Location fileLoc = FileLineColLoc::get(&context, program.fileName, 1, 1);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  builder.setInsertionPointToEnd(module->getBody());
+  for (const auto &machine : program.machines)
+    convertMachine(*machine);
+  for (const auto &group : program.groups)
+    convertGroup(*group);
+  for (const auto &array : program.arrays)
+    convertArray(*array);
+  for (const auto &op : program.operations)
+    convertOperation(*op);
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+OwningOpRef<ModuleOp> phasec::convertToComm(const lang::Program &program,
+                                            MLIRContext &context,
+                                            llvm::SourceMgr &sourceMgr) {
+  return Converter(program, context, sourceMgr).run();
+}

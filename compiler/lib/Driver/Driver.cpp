@@ -1,0 +1,261 @@
+//===- Driver.cpp - The phasec pipeline as a library ----------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// parse -> convert -> passes -> emit. Diagnostics of every stage go to one
+/// stream in the `file:line:col: error:` format with the source line and a
+/// caret: the front end prints its own, MLIR diagnostics go through a
+/// SourceMgrDiagnosticHandler on the same SourceMgr, so errors found by the
+/// passes point into the .sched file.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Driver/Driver.h"
+#include "phasec/Conversion/LangToComm.h"
+#include "phasec/Lang/Diagnostics.h"
+#include "phasec/Scheduling/Baselines.h"
+#include "phasec/Scheduling/Bounds.h"
+#include "phasec/Scheduling/ScheduleJSON.h"
+#include "phasec/Transforms/Passes.h"
+#include "phasec/Transforms/ScheduleIR.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace phasec;
+using namespace phasec::driver;
+
+StringRef phasec::driver::stringifyEmitKind(EmitKind kind) {
+  switch (kind) {
+  case EmitKind::AST:
+    return "ast";
+  case EmitKind::MLIR:
+    return "mlir";
+  case EmitKind::ScheduleJSON:
+    return "schedule-json";
+  case EmitKind::ScheduleStats:
+    return "schedule-stats";
+  }
+  llvm_unreachable("unknown emit kind");
+}
+
+std::optional<EmitKind> phasec::driver::parseEmitKind(StringRef name) {
+  for (EmitKind kind : {EmitKind::AST, EmitKind::MLIR, EmitKind::ScheduleJSON,
+                        EmitKind::ScheduleStats})
+    if (stringifyEmitKind(kind) == name)
+      return kind;
+  return std::nullopt;
+}
+
+void phasec::driver::registerDialects(DialectRegistry &registry) {
+  registry.insert<comm::CommDialect>();
+}
+
+OwningOpRef<ModuleOp>
+phasec::driver::parseToComm(llvm::SourceMgr &sourceMgr,
+                            const DriverOptions &options, MLIRContext &context,
+                            llvm::raw_ostream &diagOS,
+                            std::unique_ptr<lang::Program> *programOut) {
+  lang::DiagnosticEngine diag(sourceMgr, diagOS);
+  std::unique_ptr<lang::Program> program =
+      lang::parseAndCheck(sourceMgr, options.frontend, diag);
+  if (!program || diag.hadError())
+    return nullptr;
+  OwningOpRef<ModuleOp> module = convertToComm(*program, context, sourceMgr);
+  if (programOut)
+    *programOut = std::move(program);
+  return module;
+}
+
+void phasec::driver::buildSchedulingPipeline(OpPassManager &pm,
+                                             const DriverOptions &options) {
+  comm::CommLowerCollectivesOptions lower;
+  lower.allowUnsupported = options.allowUnsupported;
+  pm.addPass(comm::createLowerCollectivesPass(lower));
+  comm::CommSchedulePhasesOptions schedule;
+  schedule.algorithm = options.algorithm;
+  schedule.rlimit = options.solverRlimit;
+  schedule.cacheDir = options.cacheDir;
+  pm.addPass(comm::createSchedulePhasesPass(schedule));
+  pm.addPass(comm::createVerifySchedulePass());
+}
+
+LogicalResult phasec::driver::runSchedulingPipeline(ModuleOp module,
+                                                    const DriverOptions &options) {
+  PassManager pm(module.getContext());
+  buildSchedulingPipeline(pm, options);
+  return pm.run(module);
+}
+
+FailureOr<ScheduledModule> phasec::driver::collectSchedules(ModuleOp module) {
+  ScheduledModule result;
+  llvm::DenseMap<Operation *, const Topology *> topologies;
+  for (auto &entry : comm::collectOperations(module)) {
+    comm::OperationRecord &record = entry.second;
+    if (!record.transferSet || (!record.schedule && !record.userSchedule))
+      continue;
+    const Topology *&topo = topologies[record.machine.getOperation()];
+    if (!topo) {
+      std::string error;
+      FailureOr<Topology> created =
+          Topology::create(record.machine.getTopologyDesc(), error);
+      if (failed(created))
+        return record.machine.emitError("invalid machine: ") << error;
+      result.topologies.push_back(
+          std::make_unique<Topology>(std::move(*created)));
+      topo = result.topologies.back().get();
+    }
+    ScheduledOperation &op = result.operations.emplace_back();
+    op.name = record.op.getCollectiveName().str();
+    op.kind = record.op.getCollectiveKind().str();
+    op.op = record.op;
+    op.topology = topo;
+    op.problem = std::make_unique<Problem>(
+        *topo, comm::getTransferSet(record.transferSet));
+    if (record.userSchedule) {
+      op.handWritten = true;
+      op.schedule = comm::getSchedule(record.userSchedule);
+      op.schedule.bound = computeLowerBound(*op.problem);
+      if (auto gap = record.userSchedule.getGap())
+        op.gap = gap->convertToDouble();
+    } else {
+      op.schedule = comm::getSchedule(record.schedule);
+      op.gap = record.schedule.getGap().convertToDouble();
+      op.optimal = record.schedule.getOptimal();
+      op.fellBack = record.schedule.getFellBack();
+    }
+  }
+  return result;
+}
+
+void phasec::driver::writeScheduleJSON(const ScheduledModule &scheduled,
+                                       llvm::raw_ostream &os) {
+  std::vector<ScheduleDocument> documents;
+  for (const ScheduledOperation &op : scheduled.operations)
+    documents.push_back({op.problem.get(), &op.schedule, {op.name, op.kind}});
+  if (documents.size() == 1) {
+    phasec::writeScheduleJSON(os, *documents[0].problem,
+                              *documents[0].schedule, documents[0].info);
+    return;
+  }
+  phasec::writeScheduleJSON(os, documents);
+}
+
+/// The spec's schedule time, counting the injection limit where the machine
+/// has one, so that all rows of a table compare alike with the bound.
+static double scheduleTime(const Schedule &schedule, const Topology &topo) {
+  return schedule.timeWithInjection(topo, topo.desc().injectionBandwidth);
+}
+
+void phasec::driver::writeScheduleStats(const ScheduledModule &scheduled,
+                                        llvm::raw_ostream &os) {
+  bool first = true;
+  for (const ScheduledOperation &op : scheduled.operations) {
+    if (!first)
+      os << "\n";
+    first = false;
+    const Problem &problem = *op.problem;
+    const Topology &topo = *op.topology;
+    LowerBound bound = computeLowerBound(problem);
+    os << "operation " << op.name << " (" << op.kind << ", "
+       << problem.transfers().size() << " transfers, "
+       << problem.transfers().totalBytes() << " bytes) on "
+       << topo.desc().str() << "\n";
+    os << llvm::formatv("  lower bound: {0:e} s", bound.time);
+    if (bound.blocks > 0)
+      os << llvm::formatv(" = {0:F2} blocks", bound.blocks);
+    os << ", " << bound.minPhases << " phases at least (" << bound.reason
+       << ")\n";
+    os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14} {4,10}\n", "schedule",
+                        "algorithm", "phases", "time (s)", "time/bound");
+    auto row = [&](StringRef label, const Schedule &schedule,
+                   StringRef suffix) {
+      double time = scheduleTime(schedule, topo);
+      std::string ratio =
+          bound.time > 0 ? llvm::formatv("{0:F3}", time / bound.time).str()
+                         : std::string("-");
+      os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14:e} {4,10}", label,
+                          schedule.algorithm, schedule.phases.size(), time,
+                          ratio)
+         << suffix << "\n";
+    };
+    std::string suffix;
+    if (op.optimal)
+      suffix = "  optimal";
+    if (op.fellBack)
+      suffix += "  (solver budget ran out)";
+    row(op.handWritten ? "hand-written" : "phasec", op.schedule, suffix);
+
+    using BaselineFn = LogicalResult (*)(const Problem &, Schedule &,
+                                         std::string &);
+    std::pair<StringRef, BaselineFn> baselines[] = {
+        {"linear_shift", scheduleLinearShift},
+        {"xor", scheduleXor},
+        {"greedy", scheduleGreedy}};
+    for (auto [label, fn] : baselines) {
+      Schedule schedule;
+      std::string error;
+      if (failed(fn(problem, schedule, error))) {
+        os << llvm::formatv("  {0,-14} n/a: {1}\n", label, error);
+        continue;
+      }
+      row(label, schedule, "");
+    }
+  }
+}
+
+int phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
+                              const DriverOptions &options,
+                              llvm::raw_ostream &out,
+                              llvm::raw_ostream &diagOS) {
+  DialectRegistry registry;
+  registerDialects(registry);
+  MLIRContext context(registry);
+  // Huge schedules are built on one thread anyway; threads only cost here.
+  context.disableMultithreading();
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+
+  std::unique_ptr<lang::Program> program;
+  OwningOpRef<ModuleOp> module =
+      parseToComm(sourceMgr, options, context, diagOS, &program);
+  if (!module)
+    return 1;
+
+  switch (options.emit) {
+  case EmitKind::AST:
+    program->print(out, /*maxItems=*/16);
+    return 0;
+  case EmitKind::MLIR: {
+    if (options.scheduleMLIR &&
+        failed(runSchedulingPipeline(*module, options)))
+      return 1;
+    OpPrintingFlags flags;
+    if (options.printDebugInfo)
+      flags.enableDebugInfo();
+    module->print(out, flags);
+    out << "\n";
+    return 0;
+  }
+  case EmitKind::ScheduleJSON:
+  case EmitKind::ScheduleStats: {
+    if (failed(runSchedulingPipeline(*module, options)))
+      return 1;
+    FailureOr<ScheduledModule> scheduled = collectSchedules(*module);
+    if (failed(scheduled))
+      return 1;
+    if (options.emit == EmitKind::ScheduleJSON)
+      writeScheduleJSON(*scheduled, out);
+    else
+      writeScheduleStats(*scheduled, out);
+    return 0;
+  }
+  }
+  llvm_unreachable("unknown emit kind");
+}

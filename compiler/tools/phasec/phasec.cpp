@@ -1,0 +1,146 @@
+//===- phasec.cpp - The phasec compiler driver ----------------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `phasec FILE.sched [--emit=ast|mlir|schedule-json|schedule-stats] [-o OUT]`
+/// Only option parsing: the pipeline is phasec::driver::runPhasec. The
+/// options live in their own category so that --help lists only them.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Driver/Driver.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace phasec;
+
+static cl::OptionCategory phasecCategory("phasec options");
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<input .sched file or ->"),
+                                      cl::Required, cl::cat(phasecCategory));
+
+static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(phasecCategory));
+
+static cl::opt<driver::EmitKind> emit(
+    "emit", cl::desc("What to write"), cl::init(driver::EmitKind::MLIR),
+    cl::values(
+        clEnumValN(driver::EmitKind::AST, "ast", "the evaluated program"),
+        clEnumValN(driver::EmitKind::MLIR, "mlir",
+                   "the comm dialect (default)"),
+        clEnumValN(driver::EmitKind::ScheduleJSON, "schedule-json",
+                   "verified schedules in the phasec-schedule/1 JSON format"),
+        clEnumValN(driver::EmitKind::ScheduleStats, "schedule-stats",
+                   "phases, lower bound and time/bound per operation, "
+                   "beside the baselines")),
+    cl::cat(phasecCategory));
+
+static cl::opt<std::string> topology(
+    "topology",
+    cl::desc("Replace every machine's topology (torus:8x4x8x2, mesh:16x16, "
+             "hypercube:6, percs:supernodes=1,drawers=4,nodes=8)"),
+    cl::value_desc("spec"), cl::cat(phasecCategory));
+
+static cl::opt<int64_t> ranksPerNode(
+    "ranks-per-node", cl::desc("Replace every machine's ranks per node"),
+    cl::value_desc("n"), cl::init(0), cl::cat(phasecCategory));
+
+static cl::opt<uint64_t> solverRlimit(
+    "solver-rlimit",
+    cl::desc("Z3 resource limit per solver query (overrides the operations' "
+             "rlimit directives)"),
+    cl::value_desc("n"), cl::init(0), cl::cat(phasecCategory));
+
+static cl::opt<std::string> algorithm(
+    "algorithm",
+    cl::desc("Schedule every operation with this algorithm (auto, product, "
+             "percs, greedy-priority, z3-exact, linear_shift, xor, greedy)"),
+    cl::value_desc("name"), cl::cat(phasecCategory));
+
+static cl::opt<std::string> cacheDir(
+    "cache-dir", cl::desc("Directory caching solved Z3 ring cores"),
+    cl::value_desc("dir"), cl::cat(phasecCategory));
+
+static cl::opt<bool> allowUnsupported(
+    "allow-unsupported",
+    cl::desc("Skip operations that need relays (broadcast, reduce, "
+             "allreduce, scan) with a warning instead of an error"),
+    cl::cat(phasecCategory));
+
+static cl::opt<bool> scheduleMLIR(
+    "schedule",
+    cl::desc("With --emit=mlir: run the scheduling pipeline first"),
+    cl::cat(phasecCategory));
+
+static cl::opt<bool> printLocations(
+    "print-locations", cl::desc("With --emit=mlir: print source locations"),
+    cl::cat(phasecCategory));
+
+static void printVersion(raw_ostream &os) {
+  os << "phasec version " << PHASEC_VERSION_STRING
+     << " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(phasecCategory);
+  cl::SetVersionPrinter(printVersion);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "phasec: congestion-free communication schedules for .sched files\n");
+
+  if (ranksPerNode < 0) {
+    WithColor::error(errs(), "phasec")
+        << "--ranks-per-node must be positive, not " << ranksPerNode << "\n";
+    return 1;
+  }
+
+  auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
+  if (std::error_code ec = buffer.getError()) {
+    WithColor::error(errs(), "phasec")
+        << "cannot read '" << inputFile << "': " << ec.message() << "\n";
+    return 1;
+  }
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+
+  driver::DriverOptions options;
+  options.emit = emit;
+  options.frontend.topologyOverride = topology;
+  options.frontend.ranksPerNodeOverride = ranksPerNode;
+  options.solverRlimit = solverRlimit;
+  options.algorithm = algorithm;
+  options.cacheDir = cacheDir;
+  options.allowUnsupported = allowUnsupported;
+  options.scheduleMLIR = scheduleMLIR;
+  options.printDebugInfo = printLocations;
+
+  // Buffer the output so that a failed compile leaves no partial file.
+  std::string result;
+  raw_string_ostream resultOS(result);
+  int rc = driver::runPhasec(sourceMgr, options, resultOS, errs());
+  if (rc != 0)
+    return rc;
+  std::error_code ec;
+  ToolOutputFile output(outputFile, ec, sys::fs::OF_Text);
+  if (ec) {
+    WithColor::error(errs(), "phasec")
+        << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+    return 1;
+  }
+  output.os() << result;
+  output.keep();
+  return 0;
+}
