@@ -18,6 +18,7 @@
 
 #include "phasec/Scheduling/Algorithms.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -37,6 +38,16 @@ struct Item {
   uint32_t routeLen;
   uint64_t routeOff;
   double key;
+  /// The tie options: [optBegin, optBegin + numOpts) in the option array.
+  uint32_t numOpts = 1;
+  uint64_t optBegin = 0;
+};
+
+/// One route option of an item: its tie mask and links.
+struct RouteOption {
+  TieMask mask;
+  uint32_t len;
+  uint64_t off;
 };
 
 /// All tie masks of `m` (subsets), 0 first; at most 16.
@@ -67,6 +78,7 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
   std::vector<Item> items;
   items.reserve(ts.size());
   std::vector<LinkId> routes;
+  std::vector<RouteOption> optionTable;
   std::vector<Transfer> local;
   std::vector<double> remLoad(numLinks, 0.0);
   llvm::SmallVector<LinkId, 64> route;
@@ -78,22 +90,21 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       continue;
     }
     Item it{d.src, d.dst, s, t, d.bytes, topo.tieMask(s, t), 0, 0, 0};
-    topo.route(s, t, 0, route);
-    it.routeOff = routes.size();
-    it.routeLen = static_cast<uint32_t>(route.size());
-    routes.insert(routes.end(), route.begin(), route.end());
     // Expected load: ties split evenly over their options.
     tieOptions(it.ties, opts);
     double share = static_cast<double>(d.bytes) / opts.size();
+    it.optBegin = optionTable.size();
+    it.numOpts = static_cast<uint32_t>(opts.size());
     for (TieMask m : opts) {
+      topo.route(s, t, m, route);
+      optionTable.push_back({m, static_cast<uint32_t>(route.size()),
+                             static_cast<uint64_t>(routes.size())});
       if (m == 0) {
-        for (LinkId l : route)
-          remLoad[l] += share * invBw[l];
-        continue;
+        it.routeOff = routes.size();
+        it.routeLen = static_cast<uint32_t>(route.size());
       }
-      llvm::SmallVector<LinkId, 64> alt;
-      topo.route(s, t, m, alt);
-      for (LinkId l : alt)
+      routes.insert(routes.end(), route.begin(), route.end());
+      for (LinkId l : route)
         remLoad[l] += share * invBw[l];
     }
     items.push_back(it);
@@ -141,6 +152,10 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
     case 7:
       it.key = k + 0.25 * sum;
       break;
+    case 10:
+      // Size-major: phases of similar sizes (alltoallv).
+      it.key = static_cast<double>(it.bytes) * 1e12 + k;
+      break;
     case 8:
       it.key = static_cast<double>(classLeft[it.routeLen]) /
                    classTotal[it.routeLen] +
@@ -158,20 +173,58 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
   for (uint32_t i = 0; i < items.size(); ++i)
     pending[i] = i;
   auto resort = [&]() {
-    for (uint32_t i : pending)
+    // Sort compact (key, bytes, index) records: key descending, then bytes
+    // descending, then the canonical (src, dst) order. A total order, so
+    // the result does not depend on the sort algorithm.
+    struct Rec {
+      double key;
+      int64_t bytes;
+      uint32_t idx;
+    };
+    std::vector<Rec> recs;
+    recs.reserve(pending.size());
+    for (uint32_t i : pending) {
       computeKey(items[i]);
-    // Stable order: key descending, then bytes descending, then the
-    // canonical (src, dst) order of the transfer set.
-    llvm::stable_sort(pending, [&](uint32_t a, uint32_t b) {
-      const Item &x = items[a], &y = items[b];
+      recs.push_back({items[i].key, items[i].bytes, i});
+    }
+    llvm::sort(recs, [](const Rec &x, const Rec &y) {
       if (x.key != y.key)
         return x.key > y.key;
       if (x.bytes != y.bytes)
         return x.bytes > y.bytes;
-      return a < b;
+      return x.idx < y.idx;
     });
+    for (size_t i = 0; i < recs.size(); ++i)
+      pending[i] = recs[i].idx;
   };
   resort();
+  // A compact copy of what the scan needs first, in pending order, so that
+  // most rejections (first link taken by another source) touch no item.
+  struct Head {
+    uint32_t idx;
+    LinkId first;
+    RankId src;
+    bool fixedFirst;
+    /// The transfer's time on the fastest link: a lower bound on what it
+    /// adds to a phase.
+    double minTime;
+  };
+  auto heads = [&](const std::vector<uint32_t> &order) {
+    std::vector<Head> out;
+    out.reserve(order.size());
+    for (uint32_t i : order) {
+      const Item &it = items[i];
+      bool fixed = true;
+      for (uint32_t oi = 1; oi < it.numOpts; ++oi)
+        fixed &= routes[optionTable[it.optBegin + oi].off] ==
+                 routes[it.routeOff];
+      out.push_back({i, routes[it.routeOff], it.src, fixed,
+                     static_cast<double>(it.bytes) / topo.maxBandwidth()});
+    }
+    return out;
+  };
+  std::vector<Head> pendingHeads = heads(pending);
+  std::vector<Head> restHeads;
 
   schedule = Schedule();
   schedule.algorithm = "greedy-priority";
@@ -179,31 +232,37 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
   std::vector<uint32_t> stamp(numLinks, 0);
   std::vector<RankId> owner(numLinks, -1);
   std::vector<double> phaseTime(numLinks, 0.0);
+  // Load placed so far per link (seconds), for balancing tie directions.
+  std::vector<double> committed(numLinks, 0.0);
   uint32_t phaseId = 0;
   size_t sinceSort = 0;
-  llvm::SmallVector<LinkId, 64> cand;
-  std::vector<uint32_t> rest;
-  while (!pending.empty()) {
+  while (!pendingHeads.empty()) {
     ++phaseId;
     Phase phase;
     double tau = 0;
-    rest.clear();
-    for (uint32_t idx : pending) {
+    size_t usedLinks = 0;
+    restHeads.clear();
+    for (size_t hi = 0; hi < pendingHeads.size(); ++hi) {
+      const Head &h = pendingHeads[hi];
+      if (usedLinks == numLinks || (tau > 0 && h.minTime > tau * (1 + 1e-12)) ||
+          (h.fixedFirst && stamp[h.first] == phaseId &&
+           owner[h.first] != h.src)) {
+        restHeads.push_back(h);
+        continue;
+      }
+      uint32_t idx = h.idx;
       Item &it = items[idx];
-      tieOptions(it.ties, opts);
       bool placed = false;
-      double bestScore = -1;
-      TieMask best = 0;
-      for (TieMask m : opts) {
-        if (m == 0)
-          cand.assign(routes.begin() + it.routeOff,
-                      routes.begin() + it.routeOff + it.routeLen);
-        else
-          topo.route(it.srcNode, it.dstNode, m, cand);
+      double bestPeak = 0, bestScore = -1;
+      const RouteOption *best = nullptr;
+      for (uint32_t oi = 0; oi < it.numOpts; ++oi) {
+        const RouteOption &opt = optionTable[it.optBegin + oi];
+        const LinkId *r = routes.data() + opt.off;
         double t = 0;
         bool ok = true;
-        double score = 0;
-        for (LinkId l : cand) {
+        double score = 0, peak = 0;
+        for (uint32_t i = 0; i < opt.len; ++i) {
+          LinkId l = r[i];
           double need = static_cast<double>(it.bytes) * invBw[l];
           if (stamp[l] == phaseId) {
             if (owner[l] != it.src) {
@@ -214,51 +273,60 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
           }
           t = std::max(t, need);
           score += remLoad[l];
+          peak = std::max(peak, committed[l] + it.bytes * invBw[l]);
         }
         if (!ok || (tau > 0 && t > tau * (1 + 1e-12)))
           continue;
-        if (score > bestScore) {
+        // Ties: keep the final loads balanced (the bound splits ties
+        // evenly), then prefer the links with more remaining work.
+        if (!best || peak < bestPeak * (1 - 1e-12) ||
+            (peak <= bestPeak * (1 + 1e-12) && score > bestScore)) {
+          bestPeak = peak;
           bestScore = score;
-          best = m;
+          best = &opt;
           placed = true;
         }
       }
       if (!placed) {
-        rest.push_back(idx);
+        restHeads.push_back(h);
         continue;
       }
-      if (best == 0)
-        cand.assign(routes.begin() + it.routeOff,
-                    routes.begin() + it.routeOff + it.routeLen);
-      else
-        topo.route(it.srcNode, it.dstNode, best, cand);
+      const LinkId *r = routes.data() + best->off;
       double t = 0;
-      for (LinkId l : cand) {
+      for (uint32_t i = 0; i < best->len; ++i) {
+        LinkId l = r[i];
         double b = static_cast<double>(it.bytes) * invBw[l];
         if (stamp[l] != phaseId) {
           stamp[l] = phaseId;
           owner[l] = it.src;
           phaseTime[l] = 0;
+          ++usedLinks;
         }
         phaseTime[l] += b;
+        committed[l] += b;
         t = std::max(t, phaseTime[l]);
       }
       tau = std::max(tau, t);
       // Remove the transfer's expected load from every option.
-      double share = static_cast<double>(it.bytes) / opts.size();
-      for (TieMask m : opts) {
-        topo.route(it.srcNode, it.dstNode, m, cand);
-        for (LinkId l : cand)
-          remLoad[l] -= share * invBw[l];
+      double share = static_cast<double>(it.bytes) / it.numOpts;
+      for (uint32_t oi = 0; oi < it.numOpts; ++oi) {
+        const RouteOption &opt = optionTable[it.optBegin + oi];
+        for (uint32_t i = 0; i < opt.len; ++i)
+          remLoad[routes[opt.off + i]] -= share * invBw[routes[opt.off + i]];
       }
-      phase.transfers.push_back({it.src, it.dst, it.bytes, best});
+      TieMask bestMask = best->mask;
+      phase.transfers.push_back({it.src, it.dst, it.bytes, bestMask});
       classLeft[it.routeLen] -= 1;
       ++sinceSort;
     }
     schedule.phases.push_back(std::move(phase));
-    pending.swap(rest);
-    if (!pending.empty() && sinceSort * 16 >= pending.size()) {
+    pendingHeads.swap(restHeads);
+    if (!pendingHeads.empty() && sinceSort * 8 >= pendingHeads.size()) {
+      pending.clear();
+      for (const Head &h : pendingHeads)
+        pending.push_back(h.idx);
       resort();
+      pendingHeads = heads(pending);
       sinceSort = 0;
     }
   }
@@ -269,6 +337,54 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
     first.insert(first.end(), local.begin(), local.end());
   }
   schedule.canonicalize();
+}
+
+/// Merges every phase into an earlier one (within a window) where that is
+/// congestion-free: each link either free there or used by the same source.
+/// The merged phase's time is at most the sum of the two, so the schedule
+/// never gets slower; a scatter collapses into the one phase that meets the
+/// bound.
+static void mergePhases(const Topology &topo, Schedule &schedule,
+                        unsigned window) {
+  struct Kept {
+    llvm::DenseMap<LinkId, RankId> owner;
+    Phase phase;
+  };
+  std::vector<Kept> kept;
+  llvm::SmallVector<LinkId, 64> route;
+  std::vector<std::pair<LinkId, RankId>> uses;
+  for (Phase &q : schedule.phases) {
+    uses.clear();
+    for (const Transfer &t : q.transfers) {
+      NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
+      topo.route(s, d, t.ties & topo.tieMask(s, d), route);
+      for (LinkId l : route)
+        uses.push_back({l, t.src});
+    }
+    Kept *target = nullptr;
+    size_t lo = kept.size() > window ? kept.size() - window : 0;
+    for (size_t p = lo; p < kept.size() && !target; ++p) {
+      bool ok = llvm::all_of(uses, [&](const std::pair<LinkId, RankId> &u) {
+        auto it = kept[p].owner.find(u.first);
+        return it == kept[p].owner.end() || it->second == u.second;
+      });
+      // Links used by two sources of q itself are impossible (q is
+      // congestion-free), so checking against p suffices.
+      if (ok)
+        target = &kept[p];
+    }
+    if (!target) {
+      kept.emplace_back();
+      target = &kept.back();
+    }
+    for (auto &u : uses)
+      target->owner.try_emplace(u.first, u.second);
+    target->phase.transfers.insert(target->phase.transfers.end(),
+                                   q.transfers.begin(), q.transfers.end());
+  }
+  schedule.phases.clear();
+  for (Kept &k : kept)
+    schedule.phases.push_back(std::move(k.phase));
 }
 
 llvm::LogicalResult phasec::scheduleGreedyPriority(
@@ -287,11 +403,17 @@ llvm::LogicalResult phasec::scheduleGreedyPriority(
     variants = {1, 3};
   else
     variants = {3};
+  if (!problem.transfers().uniformBytes())
+    variants.push_back(10);
   double bestTime = 0;
   bool have = false;
   for (unsigned v : variants) {
     Schedule s;
     greedyRun(problem, s, v);
+    if (n <= 300000) {
+      mergePhases(topo, s, 64);
+      s.canonicalize();
+    }
     double t = s.time(topo);
     if (!have || t < bestTime * (1 - 1e-12)) {
       have = true;

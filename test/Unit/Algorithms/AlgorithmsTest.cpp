@@ -1,0 +1,434 @@
+//===- AlgorithmsTest.cpp - Tests of the scheduling algorithms ------------===//
+//
+// Part of phasec. Every schedule is checked by Problem::verify (independent
+// of the algorithms); phase counts are checked against what the
+// constructions provably reach.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Algorithms.h"
+#include "phasec/Scheduling/Collectives.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include "gtest/gtest.h"
+
+#include <numeric>
+
+using namespace phasec;
+
+namespace {
+
+Topology makeTopology(llvm::StringRef spec) {
+  std::string error;
+  auto desc = TopologyDesc::parse(spec, error);
+  EXPECT_TRUE(succeeded(desc)) << spec.str() << ": " << error;
+  auto topo = Topology::create(*desc, error);
+  EXPECT_TRUE(succeeded(topo)) << spec.str() << ": " << error;
+  return std::move(*topo);
+}
+
+CollectiveRequest request(const Topology &t, llvm::StringRef op,
+                          int64_t bytes = 64) {
+  CollectiveRequest r;
+  r.op = op.str();
+  r.bytes = bytes;
+  r.root = 0;
+  r.group.resize(t.numRanks());
+  std::iota(r.group.begin(), r.group.end(), 0);
+  return r;
+}
+
+TransferSet build(const CollectiveRequest &r) {
+  std::string error;
+  auto ts = buildCollective(r, error);
+  EXPECT_TRUE(succeeded(ts)) << error;
+  return std::move(*ts);
+}
+
+/// Runs `algorithm` (auto by default), verifies, returns the report.
+SchedulerReport run(const Problem &problem, Schedule &schedule,
+                    SchedulerOptions options = {}) {
+  SchedulerReport report;
+  EXPECT_TRUE(succeeded(scheduleAuto(problem, schedule, options, report)))
+      << report.error;
+  llvm::SmallVector<ScheduleViolation, 4> violations;
+  EXPECT_TRUE(succeeded(problem.verify(schedule, violations, 4)))
+      << (violations.empty() ? "" : violations.front().message);
+  EXPECT_EQ(report.phases, schedule.phases.size());
+  return report;
+}
+
+SchedulerOptions onePort(SchedulerAlgorithm a = SchedulerAlgorithm::Auto) {
+  SchedulerOptions o;
+  o.algorithm = a;
+  o.bound.onePort = true;
+  return o;
+}
+
+bool canonical(const Schedule &s) {
+  for (const Phase &p : s.phases) {
+    if (p.transfers.empty())
+      return false;
+    for (size_t i = 1; i < p.transfers.size(); ++i)
+      if (std::make_pair(p.transfers[i - 1].src, p.transfers[i - 1].dst) >=
+          std::make_pair(p.transfers[i].src, p.transfers[i].dst))
+        return false;
+  }
+  return true;
+}
+
+} // namespace
+
+TEST(AlgorithmNames, RoundTrip) {
+  for (auto a : {SchedulerAlgorithm::Auto, SchedulerAlgorithm::Product,
+                 SchedulerAlgorithm::Percs, SchedulerAlgorithm::TorusQuotient,
+                 SchedulerAlgorithm::GreedyPriority,
+                 SchedulerAlgorithm::Z3Exact, SchedulerAlgorithm::LinearShift,
+                 SchedulerAlgorithm::Xor, SchedulerAlgorithm::Greedy})
+    EXPECT_EQ(parseSchedulerAlgorithm(stringifySchedulerAlgorithm(a)), a);
+  EXPECT_FALSE(parseSchedulerAlgorithm("fastest").has_value());
+}
+
+/// Rings of 2..7 get identity cores (k steps), a ring of 8 a plain one with
+/// the counting proof that no identity core exists.
+TEST(RingSchedules, TorusCores) {
+  for (unsigned k = 2; k <= 8; ++k) {
+    SchedulerOptions o;
+    SchedulerReport r;
+    auto rs = getRingSchedule(k, /*wrap=*/true, /*two=*/true, o, r);
+    ASSERT_TRUE(succeeded(rs)) << r.error;
+    EXPECT_EQ(rs->perms.size(), k);
+    EXPECT_EQ(rs->identityFirst, k <= 7) << "k=" << k;
+    std::string error;
+    EXPECT_TRUE(succeeded(checkRingSchedule(*rs, error))) << error;
+    if (k == 8) {
+      ASSERT_FALSE(r.notes.empty());
+      EXPECT_NE(r.notes.front().find("no identity ring core"),
+                std::string::npos);
+    }
+  }
+}
+
+/// Rings above 8 and long lines get greedy schedules that still cover every
+/// pair with link-disjoint partial permutations.
+TEST(RingSchedules, GreedyRings) {
+  for (auto [k, wrap] : {std::pair<unsigned, bool>{16, true}, {12, true},
+                         {8, false}, {5, false}}) {
+    SchedulerOptions o;
+    SchedulerReport r;
+    auto rs = getRingSchedule(k, wrap, true, o, r);
+    ASSERT_TRUE(succeeded(rs));
+    std::string error;
+    EXPECT_TRUE(succeeded(checkRingSchedule(*rs, error))) << error;
+    EXPECT_GE(rs->perms.size(), k);
+  }
+}
+
+TEST(RingSchedules, CheckerCatchesErrors) {
+  RingSchedule rs;
+  rs.k = 3;
+  rs.perms = {{0, 1, 2}, {1, 2, 0}, {1, 0, 1}};
+  rs.minus = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  std::string error;
+  EXPECT_TRUE(failed(checkRingSchedule(rs, error)));
+  rs.perms[2] = {2, 0, 1};
+  EXPECT_TRUE(succeeded(checkRingSchedule(rs, error))) << error;
+  rs.minus[1][0] = 1; // 0 -> 1 on a ring of 3 is no tie
+  EXPECT_TRUE(failed(checkRingSchedule(rs, error)));
+}
+
+/// max(link bound, P-1) on one-port tori with extents <= 8.
+TEST(Product, ToriUpToEight) {
+  struct Case {
+    const char *spec;
+    size_t phases;
+  } cases[] = {{"torus:4x4x4", 63},  {"torus:6x6", 35},
+               {"torus:5x7", 34},    {"torus:8x8", 64},
+               {"torus:2x2x2x2x2x2", 63}, {"torus:3x3", 8}};
+  for (const Case &c : cases) {
+    Topology t = makeTopology(c.spec);
+    CollectiveRequest req = request(t, "alltoall");
+    Problem p(t, build(req));
+    Schedule s;
+    SchedulerReport r = run(p, s, onePort(SchedulerAlgorithm::Product));
+    EXPECT_EQ(s.phases.size(), c.phases) << c.spec;
+    EXPECT_TRUE(r.optimal) << c.spec << " gap " << r.gap;
+    EXPECT_TRUE(canonical(s));
+  }
+}
+
+/// The T3D: 512 phases, equal to the link bound.
+TEST(Product, T3D) {
+  Topology t = makeTopology("torus:8x4x8x2;injection=link");
+  Problem p(t, build(request(t, "alltoall", 32768)));
+  Schedule s;
+  SchedulerReport r = run(p, s);
+  EXPECT_EQ(r.algorithm, "product");
+  EXPECT_EQ(s.phases.size(), 512u);
+  EXPECT_DOUBLE_EQ(s.bound.blocks, 512);
+  EXPECT_TRUE(r.optimal);
+}
+
+TEST(Product, Hypercubes) {
+  for (int n = 1; n <= 7; ++n) {
+    Topology t = makeTopology("hypercube:" + std::to_string(n));
+    Problem p(t, build(request(t, "alltoall")));
+    Schedule s;
+    SchedulerReport r = run(p, s, onePort());
+    EXPECT_EQ(s.phases.size(), (size_t(1) << n) - 1) << "n=" << n;
+    EXPECT_TRUE(r.optimal);
+  }
+}
+
+/// A 4x4x4 mesh: lines of 4 have Latin cores, 64 phases = the link bound.
+TEST(Product, SmallMesh) {
+  Topology t = makeTopology("mesh:4x4x4");
+  Problem p(t, build(request(t, "alltoall")));
+  Schedule s;
+  SchedulerReport r = run(p, s);
+  EXPECT_EQ(s.phases.size(), 64u);
+  EXPECT_TRUE(r.optimal);
+}
+
+/// Several ranks per node: node phases repeated per core pair, intra-node
+/// transfers in existing phases.
+TEST(Product, RanksPerNode) {
+  Topology t = makeTopology("torus:4x4;ranks=2");
+  Problem p(t, build(request(t, "alltoall")));
+  Schedule s;
+  run(p, s, onePort(SchedulerAlgorithm::Product));
+  EXPECT_EQ(s.phases.size(), 15u * 4u);
+}
+
+TEST(Product, NotApplicable) {
+  Topology t = makeTopology("torus:4x4");
+  CollectiveRequest req = request(t, "gather");
+  Problem p(t, build(req));
+  Schedule s;
+  SchedulerOptions o;
+  o.algorithm = SchedulerAlgorithm::Product;
+  SchedulerReport r;
+  EXPECT_TRUE(failed(scheduleAuto(p, s, o, r)));
+  EXPECT_NE(r.error.find("complete all-to-all"), std::string::npos);
+}
+
+/// PERCS supernode: efficiency 1 in the spec's model (>= 0.95 / 0.90).
+TEST(Percs, Supernode) {
+  for (int ranks : {8, 32}) {
+    Topology t = makeTopology("percs:supernodes=1,drawers=4,nodes=8;ranks=" +
+                              std::to_string(ranks));
+    Problem p(t, build(request(t, "alltoall", 4096)));
+    Schedule s;
+    SchedulerReport r = run(p, s);
+    EXPECT_EQ(r.algorithm, "percs");
+    EXPECT_EQ(s.phases.size(), size_t(ranks * ranks));
+    EXPECT_GE(1 / r.gap, 0.95) << "ranks=" << ranks;
+  }
+}
+
+/// Meshes and large tori: the heuristics stay near the bound.
+TEST(Heuristics, MeshAndTorus) {
+  struct Case {
+    const char *spec;
+    double maxGap;
+  } cases[] = {{"mesh:8x8", 1.05}, {"torus:10x6", 1.10},
+               {"torus:16x16", 1.10}, {"mesh:6x6", 1.05}};
+  for (const Case &c : cases) {
+    Topology t = makeTopology(c.spec);
+    Problem p(t, build(request(t, "alltoall")));
+    Schedule s;
+    SchedulerReport r = run(p, s);
+    EXPECT_LE(r.gap, c.maxGap) << c.spec << " (" << r.algorithm << ")";
+    EXPECT_TRUE(canonical(s));
+  }
+}
+
+TEST(Heuristics, TorusQuotient) {
+  Topology t = makeTopology("torus:8x8x8");
+  Problem p(t, build(request(t, "alltoall")));
+  Schedule s;
+  SchedulerOptions o;
+  o.algorithm = SchedulerAlgorithm::TorusQuotient;
+  SchedulerReport r = run(p, s, o);
+  EXPECT_LE(r.gap, 1.25);
+  // Not applicable to mixed extents.
+  Topology t2 = makeTopology("torus:4x6");
+  Problem p2(t2, build(request(t2, "alltoall")));
+  SchedulerReport r2;
+  EXPECT_TRUE(failed(scheduleTorusQuotient(p2, s, o, r2)));
+}
+
+/// General transfer sets on the T3D, byte-aware.
+TEST(Heuristics, PermutationAndSkewedAlltoallv) {
+  Topology t = makeTopology("torus:8x4x8x2");
+  CollectiveRequest perm = request(t, "rank_permute", 4096);
+  perm.perm.kind = PermutationSpec::Random;
+  perm.perm.seed = 7;
+  Problem p(t, build(perm));
+  Schedule s;
+  SchedulerReport r = run(p, s);
+  EXPECT_LE(r.gap, 1.10);
+
+  Topology small = makeTopology("torus:4x4");
+  CollectiveRequest v = request(small, "alltoallv");
+  uint64_t state = 3;
+  int64_t n = small.numRanks();
+  v.sizes.resize(n * n);
+  for (auto &x : v.sizes)
+    x = 64 << (splitmix64(state) % 5);
+  Problem pv(small, build(v));
+  Schedule sv;
+  SchedulerReport rv = run(pv, sv);
+  EXPECT_LE(rv.gap, 1.5);
+}
+
+TEST(Heuristics, RootedCollectives) {
+  Topology t = makeTopology("torus:4x4x2");
+  for (const char *op : {"gather", "all_to_one"}) {
+    Problem p(t, build(request(t, op)));
+    Schedule s;
+    SchedulerReport r = run(p, s);
+    // Every transfer crosses the root's few in-links: the greedy keeps the
+    // busiest of them busy in every phase.
+    EXPECT_LE(r.gap, 1.0 + 1e-9) << op;
+  }
+  for (const char *op : {"scatter", "one_to_all"}) {
+    Problem p(t, build(request(t, op)));
+    Schedule s;
+    SchedulerReport r = run(p, s);
+    // One source: everything merges into a single phase whose time is the
+    // busiest out-link with the ties split evenly (12 blocks); the bound
+    // averages the ring's ties over all its links (8 blocks), so 1.5 is the
+    // optimum measured against that bound.
+    EXPECT_EQ(s.phases.size(), 1u) << op;
+    EXPECT_LE(r.gap, 1.5 + 1e-9) << op;
+  }
+}
+
+/// Z3 exact on a small instance: the greedy needs 9 phases on a 4x4 torus,
+/// Z3 finds 8 = the link bound.
+TEST(Exact, SmallTorus) {
+  Topology t = makeTopology("torus:4x4");
+  Problem p(t, build(request(t, "alltoall")));
+  Schedule s;
+  SchedulerOptions o;
+  SchedulerReport r = run(p, s, o);
+  EXPECT_EQ(r.algorithm, "z3-exact");
+  EXPECT_TRUE(r.optimal);
+  EXPECT_FALSE(r.proof.empty());
+  EXPECT_EQ(s.phases.size(), 8u);
+}
+
+/// Z3 proves the greedy's 6 phases optimal on a 3x3 mesh (5 is unsat),
+/// although the bound says 5.14.
+TEST(Exact, ProvesGreedyOptimal) {
+  Topology t = makeTopology("mesh:3x3");
+  Problem p(t, build(request(t, "alltoall")));
+  Schedule s;
+  SchedulerOptions o;
+  SchedulerReport r = run(p, s, o);
+  EXPECT_EQ(s.phases.size(), 6u);
+  EXPECT_GT(r.gap, 1.0);
+  EXPECT_TRUE(r.optimal);
+  EXPECT_NE(r.proof.find("unsat"), std::string::npos) << r.proof;
+}
+
+/// A budget that runs out falls back to the heuristic, says so, and still
+/// gives a verified schedule.
+TEST(Exact, BudgetFallback) {
+  // The greedy takes 9 phases here, the optimum is 8 (see Exact.SmallTorus).
+  Topology t = makeTopology("torus:4x4");
+  Problem p(t, build(request(t, "alltoall")));
+  Schedule greedy;
+  SchedulerReport gr;
+  SchedulerOptions o;
+  ASSERT_TRUE(succeeded(scheduleGreedyPriority(p, greedy, o, gr)));
+  o.rlimit = 1000;
+  Schedule s;
+  SchedulerReport r;
+  ASSERT_TRUE(succeeded(scheduleExact(p, s, o, r, &greedy)));
+  EXPECT_TRUE(r.fellBack);
+  EXPECT_FALSE(r.optimal);
+  EXPECT_EQ(s.phases.size(), greedy.phases.size());
+  bool mentioned = false;
+  for (auto &n : r.notes)
+    mentioned |= n.find("budget exhausted") != std::string::npos;
+  EXPECT_TRUE(mentioned);
+  llvm::SmallVector<ScheduleViolation, 4> v;
+  EXPECT_TRUE(succeeded(p.verify(s, v)));
+}
+
+/// Ring cores under a tiny budget: the product still works (greedy rings).
+TEST(Product, BudgetFallback) {
+  clearRingCoreMemoryCache();
+  Topology t = makeTopology("torus:6x6");
+  Problem p(t, build(request(t, "alltoall")));
+  SchedulerOptions o = onePort(SchedulerAlgorithm::Product);
+  o.rlimit = 500;
+  Schedule s;
+  SchedulerReport r = run(p, s, o);
+  EXPECT_TRUE(r.fellBack);
+  clearRingCoreMemoryCache();
+}
+
+/// Same input, same schedule; with and without the on-disk cache.
+TEST(Determinism, RepeatAndCache) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("phasec-cache", dir));
+  Topology t = makeTopology("torus:8x4x8x2");
+  Problem p(t, build(request(t, "alltoall")));
+  SchedulerOptions o;
+  o.cacheDir = std::string(dir);
+  clearRingCoreMemoryCache();
+  Schedule a, b, c;
+  SchedulerReport ra = run(p, a, o);
+  EXPECT_GT(ra.solverQueries, 0u);
+  clearRingCoreMemoryCache();
+  SchedulerReport rb = run(p, b, o); // from the disk cache
+  EXPECT_EQ(rb.solverQueries, 0u);
+  EXPECT_GT(rb.cacheHits, 0u);
+  SchedulerReport rc = run(p, c); // memory cache, no directory
+  auto same = [](const Schedule &x, const Schedule &y) {
+    if (x.phases.size() != y.phases.size())
+      return false;
+    for (size_t i = 0; i < x.phases.size(); ++i) {
+      auto &u = x.phases[i].transfers, &v = y.phases[i].transfers;
+      if (u.size() != v.size())
+        return false;
+      for (size_t j = 0; j < u.size(); ++j)
+        if (u[j].src != v[j].src || u[j].dst != v[j].dst ||
+            u[j].bytes != v[j].bytes || u[j].ties != v[j].ties)
+          return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(same(a, b));
+  EXPECT_TRUE(same(a, c));
+  // The heuristics too.
+  Topology m = makeTopology("mesh:6x6");
+  Problem pm(m, build(request(m, "alltoall")));
+  Schedule g1, g2;
+  run(pm, g1);
+  run(pm, g2);
+  EXPECT_TRUE(same(g1, g2));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(Auto, EmptyAndBaselines) {
+  Topology t = makeTopology("torus:4x4");
+  Problem p(t, build(request(t, "alltoall")));
+  for (auto a : {SchedulerAlgorithm::LinearShift, SchedulerAlgorithm::Xor,
+                 SchedulerAlgorithm::Greedy}) {
+    Schedule s;
+    SchedulerOptions o;
+    o.algorithm = a;
+    SchedulerReport r = run(p, s, o);
+    EXPECT_GE(r.gap, 1.0);
+  }
+  Problem empty(t, TransferSet());
+  Schedule s;
+  SchedulerReport r = run(empty, s);
+  EXPECT_TRUE(s.phases.empty());
+}

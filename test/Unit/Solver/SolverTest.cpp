@@ -1,0 +1,206 @@
+//===- SolverTest.cpp - Tests of the Z3 query layer -----------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Algorithms.h"
+#include "phasec/Solver/Z3Solver.h"
+
+#include "gtest/gtest.h"
+
+using namespace phasec;
+using namespace phasec::solver;
+
+namespace {
+
+RingSchedule asSchedule(const RingCore &core, const RingCoreQuery &q) {
+  RingSchedule rs;
+  rs.k = q.k;
+  rs.wrap = q.wrap;
+  rs.twoLinksPerPair = q.twoLinksPerPair;
+  rs.perms = core.perms;
+  rs.minus = core.minus;
+  rs.identityFirst = q.withIdentity;
+  return rs;
+}
+
+RingCore solve(const RingCoreQuery &q, uint64_t rlimit = 50000000) {
+  SolverOptions o;
+  o.rlimit = rlimit;
+  std::string error;
+  auto r = solveRingCore(q, o, error);
+  EXPECT_TRUE(succeeded(r)) << error;
+  return succeeded(r) ? *r : RingCore();
+}
+
+} // namespace
+
+/// Rings of 2..8 have Latin-square cores; checked independently.
+TEST(RingCore, TorusRingsWithoutIdentity) {
+  for (unsigned k = 2; k <= 8; ++k) {
+    RingCoreQuery q;
+    q.k = k;
+    RingCore core = solve(q);
+    ASSERT_EQ(core.status, SolveStatus::Sat) << "k=" << k;
+    ASSERT_EQ(core.perms.size(), k);
+    std::string error;
+    EXPECT_TRUE(succeeded(checkRingSchedule(asSchedule(core, q), error)))
+        << "k=" << k << ": " << error;
+  }
+}
+
+/// Rings of 2..7 have cores whose step 0 is the identity.
+TEST(RingCore, TorusRingsWithIdentity) {
+  for (unsigned k = 2; k <= 7; ++k) {
+    RingCoreQuery q;
+    q.k = k;
+    q.withIdentity = true;
+    RingCore core = solve(q);
+    ASSERT_EQ(core.status, SolveStatus::Sat) << "k=" << k;
+    for (unsigned a = 0; a < k; ++a)
+      EXPECT_EQ(core.perms[0][a], static_cast<int32_t>(a));
+    std::string error;
+    EXPECT_TRUE(succeeded(checkRingSchedule(asSchedule(core, q), error)))
+        << "k=" << k << ": " << error;
+  }
+}
+
+/// A ring of 8 is link-tight (8 pairs over every link): no identity core.
+/// Z3 proves it.
+TEST(RingCore, RingOfEightHasNoIdentityCore) {
+  RingCoreQuery q;
+  q.k = 8;
+  q.withIdentity = true;
+  EXPECT_EQ(solve(q).status, SolveStatus::Unsat);
+}
+
+/// Lines (meshes): a line of 4 has a Latin core (middle link carries 4
+/// pairs in 4 steps), a line of 5 has none (6 pairs over the middle link).
+TEST(RingCore, Lines) {
+  RingCoreQuery q;
+  q.k = 4;
+  q.wrap = false;
+  q.twoLinksPerPair = false;
+  RingCore core = solve(q);
+  ASSERT_EQ(core.status, SolveStatus::Sat);
+  std::string error;
+  EXPECT_TRUE(succeeded(checkRingSchedule(asSchedule(core, q), error)))
+      << error;
+  q.k = 5;
+  EXPECT_EQ(solve(q).status, SolveStatus::Unsat);
+  q.k = 3;
+  q.withIdentity = true;
+  EXPECT_EQ(solve(q).status, SolveStatus::Sat);
+}
+
+/// A ring of 2 with a single link each way (hypercube dimension).
+TEST(RingCore, HypercubePair) {
+  RingCoreQuery q;
+  q.k = 2;
+  q.wrap = false;
+  q.twoLinksPerPair = false;
+  q.withIdentity = true;
+  RingCore core = solve(q);
+  ASSERT_EQ(core.status, SolveStatus::Sat);
+  EXPECT_EQ(core.perms[1][0], 1);
+  EXPECT_EQ(core.perms[1][1], 0);
+}
+
+/// A tiny budget gives Unknown, never a wrong answer or a hang.
+TEST(RingCore, BudgetExhausted) {
+  RingCoreQuery q;
+  q.k = 8;
+  RingCore core = solve(q, 2000);
+  EXPECT_EQ(core.status, SolveStatus::Unknown);
+  EXPECT_TRUE(core.perms.empty());
+}
+
+/// Same query, same answer.
+TEST(RingCore, Deterministic) {
+  RingCoreQuery q;
+  q.k = 6;
+  RingCore a = solve(q), b = solve(q);
+  ASSERT_EQ(a.status, SolveStatus::Sat);
+  EXPECT_EQ(a.perms, b.perms);
+  EXPECT_EQ(a.minus, b.minus);
+  EXPECT_EQ(a.rlimitUsed, b.rlimitUsed);
+}
+
+TEST(RingCore, BadExtent) {
+  RingCoreQuery q;
+  q.k = 0;
+  SolverOptions o;
+  std::string error;
+  EXPECT_TRUE(failed(solveRingCore(q, o, error)));
+  EXPECT_NE(error.find("out of range"), std::string::npos);
+}
+
+/// Three items of different groups on one resource need three phases; two
+/// items of one group may share it.
+TEST(PhaseAssignment, ConflictsAndGroups) {
+  AssignQuery q;
+  q.numResources = 2;
+  for (int g = 0; g < 3; ++g) {
+    AssignItem it;
+    it.group = g;
+    it.options.push_back({0});
+    q.items.push_back(it);
+  }
+  SolverOptions o;
+  std::string error;
+  q.numPhases = 2;
+  auto r = solvePhaseAssignment(q, o, error);
+  ASSERT_TRUE(succeeded(r)) << error;
+  EXPECT_EQ(r->status, SolveStatus::Unsat);
+  q.numPhases = 3;
+  r = solvePhaseAssignment(q, o, error);
+  ASSERT_TRUE(succeeded(r)) << error;
+  ASSERT_EQ(r->status, SolveStatus::Sat);
+  EXPECT_NE(r->phase[0], r->phase[1]);
+  EXPECT_NE(r->phase[1], r->phase[2]);
+  EXPECT_NE(r->phase[0], r->phase[2]);
+  // Same group: one phase suffices.
+  for (auto &it : q.items)
+    it.group = 7;
+  q.numPhases = 1;
+  r = solvePhaseAssignment(q, o, error);
+  ASSERT_TRUE(succeeded(r)) << error;
+  EXPECT_EQ(r->status, SolveStatus::Sat);
+}
+
+/// Route options: two items that conflict on option 0 but not on option 1.
+TEST(PhaseAssignment, Options) {
+  AssignQuery q;
+  q.numResources = 3;
+  AssignItem a, b;
+  a.group = 0;
+  a.options.push_back({0, 1});
+  b.group = 1;
+  b.options.push_back({0});
+  b.options.push_back({2});
+  q.items = {a, b};
+  q.numPhases = 1;
+  SolverOptions o;
+  std::string error;
+  auto r = solvePhaseAssignment(q, o, error);
+  ASSERT_TRUE(succeeded(r)) << error;
+  ASSERT_EQ(r->status, SolveStatus::Sat);
+  EXPECT_EQ(r->option[1], 1);
+}
+
+TEST(PhaseAssignment, BadInput) {
+  AssignQuery q;
+  q.numResources = 1;
+  AssignItem it;
+  it.options.push_back({5});
+  q.items.push_back(it);
+  q.numPhases = 1;
+  SolverOptions o;
+  std::string error;
+  EXPECT_TRUE(failed(solvePhaseAssignment(q, o, error)));
+  EXPECT_NE(error.find("resource out of range"), std::string::npos);
+  q.numPhases = 0;
+  EXPECT_TRUE(failed(solvePhaseAssignment(q, o, error)));
+  EXPECT_NE(error.find("zero phases"), std::string::npos);
+}
