@@ -220,6 +220,8 @@ int phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
   MLIRContext context(registry);
   // Huge schedules are built on one thread anyway; threads only cost here.
   context.disableMultithreading();
+  // Diagnostics point into the .sched file; a dump of the op adds nothing.
+  context.printOpOnDiagnostic(false);
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
 
   std::unique_ptr<lang::Program> program;

@@ -105,11 +105,9 @@ static bool isSortedUnique(ArrayRef<int64_t> values) {
 static int64_t getTypeBytes(Type type) {
   if (auto intType = dyn_cast<IntegerType>(type)) {
     unsigned w = intType.getWidth();
-    if ((w == 8 || w == 16 || w == 32 || w == 64) && !intType.isSignless())
+    if (intType.isSigned() || (w != 8 && w != 16 && w != 32 && w != 64))
       return 0;
-    if (w == 8 || w == 16 || w == 32 || w == 64)
-      return w / 8;
-    return 0;
+    return w / 8;
   }
   if (type.isF32())
     return 4;
@@ -127,12 +125,6 @@ static int64_t getTypeBytes(Type type) {
 /// Element types: signless or unsigned integers of 8..64 bits, f32, f64,
 /// complex<f32>, complex<f64>.
 static bool isSupportedElementType(Type type) {
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    if (intType.isSigned())
-      return false;
-    unsigned w = intType.getWidth();
-    return w == 8 || w == 16 || w == 32 || w == 64;
-  }
   return getTypeBytes(type) != 0;
 }
 
