@@ -190,9 +190,10 @@ int64_t MachineOp::getNumRanks() {
 static constexpr int64_t kMaxMachineRanks = int64_t(1) << 22;
 
 LogicalResult MachineOp::verify() {
-  if (getRanksPerNode() < 1)
+  // I64Attr getters return uint64_t: compare as signed.
+  if (static_cast<int64_t>(getRanksPerNode()) < 1)
     return emitOpError("ranks_per_node must be at least 1, not ")
-           << getRanksPerNode();
+           << static_cast<int64_t>(getRanksPerNode());
   auto positive = [&](std::optional<llvm::APFloat> value,
                       StringRef name) -> LogicalResult {
     if (value && !(value->convertToDouble() > 0))
@@ -218,7 +219,7 @@ LogicalResult MachineOp::verify() {
       failed(nonNegative(getDLatency(), "d_latency")) ||
       failed(nonNegative(getSetupCost(), "setup_cost")))
     return failure();
-  if (auto packet = getPacketLength(); packet && *packet <= 0)
+  if (auto packet = getPacketLength(); packet && static_cast<int64_t>(*packet) <= 0)
     return emitOpError("packet_length must be positive");
 
   bool percs = isa<PercsAttr>(getTopology());
@@ -472,7 +473,7 @@ LogicalResult PermuteOp::verify() {
     return emitOpError("pattern table needs a table");
   if (getPattern() != PermuteKind::Table && getTable())
     return emitOpError("a table needs pattern table");
-  if (getPattern() == PermuteKind::Xor && getMask() < 0)
+  if (getPattern() == PermuteKind::Xor && static_cast<int64_t>(getMask()) < 0)
     return emitOpError("mask must not be negative");
   return success();
 }
@@ -664,7 +665,7 @@ static LogicalResult verifyScheduleBody(Operation *schedule, Region &body) {
 LogicalResult ScheduleOp::verify() {
   if (getBound().convertToDouble() < 0 || getTime().convertToDouble() < 0 ||
       getGap().convertToDouble() < 0 ||
-      getBoundBlocks().convertToDouble() < 0 || getBoundMinPhases() < 0)
+      getBoundBlocks().convertToDouble() < 0 || static_cast<int64_t>(getBoundMinPhases()) < 0)
     return emitOpError("bound, time and gap must not be negative");
   return verifyScheduleBody(*this, getBody());
 }
