@@ -24,20 +24,28 @@ using namespace phasec::lang;
 
 llvm::StringRef phasec::lang::stringifyTopologyKind(TopologyKind kind) {
   switch (kind) {
-  case TopologyKind::Torus: return "torus";
-  case TopologyKind::Mesh: return "mesh";
-  case TopologyKind::Hypercube: return "hypercube";
-  case TopologyKind::Percs: return "percs";
+  case TopologyKind::Torus:
+    return "torus";
+  case TopologyKind::Mesh:
+    return "mesh";
+  case TopologyKind::Hypercube:
+    return "hypercube";
+  case TopologyKind::Percs:
+    return "percs";
   }
   llvm_unreachable("bad topology kind");
 }
 
 llvm::StringRef phasec::lang::stringifyLinkClass(LinkClass cls) {
   switch (cls) {
-  case LinkClass::Network: return "network";
-  case LinkClass::LL: return "LL";
-  case LinkClass::LR: return "LR";
-  case LinkClass::D: return "D";
+  case LinkClass::Network:
+    return "network";
+  case LinkClass::LL:
+    return "LL";
+  case LinkClass::LR:
+    return "LR";
+  case LinkClass::D:
+    return "D";
   }
   llvm_unreachable("bad link class");
 }
@@ -48,18 +56,30 @@ llvm::StringRef phasec::lang::stringifyRoutingKind(RoutingKind kind) {
 
 llvm::StringRef phasec::lang::stringifyElementType(ElementType type) {
   switch (type) {
-  case ElementType::Int8: return "int8";
-  case ElementType::Int16: return "int16";
-  case ElementType::Int32: return "int32";
-  case ElementType::Int64: return "int64";
-  case ElementType::UInt8: return "uint8";
-  case ElementType::UInt16: return "uint16";
-  case ElementType::UInt32: return "uint32";
-  case ElementType::UInt64: return "uint64";
-  case ElementType::F32: return "f32";
-  case ElementType::F64: return "f64";
-  case ElementType::Complex64: return "complex64";
-  case ElementType::Complex128: return "complex128";
+  case ElementType::Int8:
+    return "int8";
+  case ElementType::Int16:
+    return "int16";
+  case ElementType::Int32:
+    return "int32";
+  case ElementType::Int64:
+    return "int64";
+  case ElementType::UInt8:
+    return "uint8";
+  case ElementType::UInt16:
+    return "uint16";
+  case ElementType::UInt32:
+    return "uint32";
+  case ElementType::UInt64:
+    return "uint64";
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F64:
+    return "f64";
+  case ElementType::Complex64:
+    return "complex64";
+  case ElementType::Complex128:
+    return "complex128";
   }
   llvm_unreachable("bad element type");
 }
@@ -67,17 +87,22 @@ llvm::StringRef phasec::lang::stringifyElementType(ElementType type) {
 int64_t phasec::lang::elementTypeBytes(ElementType type) {
   switch (type) {
   case ElementType::Int8:
-  case ElementType::UInt8: return 1;
+  case ElementType::UInt8:
+    return 1;
   case ElementType::Int16:
-  case ElementType::UInt16: return 2;
+  case ElementType::UInt16:
+    return 2;
   case ElementType::Int32:
   case ElementType::UInt32:
-  case ElementType::F32: return 4;
+  case ElementType::F32:
+    return 4;
   case ElementType::Int64:
   case ElementType::UInt64:
   case ElementType::F64:
-  case ElementType::Complex64: return 8;
-  case ElementType::Complex128: return 16;
+  case ElementType::Complex64:
+    return 8;
+  case ElementType::Complex128:
+    return 16;
   }
   llvm_unreachable("bad element type");
 }
@@ -88,85 +113,134 @@ llvm::StringRef phasec::lang::stringifyDistribution(Distribution dist) {
 
 llvm::StringRef phasec::lang::stringifyOpKind(OpKind kind) {
   switch (kind) {
-  case OpKind::Alltoall: return "alltoall";
-  case OpKind::Alltoallv: return "alltoallv";
-  case OpKind::Transpose: return "transpose";
-  case OpKind::Permute: return "permute";
-  case OpKind::Gather: return "gather";
-  case OpKind::Scatter: return "scatter";
-  case OpKind::Allgather: return "allgather";
-  case OpKind::Broadcast: return "broadcast";
-  case OpKind::Reduce: return "reduce";
-  case OpKind::Allreduce: return "allreduce";
-  case OpKind::Scan: return "scan";
-  case OpKind::OneToAll: return "one_to_all";
-  case OpKind::AllToOne: return "all_to_one";
-  case OpKind::Barrier: return "barrier";
-  case OpKind::Local: return "local";
+  case OpKind::Alltoall:
+    return "alltoall";
+  case OpKind::Alltoallv:
+    return "alltoallv";
+  case OpKind::Transpose:
+    return "transpose";
+  case OpKind::Permute:
+    return "permute";
+  case OpKind::Gather:
+    return "gather";
+  case OpKind::Scatter:
+    return "scatter";
+  case OpKind::Allgather:
+    return "allgather";
+  case OpKind::Broadcast:
+    return "broadcast";
+  case OpKind::Reduce:
+    return "reduce";
+  case OpKind::Allreduce:
+    return "allreduce";
+  case OpKind::Scan:
+    return "scan";
+  case OpKind::OneToAll:
+    return "one_to_all";
+  case OpKind::AllToOne:
+    return "all_to_one";
+  case OpKind::Barrier:
+    return "barrier";
+  case OpKind::Local:
+    return "local";
   }
   llvm_unreachable("bad op kind");
 }
 
 llvm::StringRef phasec::lang::stringifyAggregate(Aggregate agg) {
   switch (agg) {
-  case Aggregate::None: return "none";
-  case Aggregate::Putget: return "putget";
-  case Aggregate::Waitvec: return "waitvec";
-  case Aggregate::Vote: return "vote";
-  case Aggregate::Match: return "match";
-  case Aggregate::Rank: return "rank";
-  case Aggregate::Population: return "population";
-  case Aggregate::Enumerate: return "enumerate";
-  case Aggregate::Any: return "any";
-  case Aggregate::All: return "all";
-  case Aggregate::Barrier: return "barrier";
+  case Aggregate::None:
+    return "none";
+  case Aggregate::Putget:
+    return "putget";
+  case Aggregate::Waitvec:
+    return "waitvec";
+  case Aggregate::Vote:
+    return "vote";
+  case Aggregate::Match:
+    return "match";
+  case Aggregate::Rank:
+    return "rank";
+  case Aggregate::Population:
+    return "population";
+  case Aggregate::Enumerate:
+    return "enumerate";
+  case Aggregate::Any:
+    return "any";
+  case Aggregate::All:
+    return "all";
+  case Aggregate::Barrier:
+    return "barrier";
   }
   llvm_unreachable("bad aggregate");
 }
 
 llvm::StringRef phasec::lang::stringifyReduceOp(ReduceOp op) {
   switch (op) {
-  case ReduceOp::Add: return "add";
-  case ReduceOp::Mul: return "mul";
-  case ReduceOp::Min: return "min";
-  case ReduceOp::Max: return "max";
-  case ReduceOp::And: return "and";
-  case ReduceOp::Or: return "or";
-  case ReduceOp::Xor: return "xor";
+  case ReduceOp::Add:
+    return "add";
+  case ReduceOp::Mul:
+    return "mul";
+  case ReduceOp::Min:
+    return "min";
+  case ReduceOp::Max:
+    return "max";
+  case ReduceOp::And:
+    return "and";
+  case ReduceOp::Or:
+    return "or";
+  case ReduceOp::Xor:
+    return "xor";
   }
   llvm_unreachable("bad reduce op");
 }
 
 llvm::StringRef phasec::lang::stringifyPermuteKind(PermuteKind kind) {
   switch (kind) {
-  case PermuteKind::Random: return "random";
-  case PermuteKind::BitReversal: return "bit_reversal";
-  case PermuteKind::Xor: return "xor";
-  case PermuteKind::Shift: return "shift";
-  case PermuteKind::Table: return "table";
+  case PermuteKind::Random:
+    return "random";
+  case PermuteKind::BitReversal:
+    return "bit_reversal";
+  case PermuteKind::Xor:
+    return "xor";
+  case PermuteKind::Shift:
+    return "shift";
+  case PermuteKind::Table:
+    return "table";
   }
   llvm_unreachable("bad permute kind");
 }
 
 llvm::StringRef phasec::lang::stringifyAlgorithm(Algorithm alg) {
   switch (alg) {
-  case Algorithm::Auto: return "auto";
-  case Algorithm::Pairwise: return "pairwise";
-  case Algorithm::LinearShift: return "linear_shift";
-  case Algorithm::Xor: return "xor";
-  case Algorithm::Bruck: return "bruck";
-  case Algorithm::KLevel: return "k_level";
-  case Algorithm::Direct: return "direct";
-  case Algorithm::Schedule: return "schedule";
+  case Algorithm::Auto:
+    return "auto";
+  case Algorithm::Pairwise:
+    return "pairwise";
+  case Algorithm::LinearShift:
+    return "linear_shift";
+  case Algorithm::Xor:
+    return "xor";
+  case Algorithm::Bruck:
+    return "bruck";
+  case Algorithm::KLevel:
+    return "k_level";
+  case Algorithm::Direct:
+    return "direct";
+  case Algorithm::Schedule:
+    return "schedule";
   }
   llvm_unreachable("bad algorithm");
 }
 
 llvm::StringRef phasec::lang::stringifyKLevelShape(KLevelShape shape) {
   switch (shape) {
-  case KLevelShape::None: return "none";
-  case KLevelShape::Rec: return "rec";
-  case KLevelShape::Sq: return "sq";
+  case KLevelShape::None:
+    return "none";
+  case KLevelShape::Rec:
+    return "rec";
+  case KLevelShape::Sq:
+    return "sq";
   }
   llvm_unreachable("bad k-level shape");
 }
@@ -177,9 +251,12 @@ llvm::StringRef phasec::lang::stringifySyncKind(SyncKind sync) {
 
 llvm::StringRef phasec::lang::stringifyTransferStyle(TransferStyle style) {
   switch (style) {
-  case TransferStyle::Packing: return "packing";
-  case TransferStyle::Chained: return "chained";
-  case TransferStyle::DirectDeposit: return "direct_deposit";
+  case TransferStyle::Packing:
+    return "packing";
+  case TransferStyle::Chained:
+    return "chained";
+  case TransferStyle::DirectDeposit:
+    return "direct_deposit";
   }
   llvm_unreachable("bad transfer style");
 }
@@ -359,8 +436,7 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
   }
   for (const auto &g : groups) {
     os << "group " << groupName(g.get()) << " over "
-       << (g->overNodes ? "nodes" : "ranks") << " (" << g->size()
-       << " ranks";
+       << (g->overNodes ? "nodes" : "ranks") << " (" << g->size() << " ranks";
     if (g->overNodes)
       os << ", " << g->nodes.size() << " nodes";
     os << ")";
@@ -411,11 +487,20 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     if (op->kind == OpKind::Permute) {
       os << "  pattern = " << stringifyPermuteKind(op->permuteKind);
       switch (op->permuteKind) {
-      case PermuteKind::Random: os << '(' << op->seed << ')'; break;
-      case PermuteKind::Xor: os << '(' << op->mask << ')'; break;
-      case PermuteKind::Shift: os << '(' << op->shift << ')'; break;
-      case PermuteKind::Table: os << "(\"" << op->tableFile << "\")"; break;
-      case PermuteKind::BitReversal: break;
+      case PermuteKind::Random:
+        os << '(' << op->seed << ')';
+        break;
+      case PermuteKind::Xor:
+        os << '(' << op->mask << ')';
+        break;
+      case PermuteKind::Shift:
+        os << '(' << op->shift << ')';
+        break;
+      case PermuteKind::Table:
+        os << "(\"" << op->tableFile << "\")";
+        break;
+      case PermuteKind::BitReversal:
+        break;
       }
       os << (op->elementLevel ? "  // element level" : "  // rank level")
          << "\n  permutation = ";
@@ -448,9 +533,9 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     if (op->hasSchedule) {
       os << "  schedule  // " << op->phases.size() << " phases, "
          << op->numScheduledTransfers() << " transfers\n";
-      size_t shownPhases = maxItems ? std::min<size_t>(op->phases.size(),
-                                                       maxItems)
-                                    : op->phases.size();
+      size_t shownPhases = maxItems
+                               ? std::min<size_t>(op->phases.size(), maxItems)
+                               : op->phases.size();
       for (size_t p = 0; p < shownPhases; ++p) {
         const Phase &ph = op->phases[p];
         os << "    phase " << p << " (" << ph.transfers.size()
@@ -458,8 +543,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
         size_t n = ph.transfers.size();
         size_t shown = maxItems ? std::min<size_t>(n, maxItems) : n;
         for (size_t i = 0; i < shown; ++i)
-          os << ' ' << ph.transfers[i].src << "->" << ph.transfers[i].dst
-             << ':' << ph.transfers[i].bytes;
+          os << ' ' << ph.transfers[i].src << "->" << ph.transfers[i].dst << ':'
+             << ph.transfers[i].bytes;
         if (shown < n)
           os << " ...";
         os << "\n";

@@ -144,7 +144,8 @@ public:
     return ctx ? loc(ctx->getStart()) : llvm::SMLoc::getFromPointer(bufStart);
   }
   llvm::SMLoc loc(antlr4::tree::TerminalNode *node) {
-    return node ? loc(node->getSymbol()) : llvm::SMLoc::getFromPointer(bufStart);
+    return node ? loc(node->getSymbol())
+                : llvm::SMLoc::getFromPointer(bufStart);
   }
   static std::string text(antlr4::Token *tok) {
     return tok ? tok->getText() : std::string();
@@ -455,8 +456,9 @@ private:
 /// Rejects inputs whose nesting would make the recursive parser, the tree
 /// walk or Sema recurse too deeply. Works on the token stream, before
 /// parsing.
-bool checkNesting(antlr4::CommonTokenStream &tokens, const FrontendOptions &opts,
-                  DiagnosticEngine &diag, const char *bufStart, size_t bufSize) {
+bool checkNesting(antlr4::CommonTokenStream &tokens,
+                  const FrontendOptions &opts, DiagnosticEngine &diag,
+                  const char *bufStart, size_t bufSize) {
   unsigned depth = 0;
   unsigned opsInStatement = 0;
   const unsigned maxOps = 4 * std::max(opts.maxNesting, 1u);
@@ -470,8 +472,7 @@ bool checkNesting(antlr4::CommonTokenStream &tokens, const FrontendOptions &opts
     };
     if (t == "(" || t == "[" || t == "{") {
       if (++depth > opts.maxNesting) {
-        diag.error(at(), "nesting deeper than " +
-                             llvm::Twine(opts.maxNesting) +
+        diag.error(at(), "nesting deeper than " + llvm::Twine(opts.maxNesting) +
                              " levels is not supported");
         return false;
       }
@@ -487,8 +488,8 @@ bool checkNesting(antlr4::CommonTokenStream &tokens, const FrontendOptions &opts
     } else if (tok->getType() != SchedLexer::ID &&
                tok->getType() != SchedLexer::INT &&
                tok->getType() != SchedLexer::FLOAT &&
-               tok->getType() != SchedLexer::STRING && t != "," &&
-               t != "." && t != "=" && t != ":" && t != "..") {
+               tok->getType() != SchedLexer::STRING && t != "," && t != "." &&
+               t != "=" && t != ":" && t != "..") {
       if (++opsInStatement > maxOps) {
         diag.error(at(), "expression with more than " + llvm::Twine(maxOps) +
                              " operators is not supported");
@@ -501,8 +502,9 @@ bool checkNesting(antlr4::CommonTokenStream &tokens, const FrontendOptions &opts
 
 } // namespace
 
-std::unique_ptr<Program> phasec::lang::parseAndCheck(
-    llvm::SourceMgr &sm, const FrontendOptions &opts, DiagnosticEngine &diag) {
+std::unique_ptr<Program>
+phasec::lang::parseAndCheck(llvm::SourceMgr &sm, const FrontendOptions &opts,
+                            DiagnosticEngine &diag) {
   unsigned bufferId = sm.getMainFileID();
   const llvm::MemoryBuffer *buffer = sm.getMemoryBuffer(bufferId);
   llvm::StringRef src = buffer->getBuffer();

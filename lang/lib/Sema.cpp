@@ -66,7 +66,7 @@ struct SplitMix64 {
   }
 };
 
-/// Thrown nowhere: Sema reports and returns std::nullopt instead.
+/// An evaluated integer, or std::nullopt after an error has been reported.
 using OptInt = std::optional<int64_t>;
 
 class Sema {
@@ -93,8 +93,7 @@ private:
   struct Env {
     const Machine *machine = nullptr;
     std::vector<std::pair<std::string, int64_t>> vars;
-    /// Extra names whose use is an error with an explanation (coordinate
-    /// names that do not exist on this machine).
+    /// The operation's group (for member() and group_size), if any.
     const Group *group = nullptr;
   };
 
@@ -140,8 +139,7 @@ private:
     if (env.group && e.text == "group_size")
       return env.group->size();
     StringRef name = e.text;
-    bool coordName = name == "x" || name == "y" || name == "z" ||
-                     name == "w" ||
+    bool coordName = name == "x" || name == "y" || name == "z" || name == "w" ||
                      (name.size() > 1 && name[0] == 'd' &&
                       llvm::all_of(name.drop_front(), llvm::isDigit));
     if (const Machine *m = env.machine; m && coordName) {
@@ -152,7 +150,8 @@ private:
       return fail(e.loc, "unknown name '" + name + "' (machine '" + m->name +
                              "' has " + Twine(m->numDims()) +
                              " dimensions: coordinates d0..d" +
-                             Twine(m->numDims() - 1) + ", x, y, z, w for the "
+                             Twine(m->numDims() - 1) +
+                             ", x, y, z, w for the "
                              "first four)");
     }
     return fail(e.loc, "unknown name '" + e.text + "'");
@@ -202,19 +201,21 @@ private:
       if (!nargs(1) || !evalArgs())
         return std::nullopt;
       if (a[0] <= 0)
-        return fail(e.loc, "log2 of a non-positive value (" + Twine(a[0]) + ")");
+        return fail(e.loc,
+                    "log2 of a non-positive value (" + Twine(a[0]) + ")");
       return static_cast<int64_t>(63 - __builtin_clzll(a[0]));
     }
     if (e.text == "rank") {
       if (!nargs(2) || !evalArgs() || !needMachine())
         return std::nullopt;
       if (a[0] < 0 || a[0] >= m->numNodes())
-        return fail(e.loc, "node " + Twine(a[0]) + " does not exist (machine '" +
-                               m->name + "' has " + Twine(m->numNodes()) +
-                               " nodes)");
+        return fail(e.loc, "node " + Twine(a[0]) +
+                               " does not exist (machine '" + m->name +
+                               "' has " + Twine(m->numNodes()) + " nodes)");
       if (a[1] < 0 || a[1] >= m->ranksPerNode)
-        return fail(e.loc, "core " + Twine(a[1]) + " does not exist (machine '" +
-                               m->name + "' has " + Twine(m->ranksPerNode) +
+        return fail(e.loc, "core " + Twine(a[1]) +
+                               " does not exist (machine '" + m->name +
+                               "' has " + Twine(m->ranksPerNode) +
                                " ranks per node)");
       return a[0] * m->ranksPerNode + a[1];
     }
@@ -222,9 +223,9 @@ private:
       if (!nargs(1) || !evalArgs() || !needMachine())
         return std::nullopt;
       if (a[0] < 0 || a[0] >= m->numRanks())
-        return fail(e.loc, "rank " + Twine(a[0]) + " does not exist (machine '" +
-                               m->name + "' has " + Twine(m->numRanks()) +
-                               " ranks)");
+        return fail(e.loc, "rank " + Twine(a[0]) +
+                               " does not exist (machine '" + m->name +
+                               "' has " + Twine(m->numRanks()) + " ranks)");
       return e.text == "node_of" ? a[0] / m->ranksPerNode
                                  : a[0] % m->ranksPerNode;
     }
@@ -270,9 +271,9 @@ private:
       if (!env.group)
         return fail(e.loc, "'member' needs an operation's group in scope");
       if (a[0] < 0 || a[0] >= env.group->size())
-        return fail(e.loc, "member index " + Twine(a[0]) + " is outside group '" +
-                               env.group->name + "' of " +
-                               Twine(env.group->size()) + " ranks");
+        return fail(e.loc, "member index " + Twine(a[0]) +
+                               " is outside group '" + env.group->name +
+                               "' of " + Twine(env.group->size()) + " ranks");
       return env.group->ranks[a[0]];
     }
     return fail(e.loc, "unknown function '" + e.text + "'");
@@ -361,22 +362,32 @@ private:
     }
     if (op == "<<" || op == ">>") {
       if (y < 0 || y > 62)
-        return fail(e.loc, "shift amount " + Twine(y) + " is out of range 0..62");
+        return fail(e.loc,
+                    "shift amount " + Twine(y) + " is out of range 0..62");
       if (op == ">>")
         return x >> y;
       if (x < 0 || x > (INT64_MAX >> y))
         return fail(e.loc, "integer overflow in '<<'");
       return x << y;
     }
-    if (op == "<") return static_cast<int64_t>(x < y);
-    if (op == "<=") return static_cast<int64_t>(x <= y);
-    if (op == ">") return static_cast<int64_t>(x > y);
-    if (op == ">=") return static_cast<int64_t>(x >= y);
-    if (op == "==") return static_cast<int64_t>(x == y);
-    if (op == "!=") return static_cast<int64_t>(x != y);
-    if (op == "&") return x & y;
-    if (op == "^") return x ^ y;
-    if (op == "|") return x | y;
+    if (op == "<")
+      return static_cast<int64_t>(x < y);
+    if (op == "<=")
+      return static_cast<int64_t>(x <= y);
+    if (op == ">")
+      return static_cast<int64_t>(x > y);
+    if (op == ">=")
+      return static_cast<int64_t>(x >= y);
+    if (op == "==")
+      return static_cast<int64_t>(x == y);
+    if (op == "!=")
+      return static_cast<int64_t>(x != y);
+    if (op == "&")
+      return x & y;
+    if (op == "^")
+      return x ^ y;
+    if (op == "|")
+      return x | y;
     llvm_unreachable("operator not in the grammar");
   }
 
@@ -401,9 +412,12 @@ private:
       if (!r)
         return std::nullopt;
       double out = 0;
-      if (e.text == "+") out = *l + *r;
-      else if (e.text == "-") out = *l - *r;
-      else if (e.text == "*") out = *l * *r;
+      if (e.text == "+")
+        out = *l + *r;
+      else if (e.text == "-")
+        out = *l - *r;
+      else if (e.text == "*")
+        out = *l * *r;
       else {
         if (*r == 0) {
           diag.error(e.loc, "division by zero");
@@ -523,8 +537,8 @@ private:
     if (!v.expr)
       return std::nullopt;
     if (!v.unit.empty()) {
-      diag.error(v.unitLoc, "bad unit '" + v.unit + "': " + what +
-                                " is a plain integer");
+      diag.error(v.unitLoc,
+                 "bad unit '" + v.unit + "': " + what + " is a plain integer");
       return std::nullopt;
     }
     return evalInt(*v.expr, env);
@@ -564,8 +578,7 @@ private:
   llvm::SmallVector<int64_t, 4> ovDims;
   int64_t ovSupernodes = 0, ovDrawers = 0, ovNodes = 0;
 
-  bool finishMachine(Machine &m, const MachineDecl &d, bool hasRouting,
-                     const Property *routingProp);
+  bool finishMachine(Machine &m, bool hasRouting, const Property *routingProp);
   bool setTopology(Machine &m, const Value &v);
 
   const Machine *defaultMachine(SMLoc loc, StringRef what);
@@ -577,8 +590,7 @@ private:
   bool execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
                  Phase *phase, unsigned depth);
   void verifySchedule(Operation &op);
-  bool buildPermutation(const OpDecl &d, const Property &p, Operation &op,
-                        int64_t n);
+  bool buildPermutation(const Property &p, Operation &op, int64_t n);
   bool readIntegers(const std::string &file, SMLoc loc,
                     std::vector<int64_t> &out, int64_t expected,
                     StringRef what);
@@ -666,8 +678,7 @@ bool Sema::setTopology(Machine &m, const Value &v) {
   }
   if (kind == "percs") {
     if (args.size() != 3) {
-      diag.error(v.loc,
-                 "percs takes (supernodes, drawers, nodes_per_drawer)");
+      diag.error(v.loc, "percs takes (supernodes, drawers, nodes_per_drawer)");
       return false;
     }
     m.kind = TopologyKind::Percs;
@@ -740,7 +751,7 @@ bool Sema::applyTopologyOverride() {
   return true;
 }
 
-bool Sema::finishMachine(Machine &m, const MachineDecl &d, bool hasRouting,
+bool Sema::finishMachine(Machine &m, bool hasRouting,
                          const Property *routingProp) {
   bool ok = true;
   if (haveOverride) {
@@ -805,8 +816,10 @@ bool Sema::finishMachine(Machine &m, const MachineDecl &d, bool hasRouting,
     if (m.dBandwidth == 0)
       m.dBandwidth = 10e9;
     if (hasRouting && routingProp &&
-        !(routingProp->value.expr && routingProp->value.expr->kind == Expr::Ident &&
-          routingProp->value.expr->text == "direct") && !haveOverride) {
+        !(routingProp->value.expr &&
+          routingProp->value.expr->kind == Expr::Ident &&
+          routingProp->value.expr->text == "direct") &&
+        !haveOverride) {
       diag.error(routingProp->loc,
                  "PERCS machines route directly; use 'routing = direct'");
       ok = false;
@@ -856,7 +869,6 @@ bool Sema::finishMachine(Machine &m, const MachineDecl &d, bool hasRouting,
         m.dimOrder.push_back(i);
     }
   }
-  (void)d;
   return ok;
 }
 
@@ -907,11 +919,14 @@ void Sema::checkMachines() {
           bw ? setRate(m->bandwidth, "bandwidth")
              : setTime(m->latency, "latency");
         else if (p.sub == "LL")
-          bw ? setRate(m->llBandwidth, "bandwidth") : setTime(m->llLatency, "latency");
+          bw ? setRate(m->llBandwidth, "bandwidth")
+             : setTime(m->llLatency, "latency");
         else if (p.sub == "LR")
-          bw ? setRate(m->lrBandwidth, "bandwidth") : setTime(m->lrLatency, "latency");
+          bw ? setRate(m->lrBandwidth, "bandwidth")
+             : setTime(m->lrLatency, "latency");
         else if (p.sub == "D")
-          bw ? setRate(m->dBandwidth, "bandwidth") : setTime(m->dLatency, "latency");
+          bw ? setRate(m->dBandwidth, "bandwidth")
+             : setTime(m->dLatency, "latency");
         else {
           diag.error(p.loc, "unknown link class '" + p.sub + "'");
           diag.note(p.loc, "valid link classes: LL, LR, D (PERCS)");
@@ -986,7 +1001,7 @@ void Sema::checkMachines() {
       }
     }
     if (ok)
-      ok = finishMachine(*m, d, hasRouting, routingProp);
+      ok = finishMachine(*m, hasRouting, routingProp);
     else if (!m->topologyLoc.isValid() && !haveOverride)
       diag.error(m->loc, "machine '" + m->name + "' has no topology");
     if (!ok)
@@ -1049,8 +1064,9 @@ void Sema::checkGroups() {
     if (!d.machine.empty()) {
       m = prog->lookupMachine(d.machine);
       if (!m) {
-        bool declared = llvm::any_of(
-            mod.machines, [&](const MachineDecl &md) { return md.name == d.machine; });
+        bool declared = llvm::any_of(mod.machines, [&](const MachineDecl &md) {
+          return md.name == d.machine;
+        });
         if (!declared)
           diag.error(d.machineLoc, "unknown machine '" + d.machine + "'");
         continue;
@@ -1075,8 +1091,8 @@ void Sema::checkGroups() {
     else if (d.setKind == "ranks")
       overNodes = false;
     else {
-      diag.error(d.setKindLoc, "expected 'nodes' or 'ranks', got '" +
-                                   d.setKind + "'");
+      diag.error(d.setKindLoc,
+                 "expected 'nodes' or 'ranks', got '" + d.setKind + "'");
       continue;
     }
     int64_t universe = overNodes ? m->numNodes() : m->numRanks();
@@ -1114,8 +1130,8 @@ void Sema::checkGroups() {
       if (!lo || !hi || !step) {
         ok = false;
       } else if (*step <= 0) {
-        diag.error(d.step->loc, "range step must be positive, got " +
-                                    Twine(*step));
+        diag.error(d.step->loc,
+                   "range step must be positive, got " + Twine(*step));
         ok = false;
       } else if (*lo < 0 || *lo > universe) {
         outside(d.lo->loc, *lo);
@@ -1200,7 +1216,8 @@ void Sema::checkGroups() {
 const Group *Sema::resolveTarget(const Target &t, const Machine *machineHint,
                                  StringRef what, SMLoc declLoc) {
   if (!t.present) {
-    const Machine *m = machineHint ? machineHint : defaultMachine(declLoc, what);
+    const Machine *m =
+        machineHint ? machineHint : defaultMachine(declLoc, what);
     return m ? prog->allGroup(m) : nullptr;
   }
   auto knownGroupDecl = [&](StringRef name) {
@@ -1245,7 +1262,8 @@ const Group *Sema::resolveTarget(const Target &t, const Machine *machineHint,
     if (matches > 1) {
       diag.error(t.loc, "group '" + t.first +
                             "' exists on several machines; write "
-                            "MACHINE." + t.first);
+                            "MACHINE." +
+                            t.first);
       return nullptr;
     }
   }
@@ -1277,11 +1295,16 @@ void Sema::checkArrays() {
       continue;
     }
     static const std::pair<const char *, ElementType> types[] = {
-        {"int8", ElementType::Int8},       {"int16", ElementType::Int16},
-        {"int32", ElementType::Int32},     {"int64", ElementType::Int64},
-        {"uint8", ElementType::UInt8},     {"uint16", ElementType::UInt16},
-        {"uint32", ElementType::UInt32},   {"uint64", ElementType::UInt64},
-        {"f32", ElementType::F32},         {"f64", ElementType::F64},
+        {"int8", ElementType::Int8},
+        {"int16", ElementType::Int16},
+        {"int32", ElementType::Int32},
+        {"int64", ElementType::Int64},
+        {"uint8", ElementType::UInt8},
+        {"uint16", ElementType::UInt16},
+        {"uint32", ElementType::UInt32},
+        {"uint64", ElementType::UInt64},
+        {"f32", ElementType::F32},
+        {"f64", ElementType::F64},
         {"complex64", ElementType::Complex64},
         {"complex128", ElementType::Complex128}};
     auto a = std::make_unique<Array>();
@@ -1317,7 +1340,8 @@ void Sema::checkArrays() {
         ok = false;
         break;
       }
-      if (__builtin_mul_overflow(total, *x, &total) || total > (int64_t(1) << 50)) {
+      if (__builtin_mul_overflow(total, *x, &total) ||
+          total > (int64_t(1) << 50)) {
         diag.error(e->loc, "array '" + d.name + "' is too large");
         ok = false;
         break;
@@ -1338,7 +1362,8 @@ void Sema::checkArrays() {
                             "by columns");
       ok = false;
     }
-    const Group *g = resolveTarget(d.over, nullptr, "array '" + d.name + "'", d.loc);
+    const Group *g =
+        resolveTarget(d.over, nullptr, "array '" + d.name + "'", d.loc);
     if (!g || !ok)
       continue;
     a->group = g;
@@ -1349,8 +1374,7 @@ void Sema::checkArrays() {
       diag.error(d.loc, "array '" + d.name + "' has " + Twine(extent) +
                             (dim == 0 ? " rows" : " columns") +
                             ", which group '" + g->name + "' of " +
-                            Twine(g->size()) +
-                            " ranks cannot divide evenly");
+                            Twine(g->size()) + " ranks cannot divide evenly");
       std::string divisors;
       int shown = 0;
       int64_t maxSize = g->machine->numRanks();
@@ -1381,10 +1405,9 @@ bool Sema::readIntegers(const std::string &file, SMLoc loc,
   }
   llvm::SmallString<256> path(file);
   if (!llvm::sys::path::is_absolute(path)) {
-    StringRef mainName =
-        diag.sourceMgr()
-            .getMemoryBuffer(diag.sourceMgr().getMainFileID())
-            ->getBufferIdentifier();
+    StringRef mainName = diag.sourceMgr()
+                             .getMemoryBuffer(diag.sourceMgr().getMainFileID())
+                             ->getBufferIdentifier();
     llvm::SmallString<256> dir(llvm::sys::path::parent_path(mainName));
     llvm::sys::path::append(dir, file);
     path = dir;
@@ -1441,15 +1464,14 @@ bool Sema::readIntegers(const std::string &file, SMLoc loc,
   }
   if (static_cast<int64_t>(out.size()) != expected) {
     diag.error(loc, Twine(what) + " file '" + path + "' has " +
-                        Twine(out.size()) + " entries, but " +
-                        Twine(expected) + " are needed");
+                        Twine(out.size()) + " entries, but " + Twine(expected) +
+                        " are needed");
     return false;
   }
   return true;
 }
 
-bool Sema::buildPermutation(const OpDecl &d, const Property &p, Operation &op,
-                            int64_t n) {
+bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
   const Expr *e = p.value.expr.get();
   if (!e || !(e->kind == Expr::Ident || e->kind == Expr::Call)) {
     diag.error(p.value.loc, "expected a permutation pattern");
@@ -1489,11 +1511,11 @@ bool Sema::buildPermutation(const OpDecl &d, const Property &p, Operation &op,
       return false;
     }
     if (!pow2) {
-      diag.error(p.value.loc, "bit_reversal needs a power-of-two size, but " +
-                                  Twine(op.elementLevel ? "the array has "
-                                                        : "the group has ") +
-                                  Twine(n) +
-                                  (op.elementLevel ? " elements" : " ranks"));
+      diag.error(
+          p.value.loc,
+          "bit_reversal needs a power-of-two size, but " +
+              Twine(op.elementLevel ? "the array has " : "the group has ") +
+              Twine(n) + (op.elementLevel ? " elements" : " ranks"));
       return false;
     }
     op.permuteKind = PermuteKind::BitReversal;
@@ -1543,8 +1565,7 @@ bool Sema::buildPermutation(const OpDecl &d, const Property &p, Operation &op,
     op.permuteKind = PermuteKind::Table;
     op.tableFile = e->args[0]->text;
     std::vector<int64_t> table;
-    if (!readIntegers(op.tableFile, p.value.loc, table, n,
-                      "permutation table"))
+    if (!readIntegers(op.tableFile, p.value.loc, table, n, "permutation table"))
       return false;
     std::vector<bool> seen(n, false);
     for (int64_t i = 0; i < n; ++i) {
@@ -1561,7 +1582,6 @@ bool Sema::buildPermutation(const OpDecl &d, const Property &p, Operation &op,
     }
     return true;
   }
-  (void)d;
   unknownValue(p.value, "permutation pattern", e->text,
                "random(seed), bit_reversal, xor(mask), shift(k), "
                "table(\"file\")");
@@ -1607,10 +1627,9 @@ bool hasRoot(OpKind k) {
          k == OpKind::OneToAll || k == OpKind::AllToOne;
 }
 bool hasBlock(OpKind k) {
-  return k == OpKind::Alltoall || k == OpKind::Gather ||
-         k == OpKind::Scatter || k == OpKind::Allgather ||
-         k == OpKind::Broadcast || k == OpKind::OneToAll ||
-         k == OpKind::AllToOne;
+  return k == OpKind::Alltoall || k == OpKind::Gather || k == OpKind::Scatter ||
+         k == OpKind::Allgather || k == OpKind::Broadcast ||
+         k == OpKind::OneToAll || k == OpKind::AllToOne;
 }
 bool isReduction(OpKind k) {
   return k == OpKind::Reduce || k == OpKind::Allreduce || k == OpKind::Scan;
@@ -1673,21 +1692,21 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   if (info->agg == Aggregate::Putget)
     allowed.push_back("source");
   if (papers && info->agg != Aggregate::Barrier &&
-      info->agg != Aggregate::Population &&
-      info->agg != Aggregate::Enumerate && info->agg != Aggregate::Any &&
-      info->agg != Aggregate::All && info->agg != Aggregate::Waitvec)
+      info->agg != Aggregate::Population && info->agg != Aggregate::Enumerate &&
+      info->agg != Aggregate::Any && info->agg != Aggregate::All &&
+      info->agg != Aggregate::Waitvec)
     allowed.push_back("type");
   for (const Property &p : d.props) {
     std::string key = p.sub.empty() ? p.key : p.key + "." + p.sub;
     if (!llvm::is_contained(allowed, StringRef(key))) {
-      static const char *known[] = {"algorithm", "sync", "rlimit", "machine",
-                                    "root", "block", "sizes", "from", "to",
-                                    "style", "pattern", "op", "type", "count",
-                                    "source"};
+      static const char *known[] = {"algorithm", "sync",  "rlimit",  "machine",
+                                    "root",      "block", "sizes",   "from",
+                                    "to",        "style", "pattern", "op",
+                                    "type",      "count", "source"};
       bool isKnown = llvm::is_contained(known, key);
       if (isKnown)
-        diag.error(p.loc, "'" + key + "' is not a directive of '" + d.kind +
-                              "'");
+        diag.error(p.loc,
+                   "'" + key + "' is not a directive of '" + d.kind + "'");
       else
         diag.error(p.loc, "unknown directive '" + key + "'");
       diag.note(p.loc, "'" + d.kind + "' takes: " + joinNames(allowed));
@@ -1702,9 +1721,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
     if (!name.empty()) {
       hint = prog->lookupMachine(name);
       if (!hint) {
-        if (!llvm::any_of(mod.machines, [&](const MachineDecl &m) {
-              return m.name == name;
-            }))
+        if (!llvm::any_of(mod.machines,
+                          [&](const MachineDecl &m) { return m.name == name; }))
           diag.error(p->value.loc, "unknown machine '" + name + "'");
         return false;
       }
@@ -1760,7 +1778,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
       OptInt r = evalPlainInt(p->value, env, "root");
       if (!r)
         return false;
-      if (*r < 0 || *r > INT32_MAX || !op.group->contains(static_cast<int32_t>(*r))) {
+      if (*r < 0 || *r > INT32_MAX ||
+          !op.group->contains(static_cast<int32_t>(*r))) {
         diag.error(p->value.loc, "root " + Twine(*r) + " is not in group '" +
                                      op.group->name + "'");
         if (op.group->implicitAll)
@@ -1801,11 +1820,16 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
     if (t.empty())
       return false;
     static const std::pair<const char *, ElementType> types[] = {
-        {"int8", ElementType::Int8},     {"int16", ElementType::Int16},
-        {"int32", ElementType::Int32},   {"int64", ElementType::Int64},
-        {"uint8", ElementType::UInt8},   {"uint16", ElementType::UInt16},
-        {"uint32", ElementType::UInt32}, {"uint64", ElementType::UInt64},
-        {"f32", ElementType::F32},       {"f64", ElementType::F64},
+        {"int8", ElementType::Int8},
+        {"int16", ElementType::Int16},
+        {"int32", ElementType::Int32},
+        {"int64", ElementType::Int64},
+        {"uint8", ElementType::UInt8},
+        {"uint16", ElementType::UInt16},
+        {"uint32", ElementType::UInt32},
+        {"uint64", ElementType::UInt64},
+        {"f32", ElementType::F32},
+        {"f64", ElementType::F64},
         {"complex64", ElementType::Complex64},
         {"complex128", ElementType::Complex128}};
     for (auto &[name, ty] : types)
@@ -1839,8 +1863,9 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
       }
       op.reduceOp = *r;
     } else {
-      diag.error(d.loc, "operation '" + d.name + "' needs 'op = add|mul|min|"
-                                                 "max|and|or|xor;'");
+      diag.error(d.loc, "operation '" + d.name +
+                            "' needs 'op = add|mul|min|"
+                            "max|and|or|xor;'");
       return false;
     }
     if (!elementType(get("type"), ElementType::Int32))
@@ -1862,8 +1887,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
                    op.elementType == ElementType::Complex128;
     bool isComplex = op.elementType == ElementType::Complex64 ||
                      op.elementType == ElementType::Complex128;
-    bool bitwise = op.reduceOp == ReduceOp::And || op.reduceOp == ReduceOp::Or ||
-                   op.reduceOp == ReduceOp::Xor;
+    bool bitwise = op.reduceOp == ReduceOp::And ||
+                   op.reduceOp == ReduceOp::Or || op.reduceOp == ReduceOp::Xor;
     if (bitwise && isFloat) {
       diag.error(get("op")->value.loc,
                  "bitwise reduction '" + stringifyReduceOp(op.reduceOp) +
@@ -1873,9 +1898,9 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
     }
     if (isComplex &&
         (op.reduceOp == ReduceOp::Min || op.reduceOp == ReduceOp::Max)) {
-      diag.error(get("op")->value.loc,
-                 "complex numbers have no order for '" +
-                     stringifyReduceOp(op.reduceOp) + "'");
+      diag.error(get("op")->value.loc, "complex numbers have no order for '" +
+                                           stringifyReduceOp(op.reduceOp) +
+                                           "'");
       return false;
     }
     if (__builtin_mul_overflow(op.count, elementTypeBytes(op.elementType),
@@ -1942,8 +1967,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
         if (si < 0) {
           diag.error(p->value.loc, "source rank " + Twine(*s) + " of rank " +
                                        Twine(op.group->ranks[i]) +
-                                       " is not in group '" +
-                                       op.group->name + "'");
+                                       " is not in group '" + op.group->name +
+                                       "'");
           return false;
         }
         op.sizes[si * n + i] += op.blockBytes;
@@ -1979,8 +2004,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
         return false;
       for (int64_t s : op.sizes)
         if (s < 0) {
-          diag.error(p->value.loc, "size matrix holds a negative size " +
-                                       Twine(s));
+          diag.error(p->value.loc,
+                     "size matrix holds a negative size " + Twine(s));
           return false;
         }
     } else {
@@ -2006,14 +2031,16 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   // Transposes.
   if (op.kind == OpKind::Transpose) {
     if (!fromArray || !toArray) {
-      diag.error(d.loc, "transpose '" + d.name + "' needs 'from = ARRAY;' and "
-                                                 "'to = ARRAY;'");
+      diag.error(d.loc, "transpose '" + d.name +
+                            "' needs 'from = ARRAY;' and "
+                            "'to = ARRAY;'");
       return false;
     }
     op.from = fromArray;
     op.to = toArray;
     if (fromArray->shape.size() != 2 || toArray->shape.size() != 2) {
-      diag.error(d.loc, "transpose '" + d.name + "' needs two-dimensional arrays");
+      diag.error(d.loc,
+                 "transpose '" + d.name + "' needs two-dimensional arrays");
       return false;
     }
     if (toArray->shape[0] != fromArray->shape[1] ||
@@ -2048,10 +2075,12 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
                             "(it moves no data between ranks)");
       return false;
     }
-    int64_t rowsPer = fromArray->shape[0] / n, colsPer = fromArray->shape[1] / n;
+    int64_t rowsPer = fromArray->shape[0] / n,
+            colsPer = fromArray->shape[1] / n;
     // Both extents divide by n: Sema checked that each array's group
     // divides its distributed extent, and the two arrays are transposes.
-    op.blockBytes = rowsPer * colsPer * elementTypeBytes(fromArray->elementType);
+    op.blockBytes =
+        rowsPer * colsPer * elementTypeBytes(fromArray->elementType);
     op.elementType = fromArray->elementType;
   }
 
@@ -2075,9 +2104,9 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
           op.to->elementType != op.from->elementType ||
           op.to->group->size() != n) {
         diag.error(get("to")->value.loc,
-                   "array '" + op.to->name + "' must match '" +
-                       op.from->name + "' in shape, element type and group "
-                                       "size");
+                   "array '" + op.to->name + "' must match '" + op.from->name +
+                       "' in shape, element type and group "
+                       "size");
         return false;
       }
       int64_t elems = op.from->numElements();
@@ -2092,7 +2121,7 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
         diag.error(d.loc, "group too large for a size matrix");
         return false;
       }
-      if (!buildPermutation(d, *pat, op, elems))
+      if (!buildPermutation(*pat, op, elems))
         return false;
       // The rank-to-rank traffic of the element permutation.
       op.elementType = op.from->elementType;
@@ -2109,9 +2138,6 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
       op.sizes.assign(n * n, 0);
       for (int64_t e = 0; e < elems; ++e)
         op.sizes[owner(op.from, e) * n + owner(op.to, op.permutation[e])] += eb;
-      if (get("style")) {
-        // fine: element permutes take a transfer style
-      }
     } else {
       if (toArray) {
         diag.error(get("to")->loc, "'to' needs 'from' (an element-level "
@@ -2125,16 +2151,17 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
       }
       const Property *b = get("block");
       if (!b) {
-        diag.error(d.loc, "permute '" + d.name + "' needs 'block = SIZE;' "
-                                                 "(rank level) or 'from = "
-                                                 "ARRAY;' (element level)");
+        diag.error(d.loc, "permute '" + d.name +
+                              "' needs 'block = SIZE;' "
+                              "(rank level) or 'from = "
+                              "ARRAY;' (element level)");
         return false;
       }
       OptInt bytes = evalSize(b->value, env, "block size");
       if (!bytes)
         return false;
       op.blockBytes = *bytes;
-      if (!buildPermutation(d, *pat, op, n))
+      if (!buildPermutation(*pat, op, n))
         return false;
     }
   }
@@ -2144,9 +2171,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   if (const Property *p = get("algorithm")) {
     dir.algorithmLoc = p->value.loc;
     const Expr *e = p->value.expr.get();
-    std::string name = e && (e->kind == Expr::Ident || e->kind == Expr::Call)
-                           ? e->text
-                           : "";
+    std::string name =
+        e && (e->kind == Expr::Ident || e->kind == Expr::Call) ? e->text : "";
     auto alg = llvm::StringSwitch<std::optional<Algorithm>>(name)
                    .Case("auto", Algorithm::Auto)
                    .Case("pairwise", Algorithm::Pairwise)
@@ -2284,15 +2310,18 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   // Hand-written schedule.
   if (d.hasSchedule) {
     if (get("algorithm") && dir.algorithm != Algorithm::Schedule) {
-      diag.error(get("algorithm")->loc,
-                 "operation '" + d.name + "' has a hand-written schedule and "
-                 "'algorithm = " + stringifyAlgorithm(dir.algorithm) + "'");
+      diag.error(get("algorithm")->loc, "operation '" + d.name +
+                                            "' has a hand-written schedule and "
+                                            "'algorithm = " +
+                                            stringifyAlgorithm(dir.algorithm) +
+                                            "'");
       diag.note(d.scheduleLoc, "the schedule is here; remove one of them");
       return false;
     }
     if (op.kind == OpKind::Barrier || op.kind == OpKind::Local) {
-      diag.error(d.scheduleLoc, "'" + d.kind + "' moves no data and takes no "
-                                               "schedule");
+      diag.error(d.scheduleLoc, "'" + d.kind +
+                                    "' moves no data and takes no "
+                                    "schedule");
       return false;
     }
     dir.algorithm = Algorithm::Schedule;
@@ -2377,8 +2406,8 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
             (static_cast<uint64_t>(*hi) - static_cast<uint64_t>(*lo) - 1) /
                 static_cast<uint64_t>(step) +
             1;
-        if (trips > opts.maxLoopIterations - std::min(iterations,
-                                                      opts.maxLoopIterations)) {
+        if (trips > opts.maxLoopIterations -
+                        std::min(iterations, opts.maxLoopIterations)) {
           diag.error(s.loc, "loop of " + Twine(trips) +
                                 " iterations exceeds the limit of " +
                                 Twine(opts.maxLoopIterations) +
@@ -2386,10 +2415,10 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
           return done(false);
         }
         uint64_t perTrip = minSends(s.body);
-        if (perTrip && trips > (opts.maxUnrolledTransfers - std::min(
-                                    unrolledTransfers,
-                                    opts.maxUnrolledTransfers)) /
-                                   perTrip) {
+        if (perTrip &&
+            trips > (opts.maxUnrolledTransfers -
+                     std::min(unrolledTransfers, opts.maxUnrolledTransfers)) /
+                        perTrip) {
           diag.error(s.loc, "hand-written schedules unroll to more than " +
                                 Twine(opts.maxUnrolledTransfers) +
                                 " transfers; reduce the loop bounds");
@@ -2441,11 +2470,13 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
       OptInt dst = evalInt(*s.b, env);
       if (!dst)
         return done(false);
-      for (auto [r, e] : {std::pair{*src, s.a.get()}, std::pair{*dst, s.b.get()}}) {
-        if (r < 0 || r > INT32_MAX || !op.group->contains(static_cast<int32_t>(r))) {
+      for (auto [r, e] :
+           {std::pair{*src, s.a.get()}, std::pair{*dst, s.b.get()}}) {
+        if (r < 0 || r > INT32_MAX ||
+            !op.group->contains(static_cast<int32_t>(r))) {
           diag.error(e->loc, "rank " + Twine(r) + " is not in group '" +
-                                 op.group->name + "' of operation '" +
-                                 op.name + "'");
+                                 op.group->name + "' of operation '" + op.name +
+                                 "'");
           return done(false);
         }
       }
@@ -2457,7 +2488,8 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
         bytes = *b;
       } else if (bytes <= 0) {
         diag.error(s.loc, "'send' needs a size ('send A -> B : SIZE;'): "
-                          "operation '" + op.name + "' has no block size");
+                          "operation '" +
+                              op.name + "' has no block size");
         return done(false);
       }
       if (++unrolledTransfers > opts.maxUnrolledTransfers) {
@@ -2473,7 +2505,6 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
     }
     }
   }
-  (void)depth;
   return done(true);
 }
 
@@ -2508,7 +2539,8 @@ void Sema::verifySchedule(Operation &op) {
   std::vector<int64_t> got(n * n, 0);
   for (const Phase &p : op.phases)
     for (const Transfer &t : p.transfers) {
-      int64_t &slot = got[op.group->indexOf(t.src) * n + op.group->indexOf(t.dst)];
+      int64_t &slot =
+          got[op.group->indexOf(t.src) * n + op.group->indexOf(t.dst)];
       if (__builtin_add_overflow(slot, t.bytes, &slot))
         slot = INT64_MAX;
     }
@@ -2529,8 +2561,8 @@ void Sema::verifySchedule(Operation &op) {
                        stringifyOpKind(op.kind) + " needs " + Twine(need[i]));
     }
   if (mismatches > 3)
-    diag.note(op.scheduleLoc, Twine(mismatches) +
-                                  " (src, dst) pairs differ in total");
+    diag.note(op.scheduleLoc,
+              Twine(mismatches) + " (src, dst) pairs differ in total");
 }
 
 void Sema::checkOps() {

@@ -225,9 +225,12 @@ permute d { pattern = random(7); block = 8 B; }
 )");
   ASSERT_TRUE(r.program) << r.diags;
   auto &ops = r.program->operations;
-  EXPECT_EQ(ops[0]->permutation, (std::vector<int64_t>{0, 4, 2, 6, 1, 5, 3, 7}));
-  EXPECT_EQ(ops[1]->permutation, (std::vector<int64_t>{5, 4, 7, 6, 1, 0, 3, 2}));
-  EXPECT_EQ(ops[2]->permutation, (std::vector<int64_t>{7, 0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(ops[0]->permutation,
+            (std::vector<int64_t>{0, 4, 2, 6, 1, 5, 3, 7}));
+  EXPECT_EQ(ops[1]->permutation,
+            (std::vector<int64_t>{5, 4, 7, 6, 1, 0, 3, 2}));
+  EXPECT_EQ(ops[2]->permutation,
+            (std::vector<int64_t>{7, 0, 1, 2, 3, 4, 5, 6}));
   std::vector<int64_t> sorted = ops[3]->permutation;
   llvm::sort(sorted);
   EXPECT_EQ(sorted, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
@@ -338,7 +341,8 @@ TEST(LangTest, DiagnosticFormat) {
                                 "alltoall a { block = 0 B; }\n"
                                 "                     ^\n"))
       << r.diags;
-  EXPECT_TRUE(contains(r.diags, "t.sched:3:29: error: unknown directive 'bogus'"))
+  EXPECT_TRUE(
+      contains(r.diags, "t.sched:3:29: error: unknown directive 'bogus'"))
       << r.diags;
   EXPECT_TRUE(contains(r.diags, "t.sched:3:29: note: 'alltoall' takes:"))
       << r.diags;
@@ -388,7 +392,8 @@ alltoall a { block = 8 B; schedule { for i in 0 .. 1000000 { phase {
 )",
                  opts);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "unroll to more than 1000 transfers")) << r.diags;
+  EXPECT_TRUE(contains(r.diags, "unroll to more than 1000 transfers"))
+      << r.diags;
 
   std::string deep = "const X = " + std::string(5000, '(') + "1" +
                      std::string(5000, ')') + ";\n";
@@ -457,7 +462,8 @@ TEST(LangTest, ExamplesParseAndCheck) {
 TEST(LangTest, OptionLimits) {
   FrontendOptions opts;
   opts.maxFileBytes = 16;
-  Result r = run("machine m { topology = mesh(2); bandwidth = 1 GB/s; }\n", opts);
+  Result r =
+      run("machine m { topology = mesh(2); bandwidth = 1 GB/s; }\n", opts);
   EXPECT_FALSE(r.program);
   EXPECT_TRUE(contains(r.diags, "t.sched:1:1: error: input of 54 bytes exceeds "
                                 "the limit of 16 bytes"))

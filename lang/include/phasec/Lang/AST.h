@@ -136,9 +136,18 @@ struct Group {
 };
 
 enum class ElementType : uint8_t {
-  Int8, Int16, Int32, Int64,
-  UInt8, UInt16, UInt32, UInt64,
-  F32, F64, Complex64, Complex128
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  F32,
+  F64,
+  Complex64,
+  Complex128
 };
 /// "int8" ... "complex128" (the .sched spelling).
 llvm::StringRef stringifyElementType(ElementType type);
@@ -160,7 +169,9 @@ struct Array {
   const Machine *machine = nullptr;
 
   int64_t numElements() const;
-  int64_t sizeBytes() const { return numElements() * elementTypeBytes(elementType); }
+  int64_t sizeBytes() const {
+    return numElements() * elementTypeBytes(elementType);
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -168,10 +179,19 @@ struct Array {
 //===----------------------------------------------------------------------===//
 
 enum class OpKind : uint8_t {
-  Alltoall, Alltoallv, Transpose, Permute,
-  Gather, Scatter, Allgather, Broadcast,
-  Reduce, Allreduce, Scan,
-  OneToAll, AllToOne,
+  Alltoall,
+  Alltoallv,
+  Transpose,
+  Permute,
+  Gather,
+  Scatter,
+  Allgather,
+  Broadcast,
+  Reduce,
+  Allreduce,
+  Scan,
+  OneToAll,
+  AllToOne,
   /// A barrier over the group (no data).
   Barrier,
   /// Local computation only (no communication), e.g. radix-sort bucket
@@ -188,7 +208,16 @@ llvm::StringRef stringifyOpKind(OpKind kind);
 ///   waitvec, vote, match, rank -> allgather, any/all -> allreduce or/and,
 ///   population, enumerate -> local, barrier -> barrier.
 enum class Aggregate : uint8_t {
-  None, Putget, Waitvec, Vote, Match, Rank, Population, Enumerate, Any, All,
+  None,
+  Putget,
+  Waitvec,
+  Vote,
+  Match,
+  Rank,
+  Population,
+  Enumerate,
+  Any,
+  All,
   Barrier
 };
 llvm::StringRef stringifyAggregate(Aggregate agg);
@@ -201,7 +230,13 @@ llvm::StringRef stringifyPermuteKind(PermuteKind kind);
 
 enum class Algorithm : uint8_t {
   /// Let the scheduler choose (the default).
-  Auto, Pairwise, LinearShift, Xor, Bruck, KLevel, Direct,
+  Auto,
+  Pairwise,
+  LinearShift,
+  Xor,
+  Bruck,
+  KLevel,
+  Direct,
   /// The operation's hand-written `schedule { ... }`.
   Schedule
 };
