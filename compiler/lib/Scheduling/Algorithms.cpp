@@ -72,6 +72,24 @@ std::optional<int64_t> phasec::completeUniformAlltoall(const Problem &problem) {
   return ts.uniformBytes();
 }
 
+double phasec::injectionBandwidthFor(const Problem &problem,
+                                    const SchedulerOptions &options) {
+  const TopologyDesc &d = problem.topology().desc();
+  if (d.injectionBandwidth > 0)
+    return d.injectionBandwidth;
+  // As computeLowerBound: one-port applies to grids.
+  if (options.bound.onePort && problem.topology().isGrid())
+    return d.linkBandwidth;
+  return 0;
+}
+
+double phasec::scheduleTime(const Problem &problem, const Schedule &schedule,
+                            const SchedulerOptions &options) {
+  double inj = injectionBandwidthFor(problem, options);
+  return inj > 0 ? schedule.timeWithInjection(problem.topology(), inj)
+                 : schedule.time(problem.topology());
+}
+
 namespace {
 
 /// Fills schedule.bound and the report's figures. Shared by all algorithms.
@@ -80,7 +98,7 @@ void finalize(const Problem &problem, Schedule &schedule,
   schedule.bound = computeLowerBound(problem, options.bound);
   report.algorithm = schedule.algorithm;
   report.phases = schedule.phases.size();
-  report.time = schedule.time(problem.topology());
+  report.time = scheduleTime(problem, schedule, options);
   report.boundTime = schedule.bound.time;
   report.gap = report.boundTime > 0 ? report.time / report.boundTime : 1.0;
   if (report.boundTime > 0 &&

@@ -45,6 +45,13 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
   LowerBound bound = computeLowerBound(problem, options.bound);
   solver::AssignQuery q;
   q.numResources = static_cast<unsigned>(topo.numLinks());
+  // One-port machines: every node's send and receive port is a resource
+  // too (one block per phase).
+  double inj = injectionBandwidthFor(problem, options);
+  bool ports = inj > 0 && inj <= topo.maxBandwidth() * (1 + 1e-12);
+  unsigned portBase = q.numResources;
+  if (ports)
+    q.numResources += 2 * static_cast<unsigned>(topo.numNodes());
   std::vector<Demand> modelled, local;
   llvm::SmallVector<LinkId, 64> route;
   std::vector<std::vector<TieMask>> masks;
@@ -66,6 +73,11 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
     for (TieMask m : ms) {
       topo.route(s, t, m, route);
       item.options.emplace_back(route.begin(), route.end());
+      if (ports) {
+        item.options.back().push_back(static_cast<int32_t>(portBase + s));
+        item.options.back().push_back(
+            static_cast<int32_t>(portBase + topo.numNodes() + t));
+      }
     }
     masks.push_back(std::move(ms));
     q.items.push_back(std::move(item));
@@ -108,7 +120,7 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
       schedule.bound = bound;
       report.algorithm = schedule.algorithm;
       report.phases = schedule.phases.size();
-      report.time = schedule.time(topo);
+      report.time = scheduleTime(problem, schedule, options);
       report.boundTime = bound.time;
       report.gap = bound.time > 0 ? report.time / bound.time : 1.0;
       report.optimal = false;
@@ -130,7 +142,7 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
     schedule.bound = bound;
     report.algorithm = schedule.algorithm;
     report.phases = schedule.phases.size();
-    report.time = schedule.time(topo);
+    report.time = scheduleTime(problem, schedule, options);
     report.boundTime = bound.time;
     report.gap = bound.time > 0 ? report.time / bound.time : 1.0;
     report.optimal = true;
@@ -147,7 +159,7 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
     schedule.bound = bound;
     report.algorithm = schedule.algorithm;
     report.phases = schedule.phases.size();
-    report.time = schedule.time(topo);
+    report.time = scheduleTime(problem, schedule, options);
     report.boundTime = bound.time;
     report.gap = bound.time > 0 ? report.time / bound.time : 1.0;
     bool proven = hi + 1 == startFrom->phases.size();

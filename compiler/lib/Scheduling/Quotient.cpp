@@ -213,6 +213,138 @@ llvm::LogicalResult phasec::scheduleTorusQuotient(
     if (best.size() <= baseTarget)
       break;
   }
+  // Local improvement: try to empty the last base phase by moving each of
+  // its items into an earlier phase, directly or by first moving the one
+  // item that blocks it (an ejection chain of length one) to a third phase.
+  // Deterministic: phases, shifts and options are tried in order.
+  size_t beforeImprove = best.size();
+  {
+    auto classOf = [&](const Option &o, size_t e, unsigned j) {
+      return ((o.cls[e].first + j) % k) * DD + o.cls[e].second;
+    };
+    // occ[p][cls] = item + 1 of the placement holding it, 0 if free.
+    std::vector<std::vector<uint32_t>> occ;
+    auto rebuild = [&]() {
+      occ.assign(best.size(), std::vector<uint32_t>(numClasses, 0));
+      for (size_t p = 0; p < best.size(); ++p)
+        for (auto [idx, oi, j] : best[p]) {
+          const Option &o = items[idx].options[oi];
+          for (size_t e = 0; e < o.cls.size(); ++e)
+            occ[p][classOf(o, e, j)] = idx + 1;
+        }
+    };
+    auto setOcc = [&](size_t p, uint32_t idx, unsigned oi, unsigned j,
+                      uint32_t v) {
+      const Option &o = items[idx].options[oi];
+      for (size_t e = 0; e < o.cls.size(); ++e)
+        occ[p][classOf(o, e, j)] = v;
+    };
+    auto removeFrom = [&](size_t p, uint32_t idx) {
+      auto &v = best[p];
+      for (size_t x = 0; x < v.size(); ++x)
+        if (std::get<0>(v[x]) == idx) {
+          auto pl = v[x];
+          v.erase(v.begin() + x);
+          setOcc(p, idx, std::get<1>(pl), std::get<2>(pl), 0);
+          return pl;
+        }
+      llvm_unreachable("placement not found");
+    };
+    // Finds a free (option, shift) for idx in phase p; -1 if none.
+    auto freeSlot = [&](size_t p, uint32_t idx, unsigned &oiOut,
+                        unsigned &jOut) {
+      for (unsigned j = 0; j < k; ++j)
+        for (unsigned oi = 0; oi < items[idx].options.size(); ++oi) {
+          const Option &o = items[idx].options[oi];
+          bool ok = true;
+          for (size_t e = 0; e < o.cls.size() && ok; ++e)
+            ok = occ[p][classOf(o, e, j)] == 0;
+          if (ok) {
+            oiOut = oi;
+            jOut = j;
+            return true;
+          }
+        }
+      return false;
+    };
+    auto place = [&](size_t p, uint32_t idx, unsigned oi, unsigned j) {
+      best[p].push_back({idx, static_cast<uint8_t>(oi),
+                         static_cast<uint16_t>(j)});
+      setOcc(p, idx, oi, j, idx + 1);
+    };
+    uint64_t budget = 200000000; // class checks, keeps this bounded
+    auto tryMove = [&](uint32_t idx, size_t limit) {
+      unsigned oi, j;
+      for (size_t p = 0; p < limit; ++p) {
+        budget -= std::min<uint64_t>(budget, k * 8 * 16);
+        if (freeSlot(p, idx, oi, j)) {
+          place(p, idx, oi, j);
+          return true;
+        }
+      }
+      for (size_t p = 0; p < limit && budget > 0; ++p)
+        for (unsigned j2 = 0; j2 < k; ++j2)
+          for (unsigned o2 = 0; o2 < items[idx].options.size(); ++o2) {
+            const Option &o = items[idx].options[o2];
+            uint32_t blocker = 0;
+            bool single = true;
+            for (size_t e = 0; e < o.cls.size() && single; ++e) {
+              uint32_t v = occ[p][classOf(o, e, j2)];
+              if (v && blocker && v != blocker)
+                single = false;
+              else if (v)
+                blocker = v;
+            }
+            if (!single || !blocker)
+              continue;
+            uint32_t c = blocker - 1;
+            auto old = removeFrom(p, c);
+            place(p, idx, o2, j2);
+            for (size_t q = 0; q < limit; ++q) {
+              if (q == p)
+                continue;
+              budget -= std::min<uint64_t>(budget, k * 8 * 16);
+              if (freeSlot(q, c, oi, j)) {
+                place(q, c, oi, j);
+                return true;
+              }
+            }
+            // Undo.
+            removeFrom(p, idx);
+            place(p, c, std::get<1>(old), std::get<2>(old));
+            if (budget == 0)
+              return false;
+          }
+      return false;
+    };
+    rebuild();
+    while (best.size() > baseTarget && budget > 0) {
+      size_t last = best.size() - 1;
+      auto savedBest = best;
+      auto savedOcc = occ;
+      std::vector<Placement> todo = best[last];
+      bool ok = true;
+      for (auto pl : todo) {
+        uint32_t idx = std::get<0>(pl);
+        removeFrom(last, idx);
+        if (!tryMove(idx, last)) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) {
+        best = std::move(savedBest);
+        occ = std::move(savedOcc);
+        break;
+      }
+      best.pop_back();
+      occ.pop_back();
+    }
+  }
+  if (best.size() < beforeImprove)
+    report.notes.push_back(llvm::formatv(
+        "torus quotient: local improvement {0} -> {1} base phases",
+        beforeImprove, best.size()));
   report.notes.push_back(llvm::formatv(
       "torus quotient: |H| = {0}, {1} link classes, {2} base phases x {3} "
       "rotations (base bound {4}; order {5})",
@@ -272,7 +404,7 @@ llvm::LogicalResult phasec::scheduleTorusQuotient(
   schedule.bound = computeLowerBound(problem, options.bound);
   report.algorithm = schedule.algorithm;
   report.phases = schedule.phases.size();
-  report.time = schedule.time(topo);
+  report.time = scheduleTime(problem, schedule, options);
   report.boundTime = schedule.bound.time;
   report.gap = report.boundTime > 0 ? report.time / report.boundTime : 1.0;
   report.optimal = report.boundTime > 0 &&

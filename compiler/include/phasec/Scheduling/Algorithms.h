@@ -136,6 +136,18 @@ getRingSchedule(unsigned k, bool wrap, bool twoLinksPerPair,
 llvm::LogicalResult checkRingSchedule(const RingSchedule &rs,
                                       std::string &error);
 
+/// The injection bandwidth the scheduler must respect: the topology's, or
+/// one link's where options.bound.onePort asks for a one-port machine; 0 if
+/// unlimited.
+double injectionBandwidthFor(const Problem &problem,
+                             const SchedulerOptions &options);
+/// The schedule time the algorithms minimise and report: the spec's time,
+/// with each phase also at least the largest bytes a node sends or receives
+/// over the injection bandwidth where there is one (so time / bound >= 1
+/// against the bound that counts injection).
+double scheduleTime(const Problem &problem, const Schedule &schedule,
+                    const SchedulerOptions &options);
+
 /// True if the problem's transfers are a complete all-to-all over every rank
 /// of the machine with one block size (returned).
 std::optional<int64_t> completeUniformAlltoall(const Problem &problem);
