@@ -1,0 +1,45 @@
+// Diagnostics of comm-lower-collectives and comm-schedule-phases.
+// RUN: phasec-opt %s -split-input-file -verify-diagnostics --comm-lower-collectives --comm-schedule-phases > /dev/null
+// RUN: not phasec-opt %s -split-input-file --comm-lower-collectives=allow-unsupported=1 --comm-schedule-phases 2>&1 > /dev/null | FileCheck %s --check-prefix=ALLOW
+// RUN: not phasec-opt %s -split-input-file --comm-lower-collectives --comm-schedule-phases=algorithm=fastest 2>&1 > /dev/null | FileCheck %s --check-prefix=UNKNOWN
+
+// UNKNOWN: error: unknown scheduling algorithm 'fastest' (expected auto, product, percs, greedy-priority, z3-exact, linear_shift, xor or greedy)
+
+comm.machine @r #comm.torus<[6]> {bandwidth = 1.0e6 : f64}
+comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]
+// expected-error @below {{cannot lower 'b': not yet supported: broadcast needs relays (a later issue)}}
+comm.broadcast @b on @r group @all {root = 0 : i64, block = 8 : i64}
+// expected-error @below {{cannot lower 's': not yet supported: scan needs relays (a later issue)}}
+comm.scan @s on @r group @all {op = #comm.reduce<add>, element_type = i64, count = 4 : i64}
+// ALLOW: warning: 'b' is not scheduled: not yet supported: broadcast needs relays (a later issue)
+// ALLOW: warning: 's' is not scheduled: not yet supported: scan needs relays (a later issue)
+
+// -----
+
+comm.machine @r #comm.torus<[6]> {bandwidth = 1.0e6 : f64}
+comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]
+comm.group @half on @r ranks [0, 1, 2]
+comm.array @a : f64 [6, 6] rows over @half
+comm.array @b : f64 [6, 6] rows over @all
+// expected-error @below {{not yet supported: a transpose of arrays that are not distributed by rows over the operation's group}}
+comm.transpose @t on @r group @all {from = @a, to = @b}
+
+// -----
+
+comm.machine @r #comm.torus<[6]> {bandwidth = 1.0e6 : f64}
+comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]
+// expected-error @below {{cannot schedule 'y' with algorithm xor: the XOR schedule needs a power-of-two number of ranks, the machine has 6}}
+comm.alltoall @y on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<xor>}
+// expected-warning @below {{algorithm 'k_level' of 'o' relays data and is not yet supported; the scheduler chooses the direct transfers' phases instead}}
+comm.one_to_all @o on @r group @all {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64}
+// expected-warning @below {{algorithm 'bruck' of 'q' relays data and is not yet supported}}
+comm.alltoall @q on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<bruck>}
+
+// -----
+
+// A solver budget of 1 cannot solve anything: the heuristic's schedule is
+// used and the warning names the gap it leaves.
+comm.machine @t #comm.torus<[5, 7]> {bandwidth = 1.0e6 : f64}
+comm.group @all on @t ranks [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34]
+// expected-warning-re @below {{solver budget ran out for 'x': using the {{.*}} schedule of {{[0-9]+}} phases at {{[0-9.]+}} x the proven lower bound (gap {{[0-9.]+}}%)}}
+comm.alltoall @x on @t group @all {block = 8 : i64, rlimit = 1 : i64}
