@@ -59,4 +59,16 @@ static void tblock(c128_t *restrict dst, long ldd, const c128_t *restrict src,
     }
 }
 
+/* The same with strided loads and contiguous stores. */
+static void tblock_stores(c128_t *restrict dst, long ldd,
+                          const c128_t *restrict src, long lds, long r) {
+  for (long l0 = 0; l0 < r; l0 += 16)
+    for (long m0 = 0; m0 < r; m0 += 16) {
+      long l1 = l0 + 16 < r ? l0 + 16 : r, m1 = m0 + 16 < r ? m0 + 16 : r;
+      for (long m = m0; m < m1; ++m)
+        for (long l = l0; l < l1; ++l)
+          dst[m * ldd + l] = src[l * lds + m];
+    }
+}
+
 #endif

@@ -13,6 +13,9 @@ int main(int argc, char **argv) {
   long n = 4096;
   int iters = 10, warmup = 2, rank, p;
   parse_args(argc, argv, &n, &iters, &warmup);
+  int stores = 0; /* -stores: strided loads, contiguous stores */
+  for (int i = 1; i < argc; ++i)
+    stores |= !strcmp(argv[i], "-stores");
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   long r = n / p;
@@ -25,7 +28,10 @@ int main(int argc, char **argv) {
     PHASEC_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     double t0 = phasec_wtime();
     for (long d = 0; d < p; ++d) /* the same r x r blocks, kept local */
-      tblock(b + d * r, n, a + d * r, n, r);
+      if (stores)
+        tblock_stores(b + d * r, n, a + d * r, n, r);
+      else
+        tblock(b + d * r, n, a + d * r, n, r);
     if (it >= 0)
       t[it] = phasec_wtime() - t0;
   }
@@ -39,7 +45,8 @@ int main(int argc, char **argv) {
         for (int k = 0; k < (int)sizeof(c128_t); ++k)
           bad += e[k] != phasec_pattern_byte(l, d * r + m, k);
       }
-  report("local tiled transpose (no communication)", sizeof(c128_t) * n * n,
+  report(stores ? "local tiled transpose, contiguous stores"
+                : "local tiled transpose, contiguous loads", sizeof(c128_t) * n * n,
          t, iters, bad);
   phasec_mpi_finalize();
   return bad ? 1 : 0;

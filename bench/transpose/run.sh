@@ -35,9 +35,10 @@ build() { # name emit np extra-args...
   $cc -O3 -march=native "$OUT/$name.np$np.c" $FLAGS -o "$OUT/$name.np$np"
 }
 for np in 2 4; do
-  build gen-shmem-direct-deposit shmem $np --style=direct_deposit
+  build gen-shmem-direct-deposit shmem $np --style=direct_deposit --order=stores
+  build gen-shmem-direct-deposit-loads shmem $np --style=direct_deposit --order=loads
   build gen-shmem-chained-puts shmem $np --style=chained
-  build gen-mpi-direct-deposit mpi $np --style=direct_deposit
+  build gen-mpi-direct-deposit mpi $np --style=direct_deposit --order=stores
   build gen-mpi-chained mpi $np --style=chained
   build gen-mpi-packing mpi $np --style=packing
 done
@@ -59,14 +60,16 @@ run() { # label np command...
 for r in $(seq 1 "$ROUNDS"); do
   for np in 2 4; do
     run "generated SHMEM direct deposit (shmem_ptr stores)" $np $OSHRUN -np $np "$OUT/gen-shmem-direct-deposit.np$np" $ITERS
+    run "local transpose, no communication, contiguous stores (memory limit)" $np $MPIRUN -np $np "$OUT/local_transpose" -n $N -stores $ITERS
     run "FFTW MPI transpose, in place" $np $MPIRUN -np $np "$OUT/fftw_transpose" -n $N -inplace $ITERS
     run "generated MPI direct deposit (shared window)" $np $MPIRUN -np $np "$OUT/gen-mpi-direct-deposit.np$np" $ITERS
     run "pack + MPI_Alltoall + unpack" $np $MPIRUN -np $np "$OUT/alltoall_transpose" -n $N $ITERS
     run "generated MPI chained (Sendrecv, vector type)" $np $MPIRUN -np $np "$OUT/gen-mpi-chained.np$np" $ITERS
     run "FFTW MPI transpose, out of place" $np $MPIRUN -np $np "$OUT/fftw_transpose" -n $N $ITERS
+    run "generated SHMEM direct deposit, contiguous loads/strided stores" $np $OSHRUN -np $np "$OUT/gen-shmem-direct-deposit-loads.np$np" $ITERS
     run "generated SHMEM chained (put per row)" $np $OSHRUN -np $np "$OUT/gen-shmem-chained-puts.np$np" $ITERS
     run "generated MPI buffer packing" $np $MPIRUN -np $np "$OUT/gen-mpi-packing.np$np" $ITERS
-    run "local transpose, no communication (memory limit)" $np $MPIRUN -np $np "$OUT/local_transpose" -n $N $ITERS
+    run "local transpose, no communication, contiguous loads" $np $MPIRUN -np $np "$OUT/local_transpose" -n $N $ITERS
   done
 done
 echo "raw log: $LOG"

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Scheduling/Baselines.h"
+#include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Collectives.h"
 #include "phasec/Target/MPI/MPIEmitter.h"
 #include "phasec/Target/SHMEM/SHMEMEmitter.h"
@@ -59,16 +59,20 @@ static cl::opt<std::string> permKind("perm",
 static cl::opt<int64_t> permArg("perm-arg",
                                 cl::desc("seed / mask / shift of --perm"),
                                 cl::init(1));
-static cl::opt<std::string> algorithm("algorithm",
-                                      cl::desc("shift, xor or greedy"),
-                                      cl::init("shift"));
+static cl::opt<std::string>
+    algorithm("algorithm",
+              cl::desc("a scheduler of Algorithms.h (auto, linear_shift or "
+                       "shift, xor, greedy, product, ...)"),
+              cl::init("shift"));
 static cl::opt<std::string> style("style",
                                   cl::desc("packing, chained, direct_deposit"),
                                   cl::init("direct_deposit"));
 static cl::opt<std::string> sync("sync", cl::desc("barrier or none"),
                                  cl::init("barrier"));
-static cl::opt<std::string> order("order", cl::desc("loads or stores"),
-                                  cl::init("loads"));
+static cl::opt<std::string> order("order",
+                                  cl::desc("loads (contiguous loads, strided "
+                                           "stores) or stores (the reverse)"),
+                                  cl::init("stores"));
 static cl::opt<int64_t> tile("tile", cl::desc("transpose tile edge"),
                              cl::init(16));
 static cl::opt<bool> noFormulas("no-formulas",
@@ -180,17 +184,16 @@ int main(int argc, char **argv) {
   if (failed(problem.check(error)))
     return fail(error);
   Schedule schedule;
-  llvm::LogicalResult r = llvm::failure();
-  if (algorithm == "shift")
-    r = scheduleLinearShift(problem, schedule, error);
-  else if (algorithm == "xor")
-    r = scheduleXor(problem, schedule, error);
-  else if (algorithm == "greedy")
-    r = scheduleGreedy(problem, schedule, error);
-  else
+  std::optional<SchedulerAlgorithm> alg = parseSchedulerAlgorithm(
+      algorithm == "shift" ? llvm::StringRef("linear_shift")
+                           : llvm::StringRef(algorithm));
+  if (!alg)
     return fail("unknown --algorithm '" + algorithm + "'");
-  if (failed(r))
-    return fail(error);
+  SchedulerOptions sopts;
+  sopts.algorithm = *alg;
+  SchedulerReport report;
+  if (failed(scheduleAuto(problem, schedule, sopts, report)))
+    return fail(report.error.empty() ? "scheduling failed" : report.error);
   if (split > 1) {
     int64_t unit =
         (!splitAny && (opName == "transpose" || opName == "permute"))

@@ -128,7 +128,11 @@ struct PlannedPhase {
 struct PlanOptions {
   TransferStyle style = TransferStyle::DirectDeposit;
   PhaseSync sync = PhaseSync::Barrier;
-  LoopOrder order = LoopOrder::ContiguousLoads;
+  /// Strided loads with contiguous stores by default: on this machine (x86,
+  /// write-allocate caches) strided stores cost a read-for-ownership per
+  /// line and the transpose ran 2-3x slower that way (docs/performance.md);
+  /// the T3D of seed 001 preferred the reverse.
+  LoopOrder order = LoopOrder::ContiguousStores;
   /// Transposes: tile edge in elements (0 or 1 = untiled).
   int64_t tile = 16;
   /// Use phase formulas where every phase has one (else always tables).
