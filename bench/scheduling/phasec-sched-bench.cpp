@@ -122,9 +122,9 @@ int main(int argc, char **argv) {
     double schedSeconds = seconds(t0);
     if (failed(r)) {
       if (format == "json")
-        llvm::outs() << llvm::formatv(
-            "{{\"case\": \"{0}\", \"algorithm\": \"{1}\", \"error\": \"{2}\"}\n",
-            name, a, report.error);
+        llvm::outs() << llvm::formatv("{{\"case\": \"{0}\", \"algorithm\": "
+                                      "\"{1}\", \"error\": \"{2}\"}\n",
+                                      name, a, report.error);
       else
         llvm::outs() << "| " << name << " | " << a << " | n/a (" << report.error
                      << ") | | | | | | |\n";
@@ -158,11 +158,11 @@ int main(int argc, char **argv) {
     } else {
       llvm::outs() << llvm::formatv(
           "| {0} | {1} | {2} | {3} | {4:F4} | {5:F4} | {6} | {7:F2} | {8}|\n",
-          name, a == report.algorithm ? a.str() : a.str() + "→" + report.algorithm,
+          name,
+          a == report.algorithm ? a.str() : a.str() + "→" + report.algorithm,
           report.phases, boundBlocks, report.gap,
           report.gap > 0 ? 1 / report.gap : 0, ok ? "yes" : "**NO**",
-          schedSeconds + verifySeconds,
-          report.optimal ? "optimal " : "");
+          schedSeconds + verifySeconds, report.optimal ? "optimal " : "");
     }
     if (profile) {
       const Topology &tp = problem.topology();
@@ -173,10 +173,10 @@ int main(int argc, char **argv) {
         size_t busy = 0;
         for (size_t p = lo; p < hi; ++p)
           for (const Transfer &t : schedule.phases[p].transfers) {
-            tp.routeRanks(t.src, t.dst,
-                          t.ties & tp.tieMask(tp.nodeOfRank(t.src),
-                                              tp.nodeOfRank(t.dst)),
-                          route);
+            tp.routeRanks(
+                t.src, t.dst,
+                t.ties & tp.tieMask(tp.nodeOfRank(t.src), tp.nodeOfRank(t.dst)),
+                route);
             busy += route.size();
           }
         llvm::errs() << llvm::formatv(

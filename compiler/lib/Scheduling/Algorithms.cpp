@@ -73,7 +73,7 @@ std::optional<int64_t> phasec::completeUniformAlltoall(const Problem &problem) {
 }
 
 double phasec::injectionBandwidthFor(const Problem &problem,
-                                    const SchedulerOptions &options) {
+                                     const SchedulerOptions &options) {
   const TopologyDesc &d = problem.topology().desc();
   if (d.injectionBandwidth > 0)
     return d.injectionBandwidth;
@@ -101,8 +101,7 @@ void finalize(const Problem &problem, Schedule &schedule,
   report.time = scheduleTime(problem, schedule, options);
   report.boundTime = schedule.bound.time;
   report.gap = report.boundTime > 0 ? report.time / report.boundTime : 1.0;
-  if (report.boundTime > 0 &&
-      report.time <= report.boundTime * (1 + 1e-9)) {
+  if (report.boundTime > 0 && report.time <= report.boundTime * (1 + 1e-9)) {
     report.optimal = true;
     if (report.proof.empty())
       report.proof = "schedule time equals the lower bound (" +
@@ -152,10 +151,10 @@ llvm::LogicalResult phasec::scheduleProduct(const Problem &problem,
     auto rs = getRingSchedule(r.k, r.wrap, r.two, options, report);
     if (failed(rs))
       return llvm::failure();
-    report.notes.push_back(llvm::formatv(
-        "dimension {0}: {1} of {2}, {3} steps ({4}{5})", d,
-        r.wrap ? "ring" : "line", r.k, rs->perms.size(), rs->source,
-        rs->identityFirst ? ", identity first" : ""));
+    report.notes.push_back(
+        llvm::formatv("dimension {0}: {1} of {2}, {3} steps ({4}{5})", d,
+                      r.wrap ? "ring" : "line", r.k, rs->perms.size(),
+                      rs->source, rs->identityFirst ? ", identity first" : ""));
     rings.push_back(std::move(*rs));
   }
   bool dropIdentity = llvm::all_of(
@@ -270,10 +269,9 @@ llvm::LogicalResult phasec::schedulePercs(const Problem &problem,
     for (int64_t c1 = 0; c1 < c; ++c1)
       for (int64_t c2 = 0; c2 < c; ++c2)
         if (c1 != c2)
-          schedule.phases[static_cast<size_t>(c1 * c + c2)]
-              .transfers.push_back({static_cast<RankId>(u * c + c1),
-                                    static_cast<RankId>(u * c + c2), *block,
-                                    0});
+          schedule.phases[static_cast<size_t>(c1 * c + c2)].transfers.push_back(
+              {static_cast<RankId>(u * c + c1), static_cast<RankId>(u * c + c2),
+               *block, 0});
   schedule.canonicalize();
   finalize(problem, schedule, options, report);
   return llvm::success();
@@ -357,11 +355,10 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
   // ring core (k steps) or where nothing better applies: on large cubic tori
   // the quotient construction is far better and building both would double
   // the time and memory (16.7 M transfers on 16x16x16).
-  bool quotientApplies = uniformA2A && topo.kind() == TopologyKind::Torus &&
-                         topo.numDims() >= 2 && topo.extent(0) >= 3 &&
-                         llvm::all_of(topo.dims(), [&](int64_t e) {
-                           return e == topo.extent(0);
-                         });
+  bool quotientApplies =
+      uniformA2A && topo.kind() == TopologyKind::Torus && topo.numDims() >= 2 &&
+      topo.extent(0) >= 3 &&
+      llvm::all_of(topo.dims(), [&](int64_t e) { return e == topo.extent(0); });
   bool latin = true;
   if (uniformA2A && topo.isGrid())
     for (unsigned d = 0; d < topo.numDims() && latin; ++d) {
@@ -433,9 +430,9 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
   }
   // The better of product and greedy (the product on equal time).
   if (haveProduct && pr.time <= gr.time * (1 + 1e-12)) {
-    pr.notes.push_back(llvm::formatv(
-        "greedy-priority took {0} phases ({1:F3} x the bound)", gr.phases,
-        gr.gap));
+    pr.notes.push_back(
+        llvm::formatv("greedy-priority took {0} phases ({1:F3} x the bound)",
+                      gr.phases, gr.gap));
     greedy = std::move(product);
     gr = std::move(pr);
   } else if (haveProduct) {

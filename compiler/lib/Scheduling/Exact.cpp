@@ -30,8 +30,7 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
   const Topology &topo = problem.topology();
   const TransferSet &ts = problem.transfers();
   std::optional<int64_t> block = ts.uniformBytes();
-  if (!topo.isGrid() || !block ||
-      topo.minBandwidth() != topo.maxBandwidth()) {
+  if (!topo.isGrid() || !block || topo.minBandwidth() != topo.maxBandwidth()) {
     report.error = "the exact model needs uniform blocks on a torus, mesh or "
                    "hypercube with one link bandwidth";
     return llvm::failure();
@@ -83,8 +82,8 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
     q.items.push_back(std::move(item));
     modelled.push_back(d);
   }
-  unsigned lo = static_cast<unsigned>(
-      std::max(1.0, std::ceil(bound.blocks - 1e-9)));
+  unsigned lo =
+      static_cast<unsigned>(std::max(1.0, std::ceil(bound.blocks - 1e-9)));
   unsigned hi = options.exactMaxPhases;
   if (startFrom && !startFrom->phases.empty())
     hi = std::min<unsigned>(hi, startFrom->phases.size() - 1);
@@ -146,12 +145,12 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
     report.boundTime = bound.time;
     report.gap = bound.time > 0 ? report.time / bound.time : 1.0;
     report.optimal = true;
-    report.proof = T == lo ? "phases equal the lower bound (" + bound.reason +
-                                 ")"
-                           : llvm::formatv("z3 proved {0} phases infeasible "
-                                           "(unsat)",
-                                           T - 1)
-                                 .str();
+    report.proof = T == lo
+                       ? "phases equal the lower bound (" + bound.reason + ")"
+                       : llvm::formatv("z3 proved {0} phases infeasible "
+                                       "(unsat)",
+                                       T - 1)
+                             .str();
     return llvm::success();
   }
   if (startFrom) {
@@ -165,9 +164,8 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
     bool proven = hi + 1 == startFrom->phases.size();
     report.optimal = proven;
     if (proven)
-      report.proof = llvm::formatv("z3 proved {0} phases infeasible (unsat)",
-                                   hi)
-                         .str();
+      report.proof =
+          llvm::formatv("z3 proved {0} phases infeasible (unsat)", hi).str();
     return llvm::success();
   }
   report.error = llvm::formatv("no schedule within {0} phases", hi);

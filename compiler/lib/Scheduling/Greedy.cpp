@@ -163,7 +163,8 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       break;
     case 9:
       it.key = static_cast<double>(classLeft[it.routeLen]) /
-                   classTotal[it.routeLen] * (1 + 0.02 * it.routeLen) + 1e-9 * k;
+                   classTotal[it.routeLen] * (1 + 0.02 * it.routeLen) +
+               1e-9 * k;
       break;
     default:
       it.key = k;
@@ -216,8 +217,8 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       const Item &it = items[i];
       bool fixed = true;
       for (uint32_t oi = 1; oi < it.numOpts; ++oi)
-        fixed &= routes[optionTable[it.optBegin + oi].off] ==
-                 routes[it.routeOff];
+        fixed &=
+            routes[optionTable[it.optBegin + oi].off] == routes[it.routeOff];
       out.push_back({i, routes[it.routeOff], it.src, fixed,
                      static_cast<double>(it.bytes) / topo.maxBandwidth()});
     }
@@ -257,10 +258,12 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       Item &it = items[idx];
       if (inj > 0) {
         double b = static_cast<double>(it.bytes) / inj;
-        double snd = nodeStamp[it.srcNode] == phaseId ? nodeSend[it.srcNode] : 0;
-        double rcv = nodeStamp[it.dstNode] == phaseId ? nodeRecv[it.dstNode] : 0;
-        if (tau > 0 && (snd + b > tau * (1 + 1e-12) ||
-                        rcv + b > tau * (1 + 1e-12))) {
+        double snd =
+            nodeStamp[it.srcNode] == phaseId ? nodeSend[it.srcNode] : 0;
+        double rcv =
+            nodeStamp[it.dstNode] == phaseId ? nodeRecv[it.dstNode] : 0;
+        if (tau > 0 &&
+            (snd + b > tau * (1 + 1e-12) || rcv + b > tau * (1 + 1e-12))) {
           restHeads.push_back(h);
           continue;
         }
@@ -411,9 +414,10 @@ static void mergePhases(const Topology &topo, Schedule &schedule,
     schedule.phases.push_back(std::move(k.phase));
 }
 
-llvm::LogicalResult phasec::scheduleGreedyPriority(
-    const Problem &problem, Schedule &schedule,
-    const SchedulerOptions &options, SchedulerReport &report) {
+llvm::LogicalResult
+phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
+                               const SchedulerOptions &options,
+                               SchedulerReport &report) {
   const Topology &topo = problem.topology();
   // A small portfolio of priorities where affordable; the best (then the
   // lowest variant) wins, so the result stays deterministic.
@@ -448,8 +452,9 @@ llvm::LogicalResult phasec::scheduleGreedyPriority(
       have = true;
       bestTime = t;
       schedule = std::move(s);
-      report.notes.push_back(llvm::formatv(
-          "greedy-priority variant {0}: {1} phases", v, schedule.phases.size()));
+      report.notes.push_back(
+          llvm::formatv("greedy-priority variant {0}: {1} phases", v,
+                        schedule.phases.size()));
     }
   }
   schedule.bound = computeLowerBound(problem, options.bound);
@@ -458,10 +463,10 @@ llvm::LogicalResult phasec::scheduleGreedyPriority(
   report.time = scheduleTime(problem, schedule, options);
   report.boundTime = schedule.bound.time;
   report.gap = report.boundTime > 0 ? report.time / report.boundTime : 1.0;
-  report.optimal = report.boundTime > 0 &&
-                   report.time <= report.boundTime * (1 + 1e-9);
+  report.optimal =
+      report.boundTime > 0 && report.time <= report.boundTime * (1 + 1e-9);
   if (report.optimal)
-    report.proof = "schedule time equals the lower bound (" +
-                   schedule.bound.reason + ")";
+    report.proof =
+        "schedule time equals the lower bound (" + schedule.bound.reason + ")";
   return llvm::success();
 }

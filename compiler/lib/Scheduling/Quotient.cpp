@@ -38,7 +38,6 @@
 
 using namespace phasec;
 
-
 /// True if the quotient construction applies: a torus with d >= 2 equal
 /// extents k >= 3 and a complete uniform all-to-all.
 static bool quotientApplies(const Topology &topo) {
@@ -53,9 +52,10 @@ static bool quotientApplies(const Topology &topo) {
   return true;
 }
 
-llvm::LogicalResult phasec::scheduleTorusQuotient(
-    const Problem &problem, Schedule &schedule,
-    const SchedulerOptions &options, SchedulerReport &report) {
+llvm::LogicalResult
+phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
+                              const SchedulerOptions &options,
+                              SchedulerReport &report) {
   const Topology &topo = problem.topology();
   std::optional<int64_t> block = completeUniformAlltoall(problem);
   if (!block || !quotientApplies(topo)) {
@@ -104,9 +104,9 @@ llvm::LogicalResult phasec::scheduleTorusQuotient(
       topo.route(0, y, sub, route);
       for (LinkId l : route) {
         const Link &ln = topo.link(l);
-        o.cls.push_back({static_cast<uint16_t>(sumCoord(ln.src)),
-                         static_cast<uint16_t>(ln.dim * 2 +
-                                               (ln.dir < 0 ? 1 : 0))});
+        o.cls.push_back(
+            {static_cast<uint16_t>(sumCoord(ln.src)),
+             static_cast<uint16_t>(ln.dim * 2 + (ln.dir < 0 ? 1 : 0))});
       }
       it.len = static_cast<unsigned>(route.size());
       it.options.push_back(std::move(o));
@@ -118,8 +118,8 @@ llvm::LogicalResult phasec::scheduleTorusQuotient(
 
   LowerBound bound = computeLowerBound(problem, options.bound);
   double boundPhases = std::ceil(bound.blocks / (c * c) - 1e-9);
-  unsigned baseTarget = static_cast<unsigned>(
-      std::max(1.0, std::ceil(boundPhases / k - 1e-9)));
+  unsigned baseTarget =
+      static_cast<unsigned>(std::max(1.0, std::ceil(boundPhases / k - 1e-9)));
 
   using Placement = std::tuple<uint32_t, uint8_t, uint16_t>;
   // Best-fit packing of base phases: repeatedly place, among the pending
@@ -171,8 +171,8 @@ llvm::LogicalResult phasec::scheduleTorusQuotient(
               }
               if (!ok)
                 continue;
-              int64_t score = static_cast<int64_t>(it.len) * 1000 +
-                              contact * contactWeight;
+              int64_t score =
+                  static_cast<int64_t>(it.len) * 1000 + contact * contactWeight;
               if (score > bestScore) {
                 bestScore = score;
                 bestPos = pos;
@@ -201,8 +201,8 @@ llvm::LogicalResult phasec::scheduleTorusQuotient(
       {32, 1}, {32, 100}, {128, 1}, {128, 100}, {512, 1}, {512, 100}};
   uint64_t perEval = static_cast<uint64_t>(k) * 4 * 16;
   for (unsigned v = 0; v < std::size(variants); ++v) {
-    uint64_t cost = static_cast<uint64_t>(items.size()) * variants[v].first *
-                    perEval;
+    uint64_t cost =
+        static_cast<uint64_t>(items.size()) * variants[v].first * perEval;
     if (v > 0 && cost > 4000000000ull)
       break;
     auto phases = bestFit(variants[v].first, variants[v].second);
@@ -268,8 +268,8 @@ llvm::LogicalResult phasec::scheduleTorusQuotient(
       return false;
     };
     auto place = [&](size_t p, uint32_t idx, unsigned oi, unsigned j) {
-      best[p].push_back({idx, static_cast<uint8_t>(oi),
-                         static_cast<uint16_t>(j)});
+      best[p].push_back(
+          {idx, static_cast<uint8_t>(oi), static_cast<uint16_t>(j)});
       setOcc(p, idx, oi, j, idx + 1);
     };
     uint64_t budget = 200000000; // class checks, keeps this bounded
@@ -407,10 +407,10 @@ llvm::LogicalResult phasec::scheduleTorusQuotient(
   report.time = scheduleTime(problem, schedule, options);
   report.boundTime = schedule.bound.time;
   report.gap = report.boundTime > 0 ? report.time / report.boundTime : 1.0;
-  report.optimal = report.boundTime > 0 &&
-                   report.time <= report.boundTime * (1 + 1e-9);
+  report.optimal =
+      report.boundTime > 0 && report.time <= report.boundTime * (1 + 1e-9);
   if (report.optimal)
-    report.proof = "schedule time equals the lower bound (" +
-                   schedule.bound.reason + ")";
+    report.proof =
+        "schedule time equals the lower bound (" + schedule.bound.reason + ")";
   return llvm::success();
 }

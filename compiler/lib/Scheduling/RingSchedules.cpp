@@ -18,12 +18,12 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
-#include "llvm/Support/Process.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -82,7 +82,8 @@ unsigned ringLinkLoad(unsigned k, bool wrap, bool two) {
   for (unsigned s = 1; 2 * s < k; ++s)
     load += s;
   if (k % 2 == 0)
-    load += (k / 2 * k + 2 * k - 1) / (2 * k); // ceil(k/2 * k / (2k)) = ceil(k/4)
+    load +=
+        (k / 2 * k + 2 * k - 1) / (2 * k); // ceil(k/2 * k / (2k)) = ceil(k/4)
   return load;
 }
 
@@ -121,8 +122,8 @@ std::optional<solver::RingCore> readCore(llvm::StringRef text, unsigned k) {
   solver::RingCore core;
   llvm::SmallVector<llvm::StringRef, 16> lines;
   text.split(lines, '\n', -1, false);
-  if (lines.size() < 3 || lines[0] != ("phasec-ringcore " +
-                                       std::to_string(kRingCoreVersion)))
+  if (lines.size() < 3 ||
+      lines[0] != ("phasec-ringcore " + std::to_string(kRingCoreVersion)))
     return std::nullopt;
   if (lines[1] == "status sat")
     core.status = solver::SolveStatus::Sat;
@@ -231,7 +232,8 @@ llvm::FailureOr<solver::RingCore> lookupCore(const CoreKey &key,
     // Write to a temporary file and rename, so that concurrent compiles
     // never read half a file.
     if (!llvm::sys::fs::create_directories(options.cacheDir)) {
-      std::string tmp = path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
+      std::string tmp =
+          path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
       std::error_code ec;
       {
         llvm::raw_fd_ostream os(tmp, ec);
@@ -374,8 +376,8 @@ llvm::LogicalResult phasec::checkRingSchedule(const RingSchedule &rs,
   }
   for (unsigned i = 0; i < k * k; ++i)
     if (!covered[i]) {
-      error = llvm::formatv("ring schedule: pair {0}->{1} missing", i / k,
-                            i % k);
+      error =
+          llvm::formatv("ring schedule: pair {0}->{1} missing", i / k, i % k);
       return llvm::failure();
     }
   if (rs.identityFirst &&
@@ -432,9 +434,9 @@ phasec::getRingSchedule(unsigned k, bool wrap, bool two,
         return fromCore(*core, k, wrap, two, identity,
                         cached ? "z3-cache" : "z3");
       if (core->status == solver::SolveStatus::Unsat) {
-        report.notes.push_back(llvm::formatv(
-            "no {0}ring core for a {1}: z3 unsat (proof)",
-            identity ? "identity " : "", what));
+        report.notes.push_back(
+            llvm::formatv("no {0}ring core for a {1}: z3 unsat (proof)",
+                          identity ? "identity " : "", what));
         continue;
       }
       report.fellBack = true;

@@ -134,10 +134,8 @@ bool isTie(const RingCoreQuery &q, unsigned a, unsigned b) {
 
 } // namespace
 
-llvm::FailureOr<RingCore>
-phasec::solver::solveRingCore(const RingCoreQuery &q,
-                              const SolverOptions &options,
-                              std::string &error) {
+llvm::FailureOr<RingCore> phasec::solver::solveRingCore(
+    const RingCoreQuery &q, const SolverOptions &options, std::string &error) {
   if (q.k < 1 || q.k > 64) {
     error = "ring core: extent " + std::to_string(q.k) + " out of range 1..64";
     return llvm::failure();
@@ -194,8 +192,8 @@ phasec::solver::solveRingCore(const RingCoreQuery &q,
     // Link-disjointness per phase.
     llvm::SmallVector<unsigned, 16> route;
     // users[link] = terms "pair (a,b) uses the link" (without the phase).
-    std::vector<std::vector<std::pair<unsigned, std::optional<bool>>>> users(
-        2 * k);
+    std::vector<std::vector<std::pair<unsigned, std::optional<bool>>>> users(2 *
+                                                                             k);
     for (unsigned a = 0; a < k; ++a)
       for (unsigned b = 0; b < k; ++b) {
         if (a == b)
@@ -251,10 +249,8 @@ phasec::solver::solveRingCore(const RingCoreQuery &q,
   }
 }
 
-llvm::FailureOr<AssignResult>
-phasec::solver::solvePhaseAssignment(const AssignQuery &q,
-                                     const SolverOptions &options,
-                                     std::string &error) {
+llvm::FailureOr<AssignResult> phasec::solver::solvePhaseAssignment(
+    const AssignQuery &q, const SolverOptions &options, std::string &error) {
   if (q.numPhases == 0) {
     error = "phase assignment: zero phases";
     return llvm::failure();
@@ -301,9 +297,8 @@ phasec::solver::solvePhaseAssignment(const AssignQuery &q,
       s.add(x[0]);
     // For every resource, who may use it: group -> (item, option) list, in
     // a deterministic order.
-    std::vector<llvm::MapVector<int32_t,
-                                llvm::SmallVector<std::pair<unsigned, unsigned>,
-                                                  4>>>
+    std::vector<llvm::MapVector<
+        int32_t, llvm::SmallVector<std::pair<unsigned, unsigned>, 4>>>
         users(q.numResources);
     for (unsigned i = 0; i < n; ++i)
       for (unsigned j = 0; j < q.items[i].options.size(); ++j)

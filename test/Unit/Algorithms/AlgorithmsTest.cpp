@@ -114,8 +114,10 @@ TEST(RingSchedules, TorusCores) {
 /// Rings above 8 and long lines get greedy schedules that still cover every
 /// pair with link-disjoint partial permutations.
 TEST(RingSchedules, GreedyRings) {
-  for (auto [k, wrap] : {std::pair<unsigned, bool>{16, true}, {12, true},
-                         {8, false}, {5, false}}) {
+  for (auto [k, wrap] : {std::pair<unsigned, bool>{16, true},
+                         {12, true},
+                         {8, false},
+                         {5, false}}) {
     SchedulerOptions o;
     SchedulerReport r;
     auto rs = getRingSchedule(k, wrap, true, o, r);
@@ -144,8 +146,8 @@ TEST(Product, ToriUpToEight) {
   struct Case {
     const char *spec;
     size_t phases;
-  } cases[] = {{"torus:4x4x4", 63},  {"torus:6x6", 35},
-               {"torus:5x7", 34},    {"torus:8x8", 64},
+  } cases[] = {{"torus:4x4x4", 63},       {"torus:6x6", 35},
+               {"torus:5x7", 34},         {"torus:8x8", 64},
                {"torus:2x2x2x2x2x2", 63}, {"torus:3x3", 8}};
   for (const Case &c : cases) {
     Topology t = makeTopology(c.spec);
@@ -233,8 +235,10 @@ TEST(Heuristics, MeshAndTorus) {
   struct Case {
     const char *spec;
     double maxGap;
-  } cases[] = {{"mesh:8x8", 1.05}, {"torus:10x6", 1.10},
-               {"torus:16x16", 1.10}, {"mesh:6x6", 1.05}};
+  } cases[] = {{"mesh:8x8", 1.05},
+               {"torus:10x6", 1.10},
+               {"torus:16x16", 1.10},
+               {"mesh:6x6", 1.05}};
   for (const Case &c : cases) {
     Topology t = makeTopology(c.spec);
     Problem p(t, build(request(t, "alltoall")));

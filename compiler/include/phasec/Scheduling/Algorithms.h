@@ -1,4 +1,5 @@
-//===- Algorithms.h - Congestion-free phase scheduling algorithms -*- C++ -*-===//
+//===- Algorithms.h - Congestion-free phase scheduling algorithms -*- C++
+//-*-===//
 //
 // Part of phasec. MLIR-free: only LLVM ADT/Support (Z3 stays behind
 // phasec/Solver/Z3Solver.h).
@@ -66,8 +67,7 @@ enum class SchedulerAlgorithm : uint8_t {
 /// "auto", "product", "percs", "torus-quotient", "greedy-priority", "z3-exact",
 /// "linear_shift", "xor", "greedy".
 llvm::StringRef stringifySchedulerAlgorithm(SchedulerAlgorithm algorithm);
-std::optional<SchedulerAlgorithm>
-parseSchedulerAlgorithm(llvm::StringRef name);
+std::optional<SchedulerAlgorithm> parseSchedulerAlgorithm(llvm::StringRef name);
 
 struct SchedulerOptions {
   SchedulerAlgorithm algorithm = SchedulerAlgorithm::Auto;
@@ -126,10 +126,11 @@ struct RingSchedule {
 /// with the identity if one exists) where k <= maxCoreK, otherwise or if the
 /// solver gives up a greedy schedule. Records proofs (e.g. "no identity core
 /// for a ring of 8: unsat") and cache use in `report`.
-llvm::FailureOr<RingSchedule>
-getRingSchedule(unsigned k, bool wrap, bool twoLinksPerPair,
-                const SchedulerOptions &options, SchedulerReport &report,
-                unsigned maxCoreK = 8);
+llvm::FailureOr<RingSchedule> getRingSchedule(unsigned k, bool wrap,
+                                              bool twoLinksPerPair,
+                                              const SchedulerOptions &options,
+                                              SchedulerReport &report,
+                                              unsigned maxCoreK = 8);
 
 /// Checks that `rs` covers every ordered pair once and that every step is a
 /// link-disjoint partial permutation (used by tests and the cache loader).
