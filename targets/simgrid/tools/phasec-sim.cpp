@@ -21,6 +21,7 @@
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Collectives.h"
 #include "phasec/Target/SimGrid/Runner.h"
+#include "phasec/Target/SimGrid/SimTarget.h"
 #include "phasec/Target/SimGrid/ScheduleInput.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -112,61 +113,6 @@ static int fail(const llvm::Twine &msg) {
   return 1;
 }
 
-/// The default comparison set: every built-in that terminates in reasonable
-/// time (basic_linear is capped by the runner).
-static const char *const kDefaultBuiltins[] = {
-    "pair",  "ring",  "bruck", "basic_linear", "2dmesh", "3dmesh", "rdb",
-    "ompi",  "mpich", "impi",  "mvapich2"};
-
-/// Seed 002's all-to-all for one PERCS supernode (Totoni and Kale): n nodes
-/// of c cores; in phase i (0 <= i < n) core j of node m sends its blocks for
-/// all c cores of node (m + j + i) mod n. Phases are barrier-separated, like
-/// phasec's. Only for a complete uniform all-to-all.
-static llvm::LogicalResult schedulePercsSeed(const Problem &problem,
-                                             Schedule &out,
-                                             std::string &error) {
-  const Topology &topo = problem.topology();
-  if (!topo.isPercs() || topo.numSupernodes() != 1) {
-    error = "percs-seed needs a PERCS machine of one supernode";
-    return llvm::failure();
-  }
-  int64_t n = topo.numNodes(), c = topo.ranksPerNode();
-  out = Schedule();
-  out.algorithm = "percs-seed";
-  for (int64_t i = 0; i < n; ++i) {
-    Phase phase;
-    for (int64_t m = 0; m < n; ++m)
-      for (int64_t j = 0; j < c; ++j) {
-        RankId src = static_cast<RankId>(m * c + j);
-        int64_t node = (m + j + i) % n;
-        for (int64_t k = 0; k < c; ++k) {
-          RankId dst = static_cast<RankId>(node * c + k);
-          int64_t bytes = problem.transfers().lookup(src, dst);
-          if (src != dst && bytes > 0)
-            phase.transfers.push_back({src, dst, bytes, 0});
-        }
-      }
-    out.phases.push_back(std::move(phase));
-  }
-  out.bound = computeLowerBound(problem);
-  return llvm::success();
-}
-
-static llvm::LogicalResult makeBaseline(llvm::StringRef name, const Problem &problem,
-                                        Schedule &out, std::string &error) {
-  if (name == "shift" || name == "linear_shift")
-    return scheduleLinearShift(problem, out, error);
-  if (name == "xor")
-    return scheduleXor(problem, out, error);
-  if (name == "greedy")
-    return scheduleGreedy(problem, out, error);
-  if (name == "percs-seed")
-    return schedulePercsSeed(problem, out, error);
-  error = "unknown baseline '" + name.str() +
-          "' (expected linear_shift, xor, greedy, percs-seed)";
-  return llvm::failure();
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -232,85 +178,18 @@ int main(int argc, char **argv) {
                  << violations.front().message
                  << "); simulating it anyway\n";
   }
-  LowerBound bound = computeLowerBound(problem);
-
-  SimulationRequest req;
-  req.topology = &*topo;
-  req.transfers = &op.transfers;
-  req.operation = op.operation;
-  req.schedule = {"phasec", &op.schedule};
-  req.boundTime = bound.time;
-  req.boundReason = bound.reason;
-  req.workDir = outDir.empty() ? std::string("simgrid-") + op.operation
-                               : std::string(outDir);
-  req.reportDir = reportDir;
-  req.platform.linkLatency = latency;
-  req.timeoutSeconds = timeout;
-
-  std::vector<std::string> baselineNames(baselines.begin(), baselines.end());
-  std::vector<std::string> builtinNames(builtins.begin(), builtins.end());
-  std::vector<std::string> stockNames(stockBuiltins.begin(),
-                                      stockBuiltins.end());
-  if (compare) {
-    if (baselineNames.empty())
-      baselineNames = {"shift", "xor", "greedy"};
-    if (builtinNames.empty())
-      builtinNames.assign(std::begin(kDefaultBuiltins),
-                          std::end(kDefaultBuiltins));
-    if (stockNames.empty())
-      stockNames = builtinNames;
-  }
-  std::vector<Schedule> baselineSchedules(baselineNames.size());
-  for (size_t i = 0; i < baselineNames.size(); ++i) {
-    std::string berr;
-    if (failed(makeBaseline(baselineNames[i], problem, baselineSchedules[i],
-                            berr))) {
-      llvm::errs() << "phasec-sim: note: baseline " << baselineNames[i]
-                   << " skipped: " << berr << "\n";
-      continue;
-    }
-    req.baselines.push_back({baselineNames[i], &baselineSchedules[i]});
-  }
-  req.builtins = builtinNames;
-  req.stockBuiltins = stockNames;
-
-  if (emitOnly) {
-    std::vector<NamedSchedule> all{req.schedule};
-    all.insert(all.end(), req.baselines.begin(), req.baselines.end());
-    PlatformStats stats;
-    if (failed(emitSimGrid(*topo, op.transfers, all, req.platform,
-                           req.workDir, stats, error)))
-      return fail(error);
-    llvm::outs() << "wrote " << req.workDir << ": " << stats.hosts
-                 << " hosts, " << stats.links << " links, " << stats.routes
-                 << " routes\n";
-    return 0;
-  }
-
-  SimulationResult result;
-  if (failed(runSimulation(req, result, llvm::errs())))
-    return 1;
-  printSimulationTable(llvm::outs(), result);
-  if (!reportDir.empty() &&
-      failed(writeReport(req, result,
-                         (req.workDir + "/phasec.trace"), !noRender,
-                         llvm::errs())))
-    return 1;
-
-  const VariantResult &ours = result.variants.front();
-  double dev = ours.modelTime > 0
-                   ? 100.0 * (ours.simTime - ours.modelTime) / ours.modelTime
-                   : 0;
-  llvm::outs() << "phasec: simulated/model = "
-               << llvm::format("%.6f", ours.modelTime > 0
-                                           ? ours.simTime / ours.modelTime
-                                           : 0)
-               << " (" << llvm::format("%+.3f", dev) << "%)\n";
-  if (checkModel >= 0 && std::abs(dev) > checkModel)
-    return fail(llvm::formatv("simulated time {0:e6} s is {1:f3}% away from "
-                              "the phase model {2:e6} s (tolerance {3}%)",
-                              ours.simTime, dev, ours.modelTime,
-                              checkModel.getValue())
-                    .str());
-  return 0;
+  SimTargetOptions options;
+  options.outDir = outDir;
+  options.emitOnly = emitOnly;
+  options.compare = compare;
+  options.baselines.assign(baselines.begin(), baselines.end());
+  options.builtins.assign(builtins.begin(), builtins.end());
+  options.stockBuiltins.assign(stockBuiltins.begin(), stockBuiltins.end());
+  options.reportDir = reportDir;
+  options.renderReport = !noRender;
+  options.timeoutSeconds = timeout;
+  options.platform.linkLatency = latency;
+  options.checkModelPercent = checkModel;
+  SimOperation simOp{op.operation, &*topo, &problem, &op.schedule};
+  return runSimTarget(simOp, options, llvm::outs(), llvm::errs());
 }

@@ -1,0 +1,195 @@
+//===- SimTarget.cpp - `--target=sim` and `--emit=simgrid` ----------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// One entry point for the phasec driver and phasec-sim: per operation,
+/// build the comparison set, emit the directory, run, print the table,
+/// write the report, check against the phase model.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Target/SimGrid/SimTarget.h"
+
+#include "phasec/Scheduling/Baselines.h"
+#include "phasec/Scheduling/Bounds.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <cmath>
+
+using namespace phasec;
+using namespace phasec::simgrid;
+using llvm::failure;
+using llvm::LogicalResult;
+using llvm::StringRef;
+using llvm::success;
+
+llvm::ArrayRef<const char *> simgrid::defaultBuiltins() {
+  static const char *const names[] = {
+      "pair",   "ring",   "bruck", "basic_linear", "2dmesh",
+      "3dmesh", "rdb",    "ompi",  "mpich",        "impi",
+      "mvapich2"};
+  return names;
+}
+
+/// Seed 002's all-to-all for one PERCS supernode (Totoni and Kale).
+static LogicalResult schedulePercsSeed(const Problem &problem, Schedule &out,
+                                       std::string &error) {
+  const Topology &topo = problem.topology();
+  if (!topo.isPercs() || topo.numSupernodes() != 1) {
+    error = "percs-seed needs a PERCS machine of one supernode";
+    return failure();
+  }
+  int64_t n = topo.numNodes(), c = topo.ranksPerNode();
+  out = Schedule();
+  out.algorithm = "percs-seed";
+  for (int64_t i = 0; i < n; ++i) {
+    Phase phase;
+    for (int64_t m = 0; m < n; ++m)
+      for (int64_t j = 0; j < c; ++j) {
+        RankId src = static_cast<RankId>(m * c + j);
+        int64_t node = (m + j + i) % n;
+        for (int64_t k = 0; k < c; ++k) {
+          RankId dst = static_cast<RankId>(node * c + k);
+          int64_t bytes = problem.transfers().lookup(src, dst);
+          if (src != dst && bytes > 0)
+            phase.transfers.push_back({src, dst, bytes, 0});
+        }
+      }
+    out.phases.push_back(std::move(phase));
+  }
+  out.bound = computeLowerBound(problem);
+  return success();
+}
+
+LogicalResult simgrid::buildBaseline(StringRef name, const Problem &problem,
+                                     Schedule &out, std::string &error) {
+  if (name == "shift" || name == "linear_shift")
+    return scheduleLinearShift(problem, out, error);
+  if (name == "xor")
+    return scheduleXor(problem, out, error);
+  if (name == "greedy")
+    return scheduleGreedy(problem, out, error);
+  if (name == "percs-seed")
+    return schedulePercsSeed(problem, out, error);
+  error = "unknown baseline '" + name.str() +
+          "' (expected linear_shift, xor, greedy, percs-seed)";
+  return failure();
+}
+
+static std::string subdir(StringRef base, StringRef name, bool several) {
+  if (!several)
+    return base.str();
+  llvm::SmallString<256> p(base);
+  llvm::sys::path::append(p, name);
+  return std::string(p);
+}
+
+int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
+                          const SimTargetOptions &options,
+                          llvm::raw_ostream &out, llvm::raw_ostream &diag) {
+  if (operations.empty()) {
+    diag << "error: no operation to simulate\n";
+    return 1;
+  }
+  bool several = operations.size() > 1;
+  int exitCode = 0;
+  for (const SimOperation &op : operations) {
+    const Topology &topo = *op.topology;
+    const Problem &problem = *op.problem;
+
+    std::vector<std::string> baselineNames = options.baselines;
+    std::vector<std::string> builtinNames = options.builtins;
+    std::vector<std::string> stockNames = options.stockBuiltins;
+    if (options.compare) {
+      if (baselineNames.empty()) {
+        baselineNames = {"linear_shift", "xor", "greedy"};
+        if (topo.isPercs() && topo.numSupernodes() == 1)
+          baselineNames.push_back("percs-seed");
+      }
+      if (builtinNames.empty())
+        for (const char *b : defaultBuiltins())
+          builtinNames.push_back(b);
+      if (stockNames.empty())
+        stockNames = builtinNames;
+    }
+    std::vector<Schedule> baselineSchedules(baselineNames.size());
+    SimulationRequest req;
+    for (size_t i = 0; i < baselineNames.size(); ++i) {
+      std::string error;
+      if (failed(buildBaseline(baselineNames[i], problem, baselineSchedules[i],
+                               error))) {
+        diag << "note: " << op.name << ": baseline " << baselineNames[i]
+             << " skipped: " << error << "\n";
+        continue;
+      }
+      req.baselines.push_back({baselineNames[i], &baselineSchedules[i]});
+    }
+
+    LowerBound bound = computeLowerBound(problem);
+    req.topology = &topo;
+    req.transfers = &problem.transfers();
+    req.operation = op.name;
+    req.schedule = {"phasec", op.schedule};
+    req.builtins = builtinNames;
+    req.stockBuiltins = stockNames;
+    req.boundTime = bound.time;
+    req.boundReason = bound.reason;
+    req.workDir = subdir(options.outDir.empty() ? "simgrid-" + op.name
+                                                : options.outDir,
+                         op.name, several && !options.outDir.empty());
+    if (!options.reportDir.empty())
+      req.reportDir = subdir(options.reportDir, op.name, several);
+    req.platform = options.platform;
+    req.timeoutSeconds = options.timeoutSeconds;
+
+    if (options.emitOnly) {
+      std::vector<NamedSchedule> all{req.schedule};
+      all.insert(all.end(), req.baselines.begin(), req.baselines.end());
+      PlatformStats stats;
+      std::string error;
+      if (failed(emitSimGrid(topo, problem.transfers(), all, req.platform,
+                             req.workDir, stats, error))) {
+        diag << "error: " << error << "\n";
+        return 1;
+      }
+      out << "wrote " << req.workDir << ": " << stats.hosts << " hosts, "
+          << stats.links << " links, " << stats.routes << " routes\n";
+      continue;
+    }
+
+    SimulationResult result;
+    if (failed(runSimulation(req, result, diag)))
+      return 1;
+    printSimulationTable(out, result);
+    if (!req.reportDir.empty() &&
+        failed(writeReport(req, result, req.workDir + "/phasec.trace",
+                           options.renderReport, diag)))
+      return 1;
+
+    const VariantResult &ours = result.variants.front();
+    double dev = ours.modelTime > 0
+                     ? 100.0 * (ours.simTime - ours.modelTime) / ours.modelTime
+                     : 0;
+    out << op.name << ": simulated/model = "
+        << llvm::format("%.6f", ours.modelTime > 0
+                                    ? ours.simTime / ours.modelTime
+                                    : 0)
+        << " (" << llvm::format("%+.3f", dev) << "%)\n";
+    if (options.checkModelPercent >= 0 &&
+        std::abs(dev) > options.checkModelPercent) {
+      diag << llvm::formatv("error: {0}: simulated time {1:e6} s is {2:f3}% "
+                            "away from the phase model {3:e6} s (tolerance "
+                            "{4:f2}%)\n",
+                            op.name, ours.simTime, dev, ours.modelTime,
+                            options.checkModelPercent);
+      exitCode = 1;
+    }
+  }
+  return exitCode;
+}
