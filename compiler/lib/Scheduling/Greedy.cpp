@@ -166,12 +166,12 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       break;
     case 11:
       // One-port: the busier of the link and the two ports still to serve.
-      it.key = std::max({k, portLeft[2 * it.srcNode],
-                         portLeft[2 * it.dstNode + 1]});
+      it.key =
+          std::max({k, portLeft[2 * it.srcNode], portLeft[2 * it.dstNode + 1]});
       break;
     case 12:
-      it.key = std::max(k, portLeft[2 * it.srcNode] +
-                               portLeft[2 * it.dstNode + 1]);
+      it.key =
+          std::max(k, portLeft[2 * it.srcNode] + portLeft[2 * it.dstNode + 1]);
       break;
     case 8:
       it.key = static_cast<double>(classLeft[it.routeLen]) /

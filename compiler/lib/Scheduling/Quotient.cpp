@@ -272,7 +272,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
           {idx, static_cast<uint8_t>(oi), static_cast<uint16_t>(j)});
       setOcc(p, idx, oi, j, idx + 1);
     };
-    uint64_t budget = 200000000; // class checks, keeps this bounded
+    uint64_t budget = 1000000000; // class checks, keeps this bounded
     auto tryMove = [&](uint32_t idx, size_t limit) {
       unsigned oi, j;
       for (size_t p = 0; p < limit; ++p) {
@@ -318,27 +318,56 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
       return false;
     };
     rebuild();
+    // Base phases are unordered, so any of them may be emptied: try the
+    // sparsest ones first (a few candidates per round), each moved to the
+    // end; stop when no candidate can be emptied or the budget is spent.
+    auto usedCount = [&](size_t p) {
+      size_t u = 0;
+      for (auto [idx, oi, j] : best[p])
+        u += items[idx].options[oi].cls.size();
+      return u;
+    };
     while (best.size() > baseTarget && budget > 0) {
-      size_t last = best.size() - 1;
-      auto savedBest = best;
-      auto savedOcc = occ;
-      std::vector<Placement> todo = best[last];
-      bool ok = true;
-      for (auto pl : todo) {
-        uint32_t idx = std::get<0>(pl);
-        removeFrom(last, idx);
-        if (!tryMove(idx, last)) {
-          ok = false;
-          break;
+      std::vector<size_t> cands(best.size());
+      for (size_t p = 0; p < cands.size(); ++p)
+        cands[p] = p;
+      // The last phase first (the greedy's leftovers), then the sparsest.
+      std::swap(cands.front(), cands.back());
+      std::stable_sort(cands.begin() + 1, cands.end(), [&](size_t a, size_t b) {
+        return usedCount(a) < usedCount(b);
+      });
+      bool emptied = false;
+      for (size_t ci = 0;
+           ci < std::min<size_t>(8, cands.size()) && !emptied && budget > 0;
+           ++ci) {
+        size_t last = best.size() - 1;
+        std::swap(best[cands[ci]], best[last]);
+        std::swap(occ[cands[ci]], occ[last]);
+        auto savedBest = best;
+        auto savedOcc = occ;
+        std::vector<Placement> todo = best[last];
+        bool ok = true;
+        for (auto pl : todo) {
+          uint32_t idx = std::get<0>(pl);
+          removeFrom(last, idx);
+          if (!tryMove(idx, last)) {
+            ok = false;
+            break;
+          }
+        }
+        if (ok) {
+          best.pop_back();
+          occ.pop_back();
+          emptied = true;
+        } else {
+          best = std::move(savedBest);
+          occ = std::move(savedOcc);
+          std::swap(best[cands[ci]], best[last]);
+          std::swap(occ[cands[ci]], occ[last]);
         }
       }
-      if (!ok) {
-        best = std::move(savedBest);
-        occ = std::move(savedOcc);
+      if (!emptied)
         break;
-      }
-      best.pop_back();
-      occ.pop_back();
     }
   }
   if (best.size() < beforeImprove)
