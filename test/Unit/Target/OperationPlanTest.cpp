@@ -1,0 +1,125 @@
+//===- OperationPlanTest.cpp - Plans from verified schedules --------------===//
+//
+// Part of phasec. Unit tests of buildOperationPlan: member mapping, offsets
+// of split transfers, phase formulas, and the checks against the operation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Baselines.h"
+#include "phasec/Target/MPI/MPIEmitter.h"
+#include "phasec/Target/OperationPlan.h"
+#include "phasec/Target/SHMEM/SHMEMEmitter.h"
+
+#include "gtest/gtest.h"
+
+using namespace phasec;
+using namespace phasec::target;
+
+namespace {
+
+/// A one-node machine of `p` ranks and a linear-shift schedule of `req`.
+Schedule shiftSchedule(const CollectiveRequest &req, int p, const char *spec) {
+  std::string error;
+  auto desc = TopologyDesc::parse(spec, error);
+  EXPECT_TRUE(succeeded(desc)) << error;
+  auto topo = Topology::create(*desc, error);
+  EXPECT_TRUE(succeeded(topo)) << error;
+  auto ts = buildCollective(req, error);
+  EXPECT_TRUE(succeeded(ts)) << error;
+  Problem problem(*topo, *ts);
+  Schedule s;
+  EXPECT_TRUE(succeeded(scheduleLinearShift(problem, s, error))) << error;
+  (void)p;
+  return s;
+}
+
+CollectiveRequest alltoall(int p, int64_t block) {
+  CollectiveRequest r;
+  r.op = "alltoall";
+  for (int i = 0; i < p; ++i)
+    r.group.push_back(i);
+  r.bytes = block;
+  return r;
+}
+
+TEST(OperationPlan, ShiftFormulaOnOneNode) {
+  CollectiveRequest req = alltoall(4, 64);
+  Schedule s = shiftSchedule(req, 4, "torus:1;ranks=4");
+  std::string error;
+  auto elem = parseElementType("u8", error);
+  ASSERT_TRUE(succeeded(elem));
+  auto plan = buildOperationPlan("a2a", req, *elem, s, PlanOptions(), error);
+  ASSERT_TRUE(succeeded(plan)) << error;
+  EXPECT_EQ(plan->phases.size(), 3u);
+  EXPECT_TRUE(plan->useFormulas);
+  EXPECT_TRUE(plan->consecutiveFormula);
+  for (auto [j, ph] : llvm::enumerate(plan->phases)) {
+    EXPECT_EQ(ph.formula, PhaseFormula::Shift);
+    EXPECT_EQ(ph.k, static_cast<int64_t>(j) + 1);
+  }
+}
+
+TEST(OperationPlan, RingNeedsTablesAndSplitsGetOffsets) {
+  CollectiveRequest req = alltoall(4, 64);
+  Schedule s = shiftSchedule(req, 4, "torus:4");
+  // Split every transfer in two halves in the same phase.
+  for (Phase &ph : s.phases) {
+    std::vector<Transfer> out;
+    for (const Transfer &t : ph.transfers) {
+      out.push_back({t.src, t.dst, t.bytes / 2, t.ties});
+      out.push_back({t.src, t.dst, t.bytes - t.bytes / 2, t.ties});
+    }
+    ph.transfers = out;
+  }
+  std::string error;
+  auto plan = buildOperationPlan("a2a", req, ElementType{"u8", "uint8_t", 1},
+                                 s, PlanOptions(), error);
+  ASSERT_TRUE(succeeded(plan)) << error;
+  EXPECT_FALSE(plan->useFormulas);
+  for (const PlannedPhase &ph : plan->phases)
+    for (size_t i = 0; i + 1 < ph.transfers.size(); i += 2) {
+      EXPECT_EQ(ph.transfers[i].offset, 0);
+      EXPECT_EQ(ph.transfers[i + 1].offset, 32);
+      EXPECT_EQ(ph.transfers[i + 1].src, ph.transfers[i].src);
+    }
+}
+
+TEST(OperationPlan, RejectsIncompleteSchedules) {
+  CollectiveRequest req = alltoall(3, 16);
+  Schedule s = shiftSchedule(req, 3, "torus:1;ranks=3");
+  s.phases.back().transfers.pop_back();
+  std::string error;
+  auto plan = buildOperationPlan("a2a", req, ElementType{"u8", "uint8_t", 1},
+                                 s, PlanOptions(), error);
+  EXPECT_TRUE(failed(plan));
+  EXPECT_NE(error.find("the schedule delivers 0 of the 16 bytes"),
+            std::string::npos)
+      << error;
+}
+
+TEST(OperationPlan, EmittersAreDeterministic) {
+  CollectiveRequest req;
+  req.op = "transpose";
+  req.group = {0, 1, 2, 3};
+  req.n = 64;
+  std::string error;
+  auto elem = parseElementType("c128", error);
+  ASSERT_TRUE(succeeded(elem));
+  req.bytes = elem->size;
+  Schedule s = shiftSchedule(req, 4, "torus:4");
+  auto plan = buildOperationPlan("t", req, *elem, s, PlanOptions(), error);
+  ASSERT_TRUE(succeeded(plan)) << error;
+  std::string a, b, c;
+  llvm::raw_string_ostream oa(a), ob(b), oc(c);
+  MPIOptions mo;
+  mo.main = true;
+  ASSERT_TRUE(succeeded(emitMPI(*plan, oa, mo, error))) << error;
+  ASSERT_TRUE(succeeded(emitMPI(*plan, ob, mo, error))) << error;
+  EXPECT_EQ(a, b);
+  ASSERT_TRUE(succeeded(emitSHMEM(*plan, oc, SHMEMOptions(), error)));
+  EXPECT_NE(c.find("shmem_ptr(b,"), std::string::npos);
+  // Per-member tables, never a P x P table: one table per member.
+  EXPECT_NE(a.find("t_send_m3[]"), std::string::npos);
+}
+
+} // namespace
