@@ -24,17 +24,17 @@ comm.group @drawer0 on @percs ranks [0, 1, 2, 3] {nodes = array<i64: 0, 1>, over
 // CHECK: comm.group @mesh.all on @mesh ranks
 comm.group @mesh.all on @mesh ranks [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
 
-// CHECK: comm.array @a : complex<f64> [8, 8]  rows over @cube.all
+// CHECK: comm.array @a : complex<f64> [8, 8] rows over @cube.all
 comm.array @a : complex<f64> [8, 8] rows over @cube.all
-// CHECK: comm.array @b : complex<f64> [8, 8]  rows over @cube.all
+// CHECK: comm.array @b : complex<f64> [8, 8] rows over @cube.all
 comm.array @b : complex<f64> [8, 8] rows over @cube.all
-// CHECK: comm.array @c : ui64 [4, 16]  cols over @evens
+// CHECK: comm.array @c : ui64 [4, 16] cols over @evens
 comm.array @c : ui64 [4, 16] cols over @evens
-// CHECK: comm.array @d : ui64 [64]  rows over @cube.all
+// CHECK: comm.array @d : ui64 [64] rows over @cube.all
 comm.array @d : ui64 [64] rows over @cube.all
-// CHECK: comm.array @e : ui64 [64]  rows over @cube.all
+// CHECK: comm.array @e : ui64 [64] rows over @cube.all
 comm.array @e : ui64 [64] rows over @cube.all
-// CHECK: comm.array @f : f32 [16]  rows over @cube.all
+// CHECK: comm.array @f : f32 [16] rows over @cube.all
 comm.array @f : f32 [16] rows over @cube.all
 
 // CHECK: comm.alltoall @a2a on @cube group @cube.all {algorithm = #comm.algorithm<xor>, block = 4096 : i64, rlimit = 1000 : i64, sync = #comm.sync<none>}

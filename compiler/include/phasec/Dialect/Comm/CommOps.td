@@ -100,7 +100,7 @@ def Comm_ArrayOp : Comm_Op<"array",
                        Comm_DistributionAttr:$distribution,
                        FlatSymbolRefAttr:$group);
   let assemblyFormat = [{
-    $sym_name `:` $element_type $shape $distribution `over` $group attr-dict
+    $sym_name `:` $element_type $shape `` $distribution `over` $group attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
