@@ -87,8 +87,8 @@ static LogicalResult readTopology(const json::Object &t, TopologyDesc &desc,
   return success();
 }
 
-static LogicalResult readOperation(const json::Object &doc,
-                                   LoadedOperation &op, std::string &error) {
+static LogicalResult readOperation(const json::Object &doc, LoadedOperation &op,
+                                   std::string &error) {
   op.operation = doc.getString("operation").value_or("op").str();
   if (const json::Object *c = doc.getObject("collective"))
     op.kind = c->getString("kind").value_or("").str();
@@ -185,7 +185,8 @@ LogicalResult simgrid::readScheduleJSON(StringRef text,
     error = "a schedule document must be a JSON object";
     return failure();
   }
-  if (root->getString("format") != std::optional<StringRef>("phasec-schedule/1")) {
+  if (root->getString("format") !=
+      std::optional<StringRef>("phasec-schedule/1")) {
     error = "not a phasec-schedule/1 document (\"format\" key)";
     return failure();
   }

@@ -101,8 +101,7 @@ void simgrid::writePlatformData(llvm::raw_ostream &os, const Topology &topo,
 
   os << "phasec-simgrid-platform 1\n";
   os << "# " << topo.desc().str() << "\n";
-  os << "hosts " << ranks << " speed " << formatReal(options.hostSpeed)
-     << "\n";
+  os << "hosts " << ranks << " speed " << formatReal(options.hostSpeed) << "\n";
   os << "links " << numLinks << "\n";
   for (int64_t id = 0; id < numTopo; ++id) {
     const Link &l = topo.link(static_cast<LinkId>(id));
@@ -305,8 +304,8 @@ static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
      << "  if [ -f \"platform-$2.txt\" ]; then export "
         "PHASEC_SIM_PLATFORM=\"$PWD/platform-$2.txt\"; fi ;;\n"
      << "builtin) PLATFORM=./libplatform.so; ARGS=\"alltoall "
-        "sched-" << schedules.front().name
-     << ".bin\"; ALG=\"--cfg=smpi/alltoall:$2\" ;;\n";
+        "sched-"
+     << schedules.front().name << ".bin\"; ALG=\"--cfg=smpi/alltoall:$2\" ;;\n";
   if (hasStock)
     os << "stock) PLATFORM=stock-torus.xml; ARGS=\"alltoall sched-"
        << schedules.front().name

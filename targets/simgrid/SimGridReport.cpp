@@ -96,8 +96,7 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
                  << stringifyStatus(v.status) << ","
                  << (ok ? num(v.simTime) : "") << ","
                  << (ok ? num(result.totalBytes / v.simTime) : "") << ","
-                 << (ok ? num(100.0 * result.boundTime / v.simTime) : "")
-                 << ","
+                 << (ok ? num(100.0 * result.boundTime / v.simTime) : "") << ","
                  << (v.kind == "phased" ? num(v.modelTime) : "") << ","
                  << (v.kind == "phased" ? std::to_string(v.numPhases) : "")
                  << "\n";
@@ -114,9 +113,9 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
               int64_t bytes = 0;
               for (const Transfer &t : sched.phases[k].transfers)
                 bytes += t.bytes;
-              os << k << "," << sched.phases[k].transfers.size() << ","
-                 << bytes << "," << num(model.phaseTime[k]) << ","
-                 << num(simPhase[k]) << ","
+              os << k << "," << sched.phases[k].transfers.size() << "," << bytes
+                 << "," << num(model.phaseTime[k]) << "," << num(simPhase[k])
+                 << ","
                  << (model.phaseTime[k] > 0
                          ? num(simPhase[k] / model.phaseTime[k])
                          : "")
@@ -145,9 +144,8 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
               for (size_t k = 0; k < numPhases; ++k) {
                 double busy = bytes[k][l] / link.bandwidth;
                 os << ","
-                   << (busy == 0 || simPhase[k] <= 0
-                           ? std::string("0")
-                           : num(busy / simPhase[k]));
+                   << (busy == 0 || simPhase[k] <= 0 ? std::string("0")
+                                                     : num(busy / simPhase[k]));
               }
               os << "\n";
             }
@@ -236,8 +234,8 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
   if (!render)
     args.push_back("--csv-only");
   std::string error;
-  int rc = llvm::sys::ExecuteAndWait(*python, args, std::nullopt, {}, 0, 0,
-                                     &error);
+  int rc =
+      llvm::sys::ExecuteAndWait(*python, args, std::nullopt, {}, 0, 0, &error);
   if (rc != 0) {
     log << "error: report.py failed (exit code " << rc << ")"
         << (error.empty() ? "" : ": " + error) << "\n";

@@ -129,8 +129,8 @@ namespace {
 /// stderr is a terminal.
 int runScript(StringRef dir, llvm::ArrayRef<std::string> args,
               StringRef outFile, StringRef errFile, unsigned timeout,
-              bool progress, StringRef label, double &wall,
-              std::string &error, llvm::ArrayRef<std::string> extraEnv = {}) {
+              bool progress, StringRef label, double &wall, std::string &error,
+              llvm::ArrayRef<std::string> extraEnv = {}) {
   auto sh = llvm::sys::findProgramByName("sh");
   if (!sh) {
     error = "cannot find sh";
@@ -169,9 +169,9 @@ int runScript(StringRef dir, llvm::ArrayRef<std::string> args,
     // a non-blocking waitpid is the simplest way to poll for progress.
     int status = 0;
     pid_t got = ::waitpid(pi.Pid, &status, WNOHANG);
-    wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start)
-               .count();
+    wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (got == pi.Pid || got < 0) {
       if (shown)
         llvm::errs() << "\r\033[K";
@@ -192,9 +192,9 @@ int runScript(StringRef dir, llvm::ArrayRef<std::string> args,
           llvm::SmallVector<StringRef, 4> parts;
           text.substr(at).split(parts, ' ', 3);
           if (parts.size() >= 3)
-            status = (", phase " + parts[1] + " of " +
-                      parts[2].split('\n').first)
-                         .str();
+            status =
+                (", phase " + parts[1] + " of " + parts[2].split('\n').first)
+                    .str();
         }
       }
       llvm::errs() << "\r\033[K[sim] " << label << status << ", "
@@ -272,9 +272,8 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       schedules.push_back(b);
   std::string error;
   auto t0 = std::chrono::steady_clock::now();
-  if (failed(emitSimGrid(topo, *request.transfers, schedules,
-                         request.platform, workDir, result.platform,
-                         error))) {
+  if (failed(emitSimGrid(topo, *request.transfers, schedules, request.platform,
+                         workDir, result.platform, error))) {
     log << "error: " << error << "\n";
     return failure();
   }
@@ -291,8 +290,7 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       << " s)\n";
 
   double wall = 0;
-  int rc = runScript(workDir, {"build"},
-                     path(workDir, "build.log"),
+  int rc = runScript(workDir, {"build"}, path(workDir, "build.log"),
                      path(workDir, "build.err"), 0, request.progress,
                      "building", wall, error);
   if (rc != 0) {
@@ -313,8 +311,7 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     jobs.push_back({s.name, "phased", "phasec"});
   for (const std::string &b : request.builtins)
     jobs.push_back({b, "builtin", "phasec"});
-  bool hasStock = llvm::sys::fs::exists(path(workDir,
-                                             "stock-torus.xml"));
+  bool hasStock = llvm::sys::fs::exists(path(workDir, "stock-torus.xml"));
   if (hasStock)
     for (const std::string &b : request.stockBuiltins)
       jobs.push_back({b, "builtin", "stock"});
@@ -333,7 +330,8 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       v.modelTime = m.total;
       v.numPhases = static_cast<int64_t>(sched->phases.size());
     }
-    if (job.kind == "builtin" && StringRef(job.name).starts_with("basic_linear") &&
+    if (job.kind == "builtin" &&
+        StringRef(job.name).starts_with("basic_linear") &&
         topo.numRanks() > request.maxBasicLinearRanks) {
       v.status = VariantResult::Skipped;
       v.note = "basic_linear posts all R*(R-1) messages at once; at " +
@@ -353,15 +351,18 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
                        : (job.platform == "stock" ? "stock" : "builtin"));
     args.push_back(job.name);
     error.clear();
-    rc = runScript(workDir, args, out, err, request.timeoutSeconds,
-                   request.progress, job.platform + "/" + job.name, wall,
-                   error);
+    rc =
+        runScript(workDir, args, out, err, request.timeoutSeconds,
+                  request.progress, job.platform + "/" + job.name, wall, error);
     v.wallSeconds = wall;
-    if (rc == 124 || rc == 137 ||
-        (request.timeoutSeconds && wall >= request.timeoutSeconds)) {
+    if (request.timeoutSeconds && wall >= request.timeoutSeconds &&
+        (rc == 124 || rc == 137)) {
       v.status = VariantResult::TimedOut;
       v.note = "no result within " + std::to_string(request.timeoutSeconds) +
                " s of wall time";
+    } else if (rc == 137) {
+      v.status = VariantResult::Failed;
+      v.note = "killed (SIGKILL) before its time limit: out of memory?";
     } else if (rc != 0 || !parseOutput(out, v)) {
       v.status = VariantResult::Failed;
       v.note = "exit code " + std::to_string(rc) +

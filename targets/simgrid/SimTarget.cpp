@@ -31,9 +31,8 @@ using llvm::success;
 
 llvm::ArrayRef<const char *> simgrid::defaultBuiltins() {
   static const char *const names[] = {
-      "pair",   "ring",   "bruck", "basic_linear", "2dmesh",
-      "3dmesh", "rdb",    "ompi",  "mpich",        "impi",
-      "mvapich2"};
+      "pair", "ring", "bruck", "basic_linear", "2dmesh",  "3dmesh",
+      "rdb",  "ompi", "mpich", "impi",         "mvapich2"};
   return names;
 }
 
@@ -140,9 +139,9 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
     req.stockBuiltins = stockNames;
     req.boundTime = bound.time;
     req.boundReason = bound.reason;
-    req.workDir = subdir(options.outDir.empty() ? "simgrid-" + op.name
-                                                : options.outDir,
-                         op.name, several && !options.outDir.empty());
+    req.workDir =
+        subdir(options.outDir.empty() ? "simgrid-" + op.name : options.outDir,
+               op.name, several && !options.outDir.empty());
     if (!options.reportDir.empty())
       req.reportDir = subdir(options.reportDir, op.name, several);
     req.platform = options.platform;
@@ -177,9 +176,8 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
                      ? 100.0 * (ours.simTime - ours.modelTime) / ours.modelTime
                      : 0;
     out << op.name << ": simulated/model = "
-        << llvm::format("%.6f", ours.modelTime > 0
-                                    ? ours.simTime / ours.modelTime
-                                    : 0)
+        << llvm::format("%.6f",
+                        ours.modelTime > 0 ? ours.simTime / ours.modelTime : 0)
         << " (" << llvm::format("%+.3f", dev) << "%)\n";
     if (options.checkModelPercent >= 0 &&
         std::abs(dev) > options.checkModelPercent) {

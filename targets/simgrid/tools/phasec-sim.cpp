@@ -21,8 +21,8 @@
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Collectives.h"
 #include "phasec/Target/SimGrid/Runner.h"
-#include "phasec/Target/SimGrid/SimTarget.h"
 #include "phasec/Target/SimGrid/ScheduleInput.h"
+#include "phasec/Target/SimGrid/SimTarget.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
@@ -80,8 +80,9 @@ static cl::list<std::string>
     builtins("builtins", cl::desc("smpi/alltoall algorithms to compare"),
              cl::CommaSeparated, cl::cat(category));
 static cl::list<std::string>
-    stockBuiltins("stock", cl::desc("smpi/alltoall algorithms on the stock "
-                                    "TORUS platform"),
+    stockBuiltins("stock",
+                  cl::desc("smpi/alltoall algorithms on the stock "
+                           "TORUS platform"),
                   cl::CommaSeparated, cl::cat(category));
 static cl::list<std::string>
     baselines("baselines",
@@ -92,8 +93,7 @@ static cl::opt<std::string> reportDir("report",
                                       cl::desc("Write CSVs, pictures and "
                                                "index.html here"),
                                       cl::init(""), cl::cat(category));
-static cl::opt<bool> noRender("no-render",
-                              cl::desc("With --report: CSVs only"),
+static cl::opt<bool> noRender("no-render", cl::desc("With --report: CSVs only"),
                               cl::init(false), cl::cat(category));
 static cl::opt<unsigned> timeout("timeout",
                                  cl::desc("Wall-clock limit per variant (s)"),
@@ -175,8 +175,7 @@ int main(int argc, char **argv) {
   llvm::SmallVector<ScheduleViolation, 4> violations;
   if (failed(problem.verify(op.schedule, violations, 4))) {
     llvm::errs() << "phasec-sim: warning: the schedule does not verify ("
-                 << violations.front().message
-                 << "); simulating it anyway\n";
+                 << violations.front().message << "); simulating it anyway\n";
   }
   SimTargetOptions options;
   options.outDir = outDir;
