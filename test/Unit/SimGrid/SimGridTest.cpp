@@ -11,9 +11,9 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Target/SimGrid/SimGrid.h"
 #include "phasec/Target/SimGrid/Runner.h"
 #include "phasec/Target/SimGrid/ScheduleInput.h"
-#include "phasec/Target/SimGrid/SimGrid.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -45,10 +45,8 @@ Schedule ring4Schedule(int64_t bytes) {
     s.phases[0].transfers.push_back({r, (r + 1) % 4, bytes, 0});
     s.phases[1].transfers.push_back({r, (r + 3) % 4, bytes, 0});
   }
-  s.phases[2].transfers = {{0, 2, bytes, 0},
-                           {2, 0, bytes, 0},
-                           {1, 3, bytes, 1},
-                           {3, 1, bytes, 1}};
+  s.phases[2].transfers = {
+      {0, 2, bytes, 0}, {2, 0, bytes, 0}, {1, 3, bytes, 1}, {3, 1, bytes, 1}};
   return s;
 }
 
@@ -191,8 +189,8 @@ TEST(SimGridStock, OnlyToriWithOneRankPerNode) {
   std::string error;
   std::string text;
   llvm::raw_string_ostream os(text);
-  EXPECT_TRUE(succeeded(writeStockTorus(os, makeTopology("torus:8x4x8x2"),
-                                        {}, error)));
+  EXPECT_TRUE(
+      succeeded(writeStockTorus(os, makeTopology("torus:8x4x8x2"), {}, error)));
   os.flush();
   EXPECT_NE(text.find("topology=\"TORUS\" topo_parameters=\"8,4,8,2\""),
             std::string::npos);

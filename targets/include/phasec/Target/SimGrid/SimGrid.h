@@ -94,8 +94,7 @@ void writeScheduleData(llvm::raw_ostream &os, int64_t numRanks,
 /// SimGrid's stock TORUS cluster of the same machine (one host per node,
 /// split-duplex links, ties always "+", no injection limit). Fails unless the
 /// topology is a torus or hypercube with one rank per node.
-llvm::LogicalResult writeStockTorus(llvm::raw_ostream &os,
-                                    const Topology &topo,
+llvm::LogicalResult writeStockTorus(llvm::raw_ostream &os, const Topology &topo,
                                     const PlatformOptions &options,
                                     std::string &error);
 

@@ -1,4 +1,5 @@
-//===- SimTarget.h - `--target=sim` and `--emit=simgrid` entry point -*- C++ -*-===//
+//===- SimTarget.h - `--target=sim` and `--emit=simgrid` entry point -*- C++
+//-*-===//
 //
 // Part of phasec. MLIR-free.
 //
