@@ -9,7 +9,12 @@
 /// stream in the `file:line:col: error:` format with the source line and a
 /// caret: the front end prints its own, MLIR diagnostics go through a
 /// SourceMgrDiagnosticHandler on the same SourceMgr, so errors found by the
-/// passes point into the .sched file.
+/// passes point into the .sched file. The MPI / OpenSHMEM back ends get one
+/// OperationPlan per scheduled operation, built from the same
+/// CollectiveRequest comm-lower-collectives scheduled (so a plan can only
+/// disagree with its schedule through a bug, which buildOperationPlan
+/// reports); the SimGrid back end takes the problems and schedules as they
+/// are.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -19,14 +24,21 @@
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
+#include "phasec/Target/MPI/MPIEmitter.h"
+#include "phasec/Target/OperationPlan.h"
+#include "phasec/Target/SHMEM/SHMEMEmitter.h"
+#include "phasec/Target/SimGrid/SimTarget.h"
+#include "phasec/Transforms/CollectiveRequest.h"
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/ScheduleIR.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/WithColor.h"
 
 using namespace mlir;
 using namespace phasec;
@@ -42,13 +54,21 @@ StringRef phasec::driver::stringifyEmitKind(EmitKind kind) {
     return "schedule-json";
   case EmitKind::ScheduleStats:
     return "schedule-stats";
+  case EmitKind::MPI:
+    return "mpi";
+  case EmitKind::SHMEM:
+    return "shmem";
+  case EmitKind::SimGrid:
+    return "simgrid";
   }
   llvm_unreachable("unknown emit kind");
 }
 
 std::optional<EmitKind> phasec::driver::parseEmitKind(StringRef name) {
-  for (EmitKind kind : {EmitKind::AST, EmitKind::MLIR, EmitKind::ScheduleJSON,
-                        EmitKind::ScheduleStats})
+  for (EmitKind kind :
+       {EmitKind::AST, EmitKind::MLIR, EmitKind::ScheduleJSON,
+        EmitKind::ScheduleStats, EmitKind::MPI, EmitKind::SHMEM,
+        EmitKind::SimGrid})
     if (stringifyEmitKind(kind) == name)
       return kind;
   return std::nullopt;
@@ -211,6 +231,181 @@ void phasec::driver::writeScheduleStats(const ScheduledModule &scheduled,
   }
 }
 
+/// The back ends' name of an array element type ("i32", "u8", "f64",
+/// "c128"...), "" for a type the arrays do not allow (the verifier rejects
+/// those first).
+static std::string getElementTypeName(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return (intType.isUnsigned() ? "u" : "i") +
+           std::to_string(intType.getWidth());
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    if (complex.getElementType().isF32())
+      return "c64";
+    if (complex.getElementType().isF64())
+      return "c128";
+  }
+  return "";
+}
+
+/// A C identifier for an operation name: every other character becomes '_',
+/// and a leading digit gets a '_' in front (the emitters reject duplicates).
+static std::string getCName(StringRef name) {
+  std::string result;
+  if (name.empty() || llvm::isDigit(name.front()))
+    result = "_";
+  for (char c : name)
+    result += llvm::isAlnum(c) || c == '_' ? c : '_';
+  return result;
+}
+
+/// The array whose elements a transpose or element permute moves.
+static comm::ArrayOp getSourceArray(comm::CollectiveOpInterface op,
+                              SymbolTable &symbols) {
+  if (auto transpose = dyn_cast<comm::TransposeOp>(op.getOperation()))
+    return symbols.lookup<comm::ArrayOp>(transpose.getFrom());
+  if (auto permute = dyn_cast<comm::PermuteOp>(op.getOperation()))
+    if (auto from = permute.getFrom())
+      return symbols.lookup<comm::ArrayOp>(*from);
+  return nullptr;
+}
+
+/// The plan knobs the operation's directives set (style, sync); the rest
+/// keep the back ends' defaults.
+static target::PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
+  target::PlanOptions options;
+  Operation *operation = op.getOperation();
+  if (auto style = operation->getAttrOfType<comm::StyleAttr>("style")) {
+    switch (style.getValue()) {
+    case comm::Style::Packing:
+      options.style = target::TransferStyle::Packing;
+      break;
+    case comm::Style::Chained:
+      options.style = target::TransferStyle::Chained;
+      break;
+    case comm::Style::DirectDeposit:
+      options.style = target::TransferStyle::DirectDeposit;
+      break;
+    }
+  }
+  if (auto sync = operation->getAttrOfType<comm::SyncAttr>("sync"))
+    options.sync = sync.getValue() == comm::Sync::None
+                       ? target::PhaseSync::None
+                       : target::PhaseSync::Barrier;
+  return options;
+}
+
+int phasec::driver::emitCode(ModuleOp module,
+                             const ScheduledModule &scheduled,
+                             const DriverOptions &options,
+                             llvm::raw_ostream &out,
+                             llvm::raw_ostream &diagOS) {
+  assert((options.emit == EmitKind::MPI || options.emit == EmitKind::SHMEM) &&
+         "emitCode emits MPI or OpenSHMEM");
+  StringRef backEnd = options.emit == EmitKind::MPI ? "MPI" : "OpenSHMEM";
+  SymbolTable symbols(module);
+  std::vector<target::OperationPlan> plans;
+  bool hadError = false;
+  for (const ScheduledOperation &op : scheduled.operations) {
+    // A copy: the op handle is const in `op`, emitting diagnostics is not.
+    comm::CollectiveOpInterface collective = op.op;
+    FailureOr<CollectiveRequest> request =
+        comm::buildCollectiveRequest(collective, symbols);
+    if (failed(request)) {
+      hadError = true;
+      continue;
+    }
+    // A rectangular transpose was scheduled as the all-to-all of its
+    // blocks; the plans only know square transposes, and emitting the
+    // all-to-all would not transpose anything.
+    if (isa<comm::TransposeOp>(collective.getOperation()) &&
+        request->op != "transpose") {
+      if (options.allowUnsupported) {
+        collective.emitWarning("'")
+            << op.name << "' is not emitted: not yet supported: " << backEnd
+            << " code for a rectangular transpose";
+        continue;
+      }
+      collective.emitError("cannot emit '")
+          << op.name << "': not yet supported: " << backEnd
+          << " code for a rectangular transpose";
+      hadError = true;
+      continue;
+    }
+    target::ElementType elem{"u8", "uint8_t", 1};
+    if (request->op == "transpose" || request->op == "permute") {
+      comm::ArrayOp array = getSourceArray(collective, symbols);
+      std::string error;
+      FailureOr<target::ElementType> parsed = target::parseElementType(
+          array ? getElementTypeName(array.getElementType()) : "", error);
+      if (failed(parsed)) {
+        collective.emitError("cannot emit '") << op.name << "': " << error;
+        hadError = true;
+        continue;
+      }
+      elem = *parsed;
+    }
+    std::string error;
+    FailureOr<target::OperationPlan> plan =
+        target::buildOperationPlan(getCName(op.name), *request, elem,
+                                   op.schedule, getPlanOptions(collective), error);
+    if (failed(plan)) {
+      collective.emitError("cannot emit '") << op.name << "': " << error;
+      hadError = true;
+      continue;
+    }
+    plans.push_back(std::move(*plan));
+  }
+  if (hadError)
+    return 1;
+  if (plans.empty()) {
+    llvm::WithColor::error(diagOS, "phasec")
+        << "nothing to emit: no operation of the program moves data\n";
+    return 1;
+  }
+  std::string error;
+  LogicalResult emitted = failure();
+  if (options.emit == EmitKind::MPI) {
+    target::MPIOptions mpi;
+    mpi.main = options.emitMain;
+    emitted = target::emitMPI(plans, out, mpi, error);
+  } else {
+    target::SHMEMOptions shmem;
+    shmem.main = options.emitMain;
+    emitted = target::emitSHMEM(plans, out, shmem, error);
+  }
+  if (failed(emitted)) {
+    llvm::WithColor::error(diagOS, "phasec")
+        << "cannot emit " << backEnd << " code: " << error << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int phasec::driver::runSimGrid(const ScheduledModule &scheduled,
+                               const DriverOptions &options,
+                               llvm::raw_ostream &out,
+                               llvm::raw_ostream &diagOS) {
+  if (scheduled.operations.empty()) {
+    llvm::WithColor::error(diagOS, "phasec")
+        << "nothing to simulate: no operation of the program moves data\n";
+    return 1;
+  }
+  std::vector<simgrid::SimOperation> operations;
+  for (const ScheduledOperation &op : scheduled.operations)
+    operations.push_back(
+        {op.name, op.topology, op.problem.get(), &op.schedule});
+  simgrid::SimTargetOptions sim;
+  sim.outDir = options.outDir;
+  sim.emitOnly = !options.simulate;
+  sim.compare = options.compare;
+  sim.reportDir = options.reportDir;
+  return simgrid::runSimTarget(operations, sim, out, diagOS);
+}
+
 int phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
                               const DriverOptions &options,
                               llvm::raw_ostream &out,
@@ -229,6 +424,18 @@ int phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
       parseToComm(sourceMgr, options, context, diagOS, &program);
   if (!module)
     return 1;
+
+  if (options.simulate || options.emit == EmitKind::SimGrid ||
+      options.emit == EmitKind::MPI || options.emit == EmitKind::SHMEM) {
+    if (failed(runSchedulingPipeline(*module, options)))
+      return 1;
+    FailureOr<ScheduledModule> scheduled = collectSchedules(*module);
+    if (failed(scheduled))
+      return 1;
+    if (options.simulate || options.emit == EmitKind::SimGrid)
+      return runSimGrid(*scheduled, options, out, diagOS);
+    return emitCode(*module, *scheduled, options, out, diagOS);
+  }
 
   switch (options.emit) {
   case EmitKind::AST:
@@ -258,6 +465,10 @@ int phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
       writeScheduleStats(*scheduled, out);
     return 0;
   }
+  case EmitKind::MPI:
+  case EmitKind::SHMEM:
+  case EmitKind::SimGrid:
+    llvm_unreachable("handled above");
   }
   llvm_unreachable("unknown emit kind");
 }

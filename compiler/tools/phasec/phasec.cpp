@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `phasec FILE.sched [--emit=ast|mlir|schedule-json|schedule-stats] [-o OUT]`
+/// `phasec FILE.sched [--emit=ast|mlir|schedule-json|schedule-stats|mpi|shmem]
+/// [--main] [-o OUT]`, `phasec FILE.sched --emit=simgrid -o DIR` and
+/// `phasec FILE.sched --target=sim [--compare] [--report DIR] [-o DIR]`.
 /// Only option parsing: the pipeline is phasec::driver::runPhasec. The
 /// options live in their own category so that --help lists only them.
 ///
@@ -30,9 +32,11 @@ static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("<input .sched file or ->"),
                                       cl::Required, cl::cat(phasecCategory));
 
-static cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
-                                       cl::value_desc("file"), cl::init("-"),
-                                       cl::cat(phasecCategory));
+static cl::opt<std::string> outputFile(
+    "o",
+    cl::desc("Output file (default: stdout); with --emit=simgrid and "
+             "--target=sim the output directory (default: simgrid-<operation>)"),
+    cl::value_desc("file"), cl::init("-"), cl::cat(phasecCategory));
 
 static cl::opt<driver::EmitKind> emit(
     "emit", cl::desc("What to write"), cl::init(driver::EmitKind::MLIR),
@@ -44,8 +48,41 @@ static cl::opt<driver::EmitKind> emit(
                    "verified schedules in the phasec-schedule/1 JSON format"),
         clEnumValN(driver::EmitKind::ScheduleStats, "schedule-stats",
                    "phases, lower bound and time/bound per operation, "
-                   "beside the baselines")),
+                   "beside the baselines"),
+        clEnumValN(driver::EmitKind::MPI, "mpi",
+                   "C + MPI, one function per operation"),
+        clEnumValN(driver::EmitKind::SHMEM, "shmem",
+                   "C + OpenSHMEM, one function per operation"),
+        clEnumValN(driver::EmitKind::SimGrid, "simgrid",
+                   "a SimGrid SMPI directory per operation (platform, "
+                   "program, run script) in -o DIR, not run")),
     cl::cat(phasecCategory));
+
+static cl::opt<bool> emitMain(
+    "main",
+    cl::desc("With --emit=mpi|shmem: also emit a main that fills, times and "
+             "verifies every byte"),
+    cl::cat(phasecCategory));
+
+enum class Target { None, Sim };
+static cl::opt<Target> target(
+    "target", cl::desc("Run the schedules instead of emitting them"),
+    cl::init(Target::None),
+    cl::values(clEnumValN(Target::Sim, "sim",
+                          "build and run every operation in SimGrid SMPI "
+                          "and print simulated time against the bound")),
+    cl::cat(phasecCategory));
+
+static cl::opt<bool> compare(
+    "compare",
+    cl::desc("With --target=sim: also simulate the baselines and SimGrid's "
+             "built-in all-to-all algorithms"),
+    cl::cat(phasecCategory));
+
+static cl::opt<std::string> reportDir(
+    "report", cl::desc("With --target=sim: write an HTML report to this "
+                       "directory"),
+    cl::value_desc("dir"), cl::cat(phasecCategory));
 
 static cl::opt<std::string> topology(
     "topology",
@@ -107,6 +144,24 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  bool simulate = target == Target::Sim;
+  if (simulate && emit.getNumOccurrences()) {
+    WithColor::error(errs(), "phasec")
+        << "--target=sim cannot be combined with --emit\n";
+    return 1;
+  }
+  if (!simulate && (compare || reportDir.getNumOccurrences())) {
+    WithColor::error(errs(), "phasec")
+        << "--compare and --report need --target=sim\n";
+    return 1;
+  }
+  if (emitMain && emit != driver::EmitKind::MPI &&
+      emit != driver::EmitKind::SHMEM) {
+    WithColor::error(errs(), "phasec")
+        << "--main needs --emit=mpi or --emit=shmem\n";
+    return 1;
+  }
+
   auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
   if (std::error_code ec = buffer.getError()) {
     WithColor::error(errs(), "phasec")
@@ -126,6 +181,18 @@ int main(int argc, char **argv) {
   options.allowUnsupported = allowUnsupported;
   options.scheduleMLIR = scheduleMLIR;
   options.printDebugInfo = printLocations;
+  options.emitMain = emitMain;
+  options.simulate = simulate;
+  options.compare = compare;
+  options.reportDir = reportDir;
+
+  // The SimGrid back end writes directories itself and prints its progress
+  // and tables as it goes.
+  if (simulate || emit == driver::EmitKind::SimGrid) {
+    if (outputFile != "-")
+      options.outDir = outputFile;
+    return driver::runPhasec(sourceMgr, options, outs(), errs());
+  }
 
   // Buffer the output so that a failed compile leaves no partial file.
   std::string result;

@@ -10,7 +10,9 @@
 /// scheduling pipeline (comm-lower-collectives, comm-schedule-phases,
 /// comm-verify-schedule), read the verified schedules back out of the IR,
 /// and write them (MLIR, the schedule JSON of shared/spec, statistics). The
-/// `phasec` tool is only command-line parsing around runPhasec().
+/// `phasec` tool is only command-line parsing around runPhasec(). The back
+/// ends (C + MPI, C + OpenSHMEM, SimGrid SMPI) take the verified schedules
+/// from there.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef PHASEC_DRIVER_DRIVER_H
@@ -38,9 +40,22 @@
 namespace phasec::driver {
 
 /// What `phasec --emit=` writes.
-enum class EmitKind { AST, MLIR, ScheduleJSON, ScheduleStats };
+enum class EmitKind {
+  AST,
+  MLIR,
+  ScheduleJSON,
+  ScheduleStats,
+  /// C + MPI (phasec/Target/MPI/MPIEmitter.h), one function per operation.
+  MPI,
+  /// C + OpenSHMEM (phasec/Target/SHMEM/SHMEMEmitter.h).
+  SHMEM,
+  /// A SimGrid SMPI directory per operation (platform, program, run script),
+  /// written to DriverOptions::outDir, not built or run.
+  SimGrid,
+};
 
-/// "ast", "mlir", "schedule-json", "schedule-stats".
+/// "ast", "mlir", "schedule-json", "schedule-stats", "mpi", "shmem",
+/// "simgrid".
 llvm::StringRef stringifyEmitKind(EmitKind kind);
 std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 
@@ -61,6 +76,18 @@ struct DriverOptions {
   bool scheduleMLIR = false;
   /// --emit=mlir: print locations.
   bool printDebugInfo = false;
+  /// --emit=mpi / --emit=shmem: also emit the verifying, timing `main`.
+  bool emitMain = false;
+  /// --target=sim: build and run the SimGrid simulation of every operation
+  /// and print its table (overrides `emit`).
+  bool simulate = false;
+  /// --emit=simgrid / --target=sim: the output directory (-o; "" = the
+  /// SimGrid target's default, simgrid-<operation>).
+  std::string outDir;
+  /// --target=sim: --compare (baselines and SimGrid's built-ins) and
+  /// --report DIR.
+  bool compare = false;
+  std::string reportDir;
 };
 
 /// The dialects phasec uses.
@@ -121,6 +148,18 @@ void writeScheduleJSON(const ScheduledModule &scheduled, llvm::raw_ostream &os);
 /// linear shift, XOR and greedy baselines.
 void writeScheduleStats(const ScheduledModule &scheduled,
                         llvm::raw_ostream &os);
+
+/// --emit=mpi / --emit=shmem: writes one C file with a function per
+/// operation of `scheduled` (collected from `module`), errors at the
+/// operations' locations. Returns the exit code.
+int emitCode(mlir::ModuleOp module, const ScheduledModule &scheduled,
+             const DriverOptions &options, llvm::raw_ostream &out,
+             llvm::raw_ostream &diagOS);
+
+/// --emit=simgrid / --target=sim through phasec::simgrid::runSimTarget.
+/// Returns the exit code.
+int runSimGrid(const ScheduledModule &scheduled, const DriverOptions &options,
+               llvm::raw_ostream &out, llvm::raw_ostream &diagOS);
 
 /// The whole `phasec` tool on the main buffer of `sourceMgr`: output to
 /// `out`, diagnostics to `diagOS`. Returns the exit code (0 or 1).
