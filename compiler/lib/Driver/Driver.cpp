@@ -252,13 +252,29 @@ static std::string getElementTypeName(Type type) {
 }
 
 /// A C identifier for an operation name: every other character becomes '_',
-/// and a leading digit gets a '_' in front (the emitters reject duplicates).
+/// a leading digit gets a '_' in front, and C11 keywords and `main` (the
+/// harness) get a '_' appended; .sched names such as `int` or `main` are
+/// fine there but would not compile as function names. The emitters reject
+/// the duplicates this could make.
 static std::string getCName(StringRef name) {
+  static const char *const reserved[] = {
+      "auto",     "break",    "case",     "char",       "const",
+      "continue", "default",  "do",       "double",     "else",
+      "enum",     "extern",   "float",    "for",        "goto",
+      "if",       "inline",   "int",      "long",       "register",
+      "restrict", "return",   "short",    "signed",     "sizeof",
+      "static",   "struct",   "switch",   "typedef",    "union",
+      "unsigned", "void",     "volatile", "while",      "main",
+      "_Bool",    "_Complex", "_Alignas", "_Alignof",   "_Atomic",
+      "_Generic", "_Noreturn", "_Static_assert", "_Thread_local",
+      "_Imaginary"};
   std::string result;
   if (name.empty() || llvm::isDigit(name.front()))
     result = "_";
   for (char c : name)
     result += llvm::isAlnum(c) || c == '_' ? c : '_';
+  if (llvm::is_contained(reserved, StringRef(result)))
+    result += "_";
   return result;
 }
 
@@ -363,7 +379,7 @@ int phasec::driver::emitCode(ModuleOp module,
     return 1;
   if (plans.empty()) {
     llvm::WithColor::error(diagOS, "phasec")
-        << "nothing to emit: no operation of the program moves data\n";
+        << "nothing to emit: no operation of the program has a schedule\n";
     return 1;
   }
   std::string error;
@@ -391,7 +407,7 @@ int phasec::driver::runSimGrid(const ScheduledModule &scheduled,
                                llvm::raw_ostream &diagOS) {
   if (scheduled.operations.empty()) {
     llvm::WithColor::error(diagOS, "phasec")
-        << "nothing to simulate: no operation of the program moves data\n";
+        << "nothing to simulate: no operation of the program has a schedule\n";
     return 1;
   }
   std::vector<simgrid::SimOperation> operations;
