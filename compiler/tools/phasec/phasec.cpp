@@ -113,7 +113,8 @@ static cl::opt<std::string> cacheDir(
 static cl::opt<bool> allowUnsupported(
     "allow-unsupported",
     cl::desc("Skip operations that need relays (broadcast, reduce, "
-             "allreduce, scan) with a warning instead of an error"),
+             "allreduce, scan) or that --emit=mpi|shmem cannot generate "
+             "(rectangular transposes) with a warning instead of an error"),
     cl::cat(phasecCategory));
 
 static cl::opt<bool> scheduleMLIR(
@@ -136,7 +137,15 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "phasec: congestion-free communication schedules for .sched files\n");
+      "phasec: congestion-free communication schedules for .sched files\n"
+      "\n"
+      "  phasec FILE.sched --emit=schedule-stats         phases vs the bound\n"
+      "  phasec FILE.sched --emit=mpi --main -o out.c    C + MPI with a main\n"
+      "  phasec FILE.sched --emit=shmem --main -o out.c  C + OpenSHMEM\n"
+      "    mpicc|oshcc out.c $(pkg-config --cflags --libs phasec-runtime)\n"
+      "  phasec FILE.sched --emit=simgrid -o DIR         SimGrid SMPI files\n"
+      "  phasec FILE.sched --target=sim [--compare] [--report DIR] [-o DIR]\n"
+      "                                                  run in SimGrid\n");
 
   if (ranksPerNode < 0) {
     WithColor::error(errs(), "phasec")
