@@ -289,8 +289,9 @@ static comm::ArrayOp getSourceArray(comm::CollectiveOpInterface op,
   return nullptr;
 }
 
-/// The plan knobs the operation's directives set (style, sync); the rest
-/// keep the back ends' defaults.
+/// The plan knobs the operation's directives set (style, sync; every
+/// operation has them, with the language's defaults packing and barrier);
+/// the rest keep the back ends' defaults.
 static target::PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
   target::PlanOptions options;
   Operation *operation = op.getOperation();
