@@ -365,10 +365,18 @@ int phasec::driver::emitCode(ModuleOp module,
       }
       elem = *parsed;
     }
+    // Local copies (src == dst) are harmless to the scheduling library
+    // (Problem::verify skips them; hand-written schedules may contain them)
+    // but are no transfer for the plans: the generated code copies a
+    // member's own part itself.
+    Schedule schedule = op.schedule;
+    for (Phase &phase : schedule.phases)
+      llvm::erase_if(phase.transfers,
+                     [](const Transfer &t) { return t.src == t.dst; });
     std::string error;
     FailureOr<target::OperationPlan> plan =
-        target::buildOperationPlan(getCName(op.name), *request, elem,
-                                   op.schedule, getPlanOptions(collective), error);
+        target::buildOperationPlan(getCName(op.name), *request, elem, schedule,
+                                   getPlanOptions(collective), error);
     if (failed(plan)) {
       collective.emitError("cannot emit '") << op.name << "': " << error;
       hadError = true;
