@@ -65,10 +65,9 @@ StringRef phasec::driver::stringifyEmitKind(EmitKind kind) {
 }
 
 std::optional<EmitKind> phasec::driver::parseEmitKind(StringRef name) {
-  for (EmitKind kind :
-       {EmitKind::AST, EmitKind::MLIR, EmitKind::ScheduleJSON,
-        EmitKind::ScheduleStats, EmitKind::MPI, EmitKind::SHMEM,
-        EmitKind::SimGrid})
+  for (EmitKind kind : {EmitKind::AST, EmitKind::MLIR, EmitKind::ScheduleJSON,
+                        EmitKind::ScheduleStats, EmitKind::MPI, EmitKind::SHMEM,
+                        EmitKind::SimGrid})
     if (stringifyEmitKind(kind) == name)
       return kind;
   return std::nullopt;
@@ -258,15 +257,17 @@ static std::string getElementTypeName(Type type) {
 /// the duplicates this could make.
 static std::string getCName(StringRef name) {
   static const char *const reserved[] = {
-      "auto",     "break",    "case",     "char",       "const",
-      "continue", "default",  "do",       "double",     "else",
-      "enum",     "extern",   "float",    "for",        "goto",
-      "if",       "inline",   "int",      "long",       "register",
-      "restrict", "return",   "short",    "signed",     "sizeof",
-      "static",   "struct",   "switch",   "typedef",    "union",
-      "unsigned", "void",     "volatile", "while",      "main",
-      "_Bool",    "_Complex", "_Alignas", "_Alignof",   "_Atomic",
-      "_Generic", "_Noreturn", "_Static_assert", "_Thread_local",
+      "auto",      "break",     "case",           "char",
+      "const",     "continue",  "default",        "do",
+      "double",    "else",      "enum",           "extern",
+      "float",     "for",       "goto",           "if",
+      "inline",    "int",       "long",           "register",
+      "restrict",  "return",    "short",          "signed",
+      "sizeof",    "static",    "struct",         "switch",
+      "typedef",   "union",     "unsigned",       "void",
+      "volatile",  "while",     "main",           "_Bool",
+      "_Complex",  "_Alignas",  "_Alignof",       "_Atomic",
+      "_Generic",  "_Noreturn", "_Static_assert", "_Thread_local",
       "_Imaginary"};
   std::string result;
   if (name.empty() || llvm::isDigit(name.front()))
@@ -280,7 +281,7 @@ static std::string getCName(StringRef name) {
 
 /// The array whose elements a transpose or element permute moves.
 static comm::ArrayOp getSourceArray(comm::CollectiveOpInterface op,
-                              SymbolTable &symbols) {
+                                    SymbolTable &symbols) {
   if (auto transpose = dyn_cast<comm::TransposeOp>(op.getOperation()))
     return symbols.lookup<comm::ArrayOp>(transpose.getFrom());
   if (auto permute = dyn_cast<comm::PermuteOp>(op.getOperation()))
@@ -315,8 +316,7 @@ static target::PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
   return options;
 }
 
-int phasec::driver::emitCode(ModuleOp module,
-                             const ScheduledModule &scheduled,
+int phasec::driver::emitCode(ModuleOp module, const ScheduledModule &scheduled,
                              const DriverOptions &options,
                              llvm::raw_ostream &out,
                              llvm::raw_ostream &diagOS) {

@@ -131,8 +131,8 @@ phasec::comm::buildCollectiveRequest(CollectiveOpInterface collective,
             if (rows % p != 0 || cols % p != 0)
               return typed.emitError("not yet supported: a rectangular "
                                      "transpose whose extents ")
-                     << rows << " and " << cols
-                     << " are not both divisible by " << p << " ranks";
+                     << rows << " and " << cols << " are not both divisible by "
+                     << p << " ranks";
             request.op = "alltoall";
             request.bytes = (rows / p) * (cols / p) * from.getElementBytes();
             return success();

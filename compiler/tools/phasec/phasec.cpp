@@ -34,8 +34,9 @@ static cl::opt<std::string> inputFile(cl::Positional,
 
 static cl::opt<std::string> outputFile(
     "o",
-    cl::desc("Output file (default: stdout); with --emit=simgrid and "
-             "--target=sim the output directory (default: simgrid-<operation>)"),
+    cl::desc(
+        "Output file (default: stdout); with --emit=simgrid and "
+        "--target=sim the output directory (default: simgrid-<operation>)"),
     cl::value_desc("file"), cl::init("-"), cl::cat(phasecCategory));
 
 static cl::opt<driver::EmitKind> emit(
@@ -79,10 +80,11 @@ static cl::opt<bool> compare(
              "built-in all-to-all algorithms"),
     cl::cat(phasecCategory));
 
-static cl::opt<std::string> reportDir(
-    "report", cl::desc("With --target=sim: write an HTML report to this "
+static cl::opt<std::string>
+    reportDir("report",
+              cl::desc("With --target=sim: write an HTML report to this "
                        "directory"),
-    cl::value_desc("dir"), cl::cat(phasecCategory));
+              cl::value_desc("dir"), cl::cat(phasecCategory));
 
 static cl::opt<std::string> topology(
     "topology",
