@@ -5,4 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${PHASEC_BUILD_DIR:-$root/build}
 "$root/.ci/build.sh"
-exec "$build/bin/phasec" "$root/examples/t3d_aapc.sched" --emit=schedule-stats "$@"
+# Prints the schedule summary, then simulates it on SimGrid (about a minute).
+"$build/bin/phasec" "$root/examples/t3d_aapc.sched" --emit=schedule-stats
+exec "$build/bin/phasec" "$root/examples/t3d_aapc.sched" --target=sim \
+  -o "$build/main-job/simgrid" "$@"
