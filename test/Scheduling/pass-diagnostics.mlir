@@ -32,6 +32,8 @@ comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]
 comm.alltoall @y on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<xor>}
 // expected-warning @below {{algorithm 'k_level' of 'o' relays data and is not yet supported; the scheduler chooses the direct transfers' phases instead}}
 comm.one_to_all @o on @r group @all {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64}
+// One level (1-lev-dir) is the direct algorithm: no warning.
+comm.one_to_all @o1 on @r group @all {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 1 : i64}
 // expected-warning @below {{algorithm 'bruck' of 'q' relays data and is not yet supported}}
 comm.alltoall @q on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<bruck>}
 

@@ -75,8 +75,14 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
     return llvm::isPowerOf2_64(topo.numRanks())
                ? SchedulerAlgorithm::Xor
                : SchedulerAlgorithm::LinearShift;
-  case Algorithm::Bruck:
   case Algorithm::KLevel:
+    // 1-lev-dir (seed 003) sends every block straight to its destination:
+    // exactly the direct transfers the scheduler phases anyway.
+    if (auto levels = record.op->getAttrOfType<IntegerAttr>("k_levels");
+        levels && levels.getInt() == 1)
+      return SchedulerAlgorithm::Auto;
+    [[fallthrough]];
+  case Algorithm::Bruck:
     emitWarning(record.op.getLoc(), "algorithm '")
         << stringifyAlgorithm(record.op.getAlgorithmDirective()) << "' of '"
         << record.op.getCollectiveName()
