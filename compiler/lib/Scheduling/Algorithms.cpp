@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
+#include "AlgorithmsInternal.h"
 #include "phasec/Scheduling/Baselines.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -90,11 +91,9 @@ double phasec::scheduleTime(const Problem &problem, const Schedule &schedule,
                  : schedule.time(problem.topology());
 }
 
-namespace {
-
-/// Fills schedule.bound and the report's figures. Shared by all algorithms.
-void finalize(const Problem &problem, Schedule &schedule,
-              const SchedulerOptions &options, SchedulerReport &report) {
+void phasec::detail::finalizeReport(const Problem &problem, Schedule &schedule,
+                                    const SchedulerOptions &options,
+                                    SchedulerReport &report) {
   schedule.bound = computeLowerBound(problem, options.bound);
   report.algorithm = schedule.algorithm;
   report.phases = schedule.phases.size();
@@ -108,6 +107,8 @@ void finalize(const Problem &problem, Schedule &schedule,
                      schedule.bound.reason + ")";
   }
 }
+
+namespace {
 
 struct DimRing {
   unsigned k;
@@ -221,7 +222,7 @@ llvm::LogicalResult phasec::scheduleProduct(const Problem &problem,
     }
   }
   schedule.canonicalize();
-  finalize(problem, schedule, options, report);
+  detail::finalizeReport(problem, schedule, options, report);
   report.notes.push_back(llvm::formatv(
       "product of {0} node-level phases{1} x {2} core pairs", kept,
       dropIdentity ? " (all-identity phase dropped)" : "", c * c));
@@ -273,7 +274,7 @@ llvm::LogicalResult phasec::schedulePercs(const Problem &problem,
               {static_cast<RankId>(u * c + c1), static_cast<RankId>(u * c + c2),
                *block, 0});
   schedule.canonicalize();
-  finalize(problem, schedule, options, report);
+  detail::finalizeReport(problem, schedule, options, report);
   return llvm::success();
 }
 
@@ -297,7 +298,7 @@ llvm::LogicalResult runBaseline(SchedulerAlgorithm a, const Problem &problem,
     return llvm::failure();
   }
   schedule.canonicalize();
-  finalize(problem, schedule, options, report);
+  detail::finalizeReport(problem, schedule, options, report);
   return llvm::success();
 }
 
@@ -335,7 +336,7 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
   if (problem.transfers().empty()) {
     schedule = Schedule();
     schedule.algorithm = "empty";
-    finalize(problem, schedule, options, report);
+    detail::finalizeReport(problem, schedule, options, report);
     return llvm::success();
   }
   bool uniformA2A = completeUniformAlltoall(problem).has_value();

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
+#include "AlgorithmsInternal.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -484,16 +485,6 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
                         schedule.phases.size()));
     }
   }
-  schedule.bound = computeLowerBound(problem, options.bound);
-  report.algorithm = schedule.algorithm;
-  report.phases = schedule.phases.size();
-  report.time = scheduleTime(problem, schedule, options);
-  report.boundTime = schedule.bound.time;
-  report.gap = report.boundTime > 0 ? report.time / report.boundTime : 1.0;
-  report.optimal =
-      report.boundTime > 0 && report.time <= report.boundTime * (1 + 1e-9);
-  if (report.optimal)
-    report.proof =
-        "schedule time equals the lower bound (" + schedule.bound.reason + ")";
+  detail::finalizeReport(problem, schedule, options, report);
   return llvm::success();
 }

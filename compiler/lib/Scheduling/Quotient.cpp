@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
+#include "AlgorithmsInternal.h"
 #include "phasec/Scheduling/Collectives.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -430,16 +431,6 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
                 {static_cast<RankId>(u * c + c1),
                  static_cast<RankId>(u * c + c2), *block, 0});
   schedule.canonicalize();
-  schedule.bound = computeLowerBound(problem, options.bound);
-  report.algorithm = schedule.algorithm;
-  report.phases = schedule.phases.size();
-  report.time = scheduleTime(problem, schedule, options);
-  report.boundTime = schedule.bound.time;
-  report.gap = report.boundTime > 0 ? report.time / report.boundTime : 1.0;
-  report.optimal =
-      report.boundTime > 0 && report.time <= report.boundTime * (1 + 1e-9);
-  if (report.optimal)
-    report.proof =
-        "schedule time equals the lower bound (" + schedule.bound.reason + ")";
+  detail::finalizeReport(problem, schedule, options, report);
   return llvm::success();
 }
