@@ -179,8 +179,10 @@ static double onePortBandwidth(const Topology &topo) {
 
 double Schedule::timeWithInjection(const Topology &topo,
                                    double injectionBandwidth) const {
+  // Without an injection limit only the links count: skip the node loads.
+  bool ports = injectionBandwidth > 0;
   PhaseLoad load(topo.numLinks());
-  NodeLoad nodes(topo.numNodes());
+  NodeLoad nodes(ports ? topo.numNodes() : 0);
   llvm::SmallVector<LinkId, 64> route;
   double total = 0;
   int64_t numRanks = topo.numRanks();
@@ -195,35 +197,18 @@ double Schedule::timeWithInjection(const Topology &topo,
       topo.route(s, d, t.ties & topo.tieMask(s, d), route);
       for (LinkId l : route)
         load.add(l, static_cast<double>(t.bytes));
-      nodes.add(s, d, static_cast<double>(t.bytes));
+      if (ports)
+        nodes.add(s, d, static_cast<double>(t.bytes));
     }
     double linkTime = load.finish(topo);
-    double nodeBytes = nodes.finish();
-    total += injectionBandwidth > 0
-                 ? std::max(linkTime, nodeBytes / injectionBandwidth)
-                 : linkTime;
+    total += ports ? std::max(linkTime, nodes.finish() / injectionBandwidth)
+                   : linkTime;
   }
   return total;
 }
 
 double Schedule::time(const Topology &topo) const {
-  PhaseLoad load(topo.numLinks());
-  llvm::SmallVector<LinkId, 64> route;
-  double total = 0;
-  int64_t numRanks = topo.numRanks();
-  for (const Phase &phase : phases) {
-    for (const Transfer &t : phase.transfers) {
-      if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
-          t.bytes <= 0)
-        continue;
-      NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
-      topo.route(s, d, t.ties & topo.tieMask(s, d), route);
-      for (LinkId l : route)
-        load.add(l, static_cast<double>(t.bytes));
-    }
-    total += load.finish(topo);
-  }
-  return total;
+  return timeWithInjection(topo, /*injectionBandwidth=*/0);
 }
 
 size_t Schedule::numTransfers() const {
