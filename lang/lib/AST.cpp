@@ -84,6 +84,21 @@ llvm::StringRef phasec::lang::stringifyElementType(ElementType type) {
   llvm_unreachable("bad element type");
 }
 
+std::optional<ElementType>
+phasec::lang::symbolizeElementType(llvm::StringRef name) {
+  for (unsigned i = 0; i <= static_cast<unsigned>(ElementType::Complex128);
+       ++i) {
+    auto type = static_cast<ElementType>(i);
+    if (stringifyElementType(type) == name)
+      return type;
+  }
+  return std::nullopt;
+}
+
+const char *const phasec::lang::kElementTypeSpellings =
+    "int8, int16, int32, int64, uint8, uint16, uint32, uint64, f32, f64, "
+    "complex64, complex128";
+
 int64_t phasec::lang::elementTypeBytes(ElementType type) {
   switch (type) {
   case ElementType::Int8:

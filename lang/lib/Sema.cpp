@@ -1294,33 +1294,17 @@ void Sema::checkArrays() {
       diag.note(prev->loc, "previous definition is here");
       continue;
     }
-    static const std::pair<const char *, ElementType> types[] = {
-        {"int8", ElementType::Int8},
-        {"int16", ElementType::Int16},
-        {"int32", ElementType::Int32},
-        {"int64", ElementType::Int64},
-        {"uint8", ElementType::UInt8},
-        {"uint16", ElementType::UInt16},
-        {"uint32", ElementType::UInt32},
-        {"uint64", ElementType::UInt64},
-        {"f32", ElementType::F32},
-        {"f64", ElementType::F64},
-        {"complex64", ElementType::Complex64},
-        {"complex128", ElementType::Complex128}};
     auto a = std::make_unique<Array>();
     a->name = d.name;
     a->loc = d.loc;
-    bool found = false, ok = true;
-    for (auto &[n, t] : types)
-      if (d.type == n) {
-        a->elementType = t;
-        found = true;
-      }
-    if (!found) {
+    bool ok = true;
+    std::optional<ElementType> type = symbolizeElementType(d.type);
+    if (type) {
+      a->elementType = *type;
+    } else {
       diag.error(d.typeLoc, "unknown element type '" + d.type + "'");
-      diag.note(d.typeLoc, "element types: int8, int16, int32, int64, uint8, "
-                           "uint16, uint32, uint64, f32, f64, complex64, "
-                           "complex128");
+      diag.note(d.typeLoc,
+                std::string("element types: ") + kElementTypeSpellings);
       ok = false;
     }
     if (d.shape.empty() || d.shape.size() > 8) {
@@ -1328,7 +1312,7 @@ void Sema::checkArrays() {
       ok = false;
     }
     Env env;
-    int64_t total = found ? elementTypeBytes(a->elementType) : 1;
+    int64_t total = type ? elementTypeBytes(*type) : 1;
     for (const auto &e : d.shape) {
       OptInt x = evalInt(*e, env);
       if (!x) {
@@ -1819,27 +1803,11 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
     std::string t = identValue(p->value, "'type'");
     if (t.empty())
       return false;
-    static const std::pair<const char *, ElementType> types[] = {
-        {"int8", ElementType::Int8},
-        {"int16", ElementType::Int16},
-        {"int32", ElementType::Int32},
-        {"int64", ElementType::Int64},
-        {"uint8", ElementType::UInt8},
-        {"uint16", ElementType::UInt16},
-        {"uint32", ElementType::UInt32},
-        {"uint64", ElementType::UInt64},
-        {"f32", ElementType::F32},
-        {"f64", ElementType::F64},
-        {"complex64", ElementType::Complex64},
-        {"complex128", ElementType::Complex128}};
-    for (auto &[name, ty] : types)
-      if (t == name) {
-        op.elementType = ty;
-        return true;
-      }
-    unknownValue(p->value, "element type", t,
-                 "int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
-                 "f32, f64, complex64, complex128");
+    if (std::optional<ElementType> type = symbolizeElementType(t)) {
+      op.elementType = *type;
+      return true;
+    }
+    unknownValue(p->value, "element type", t, kElementTypeSpellings);
     return false;
   };
   if (isReduction(op.kind) && !papers) {

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,11 @@ enum class ElementType : uint8_t {
 };
 /// "int8" ... "complex128" (the .sched spelling).
 llvm::StringRef stringifyElementType(ElementType type);
+/// The element type spelled `name`, or std::nullopt; the inverse of
+/// stringifyElementType, so the spellings live in one place.
+std::optional<ElementType> symbolizeElementType(llvm::StringRef name);
+/// The spellings, for "expected one of" notes.
+extern const char *const kElementTypeSpellings;
 /// Size of one element in bytes.
 int64_t elementTypeBytes(ElementType type);
 
