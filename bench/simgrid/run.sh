@@ -4,44 +4,98 @@
 #
 #   bench/simgrid/run.sh [BUILD_DIR] [OUT_DIR]
 #
-# 1. T3D torus 8x4x8x2 (75 MB/s links, one-port injection), all-to-all of
-#    32 KiB blocks: phasec's schedule and the baselines (linear shift, XOR,
-#    greedy) phase by phase, and SimGrid's built-in MPI_Alltoall algorithms on
-#    phasec's platform (same routes, same injection ports) and on SimGrid's
-#    stock TORUS platform (ties always "+", no injection limit).
-# 2. PERCS supernode, 32 nodes (4 drawers of 8) x 8 ranks, all-to-all of
-#    16 KiB, 64 KiB and 256 KiB blocks: phasec's schedule, seed 002's algorithm
-#    (percs-seed) and pairwise exchange (SimGrid's "pair"), plus linear shift.
+# Parts, in this order (PHASEC_BENCH_PARTS picks a subset, same names):
 #
-# Wall-clock limit per variant: PHASEC_BENCH_TIMEOUT seconds (default 600);
-# basic_linear at 512 ranks is skipped by the runner (see Runner.h). Results:
-# OUT_DIR/*.txt (tables) and OUT_DIR/*-report/index.html (pictures).
+#  t3d        T3D torus 8x4x8x2 (75 MB/s links, one-port injection, no link
+#             latency), all-to-all of 32 KiB blocks: phasec's schedule phase
+#             by phase, with the HTML report. OUT/t3d.txt, OUT/t3d-report/.
+#  latency    the same with 1 us per link, as examples/t3d_aapc.sched
+#             declares (the main job's run). OUT/t3d-lat1us.txt.
+#  builtins   every smpi/alltoall algorithm of SimGrid 3.32 (the list
+#             `--cfg=smpi/alltoall:` prints) on the same 512 ranks, on
+#             phasec's platform (phasec's routes, ties split, the same
+#             injection ports) and on SimGrid's stock TORUS cluster (ties "+",
+#             no injection limit), one at a time, each under a wall-time limit
+#             and a memory cap (builtins.py): the simulated time and % of the
+#             bound, or why it did not finish. OUT/t3d-builtins.{md,csv}.
+#  percs      PERCS supernode, 32 nodes (4 drawers of 8) x 8 ranks, all-to-all
+#             of 16 KiB, 64 KiB and 256 KiB blocks: phasec, seed 002's
+#             algorithm (percs-seed), pairwise exchange (SimGrid's "pair") and
+#             linear shift. OUT/percs-*.txt, OUT/percs-65536-report/.
+#  baselines  T3D: phasec's baselines phase by phase (XOR, greedy, linear
+#             shift; planned with ties "+", each on its own routes).
+#             OUT/t3d-baselines.txt.
+#
+# Environment: PHASEC_BENCH_TIMEOUT (wall seconds per simulation, default
+# 600), PHASEC_BENCH_MEM_GIB (private memory cap per built-in run, default 6;
+# the simulations run one at a time), PHASEC_BENCH_BUILTINS (a comma list
+# instead of all 21). The full set takes hours at the default limit: most of
+# the 42 built-in runs end at the limit.
 set -e
 BUILD=${1:-/work/build-sim}
 OUT=${2:-$BUILD/bench-simgrid}
 SIM=$BUILD/bin/phasec-sim
+HERE=$(cd "$(dirname "$0")" && pwd)
 TIMEOUT=${PHASEC_BENCH_TIMEOUT:-600}
-# Every smpi/alltoall algorithm of SimGrid 3.32 except two that cannot run at
-# 512 ranks here: rdb crashes SMPI (segmentation fault after 2 s) and 3dmesh
-# was killed for memory after 377 s on this 24 GiB machine (it mallocs real
-# buffers per rank). PHASEC_BENCH_BUILTINS overrides the list.
-BUILTINS=${PHASEC_BENCH_BUILTINS:-pair,ring,bruck,basic_linear,2dmesh,ompi,mpich,impi,mvapich2,mvapich2_scatter_dest,pair_light_barrier,pair_mpi_barrier,pair_one_barrier,ring_light_barrier,ring_mpi_barrier,ring_one_barrier}
+MEM=${PHASEC_BENCH_MEM_GIB:-6}
+PARTS=${PHASEC_BENCH_PARTS:-t3d latency builtins percs baselines}
+# All of SimGrid 3.32's alltoall algorithms, roughly fastest to slowest to
+# simulate at 512 ranks, so that a stopped run has the most results.
+# "default" is SMPI's own selector, "automatic" tries every algorithm and
+# keeps the fastest.
+BUILTINS=${PHASEC_BENCH_BUILTINS:-pair,ring,default,mpich,pair_light_barrier,pair_mpi_barrier,pair_one_barrier,ring_light_barrier,ring_mpi_barrier,ring_one_barrier,pair_rma,rdb,3dmesh,2dmesh,ompi,mvapich2,impi,mvapich2_scatter_dest,bruck,basic_linear,automatic}
+T3D='torus:8x4x8x2;bw=75e6;injection=link'
 mkdir -p "$OUT"
 cd "$OUT"
 
-echo "== T3D 8x4x8x2, 32 KiB blocks" >&2
-/usr/bin/time -f "%e s wall, %M KiB max RSS" "$SIM" \
-  --topology='torus:8x4x8x2;bw=75e6;injection=link' --alltoall=32768 \
-  -o t3d --timeout="$TIMEOUT" --baselines=linear_shift,xor,greedy \
-  --builtins="$BUILTINS" --stock="$BUILTINS" --report t3d-report \
-  > t3d.txt 2> t3d.log || true
-cat t3d.txt
+timed() { /usr/bin/time -f "%e s wall, %M KiB max RSS" "$@"; }
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
-for B in 16384 65536 262144; do
-  echo "== PERCS supernode 32 nodes x 8 ranks, $B-byte blocks" >&2
-  /usr/bin/time -f "%e s wall, %M KiB max RSS" "$SIM" \
-    --topology='percs:supernodes=1,drawers=4,nodes=8;ranks=8' --alltoall=$B \
-    -o percs-$B --timeout="$TIMEOUT" --baselines=percs-seed,linear_shift \
-    --builtins=pair --report percs-$B-report > percs-$B.txt 2> percs-$B.log || true
-  cat percs-$B.txt
-done
+if has t3d; then
+  echo "== T3D 8x4x8x2, 32 KiB blocks: phasec" >&2
+  timed "$SIM" --topology="$T3D" --alltoall=32768 -o t3d \
+    --timeout="$TIMEOUT" --report t3d-report > t3d.txt 2> t3d.log || true
+  cat t3d.txt
+fi
+
+if has latency; then
+  echo "== T3D 8x4x8x2, 32 KiB blocks, 1 us links: phasec" >&2
+  timed "$SIM" --topology="$T3D" --alltoall=32768 --latency=1e-6 \
+    -o t3d-lat1us --timeout="$TIMEOUT" > t3d-lat1us.txt 2> t3d-lat1us.log || true
+  cat t3d-lat1us.txt
+fi
+
+if has builtins; then
+  echo "== T3D 8x4x8x2, 32 KiB blocks: SimGrid's built-in algorithms" >&2
+  if [ ! -f t3d/program ]; then
+    "$SIM" --topology="$T3D" --alltoall=32768 -o t3d --emit-only
+    sh t3d/run.sh build
+  fi
+  # The bound from phasec's table (no "% bound" column without the t3d part).
+  BOUND=--bound=0
+  grep -q 'bandwidth bound' t3d.txt 2>/dev/null && BOUND=--bound-from=t3d.txt
+  /usr/bin/python3 "$HERE/builtins.py" t3d --algos="$BUILTINS" \
+    --platforms=phasec,stock --timeout="$TIMEOUT" --mem-gib="$MEM" "$BOUND" \
+    --torus=8x4x8x2 --block=32768 --bw=75e6 --out t3d-builtins \
+    2> t3d-builtins.log || true
+  cat t3d-builtins.md
+fi
+
+if has percs; then
+  for B in 16384 65536 262144; do
+    echo "== PERCS supernode 32 nodes x 8 ranks, $B-byte blocks" >&2
+    timed "$SIM" \
+      --topology='percs:supernodes=1,drawers=4,nodes=8;ranks=8' --alltoall=$B \
+      -o percs-$B --timeout="$TIMEOUT" --baselines=percs-seed,linear_shift \
+      --builtins=pair --report percs-$B-report > percs-$B.txt 2> percs-$B.log || true
+    cat percs-$B.txt
+  done
+fi
+
+if has baselines; then
+  echo "== T3D 8x4x8x2, 32 KiB blocks: phasec's baselines" >&2
+  timed "$SIM" --topology="$T3D" --alltoall=32768 -o t3d-baselines \
+    --timeout="$TIMEOUT" --baselines=xor,greedy,linear_shift \
+    > t3d-baselines.txt 2> t3d-baselines.log || true
+  cat t3d-baselines.txt
+fi
