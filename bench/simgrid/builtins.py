@@ -4,7 +4,8 @@ directory written by `phasec-sim --emit-only` (or any phasec-sim run), each
 under a wall-time limit and a memory cap, one at a time.
 
     builtins.py DIR --algos pair,ring,... [--platforms phasec,stock]
-                [--timeout S] [--mem-gib G] --out PREFIX
+                [--timeout S] [--mem-gib G] [--extra=SMPIRUN_OPTIONS]
+                [--label SUFFIX] --out PREFIX
 
 Runs `sh DIR/run.sh builtin ALGO` (phasec's platform: phasec's routes and
 injection ports) and `sh DIR/run.sh stock ALGO` (SimGrid's stock TORUS
@@ -176,6 +177,11 @@ def main():
     ap.add_argument("--torus", default="", help="e.g. 8x4x8x2")
     ap.add_argument("--block", type=int, default=0)
     ap.add_argument("--bw", type=float, default=0)
+    ap.add_argument("--extra", default="",
+                    help="more smpirun options (PHASEC_SIM_EXTRA), e.g. "
+                    "--cfg=smpi/send-is-detached-thresh:32768")
+    ap.add_argument("--label", default="",
+                    help="appended to the algorithm's name in the tables")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
@@ -196,21 +202,23 @@ def main():
         platforms.remove("stock")
 
     env = dict(os.environ, PHASEC_SIM_TIMEOUT="0")
+    if args.extra:
+        env["PHASEC_SIM_EXTRA"] = args.extra
     rows = []
     with open(args.out + ".csv", "w", newline="") as f:
         csv.DictWriter(f, FIELDS).writeheader()
     for algo in [a for a in args.algos.split(",") if a]:
         for platform in platforms:
             mode = "builtin" if platform == "phasec" else "stock"
-            tag = f"{platform}-capped-{algo}"
+            tag = f"{platform}-capped-{algo}{args.label}"
             out_path = os.path.join(args.dir, f"out-{tag}.txt")
             err_path = os.path.join(args.dir, f"err-{tag}.txt")
-            print(f"[bench] {platform}/{algo} ...", file=sys.stderr, flush=True)
+            print(f"[bench] {platform}/{algo}{args.label} ...", file=sys.stderr, flush=True)
             status, rc, wall, peak = run_capped(
                 ["sh", "run.sh", mode, algo], args.dir, out_path, err_path,
                 args.timeout, int(args.mem_gib * 1024 * 1024), env)
             row = dict.fromkeys(FIELDS, "")
-            row.update(algorithm=algo, platform=platform,
+            row.update(algorithm=algo + args.label, platform=platform,
                        wall_s=f"{wall:.0f}", peak_rss_anon_mib=f"{peak / 1024:.0f}")
             sim = None
             with open(out_path, errors="replace") as f:
@@ -237,7 +245,7 @@ def main():
             with open(args.out + ".csv", "a", newline="") as f:
                 csv.DictWriter(f, FIELDS).writerow(row)
             write_markdown(args.out + ".md", rows, bound, own)
-            print(f"[bench] {platform}/{algo}: {status} {row['simulated_s']} "
+            print(f"[bench] {platform}/{algo}{args.label}: {status} {row['simulated_s']} "
                   f"{row['reason']} ({wall:.0f} s wall, {peak / 1024:.0f} MiB)",
                   file=sys.stderr, flush=True)
 
