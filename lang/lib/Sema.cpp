@@ -612,7 +612,12 @@ void Sema::checkConstants() {
     }
     Env env;
     OptInt v;
-    if (c.value.unit.empty()) {
+    auto override = llvm::find_if(opts.constantOverrides, [&](const auto &o) {
+      return o.first == c.name;
+    });
+    if (override != opts.constantOverrides.end()) {
+      v = override->second;
+    } else if (c.value.unit.empty()) {
       v = c.value.expr ? evalInt(*c.value.expr, env) : std::nullopt;
     } else {
       v = evalSize(c.value, env, "constant '" + c.name + "'",
@@ -627,6 +632,11 @@ void Sema::checkConstants() {
     k->value = *v;
     prog->constants.push_back(std::move(k));
   }
+  for (const auto &[name, value] : opts.constantOverrides)
+    if (!llvm::any_of(mod.constants,
+                      [&](const ConstDecl &c) { return c.name == name; }))
+      diag.commandLineError("--define " + name + "=" + Twine(value) +
+                            ": the program has no constant '" + name + "'");
 }
 
 //===----------------------------------------------------------------------===//

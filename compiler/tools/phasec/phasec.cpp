@@ -96,6 +96,12 @@ static cl::opt<int64_t> ranksPerNode(
     "ranks-per-node", cl::desc("Replace every machine's ranks per node"),
     cl::value_desc("n"), cl::init(0), cl::cat(phasecCategory));
 
+static cl::list<std::string> defines(
+    "define",
+    cl::desc("Replace the value of a top-level constant (repeatable; e.g. "
+             "--define N=64 to shrink an example)"),
+    cl::value_desc("NAME=INTEGER"), cl::cat(phasecCategory));
+
 static cl::opt<uint64_t> solverRlimit(
     "solver-rlimit",
     cl::desc("Z3 resource limit per solver query (overrides the operations' "
@@ -115,8 +121,7 @@ static cl::opt<std::string> cacheDir(
 static cl::opt<bool> allowUnsupported(
     "allow-unsupported",
     cl::desc("Skip operations that need relays (broadcast, reduce, "
-             "allreduce, scan) or that --emit=mpi|shmem cannot generate "
-             "(rectangular transposes) with a warning instead of an error"),
+             "allreduce, scan) with a warning instead of an error"),
     cl::cat(phasecCategory));
 
 static cl::opt<bool> scheduleMLIR(
@@ -173,6 +178,18 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  std::vector<std::pair<std::string, int64_t>> constantOverrides;
+  for (StringRef define : defines) {
+    auto [name, value] = define.split('=');
+    int64_t parsed;
+    if (name.empty() || value.getAsInteger(0, parsed)) {
+      WithColor::error(errs(), "phasec")
+          << "--define expects NAME=INTEGER, not '" << define << "'\n";
+      return 1;
+    }
+    constantOverrides.emplace_back(name.str(), parsed);
+  }
+
   auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
   if (std::error_code ec = buffer.getError()) {
     WithColor::error(errs(), "phasec")
@@ -186,6 +203,7 @@ int main(int argc, char **argv) {
   options.emit = emit;
   options.frontend.topologyOverride = topology;
   options.frontend.ranksPerNodeOverride = ranksPerNode;
+  options.frontend.constantOverrides = std::move(constantOverrides);
   options.solverRlimit = solverRlimit;
   options.algorithm = algorithm;
   options.cacheDir = cacheDir;

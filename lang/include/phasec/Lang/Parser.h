@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace phasec::lang {
 
@@ -31,6 +33,11 @@ struct FrontendOptions {
   std::string topologyOverride;
   /// Replaces ranks_per_node of every machine; 0 = none.
   int64_t ranksPerNodeOverride = 0;
+  /// Replaces the value of top-level constants (`const N = 4096;`) by name,
+  /// so that an example can be shrunk from the command line (phasec
+  /// --define N=64). Constants defined after an overridden one see the new
+  /// value. Naming no constant of the file is a `<command line>` error.
+  std::vector<std::pair<std::string, int64_t>> constantOverrides;
 
   /// Resource limits: inputs beyond them are rejected with an error, never a
   /// crash or a hang. The fuzzer lowers them.
