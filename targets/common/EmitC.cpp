@@ -57,6 +57,13 @@ void detail::emitCommonTypes(llvm::raw_ostream &os) {
         "#define PHASEC_UNUSED __attribute__((unused))\n\n";
 }
 
+TransposeShape detail::getTransposeShape(const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  if (plan.isSquare())
+    return {n + "_R", n + "_R", n + "_N", n + "_N"};
+  return {n + "_RA", n + "_RB", n + "_NA", n + "_NB"};
+}
+
 int64_t detail::maxSendsPerPhase(const OperationPlan &plan) {
   int64_t best = 0;
   std::vector<int64_t> count(plan.numMembers());
@@ -107,6 +114,15 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << ")\n";
   switch (plan.kind) {
   case OpKind::Transpose:
+    if (!plan.isSquare()) {
+      os << " * array: " << plan.n << " x " << plan.cols << " "
+         << plan.elem.name << " (" << plan.elem.size
+         << " bytes), rows block-distributed, " << plan.rowsPerMember()
+         << " rows per member;\n * result: " << plan.cols << " x " << plan.n
+         << ", " << plan.colsPerMember()
+         << " rows per member (rectangular transpose)\n";
+      break;
+    }
     os << " * array: " << plan.n << " x " << plan.n << " " << plan.elem.name
        << " (" << plan.elem.size << " bytes), rows block-distributed, "
        << plan.rowsPerMember() << " rows per member\n";
@@ -458,8 +474,10 @@ static void emitTransposeKernels(llvm::raw_ostream &os,
   bool loads = plan.options.order == LoopOrder::ContiguousLoads;
   int64_t tile = plan.options.tile <= 1 ? 0 : plan.options.tile;
   std::string T = n + "_elem_t";
-  os << "/* dst[m * ldd + l] = src[l * lds + m] for the R x R block: the "
-        "transposing copy\n   loop, "
+  TransposeShape sh = getTransposeShape(plan);
+  os << "/* dst[m * ldd + l] = src[l * lds + m] for the "
+     << (plan.isSquare() ? "R x R" : "RA x RB")
+     << " block: the transposing copy\n   loop, "
      << (tile ? "in " + std::to_string(tile) + " x " + std::to_string(tile) +
                     " tiles, "
               : std::string("untiled, "))
@@ -471,39 +489,42 @@ static void emitTransposeKernels(llvm::raw_ostream &os,
   const char *outer = loads ? "l" : "m";
   const char *inner = loads ? "m" : "l";
   if (tile) {
-    os << "  for (int64_t l0 = 0; l0 < " << n << "_R; l0 += " << n
+    os << "  for (int64_t l0 = 0; l0 < " << sh.ra << "; l0 += " << n
        << "_TILE)\n"
-       << "    for (int64_t m0 = 0; m0 < " << n << "_R; m0 += " << n
+       << "    for (int64_t m0 = 0; m0 < " << sh.rb << "; m0 += " << n
        << "_TILE) {\n"
-       << "      const int64_t l1 = PHASEC_MIN(l0 + " << n << "_TILE, " << n
-       << "_R), m1 = PHASEC_MIN(m0 + " << n << "_TILE, " << n << "_R);\n"
+       << "      const int64_t l1 = PHASEC_MIN(l0 + " << n << "_TILE, "
+       << sh.ra << "), m1 = PHASEC_MIN(m0 + " << n << "_TILE, " << sh.rb
+       << ");\n"
        << "      for (int64_t " << outer << " = " << outer << "0; " << outer
        << " < " << outer << "1; ++" << outer << ")\n"
        << "        for (int64_t " << inner << " = " << inner << "0; " << inner
        << " < " << inner << "1; ++" << inner << ")\n"
        << "          dst[m * ldd + l] = src[l * lds + m];\n    }\n}\n";
   } else {
-    os << "  for (int64_t " << outer << " = 0; " << outer << " < " << n
-       << "_R; ++" << outer << ")\n"
-       << "    for (int64_t " << inner << " = 0; " << inner << " < " << n
-       << "_R; ++" << inner << ")\n"
+    os << "  for (int64_t " << outer << " = 0; " << outer << " < "
+       << (loads ? sh.ra : sh.rb) << "; ++" << outer << ")\n"
+       << "    for (int64_t " << inner << " = 0; " << inner << " < "
+       << (loads ? sh.rb : sh.ra) << "; ++" << inner << ")\n"
        << "      dst[m * ldd + l] = src[l * lds + m];\n}\n";
   }
   os << "/* A received block in transfer order (row m of the destination "
         "first) into\n   the destination rows. */\n"
      << "static inline void " << n << "_tunpack(" << T << " *restrict dst, int64_t ldd, "
      << "const " << T << " *restrict in) {\n"
-     << "  for (int64_t m = 0; m < " << n << "_R; ++m)\n"
-     << "    memcpy(dst + m * ldd, in + m * " << n << "_R, sizeof(" << T
-     << ") * " << n << "_R);\n}\n"
+     << "  for (int64_t m = 0; m < " << sh.rb << "; ++m)\n"
+     << "    memcpy(dst + m * ldd, in + m * " << sh.ra << ", sizeof(" << T
+     << ") * " << sh.ra << ");\n}\n"
      << "/* Split transfers: elements [e0, e1) of a block in transfer order "
-        "e = m * R + l. */\n"
+        "e = m * "
+     << (plan.isSquare() ? "R" : "RA") << " + l. */\n"
      << "static inline void " << n << "_tpart(" << T << " *restrict dst, int64_t ldd, "
      << "int packed_dst, const " << T
      << " *restrict src, int64_t lds, int packed_src, int64_t e0, int64_t e1) "
         "{\n"
      << "  for (int64_t e = e0; e < e1; ++e) {\n"
-     << "    const int64_t m = e / " << n << "_R, l = e % " << n << "_R;\n"
+     << "    const int64_t m = e / " << sh.ra << ", l = e % " << sh.ra
+     << ";\n"
      << "    dst[packed_dst ? e - e0 : m * ldd + l] = src[packed_src ? e - e0 "
         ": l * lds + m];\n  }\n}\n\n";
 }
@@ -516,7 +537,16 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
      << " /* most sends of a member in one phase */\n"
      << "#define " << n << "_MAXRECV " << std::max<int64_t>(1, maxRecvsPerPhase(plan))
      << " /* most receives of a member in one phase */\n";
-  if (isTranspose(plan)) {
+  if (isTranspose(plan) && !plan.isSquare()) {
+    os << "#define " << n << "_NA " << plan.cols << " /* columns of A */\n"
+       << "#define " << n << "_NB " << plan.n << " /* columns of B */\n"
+       << "#define " << n << "_RA " << plan.rowsPerMember()
+       << " /* rows of A per member */\n"
+       << "#define " << n << "_RB " << plan.colsPerMember()
+       << " /* rows of B per member */\n"
+       << "#define " << n << "_TILE " << std::max<int64_t>(1, plan.options.tile)
+       << "\n";
+  } else if (isTranspose(plan)) {
     os << "#define " << n << "_N " << plan.n << "\n#define " << n << "_R "
        << plan.rowsPerMember() << "\n#define " << n << "_TILE "
        << std::max<int64_t>(1, plan.options.tile) << "\n";
@@ -580,11 +610,18 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
   os << "/* ---- " << n << ": harness helpers (fill, check, sizes) ---- */\n";
   std::string sendBytes, recvBytes, size;
   switch (plan.kind) {
-  case OpKind::Transpose:
-    sendBytes = recvBytes = "(size_t)" + n + "_R * " + n + "_N * sizeof(" +
-                            n + "_elem_t)";
-    size = "(size_t)" + n + "_N * " + n + "_N * sizeof(" + n + "_elem_t)";
+  case OpKind::Transpose: {
+    TransposeShape sh = getTransposeShape(plan);
+    std::string e = " * sizeof(" + n + "_elem_t)";
+    if (plan.isSquare())
+      sendBytes = recvBytes = "(size_t)" + sh.ra + " * " + sh.na + e;
+    else {
+      sendBytes = "(size_t)" + sh.ra + " * " + sh.na + e;
+      recvBytes = "(size_t)" + sh.rb + " * " + sh.nb + e;
+    }
+    size = "(size_t)" + sh.nb + " * " + sh.na + e;
     break;
+  }
   case OpKind::Permute:
     sendBytes = recvBytes = "(size_t)" + n + "_L * sizeof(" + n + "_elem_t)";
     size = "(size_t)" + n + "_N * sizeof(" + n + "_elem_t)";
@@ -637,10 +674,13 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
      << "static inline void " << n << "_fill(int me, void *sendbuf) {\n"
      << "  char *s = (char *)sendbuf;\n";
   switch (plan.kind) {
-  case OpKind::Transpose:
-    os << "  phasec_fill_matrix(s, sizeof(" << n << "_elem_t), " << n << "_R, "
-       << n << "_N, " << n << "_N, (uint64_t)me * " << n << "_R, 0);\n";
+  case OpKind::Transpose: {
+    TransposeShape sh = getTransposeShape(plan);
+    os << "  phasec_fill_matrix(s, sizeof(" << n << "_elem_t), " << sh.ra
+       << ", " << sh.na << ", " << sh.na << ", (uint64_t)me * " << sh.ra
+       << ", 0);\n";
     break;
+  }
   case OpKind::Permute:
     os << "  for (int64_t i = 0; i < " << n << "_L; ++i)\n"
        << "    phasec_fill(s + i * sizeof(" << n << "_elem_t), sizeof(" << n
@@ -670,11 +710,13 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
      << "  const char *r = (const char *)recvbuf;\n  uint64_t bad = 0;\n"
      << "  (void)me;\n";
   switch (plan.kind) {
-  case OpKind::Transpose:
+  case OpKind::Transpose: {
+    TransposeShape sh = getTransposeShape(plan);
     os << "  bad += phasec_check_transposed(st, r, sizeof(" << n
-       << "_elem_t), " << n << "_R, " << n << "_N, " << n
-       << "_N, (uint64_t)me * " << n << "_R, 0);\n";
+       << "_elem_t), " << sh.rb << ", " << sh.nb << ", " << sh.nb
+       << ", (uint64_t)me * " << sh.rb << ", 0);\n";
     break;
+  }
   case OpKind::Permute:
     os << "  /* The inverse permutation of this member's slice. */\n"
        << "  int64_t *src = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * " << n
@@ -769,15 +811,106 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
     os << "  if (" << n << "_rperm(me) == me)\n    memcpy(r, s, " << B
        << ");\n";
     break;
-  case OpKind::Transpose:
-    os << "  " << n << "_tblock((" << n << "_elem_t *)r + (int64_t)me * " << n
-       << "_R, " << n << "_N, (const " << n << "_elem_t *)s + (int64_t)me * "
-       << n << "_R, " << n << "_N);\n";
+  case OpKind::Transpose: {
+    TransposeShape sh = getTransposeShape(plan);
+    os << "  " << n << "_tblock((" << n << "_elem_t *)r + (int64_t)me * "
+       << sh.ra << ", " << sh.nb << ", (const " << n
+       << "_elem_t *)s + (int64_t)me * " << sh.rb << ", " << sh.na << ");\n";
     break;
+  }
   case OpKind::Permute:
     os << "  " << n << "_pstore((" << n << "_elem_t *)r, (const " << n
        << "_elem_t *)s, me, me, 0, " << n << "_cnt[me * " << n << "_P + me]);\n";
     break;
   }
   os << "}\n\n";
+}
+
+void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
+                               const HarnessTransport &tr,
+                               llvm::StringRef allocRecv,
+                               llvm::StringRef freeRecv) {
+  const std::string &n = plan.name;
+  bool typed = isTranspose(plan) || isPermute(plan);
+  std::string T = n + "_elem_t";
+  std::string rank = tr.rankVar;
+  std::string call = typed ? n + "((const " + T + " *)s, (" + T + " *)r" +
+                                 tr.commArg + ")"
+                           : n + "(s, r" + tr.commArg + ")";
+  std::string stmt = tr.checkedCall(call);
+  os << "/* Runs " << n
+     << ": warm-up, timed iterations, verification of every byte. Returns "
+        "the\n   number of wrong bytes over all "
+     << tr.units << ". */\n"
+     << "static uint64_t run_" << n << "(int " << rank
+     << ", int iters, int warmup) {\n"
+     << "  const int me = " << n << "_member(" << rank << ");\n"
+     << "  char *s = (char *)PHASEC_XMALLOC(" << n
+     << "_send_bytes(), \"send buffer\");\n"
+     << allocRecv << "  if (me >= 0)\n    " << n << "_fill(me, s);\n"
+     << "  for (int i = 0; i < warmup; ++i)\n    " << stmt << ";\n"
+     << "  phasec_poison(r, " << n << "_recv_bytes());\n"
+     << tr.afterPoison
+     << "  double *t = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)iters, "
+        "\"times\");\n"
+     << "  for (int i = 0; i < iters; ++i) {\n"
+     << "    " << tr.iterationBarrier << "\n"
+     << "    const double t0 = phasec_wtime();\n"
+     << "    " << stmt << ";\n"
+     << "    t[i] = phasec_wtime() - t0;\n  }\n"
+     << "  if (getenv(\"PHASEC_TEST_CORRUPT\")) /* tests of the checker */\n"
+     << "    r[0] ^= 0x5a;\n"
+     << "  phasec_check_state st;\n"
+     << "  phasec_check_init(&st, " << rank << ", \"" << n << "\");\n"
+     << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n"
+     << "  bad = " << tr.sumBad << ";\n"
+     << "  phasec_stats stats = " << tr.reduceTimes << ";\n"
+     << "  if (" << rank << " == 0) {\n"
+     << "    phasec_print_header(\"phasec " << n << ": "
+     << stringifyOpKind(plan.kind) << ", " << plan.numMembers()
+     << " members, " << stringifyTransferStyle(plan.options.style) << ", "
+     << tr.name << "\");\n"
+     << "    phasec_print_timing(" << n << "_size(), &stats);\n"
+     << "    printf(\"# " << n
+     << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
+     << "           bad ? \"WRONG BYTES\" : \"every byte verified\");\n"
+     << "  }\n"
+     << tr.beforeFree << "  free(t);\n  free(s);\n"
+     << freeRecv << "  return bad;\n}\n\n";
+}
+
+void detail::emitHarnessMain(llvm::raw_ostream &os,
+                             llvm::ArrayRef<OperationPlan> plans,
+                             const HarnessTransport &tr,
+                             llvm::StringRef prologue, int iterations,
+                             int warmup) {
+  int64_t required = 0;
+  for (const OperationPlan &p : plans)
+    required = std::max(required, p.requiredRanks());
+  std::string rank = tr.rankVar, size = tr.sizeVar;
+  os << "int main(int argc, char **argv) {\n"
+     << prologue
+     << "  int iters = (int)phasec_env_long(\"PHASEC_ITERATIONS\", "
+     << iterations << ");\n"
+     << "  int warmup = (int)phasec_env_long(\"PHASEC_WARMUP\", " << warmup
+     << ");\n"
+     << "  for (int i = 1; i + 1 < argc; ++i) {\n"
+     << "    if (!strcmp(argv[i], \"-i\"))\n      iters = atoi(argv[++i]);\n"
+     << "    else if (!strcmp(argv[i], \"-w\"))\n      warmup = "
+        "atoi(argv[++i]);\n  }\n"
+     << "  if (iters < 1)\n    iters = 1;\n"
+     << "  if (" << size << " < " << required << ") {\n"
+     << "    if (" << rank << " == 0)\n"
+     << "      fprintf(stderr, \"error: this program needs " << required << " "
+     << tr.units << " (" << tr.launcher << " -np " << required
+     << "), got %d\\n\", " << size << ");\n"
+     << "    " << tr.abortFinalize << "\n    return 2;\n  }\n"
+     << "  uint64_t bad = 0;\n";
+  for (const OperationPlan &p : plans)
+    os << "  bad += run_" << p.name << "(" << rank << ", iters, warmup);\n";
+  os << "  if (" << rank << " == 0)\n"
+     << "    printf(bad ? \"# FAILED: %llu wrong bytes\\n\" : \"# OK: every "
+        "byte verified\\n\", (unsigned long long)bad);\n"
+     << "  " << tr.finalize << "\n"
+     << "  return bad ? 1 : 0;\n}\n";
 }

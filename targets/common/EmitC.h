@@ -46,6 +46,45 @@ void emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan);
 /// NAME_check(me, buf, st), NAME_size() (the OSU "Size" column).
 void emitHarnessHelpers(llvm::raw_ostream &os, const OperationPlan &plan);
 
+/// What the harness (`--main`) of one transport writes where the MPI and
+/// OpenSHMEM harnesses differ; everything else of `run_NAME` and `main` is
+/// the same text (emitHarnessRunner, emitHarnessMain).
+struct HarnessTransport {
+  const char *name;       ///< "MPI", "OpenSHMEM" (the header line)
+  const char *rankVar;    ///< "rank", "pe"
+  const char *sizeVar;    ///< "size", "npes"
+  const char *units;      ///< "ranks", "PEs"
+  const char *launcher;   ///< "mpirun", "oshrun"
+  /// The operation's arguments after the buffers: ", MPI_COMM_WORLD", "".
+  const char *commArg;
+  /// Wraps the call of the operation into a statement (without ';').
+  std::string (*checkedCall)(const std::string &call);
+  /// A statement (with indentation and newline) after poisoning the output,
+  /// or "".
+  const char *afterPoison;
+  const char *iterationBarrier; ///< "MPI_Barrier(...)" statement, with ';'
+  const char *sumBad;           ///< expression summing `bad` over all
+  const char *reduceTimes;      ///< expression reducing `t`, `iters`
+  const char *beforeFree;       ///< statement(s) with indentation, or ""
+  const char *abortFinalize;    ///< e.g. "MPI_Finalize();"
+  const char *finalize;         ///< e.g. "phasec_mpi_finalize();"
+};
+
+/// `static uint64_t run_NAME(int RANK, int iters, int warmup)`: fill,
+/// warm-up, poison, timed iterations after a barrier each, the checker, the
+/// OSU line. `allocRecv` / `freeRecv` are the statements (with indentation
+/// and newline) that allocate `char *r` and free it.
+void emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
+                       const HarnessTransport &transport,
+                       llvm::StringRef allocRecv, llvm::StringRef freeRecv);
+
+/// `int main`: `prologue` (initialisation, declaring RANK and SIZE), the
+/// iteration options, the rank-count check, one run_NAME per plan, the
+/// verdict line and the exit status.
+void emitHarnessMain(llvm::raw_ostream &os, llvm::ArrayRef<OperationPlan> plans,
+                     const HarnessTransport &transport,
+                     llvm::StringRef prologue, int iterations, int warmup);
+
 /// Emits the loop over phases. `body(os, indent)` writes the statements of
 /// one phase given C variables: in formula mode `to`, `from` (member
 /// indices, -1 if none) and `bytes_to`, `bytes_from`; in table mode the
@@ -65,6 +104,15 @@ inline bool isPermute(const OperationPlan &p) {
 inline bool isBlockOp(const OperationPlan &p) {
   return !isTranspose(p) && !isPermute(p);
 }
+
+/// The C macro names of a transpose's shape. Square transposes use NAME_R
+/// (rows per member) and NAME_N (the edge) for all four; rectangular ones
+/// NAME_RA / NAME_RB (rows of A / of B per member) and NAME_NA / NAME_NB
+/// (the row lengths of A and B: A's columns and rows).
+struct TransposeShape {
+  std::string ra, rb, na, nb;
+};
+TransposeShape getTransposeShape(const OperationPlan &plan);
 
 /// The number of phases in which some member sends more than once, the
 /// largest number of sends / receives a member has in one phase.

@@ -132,10 +132,8 @@ int64_t OperationPlan::demand(int32_t src, int32_t dst) const {
     return blockBytes;
   case OpKind::Alltoallv:
     return sizes[src * p + dst];
-  case OpKind::Transpose: {
-    int64_t r = rowsPerMember();
-    return r * r * elem.size;
-  }
+  case OpKind::Transpose:
+    return rowsPerMember() * colsPerMember() * elem.size;
   case OpKind::Permute:
     return permPairBytes[src * p + dst];
   case OpKind::RankPermute:
@@ -156,10 +154,49 @@ static bool isCIdentifier(llvm::StringRef s) {
   return llvm::all_of(s, [](char c) { return isalnum(c) || c == '_'; });
 }
 
+/// The plan of `request`; for transposes `cols` is the columns of A (the
+/// request, checked by buildCollective, is then the all-to-all of the
+/// blocks when the array is not square).
+static llvm::FailureOr<OperationPlan>
+buildPlan(llvm::StringRef name, const CollectiveRequest &request,
+          int64_t cols, const ElementType &elem, const Schedule &schedule,
+          const PlanOptions &options, std::string &error);
+
 llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     llvm::StringRef name, const CollectiveRequest &request,
     const ElementType &elem, const Schedule &schedule,
     const PlanOptions &options, std::string &error) {
+  return buildPlan(name, request, request.n, elem, schedule, options, error);
+}
+
+llvm::FailureOr<OperationPlan> phasec::target::buildTransposePlan(
+    llvm::StringRef name, const CollectiveRequest &request, int64_t rows,
+    int64_t cols, const ElementType &elem, const Schedule &schedule,
+    const PlanOptions &options, std::string &error) {
+  int64_t p = static_cast<int64_t>(request.group.size());
+  if (rows <= 0 || cols <= 0 || p == 0 || rows % p || cols % p) {
+    error = "transpose of a " + std::to_string(rows) + " x " +
+            std::to_string(cols) + " array: the extents must be positive "
+            "multiples of the " + std::to_string(p) + " members";
+    return llvm::failure();
+  }
+  CollectiveRequest req = request;
+  req.op = "transpose";
+  req.n = rows;
+  if (rows == cols)
+    return buildPlan(name, req, cols, elem, schedule, options, error);
+  if (request.op != "alltoall" && request.op != "transpose") {
+    error = "a rectangular transpose is scheduled as an alltoall, not '" +
+            request.op + "'";
+    return llvm::failure();
+  }
+  return buildPlan(name, req, cols, elem, schedule, options, error);
+}
+
+static llvm::FailureOr<OperationPlan>
+buildPlan(llvm::StringRef name, const CollectiveRequest &request,
+          int64_t cols, const ElementType &elem, const Schedule &schedule,
+          const PlanOptions &options, std::string &error) {
   if (!isCIdentifier(name)) {
     error = "operation name '" + name.str() + "' is not a C identifier";
     return llvm::failure();
@@ -177,7 +214,16 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
   CollectiveRequest req = request;
   if (*kind == OpKind::Transpose || *kind == OpKind::Permute)
     req.bytes = elem.size;
-  llvm::FailureOr<TransferSet> demands = buildCollective(req, error);
+  // A rectangular transpose moves the blocks of an all-to-all; check that
+  // request (the square one is checked as a transpose).
+  CollectiveRequest checked = req;
+  bool rectangular = *kind == OpKind::Transpose && cols != req.n;
+  if (rectangular) {
+    int64_t p = static_cast<int64_t>(req.group.size());
+    checked.op = "alltoall";
+    checked.bytes = (req.n / p) * (cols / p) * elem.size;
+  }
+  llvm::FailureOr<TransferSet> demands = buildCollective(checked, error);
   if (failed(demands))
     return llvm::failure();
 
@@ -189,6 +235,7 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
   plan.blockBytes = req.bytes;
   plan.sizes = req.sizes;
   plan.n = req.n;
+  plan.cols = *kind == OpKind::Transpose ? cols : 0;
   plan.permSpec = req.perm;
   plan.options = options;
   plan.schedule = schedule;

@@ -155,12 +155,17 @@ void MPIWriter::emitBlockUnsynchronised() {
 
 void MPIWriter::emitTransposeSupport() {
   std::string T = n + "_elem_t";
-  os << "#define " << n << "_RR ((int64_t)" << n << "_R * " << n << "_R)\n"
+  TransposeShape sh = getTransposeShape(plan);
+  os << "#define " << n << "_RR ((int64_t)" << sh.ra << " * " << sh.rb
+     << ")\n"
      << "#define " << n << "_BLOCKBYTES ((int64_t)" << n << "_RR * (int64_t)sizeof("
      << T << "))\n"
      << "/* Work space, allocated on first use and kept. */\n"
      << "static " << T << " *" << n << "_sbuf, *" << n << "_rbuf;\n"
-     << "/* R rows of R elements, N apart: one block of the output. */\n"
+     << (plan.isSquare()
+             ? "/* R rows of R elements, N apart: one block of the output. */\n"
+             : "/* RB rows of RA elements, NB apart: one block of the output. "
+               "*/\n")
      << "static MPI_Datatype " << n << "_rowblock = MPI_DATATYPE_NULL;\n"
      << "static inline void " << n << "_workspace(void) {\n"
      << "  if (" << n << "_sbuf)\n    return;\n";
@@ -178,8 +183,8 @@ void MPIWriter::emitTransposeSupport() {
   os << "  MPI_Datatype el;\n"
      << "  PHASEC_MPI_CHECK(MPI_Type_contiguous((int)sizeof(" << T
      << "), MPI_BYTE, &el));\n"
-     << "  PHASEC_MPI_CHECK(MPI_Type_vector(" << n << "_R, " << n << "_R, " << n
-     << "_N, el, &" << n << "_rowblock));\n"
+     << "  PHASEC_MPI_CHECK(MPI_Type_vector(" << sh.rb << ", " << sh.ra
+     << ", " << sh.nb << ", el, &" << n << "_rowblock));\n"
      << "  PHASEC_MPI_CHECK(MPI_Type_commit(&" << n << "_rowblock));\n"
      << "  PHASEC_MPI_CHECK(MPI_Type_free(&el));\n}\n\n";
   if (plan.options.style != TransferStyle::DirectDeposit)
@@ -190,7 +195,8 @@ void MPIWriter::emitTransposeSupport() {
      << "static MPI_Win " << n << "_win = MPI_WIN_NULL;\n"
      << "static " << T << " *" << n << "_win_base, *" << n << "_peer_base["
      << n << "_P];\n"
-     << "/* Allocates an output array (R x N elements) for " << n
+     << "/* Allocates an output array ("
+     << (plan.isSquare() ? "R x N" : "RB x NB") << " elements) for " << n
      << "; collective over comm.\n   In a shared window when all ranks "
         "of comm share a node, else with malloc. */\n"
      << T << " *" << n << "_alloc_output(MPI_Comm comm) {\n"
@@ -201,8 +207,8 @@ void MPIWriter::emitTransposeSupport() {
         "MPI_INFO_NULL, &node));\n"
      << "  PHASEC_MPI_CHECK(MPI_Comm_size(node, &nsize));\n"
      << "  PHASEC_MPI_CHECK(MPI_Comm_free(&node));\n"
-     << "  const size_t bytes = (size_t)" << n << "_R * " << n
-     << "_N * sizeof(" << T << ");\n"
+     << "  const size_t bytes = (size_t)" << sh.rb << " * " << sh.nb
+     << " * sizeof(" << T << ");\n"
      << "  if (nsize != size || " << n << "_win != MPI_WIN_NULL)\n"
      << "    return (" << T << " *)PHASEC_XMALLOC(bytes, \"output array\");\n"
      << "  PHASEC_MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)(" << n
@@ -227,14 +233,16 @@ void MPIWriter::emitTransposeSupport() {
 
 void MPIWriter::emitTransposeChainedBody(bool formula) {
   bool dt = options.derivedDatatypes;
+  TransposeShape sh = getTransposeShape(plan);
   if (formula) {
-    os << "    " << n << "_tblock(" << n << "_sbuf, " << n << "_R, a + (int64_t)to * "
-       << n << "_R, " << n << "_N); /* pack, transposed */\n";
+    os << "    " << n << "_tblock(" << n << "_sbuf, " << sh.ra
+       << ", a + (int64_t)to * " << sh.rb << ", " << sh.na
+       << "); /* pack, transposed */\n";
     if (dt) {
       os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(" << n << "_sbuf, (int)" << n
          << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
-         << "                                  b + (int64_t)from * " << n
-         << "_R, 1, " << n << "_rowblock, from, PHASEC_TAG,\n"
+         << "                                  b + (int64_t)from * " << sh.ra
+         << ", 1, " << n << "_rowblock, from, PHASEC_TAG,\n"
          << "                                  g, MPI_STATUS_IGNORE)); /* "
             "unpacked by the datatype */\n";
     } else {
@@ -243,8 +251,8 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
          << "                                  " << n << "_rbuf, (int)" << n
          << "_BLOCKBYTES, MPI_BYTE, from, PHASEC_TAG,\n"
          << "                                  g, MPI_STATUS_IGNORE));\n"
-         << "    " << n << "_tunpack(b + (int64_t)from * " << n << "_R, " << n
-         << "_N, " << n << "_rbuf);\n";
+         << "    " << n << "_tunpack(b + (int64_t)from * " << sh.ra << ", "
+         << sh.nb << ", " << n << "_rbuf);\n";
     }
     emitPhaseSync();
     return;
@@ -256,8 +264,8 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
      << "    for (const phasec_xfer_t *x = r0; x < r1; ++x) {\n";
   if (dt)
     os << "      if (" << full << ") /* unpacked by the datatype */\n"
-       << "        PHASEC_MPI_CHECK(MPI_Irecv(b + (int64_t)x->peer * " << n
-       << "_R, 1, " << n << "_rowblock, x->peer, PHASEC_TAG, g, "
+       << "        PHASEC_MPI_CHECK(MPI_Irecv(b + (int64_t)x->peer * " << sh.ra
+       << ", 1, " << n << "_rowblock, x->peer, PHASEC_TAG, g, "
           "&req[nreq++]));\n      else\n  ";
   os << "      PHASEC_MPI_CHECK(MPI_Irecv(" << n << "_rbuf + (x - r0) * " << n
      << "_RR, (int)x->bytes, MPI_BYTE, x->peer, PHASEC_TAG, g, "
@@ -267,11 +275,11 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
      << "      " << n << "_elem_t *pk = " << n << "_sbuf + (x - s0) * " << n
      << "_RR;\n"
      << "      if (" << full << ")\n"
-     << "        " << n << "_tblock(pk, " << n << "_R, a + (int64_t)x->peer * "
-     << n << "_R, " << n << "_N); /* pack, transposed */\n"
+     << "        " << n << "_tblock(pk, " << sh.ra << ", a + (int64_t)x->peer * "
+     << sh.rb << ", " << sh.na << "); /* pack, transposed */\n"
      << "      else\n"
-     << "        " << n << "_tpart(pk, 0, 1, a + (int64_t)x->peer * " << n
-     << "_R, " << n << "_N, 0, x->offset / " << E << ", (x->offset + x->bytes) / "
+     << "        " << n << "_tpart(pk, 0, 1, a + (int64_t)x->peer * " << sh.rb
+     << ", " << sh.na << ", 0, x->offset / " << E << ", (x->offset + x->bytes) / "
      << E << ");\n"
      << "      PHASEC_MPI_CHECK(MPI_Isend(pk, (int)x->bytes, MPI_BYTE, x->peer, "
         "PHASEC_TAG, g, &req[nreq++]));\n"
@@ -283,11 +291,11 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
   if (dt)
     os << "      if (" << full << ")\n        continue;\n";
   os << "      if (" << full << ")\n"
-     << "        " << n << "_tunpack(b + (int64_t)x->peer * " << n << "_R, "
-     << n << "_N, in);\n"
+     << "        " << n << "_tunpack(b + (int64_t)x->peer * " << sh.ra << ", "
+     << sh.nb << ", in);\n"
      << "      else\n"
-     << "        " << n << "_tpart(b + (int64_t)x->peer * " << n << "_R, " << n
-     << "_N, 0, in, 0, 1, x->offset / " << E << ", (x->offset + x->bytes) / "
+     << "        " << n << "_tpart(b + (int64_t)x->peer * " << sh.ra << ", "
+     << sh.nb << ", 0, in, 0, 1, x->offset / " << E << ", (x->offset + x->bytes) / "
      << E << ");\n"
      << "    }\n";
   emitPhaseSync();
@@ -324,22 +332,23 @@ void MPIWriter::emitTransposePackingBody(bool formula) {
 
 void MPIWriter::emitTransposeDepositBody(bool formula) {
   std::string E = "(int64_t)sizeof(" + n + "_elem_t)";
+  TransposeShape sh = getTransposeShape(plan);
   if (formula) {
     os << "    " << n << "_tblock(" << n << "_peer_base[to] + (int64_t)me * "
-       << n << "_R, " << n << "_N, a + (int64_t)to * " << n << "_R, " << n
-       << "_N);\n";
+       << sh.ra << ", " << sh.nb << ", a + (int64_t)to * " << sh.rb << ", "
+       << sh.na << ");\n";
   } else {
     os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
        << "      " << n << "_elem_t *dst = " << n
-       << "_peer_base[x->peer] + (int64_t)me * " << n << "_R;\n"
-       << "      const " << n << "_elem_t *src = a + (int64_t)x->peer * " << n
-       << "_R;\n"
+       << "_peer_base[x->peer] + (int64_t)me * " << sh.ra << ";\n"
+       << "      const " << n << "_elem_t *src = a + (int64_t)x->peer * "
+       << sh.rb << ";\n"
        << "      if (x->offset == 0 && x->bytes == " << n << "_BLOCKBYTES)\n"
-       << "        " << n << "_tblock(dst, " << n << "_N, src, " << n
-       << "_N);\n"
+       << "        " << n << "_tblock(dst, " << sh.nb << ", src, " << sh.na
+       << ");\n"
        << "      else\n"
-       << "        " << n << "_tpart(dst, " << n << "_N, 0, src, " << n
-       << "_N, 0, x->offset / " << E << ", (x->offset + x->bytes) / " << E
+       << "        " << n << "_tpart(dst, " << sh.nb << ", 0, src, " << sh.na
+       << ", 0, x->offset / " << E << ", (x->offset + x->bytes) / " << E
        << ");\n    }\n";
   }
   if (plan.options.sync == PhaseSync::Barrier)
@@ -507,17 +516,18 @@ void MPIWriter::emitFunction() {
        << "_alloc_output (or ranks on several nodes): chained. */\n";
   }
   if (style == TransferStyle::Packing) {
+    TransposeShape sh = getTransposeShape(plan);
     os << "  for (int q = 0; q < " << n
        << "_P; ++q) /* pack everything, transposed */\n"
        << "    if (q != me)\n      " << n << "_tblock(" << n
-       << "_sbuf + (int64_t)q * " << n << "_RR, " << n
-       << "_R, a + (int64_t)q * " << n << "_R, " << n << "_N);\n";
+       << "_sbuf + (int64_t)q * " << n << "_RR, " << sh.ra
+       << ", a + (int64_t)q * " << sh.rb << ", " << sh.na << ");\n";
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
       emitTransposePackingBody(f);
     });
     os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
-       << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * " << n
-       << "_R, " << n << "_N, " << n << "_rbuf + (int64_t)q * " << n
+       << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * "
+       << sh.ra << ", " << sh.nb << ", " << n << "_rbuf + (int64_t)q * " << n
        << "_RR);\n";
   } else {
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
@@ -527,64 +537,41 @@ void MPIWriter::emitFunction() {
   os << "  return MPI_SUCCESS;\n}\n\n";
 }
 
+/// The MPI harness's side of detail::HarnessTransport.
+static const HarnessTransport &mpiHarness() {
+  static const HarnessTransport transport = {
+      "MPI",
+      "rank",
+      "size",
+      "ranks",
+      "mpirun",
+      ", MPI_COMM_WORLD",
+      [](const std::string &call) {
+        return "PHASEC_MPI_CHECK(" + call + ")";
+      },
+      "  PHASEC_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));\n",
+      "PHASEC_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));",
+      "phasec_mpi_sum(MPI_COMM_WORLD, bad)",
+      "phasec_mpi_reduce_times(MPI_COMM_WORLD, t, iters)",
+      "",
+      "MPI_Finalize();",
+      "phasec_mpi_finalize();"};
+  return transport;
+}
+
 void MPIWriter::emitRunner() {
   emitHarnessHelpers(os, plan);
+  // Direct-deposit transposes put their output into a shared window.
   bool dd = isTranspose(plan) &&
             plan.options.style == TransferStyle::DirectDeposit;
-  bool typed = isTranspose(plan) || isPermute(plan);
-  std::string T = n + "_elem_t";
-  os << "/* Runs " << n
-     << ": warm-up, timed iterations, verification of every byte. Returns "
-        "the\n   number of wrong bytes over all ranks. */\n"
-     << "static uint64_t run_" << n
-     << "(int rank, int iters, int warmup) {\n"
-     << "  const int me = " << n << "_member(rank);\n"
-     << "  char *s = (char *)PHASEC_XMALLOC(" << n
-     << "_send_bytes(), \"send buffer\");\n";
-  if (dd)
-    os << "  char *r = (char *)" << n << "_alloc_output(MPI_COMM_WORLD);\n";
-  else
-    os << "  char *r = (char *)PHASEC_XMALLOC(" << n
-       << "_recv_bytes(), \"receive buffer\");\n";
-  std::string call = typed ? n + "((const " + T + " *)s, (" + T +
-                                 " *)r, MPI_COMM_WORLD)"
-                           : n + "(s, r, MPI_COMM_WORLD)";
-  os << "  if (me >= 0)\n    " << n << "_fill(me, s);\n"
-     << "  for (int i = 0; i < warmup; ++i)\n    PHASEC_MPI_CHECK(" << call
-     << ");\n"
-     << "  phasec_poison(r, " << n << "_recv_bytes());\n"
-     << "  PHASEC_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));\n"
-     << "  double *t = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)iters, "
-        "\"times\");\n"
-     << "  for (int i = 0; i < iters; ++i) {\n"
-     << "    PHASEC_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));\n"
-     << "    const double t0 = phasec_wtime();\n"
-     << "    PHASEC_MPI_CHECK(" << call << ");\n"
-     << "    t[i] = phasec_wtime() - t0;\n  }\n"
-     << "  if (getenv(\"PHASEC_TEST_CORRUPT\")) /* tests of the checker */\n"
-     << "    r[0] ^= 0x5a;\n"
-     << "  phasec_check_state st;\n"
-     << "  phasec_check_init(&st, rank, \"" << n << "\");\n"
-     << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n"
-     << "  bad = phasec_mpi_sum(MPI_COMM_WORLD, bad);\n"
-     << "  phasec_stats stats = phasec_mpi_reduce_times(MPI_COMM_WORLD, t, "
-        "iters);\n"
-     << "  if (rank == 0) {\n"
-     << "    phasec_print_header(\"phasec " << n << ": "
-     << stringifyOpKind(plan.kind) << ", " << plan.numMembers()
-     << " members, " << stringifyTransferStyle(plan.options.style)
-     << ", MPI\");\n"
-     << "    phasec_print_timing(" << n << "_size(), &stats);\n"
-     << "    printf(\"# " << n
-     << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
-     << "           bad ? \"WRONG BYTES\" : \"every byte verified\");\n"
-     << "  }\n"
-     << "  free(t);\n  free(s);\n";
-  if (dd)
-    os << "  " << n << "_free_output((" << T << " *)r);\n";
-  else
-    os << "  free(r);\n";
-  os << "  return bad;\n}\n\n";
+  std::string allocRecv =
+      dd ? "  char *r = (char *)" + n + "_alloc_output(MPI_COMM_WORLD);\n"
+         : "  char *r = (char *)PHASEC_XMALLOC(" + n +
+               "_recv_bytes(), \"receive buffer\");\n";
+  std::string freeRecv = dd ? "  " + n + "_free_output((" + n +
+                                  "_elem_t *)r);\n"
+                            : std::string("  free(r);\n");
+  emitHarnessRunner(os, plan, mpiHarness(), allocRecv, freeRecv);
 }
 
 llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
@@ -616,35 +603,11 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
     return llvm::success();
   for (const OperationPlan &p : plans)
     MPIWriter(os, p, options).emitRunner();
-  int64_t required = 0;
-  for (const OperationPlan &p : plans)
-    required = std::max(required, p.requiredRanks());
-  os << "int main(int argc, char **argv) {\n"
-     << "  phasec_mpi_init(&argc, &argv);\n"
-     << "  int rank, size;\n"
-     << "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
-     << "  MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
-     << "  int iters = (int)phasec_env_long(\"PHASEC_ITERATIONS\", "
-     << options.iterations << ");\n"
-     << "  int warmup = (int)phasec_env_long(\"PHASEC_WARMUP\", "
-     << options.warmup << ");\n"
-     << "  for (int i = 1; i + 1 < argc; ++i) {\n"
-     << "    if (!strcmp(argv[i], \"-i\"))\n      iters = atoi(argv[++i]);\n"
-     << "    else if (!strcmp(argv[i], \"-w\"))\n      warmup = "
-        "atoi(argv[++i]);\n  }\n"
-     << "  if (iters < 1)\n    iters = 1;\n"
-     << "  if (size < " << required << ") {\n"
-     << "    if (rank == 0)\n"
-     << "      fprintf(stderr, \"error: this program needs " << required
-     << " ranks (mpirun -np " << required << "), got %d\\n\", size);\n"
-     << "    MPI_Finalize();\n    return 2;\n  }\n"
-     << "  uint64_t bad = 0;\n";
-  for (const OperationPlan &p : plans)
-    os << "  bad += run_" << p.name << "(rank, iters, warmup);\n";
-  os << "  if (rank == 0)\n"
-     << "    printf(bad ? \"# FAILED: %llu wrong bytes\\n\" : \"# OK: every "
-        "byte verified\\n\", (unsigned long long)bad);\n"
-     << "  phasec_mpi_finalize();\n"
-     << "  return bad ? 1 : 0;\n}\n";
+  emitHarnessMain(os, plans, mpiHarness(),
+                  "  phasec_mpi_init(&argc, &argv);\n"
+                  "  int rank, size;\n"
+                  "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+                  "  MPI_Comm_size(MPI_COMM_WORLD, &size);\n",
+                  options.iterations, options.warmup);
   return llvm::success();
 }

@@ -74,7 +74,9 @@ void SHMEMWriter::emitWorkspace() {
   std::string T = n + "_elem_t";
   TransferStyle style = plan.options.style;
   if (isTranspose(plan)) {
-    os << "#define " << n << "_RR ((int64_t)" << n << "_R * " << n << "_R)\n"
+    TransposeShape sh = getTransposeShape(plan);
+    os << "#define " << n << "_RR ((int64_t)" << sh.ra << " * " << sh.rb
+       << ")\n"
        << "#define " << n << "_BLOCKBYTES ((int64_t)" << n
        << "_RR * (int64_t)sizeof(" << T << "))\n";
     os << "/* Work space, allocated on the first (collective) call and kept: "
@@ -94,7 +96,7 @@ void SHMEMWriter::emitWorkspace() {
        << "static inline void " << n << "_workspace(void) {\n"
        << "  if (" << n << "_strip)\n    return;\n"
        << "  " << n << "_strip = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
-       << ") * " << n << "_TILE * " << n << "_R, \"row strip\");\n";
+       << ") * " << n << "_TILE * " << sh.ra << ", \"row strip\");\n";
     if (style == TransferStyle::Packing)
       os << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
          << "_P * " << n << "_BLOCKBYTES, \"packed blocks\");\n"
@@ -106,19 +108,19 @@ void SHMEMWriter::emitWorkspace() {
           "then each row goes in one put. */\n"
        << "static inline void " << n << "_tput(" << T << " *b, int me, int d, const "
        << T << " *a) {\n"
-       << "  const " << T << " *src = a + (int64_t)d * " << n << "_R;\n"
-       << "  for (int64_t m0 = 0; m0 < " << n << "_R; m0 += " << n
+       << "  const " << T << " *src = a + (int64_t)d * " << sh.rb << ";\n"
+       << "  for (int64_t m0 = 0; m0 < " << sh.rb << "; m0 += " << n
        << "_TILE) {\n"
-       << "    const int64_t m1 = PHASEC_MIN(m0 + " << n << "_TILE, " << n
-       << "_R);\n"
-       << "    for (int64_t l = 0; l < " << n << "_R; ++l)\n"
+       << "    const int64_t m1 = PHASEC_MIN(m0 + " << n << "_TILE, " << sh.rb
+       << ");\n"
+       << "    for (int64_t l = 0; l < " << sh.ra << "; ++l)\n"
        << "      for (int64_t m = m0; m < m1; ++m)\n"
-       << "        " << n << "_strip[(m - m0) * " << n
-       << "_R + l] = src[l * " << n << "_N + m];\n"
+       << "        " << n << "_strip[(m - m0) * " << sh.ra
+       << " + l] = src[l * " << sh.na << " + m];\n"
        << "    for (int64_t m = m0; m < m1; ++m)\n"
-       << "      shmem_putmem(b + m * " << n << "_N + (int64_t)me * " << n
-       << "_R, " << n << "_strip + (m - m0) * " << n << "_R,\n"
-       << "                   sizeof(" << T << ") * " << n << "_R, " << n
+       << "      shmem_putmem(b + m * " << sh.nb << " + (int64_t)me * "
+       << sh.ra << ", " << n << "_strip + (m - m0) * " << sh.ra << ",\n"
+       << "                   sizeof(" << T << ") * " << sh.ra << ", " << n
        << "_rank(d));\n  }\n}\n\n";
     return;
   }
@@ -192,14 +194,15 @@ void SHMEMWriter::emitTransposeBody(bool formula) {
     return;
   }
   bool dd = style == TransferStyle::DirectDeposit && options.useShmemPtr;
+  TransposeShape sh = getTransposeShape(plan);
   auto full = [&](const std::string &peer, const std::string &in) {
     if (dd) {
       os << in << T << " *rb = (" << T << " *)shmem_ptr(b, " << n << "_rank("
          << peer << "));\n"
          << in << "if (rb) /* direct deposit: stores into the remote array */\n"
-         << in << "  " << n << "_tblock(rb + (int64_t)me * " << n << "_R, "
-         << n << "_N, a + (int64_t)" << peer << " * " << n << "_R, " << n
-         << "_N);\n"
+         << in << "  " << n << "_tblock(rb + (int64_t)me * " << sh.ra
+         << ", " << sh.nb << ", a + (int64_t)" << peer << " * " << sh.rb
+         << ", " << sh.na << ");\n"
          << in << "else /* not mapped: a put per contiguous run */\n"
          << in << "  " << n << "_tput(b, me, " << peer << ", a);\n";
       return;
@@ -220,20 +223,21 @@ void SHMEMWriter::emitTransposeBody(bool formula) {
      << "      /* A split block: elements [e0, e1) in transfer order. */\n"
      << "      const int64_t e0 = x->offset / " << E
      << ", e1 = (x->offset + x->bytes) / " << E << ";\n"
-     << "      const " << T << " *src = a + (int64_t)x->peer * " << n
-     << "_R;\n";
+     << "      const " << T << " *src = a + (int64_t)x->peer * " << sh.rb
+     << ";\n";
   if (dd)
     os << "      " << T << " *rp = (" << T << " *)shmem_ptr(b, " << n
        << "_rank(x->peer));\n"
        << "      if (rp) {\n"
-       << "        " << n << "_tpart(rp + (int64_t)me * " << n << "_R, " << n
-       << "_N, 0, src, " << n << "_N, 0, e0, e1);\n"
+       << "        " << n << "_tpart(rp + (int64_t)me * " << sh.ra << ", "
+       << sh.nb << ", 0, src, " << sh.na << ", 0, e0, e1);\n"
        << "        continue;\n      }\n";
   os << "      for (int64_t e = e0; e < e1; ++e) {\n"
-     << "        const int64_t m = e / " << n << "_R, l = e % " << n << "_R;\n"
-     << "        shmem_putmem(b + m * " << n << "_N + (int64_t)me * " << n
-     << "_R + l, src + l * " << n << "_N + m, sizeof(" << T << "), " << n
-     << "_rank(x->peer));\n      }\n"
+     << "        const int64_t m = e / " << sh.ra << ", l = e % " << sh.ra
+     << ";\n"
+     << "        shmem_putmem(b + m * " << sh.nb << " + (int64_t)me * "
+     << sh.ra << " + l, src + l * " << sh.na << " + m, sizeof(" << T
+     << "), " << n << "_rank(x->peer));\n      }\n"
      << "    }\n";
   emitPhaseSync();
 }
@@ -328,12 +332,13 @@ void SHMEMWriter::emitFunction() {
   os << "  " << n << "_local(me, a, b);\n";
   TransferStyle style = plan.options.style;
   if (transpose) {
+    TransposeShape sh = getTransposeShape(plan);
     if (style == TransferStyle::Packing)
       os << "  for (int q = 0; q < " << n
          << "_P; ++q) /* pack everything, transposed */\n"
          << "    if (q != me)\n      " << n << "_tblock(" << n
-         << "_sbuf + (int64_t)q * " << n << "_RR, " << n
-         << "_R, a + (int64_t)q * " << n << "_R, " << n << "_N);\n";
+         << "_sbuf + (int64_t)q * " << n << "_RR, " << sh.ra
+         << ", a + (int64_t)q * " << sh.rb << ", " << sh.na << ");\n";
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
       emitTransposeBody(f);
     });
@@ -341,7 +346,7 @@ void SHMEMWriter::emitFunction() {
     if (style == TransferStyle::Packing)
       os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
          << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * "
-         << n << "_R, " << n << "_N, " << n << "_scr + (int64_t)q * " << n
+         << sh.ra << ", " << sh.nb << ", " << n << "_scr + (int64_t)q * " << n
          << "_RR);\n";
     os << "}\n\n";
     return;
@@ -362,51 +367,32 @@ void SHMEMWriter::emitFunction() {
   os << "}\n\n";
 }
 
+/// The OpenSHMEM harness's side of detail::HarnessTransport.
+static const HarnessTransport &shmemHarness() {
+  static const HarnessTransport transport = {
+      "OpenSHMEM",
+      "pe",
+      "npes",
+      "PEs",
+      "oshrun",
+      "",
+      [](const std::string &call) { return call; },
+      "",
+      "shmem_barrier_all();",
+      "phasec_shmem_sum(bad)",
+      "phasec_shmem_reduce_times(t, iters)",
+      "  shmem_barrier_all();\n",
+      "shmem_finalize();",
+      "phasec_shmem_finalize();"};
+  return transport;
+}
+
 void SHMEMWriter::emitRunner() {
   emitHarnessHelpers(os, plan);
-  bool typed = isTranspose(plan) || isPermute(plan);
-  std::string T = n + "_elem_t";
-  std::string call = typed ? n + "((const " + T + " *)s, (" + T + " *)r)"
-                           : n + "(s, r)";
-  os << "/* Runs " << n
-     << ": warm-up, timed iterations, verification of every byte. Returns "
-        "the\n   number of wrong bytes over all PEs. */\n"
-     << "static uint64_t run_" << n << "(int pe, int iters, int warmup) {\n"
-     << "  const int me = " << n << "_member(pe);\n"
-     << "  char *s = (char *)PHASEC_XMALLOC(" << n
-     << "_send_bytes(), \"send buffer\");\n"
-     << "  char *r = (char *)PHASEC_SHMEM_MALLOC(" << n
-     << "_recv_bytes(), \"receive buffer\");\n"
-     << "  if (me >= 0)\n    " << n << "_fill(me, s);\n"
-     << "  for (int i = 0; i < warmup; ++i)\n    " << call << ";\n"
-     << "  phasec_poison(r, " << n << "_recv_bytes());\n"
-     << "  double *t = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)iters, "
-        "\"times\");\n"
-     << "  for (int i = 0; i < iters; ++i) {\n"
-     << "    shmem_barrier_all();\n"
-     << "    const double t0 = phasec_wtime();\n"
-     << "    " << call << ";\n"
-     << "    t[i] = phasec_wtime() - t0;\n  }\n"
-     << "  if (getenv(\"PHASEC_TEST_CORRUPT\")) /* tests of the checker */\n"
-     << "    r[0] ^= 0x5a;\n"
-     << "  phasec_check_state st;\n"
-     << "  phasec_check_init(&st, pe, \"" << n << "\");\n"
-     << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n"
-     << "  bad = phasec_shmem_sum(bad);\n"
-     << "  phasec_stats stats = phasec_shmem_reduce_times(t, iters);\n"
-     << "  if (pe == 0) {\n"
-     << "    phasec_print_header(\"phasec " << n << ": "
-     << stringifyOpKind(plan.kind) << ", " << plan.numMembers()
-     << " members, " << stringifyTransferStyle(plan.options.style)
-     << ", OpenSHMEM\");\n"
-     << "    phasec_print_timing(" << n << "_size(), &stats);\n"
-     << "    printf(\"# " << n
-     << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
-     << "           bad ? \"WRONG BYTES\" : \"every byte verified\");\n"
-     << "  }\n"
-     << "  shmem_barrier_all();\n"
-     << "  free(t);\n  free(s);\n  shmem_free(r);\n"
-     << "  return bad;\n}\n\n";
+  emitHarnessRunner(os, plan, shmemHarness(),
+                    "  char *r = (char *)PHASEC_SHMEM_MALLOC(" + n +
+                        "_recv_bytes(), \"receive buffer\");\n",
+                    "  shmem_free(r);\n");
 }
 
 llvm::LogicalResult phasec::target::emitSHMEM(
@@ -426,39 +412,18 @@ llvm::LogicalResult phasec::target::emitSHMEM(
     return llvm::success();
   for (const OperationPlan &p : plans)
     SHMEMWriter(os, p, options).emitRunner();
-  int64_t required = 0;
+  // Symmetric data: each operation's receive buffer and work space, plus
+  // room for the timing reductions.
+  std::string prologue =
+      "  /* Symmetric data: each operation's receive buffer and work "
+      "space, plus\n     room for the timing reductions. */\n"
+      "  size_t heap = (size_t)1 << 20;\n";
   for (const OperationPlan &p : plans)
-    required = std::max(required, p.requiredRanks());
-  os << "int main(int argc, char **argv) {\n"
-     << "  /* Symmetric data: each operation's receive buffer and work "
-        "space, plus\n     room for the timing reductions. */\n"
-     << "  size_t heap = (size_t)1 << 20;\n";
-  for (const OperationPlan &p : plans)
-    os << "  heap += " << p.name << "_recv_bytes() + " << p.name
-       << "_sym_bytes();\n";
-  os << "  phasec_shmem_init(heap);\n"
-     << "  const int pe = shmem_my_pe(), npes = shmem_n_pes();\n"
-     << "  int iters = (int)phasec_env_long(\"PHASEC_ITERATIONS\", "
-     << options.iterations << ");\n"
-     << "  int warmup = (int)phasec_env_long(\"PHASEC_WARMUP\", "
-     << options.warmup << ");\n"
-     << "  for (int i = 1; i + 1 < argc; ++i) {\n"
-     << "    if (!strcmp(argv[i], \"-i\"))\n      iters = atoi(argv[++i]);\n"
-     << "    else if (!strcmp(argv[i], \"-w\"))\n      warmup = "
-        "atoi(argv[++i]);\n  }\n"
-     << "  if (iters < 1)\n    iters = 1;\n"
-     << "  if (npes < " << required << ") {\n"
-     << "    if (pe == 0)\n"
-     << "      fprintf(stderr, \"error: this program needs " << required
-     << " PEs (oshrun -np " << required << "), got %d\\n\", npes);\n"
-     << "    shmem_finalize();\n    return 2;\n  }\n"
-     << "  uint64_t bad = 0;\n";
-  for (const OperationPlan &p : plans)
-    os << "  bad += run_" << p.name << "(pe, iters, warmup);\n";
-  os << "  if (pe == 0)\n"
-     << "    printf(bad ? \"# FAILED: %llu wrong bytes\\n\" : \"# OK: every "
-        "byte verified\\n\", (unsigned long long)bad);\n"
-     << "  phasec_shmem_finalize();\n"
-     << "  return bad ? 1 : 0;\n}\n";
+    prologue += "  heap += " + p.name + "_recv_bytes() + " + p.name +
+                "_sym_bytes();\n";
+  prologue += "  phasec_shmem_init(heap);\n"
+              "  const int pe = shmem_my_pe(), npes = shmem_n_pes();\n";
+  emitHarnessMain(os, plans, shmemHarness(), prologue, options.iterations,
+                  options.warmup);
   return llvm::success();
 }

@@ -46,6 +46,11 @@ static cl::opt<std::string>
 static cl::opt<int64_t> bytes("bytes", cl::desc("block bytes"), cl::init(64));
 static cl::opt<int64_t> size("n", cl::desc("transpose edge / permute length"),
                              cl::init(16));
+static cl::opt<int64_t>
+    cols("cols",
+         cl::desc("transpose: the columns of A when it is not square (A is "
+                  "n x cols; scheduled as the all-to-all of its blocks)"),
+         cl::init(0));
 static cl::opt<std::string> elemName("elem", cl::desc("element type"),
                                      cl::init("u8"));
 static cl::opt<int> root("root", cl::desc("root rank"), cl::init(0));
@@ -177,6 +182,19 @@ int main(int argc, char **argv) {
   CollectiveRequest sreq = req;
   if (opName == "transpose" || opName == "permute")
     sreq.bytes = elem->size;
+  bool rectangular = opName == "transpose" && cols > 0 && cols != size;
+  if (cols.getNumOccurrences() && (opName != "transpose" || cols <= 0))
+    return fail("--cols needs --op=transpose and a positive value");
+  if (rectangular) {
+    // What comm-lower-collectives schedules: the all-to-all of the blocks.
+    int64_t p = static_cast<int64_t>(req.group.size());
+    if (p == 0 || size % p || cols % p)
+      return fail("a " + std::to_string(size) + " x " + std::to_string(cols) +
+                  " transpose needs extents divisible by " +
+                  std::to_string(p) + " ranks");
+    sreq.op = "alltoall";
+    sreq.bytes = (size / p) * (cols / p) * elem->size;
+  }
   llvm::FailureOr<TransferSet> ts = buildCollective(sreq, error);
   if (failed(ts))
     return fail(error);
@@ -246,7 +264,9 @@ int main(int argc, char **argv) {
   popts.formulas = !noFormulas;
   std::string name = funcName.empty() ? "phasec_" + opName : funcName;
   llvm::FailureOr<OperationPlan> plan =
-      buildOperationPlan(name, req, *elem, schedule, popts, error);
+      rectangular ? buildTransposePlan(name, sreq, size, cols, *elem, schedule,
+                                       popts, error)
+                  : buildOperationPlan(name, req, *elem, schedule, popts, error);
   if (failed(plan))
     return fail(error);
 

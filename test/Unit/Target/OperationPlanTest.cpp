@@ -84,6 +84,38 @@ TEST(OperationPlan, RingNeedsTablesAndSplitsGetOffsets) {
     }
 }
 
+TEST(OperationPlan, RectangularTransposeFromItsAlltoall) {
+  // An 8 x 12 f64 array on 4 members: 2 x 3 blocks of 48 bytes, scheduled
+  // as the all-to-all comm-lower-collectives makes of it.
+  CollectiveRequest req = alltoall(4, 2 * 3 * 8);
+  Schedule s = shiftSchedule(req, 4, "torus:1;ranks=4");
+  std::string error;
+  auto elem = parseElementType("f64", error);
+  ASSERT_TRUE(succeeded(elem));
+  auto plan = buildTransposePlan("t", req, 8, 12, *elem, s, PlanOptions(),
+                                 error);
+  ASSERT_TRUE(succeeded(plan)) << error;
+  EXPECT_EQ(plan->kind, OpKind::Transpose);
+  EXPECT_FALSE(plan->isSquare());
+  EXPECT_EQ(plan->rowsPerMember(), 2);
+  EXPECT_EQ(plan->colsPerMember(), 3);
+  EXPECT_EQ(plan->demand(0, 1), 48);
+  EXPECT_EQ(plan->demand(2, 2), 0);
+  EXPECT_TRUE(plan->useFormulas);
+
+  // The blocks of a 12 x 8 array are 3 x 2: the same bytes, but a
+  // schedule of blocks of another size is refused.
+  auto other = buildTransposePlan("t", req, 8, 16, *elem, s, PlanOptions(),
+                                  error);
+  EXPECT_TRUE(failed(other));
+  // Extents the group does not divide.
+  auto indivisible = buildTransposePlan("t", req, 8, 10, *elem, s,
+                                        PlanOptions(), error);
+  EXPECT_TRUE(failed(indivisible));
+  EXPECT_NE(error.find("multiples of the 4 members"), std::string::npos)
+      << error;
+}
+
 TEST(OperationPlan, RejectsIncompleteSchedules) {
   CollectiveRequest req = alltoall(3, 16);
   Schedule s = shiftSchedule(req, 3, "torus:1;ranks=3");

@@ -24,8 +24,10 @@
 ///   same block to everyone, everyone receives 1; rank_permute: member i
 ///   sends 1 block to member perm(i); alltoallv: send blocks of
 ///   sizes[r*P+d] bytes back to back, receive blocks of sizes[s*P+r].
-/// - transpose: an n x n array of `elem` elements, rows block-distributed
-///   (R = n/P rows per member) on input A and output B = A^T.
+/// - transpose: an n x cols array A of `elem` elements (cols == n: square),
+///   rows block-distributed (RA = n/P rows per member), and its transpose
+///   B = A^T (cols x n, RB = cols/P rows per member). Member s owes member d
+///   the RA x RB block of A's rows of s and columns of d.
 /// - permute: an array of n elements block-distributed (n/P per member);
 ///   element g moves to position perm[g].
 ///
@@ -152,8 +154,10 @@ struct OperationPlan {
   int64_t blockBytes = 0;
   /// alltoallv: P x P bytes, row = source member.
   std::vector<int64_t> sizes;
-  /// transpose: the array edge; permute: the number of elements.
+  /// transpose: the rows of A; permute: the number of elements.
   int64_t n = 0;
+  /// transpose: the columns of A (= the rows of B); n when square.
+  int64_t cols = 0;
   /// permute / rank_permute: how the permutation was given, and the
   /// materialised permutation (perm[i] = destination of element i).
   PermutationSpec permSpec;
@@ -177,8 +181,12 @@ struct OperationPlan {
   /// Bytes member `src` owes member `dst` (0 on the diagonal and where
   /// nothing is owed).
   int64_t demand(int32_t src, int32_t dst) const;
-  /// Transposes: rows per member.
+  /// Transposes: rows of A per member (RA).
   int64_t rowsPerMember() const { return n / numMembers(); }
+  /// Transposes: rows of B per member (RB), = rowsPerMember() when square.
+  int64_t colsPerMember() const { return cols / numMembers(); }
+  /// Transposes: A is n x n.
+  bool isSquare() const { return cols == n; }
   /// The number of ranks the communicator must have at least.
   int64_t requiredRanks() const { return group.empty() ? 0 : group.back() + 1; }
 };
@@ -194,6 +202,19 @@ llvm::FailureOr<OperationPlan>
 buildOperationPlan(llvm::StringRef name, const CollectiveRequest &request,
                    const ElementType &elem, const Schedule &schedule,
                    const PlanOptions &options, std::string &error);
+
+/// Builds the plan of a transpose of a `rows` x `cols` array A (rows
+/// block-distributed over request.group) into B = A^T (cols x rows, rows
+/// block-distributed). `request` is the scheduled request: a square
+/// transpose ("transpose", n = rows = cols) or, for a rectangular one, the
+/// all-to-all of its (rows/P) x (cols/P) blocks that comm-lower-collectives
+/// schedules. Checks as buildOperationPlan does; a square transpose gives
+/// the same plan as buildOperationPlan.
+llvm::FailureOr<OperationPlan>
+buildTransposePlan(llvm::StringRef name, const CollectiveRequest &request,
+                   int64_t rows, int64_t cols, const ElementType &elem,
+                   const Schedule &schedule, const PlanOptions &options,
+                   std::string &error);
 
 } // namespace target
 } // namespace phasec
