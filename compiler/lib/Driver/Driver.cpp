@@ -335,25 +335,9 @@ int phasec::driver::emitCode(ModuleOp module, const ScheduledModule &scheduled,
       hadError = true;
       continue;
     }
-    // A rectangular transpose was scheduled as the all-to-all of its
-    // blocks; the plans only know square transposes, and emitting the
-    // all-to-all would not transpose anything.
-    if (isa<comm::TransposeOp>(collective.getOperation()) &&
-        request->op != "transpose") {
-      if (options.allowUnsupported) {
-        collective.emitWarning("'")
-            << op.name << "' is not emitted: not yet supported: " << backEnd
-            << " code for a rectangular transpose";
-        continue;
-      }
-      collective.emitError("cannot emit '")
-          << op.name << "': not yet supported: " << backEnd
-          << " code for a rectangular transpose";
-      hadError = true;
-      continue;
-    }
     target::ElementType elem{"u8", "uint8_t", 1};
-    if (request->op == "transpose" || request->op == "permute") {
+    if (isa<comm::TransposeOp>(collective.getOperation()) ||
+        request->op == "permute") {
       comm::ArrayOp array = getSourceArray(collective, symbols);
       std::string error;
       FailureOr<target::ElementType> parsed = target::parseElementType(
@@ -374,9 +358,21 @@ int phasec::driver::emitCode(ModuleOp module, const ScheduledModule &scheduled,
       llvm::erase_if(phase.transfers,
                      [](const Transfer &t) { return t.src == t.dst; });
     std::string error;
-    FailureOr<target::OperationPlan> plan =
-        target::buildOperationPlan(getCName(op.name), *request, elem, schedule,
-                                   getPlanOptions(collective), error);
+    // A transpose is planned from its arrays' shape: a rectangular one was
+    // scheduled as the all-to-all of its blocks (request->op "alltoall").
+    FailureOr<target::OperationPlan> plan = failure();
+    if (auto transpose =
+            dyn_cast<comm::TransposeOp>(collective.getOperation())) {
+      ArrayRef<int64_t> shape =
+          symbols.lookup<comm::ArrayOp>(transpose.getFrom()).getShape();
+      plan = target::buildTransposePlan(getCName(op.name), *request, shape[0],
+                                        shape[1], elem, schedule,
+                                        getPlanOptions(collective), error);
+    } else {
+      plan = target::buildOperationPlan(getCName(op.name), *request, elem,
+                                        schedule, getPlanOptions(collective),
+                                        error);
+    }
     if (failed(plan)) {
       collective.emitError("cannot emit '") << op.name << "': " << error;
       hadError = true;
