@@ -20,14 +20,18 @@
 // scheduling the orbits (k (P-1) of them) on the tiny quotient machine gives a
 // congestion-free schedule of the whole torus with the same number of phases.
 // The link-load bound is the same on the quotient, so nothing is lost by the
-// restriction; the quotient problem is packed by the same kind of priority
-// greedy (bottleneck link classes first, longest routes first, ties in the
-// free direction with the most remaining work).
+// restriction. The quotient ("base") problem is packed by a best-fit greedy
+// with a short ejection-chain repair, then by a tabu search over partial
+// packings (QuotientSearch.cpp) that brings it close to the bound
+// (12x12x12: 230 base phases for a bound of 216, where the greedy needs
+// 245). On one-port machines two more channels per base phase (send and
+// receive slots) keep every node to one block in and out per phase.
 //
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Scheduling/Algorithms.h"
 #include "AlgorithmsInternal.h"
+#include "QuotientSearch.h"
+#include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Collectives.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -53,6 +57,14 @@ static bool quotientApplies(const Topology &topo) {
   return true;
 }
 
+/// Placement evaluations the base-problem tabu search may spend: 100,000
+/// per item, at most 5e8 (about 10 s on the benchmark machine for
+/// 16x16x16, whose base problem has 4095 items). Fixed, so the result does
+/// not depend on the machine's speed or load.
+static uint64_t quotientSearchBudget(size_t numItems) {
+  return std::min<uint64_t>(100000ull * numItems, 500000000ull);
+}
+
 llvm::LogicalResult
 phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
                               const SchedulerOptions &options,
@@ -72,7 +84,16 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
       s += topo.coord(u, d);
     return s % k;
   };
-  size_t numClasses = static_cast<size_t>(k) * D * 2;
+  // On a one-port machine (injection bandwidth below two links) a node may
+  // send and receive at most one block per phase. In an expanded phase the
+  // sources of a placement (item y, shift j) are the coset {x : sum x = j}
+  // and its destinations the coset sum = j + sum y, so the limit is two more
+  // channels of k positions: a "send slot" j and a "receive slot"
+  // j + sum y, each used once per base phase.
+  double inj = injectionBandwidthFor(problem, options);
+  bool onePort = inj > 0 && inj < 2 * topo.desc().linkBandwidth;
+  unsigned DD = 2 * D + (onePort ? 2 : 0);
+  size_t numClasses = static_cast<size_t>(k) * DD;
 
   // Second level: the translation by e0 acts on the quotient too (it adds 1
   // to the first component of every link class). Items are the P-1
@@ -110,12 +131,16 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
              static_cast<uint16_t>(ln.dim * 2 + (ln.dir < 0 ? 1 : 0))});
       }
       it.len = static_cast<unsigned>(route.size());
+      if (onePort) {
+        o.cls.push_back({0, static_cast<uint16_t>(2 * D)});
+        o.cls.push_back({static_cast<uint16_t>(sumCoord(y)),
+                         static_cast<uint16_t>(2 * D + 1)});
+      }
       it.options.push_back(std::move(o));
       sub = (sub - tm) & tm;
     } while (sub != 0 && it.options.size() < 16);
     items.push_back(std::move(it));
   }
-  unsigned DD = 2 * D;
 
   LowerBound bound = computeLowerBound(problem, options.bound);
   double boundPhases = std::ceil(bound.blocks / (c * c) - 1e-9);
@@ -375,10 +400,56 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
     report.notes.push_back(llvm::formatv(
         "torus quotient: local improvement {0} -> {1} base phases",
         beforeImprove, best.size()));
+  // Tabu search on the base problem (QuotientSearch.cpp) from the greedy's
+  // packing, down to the bound or until its budget is spent.
+  if (best.size() > baseTarget && k <= 64) {
+    detail::QuotientBaseProblem bp;
+    bp.k = static_cast<unsigned>(k);
+    bp.numChannels = DD;
+    bp.items.reserve(items.size());
+    for (const Item &it : items) {
+      detail::QuotientItem qi;
+      qi.len = it.len;
+      for (const Option &o : it.options) {
+        llvm::SmallVector<uint64_t, 8> m(DD, 0);
+        for (auto sc : o.cls)
+          m[sc.second] |= uint64_t(1) << sc.first;
+        detail::QuotientOption qo;
+        for (unsigned ch = 0; ch < DD; ++ch)
+          if (m[ch])
+            qo.masks.push_back({static_cast<uint16_t>(ch), m[ch]});
+        qi.options.push_back(std::move(qo));
+      }
+      bp.items.push_back(std::move(qi));
+    }
+    detail::QuotientPacking start(best.size());
+    for (size_t b = 0; b < best.size(); ++b)
+      for (auto [idx, oi, j] : best[b])
+        start[b].push_back({idx, oi, j});
+    detail::QuotientSearchStats st;
+    uint64_t budget = quotientSearchBudget(items.size());
+    detail::QuotientPacking improved = detail::improveQuotientPacking(
+        bp, std::move(start), baseTarget, budget, options.seed, st);
+    std::string error;
+    (void)error;
+    assert(detail::checkQuotientPacking(bp, improved, error) &&
+           "tabu search returned an invalid packing");
+    if (improved.size() < best.size()) {
+      best.assign(improved.size(), {});
+      for (size_t b = 0; b < improved.size(); ++b)
+        for (const detail::QuotientPlacement &pl : improved[b])
+          best[b].push_back({pl.item, pl.option, pl.shift});
+    }
+    report.notes.push_back(llvm::formatv(
+        "torus quotient: tabu search {0} -> {1} base phases ({2} moves)",
+        st.startPhases, st.endPhases, st.iterations));
+  }
   report.notes.push_back(llvm::formatv(
-      "torus quotient: |H| = {0}, {1} link classes, {2} base phases x {3} "
+      "torus quotient: |H| = {0}, {1} link classes{6}, {2} base phases x {3} "
       "rotations (base bound {4}; order {5})",
-      P / k, numClasses, best.size(), k, baseTarget, bestVariant));
+      P / k, 2 * D * k, best.size(), k, baseTarget, bestVariant,
+      onePort ? " + 2 x " + std::to_string(k) + " one-port slots"
+              : std::string()));
   // Expand every orbit by the translations of H.
   std::vector<NodeId> H;
   for (NodeId u = 0; u < P; ++u)

@@ -264,6 +264,30 @@ TEST(Heuristics, TorusQuotient) {
   EXPECT_TRUE(failed(scheduleTorusQuotient(p2, s, o, r2)));
 }
 
+/// The quotient's base problem is packed by the greedy and then the tabu
+/// search (QuotientSearch.cpp). Before the search these were 1.12 (10x10),
+/// 1.10 (9x9x9) and, one-port, 2.21 (9x9x9: the port limit was not part of
+/// the base problem); the limits below fail if either part regresses.
+TEST(Quotient, SmallToriReachBound) {
+  struct Case {
+    const char *spec;
+    double maxGap;
+  } cases[] = {{"torus:4x4", 1.0},
+               {"torus:10x10", 1.05},
+               {"torus:9x9x9", 1.07},
+               {"torus:9x9x9;injection=link", 1.08}};
+  for (const Case &c : cases) {
+    Topology t = makeTopology(c.spec);
+    Problem p(t, build(request(t, "alltoall")));
+    Schedule s;
+    SchedulerOptions o;
+    o.algorithm = SchedulerAlgorithm::TorusQuotient;
+    SchedulerReport r = run(p, s, o);
+    EXPECT_LE(r.gap, c.maxGap + 1e-9) << c.spec;
+    EXPECT_TRUE(canonical(s)) << c.spec;
+  }
+}
+
 /// General transfer sets on the T3D, byte-aware.
 TEST(Heuristics, PermutationAndSkewedAlltoallv) {
   Topology t = makeTopology("torus:8x4x8x2");
@@ -311,13 +335,16 @@ TEST(Heuristics, RootedCollectives) {
   }
 }
 
-/// Z3 exact on a small instance: the greedy needs 9 phases on a 4x4 torus,
-/// Z3 finds 8 = the link bound.
+/// Z3 exact on a small instance, asked for by name: the greedy needs 9
+/// phases on a 4x4 torus, Z3 finds 8 = the link bound. (Auto now reaches the
+/// bound with the torus quotient and never gets to Z3 here; see
+/// Quotient.SmallToriReachBound.)
 TEST(Exact, SmallTorus) {
   Topology t = makeTopology("torus:4x4");
   Problem p(t, build(request(t, "alltoall")));
   Schedule s;
   SchedulerOptions o;
+  o.algorithm = SchedulerAlgorithm::Z3Exact;
   SchedulerReport r = run(p, s, o);
   EXPECT_EQ(r.algorithm, "z3-exact");
   EXPECT_TRUE(r.optimal);
