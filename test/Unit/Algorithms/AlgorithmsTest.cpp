@@ -14,6 +14,8 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <map>
 #include <numeric>
 
 using namespace phasec;
@@ -286,6 +288,56 @@ TEST(Quotient, SmallToriReachBound) {
     EXPECT_LE(r.gap, c.maxGap + 1e-9) << c.spec;
     EXPECT_TRUE(canonical(s)) << c.spec;
   }
+}
+
+/// Skewed alltoallv on a one-port torus: the split runs cut pairs into
+/// blocks over several phases; verify() counts a pair's bytes in total, so it
+/// accepts the split schedule and still names a pair that loses or repeats
+/// one of its chunks.
+TEST(Heuristics, SplitAlltoallv) {
+  Topology t = makeTopology("torus:4x4x2;injection=link");
+  CollectiveRequest v = request(t, "alltoallv");
+  uint64_t state = 11;
+  int64_t n = t.numRanks();
+  v.sizes.resize(n * n);
+  for (auto &x : v.sizes)
+    x = 1024 * (1 + splitmix64(state) % 16);
+  Problem p(t, build(v));
+  Schedule s;
+  SchedulerReport r = run(p, s);
+  EXPECT_EQ(r.algorithm, "greedy-split");
+  EXPECT_LE(r.gap, 1.10);
+  // Find a pair delivered in more than one phase.
+  std::map<std::pair<RankId, RankId>, unsigned> seen;
+  const Transfer *chunk = nullptr;
+  size_t chunkPhase = 0;
+  for (size_t ph = 0; ph < s.phases.size() && !chunk; ++ph)
+    for (const Transfer &x : s.phases[ph].transfers)
+      if (++seen[{x.src, x.dst}] == 2) {
+        chunk = &x;
+        chunkPhase = ph;
+        break;
+      }
+  ASSERT_NE(chunk, nullptr) << "no pair was split";
+  Transfer copy = *chunk;
+  llvm::SmallVector<ScheduleViolation, 4> violations;
+  // Over-delivery: the chunk once more, in a phase of its own.
+  Schedule dup = s;
+  dup.phases.emplace_back();
+  dup.phases.back().transfers.push_back(copy);
+  EXPECT_TRUE(failed(p.verify(dup, violations, 4)));
+  ASSERT_FALSE(violations.empty());
+  EXPECT_EQ(violations.front().kind, ScheduleViolation::Duplicate);
+  // Incomplete: the chunk dropped.
+  Schedule lost = s;
+  auto &tr = lost.phases[chunkPhase].transfers;
+  tr.erase(std::find_if(tr.begin(), tr.end(), [&](const Transfer &x) {
+    return x.src == copy.src && x.dst == copy.dst;
+  }));
+  violations.clear();
+  EXPECT_TRUE(failed(p.verify(lost, violations, 4)));
+  ASSERT_FALSE(violations.empty());
+  EXPECT_EQ(violations.front().kind, ScheduleViolation::Incomplete);
 }
 
 /// General transfer sets on the T3D, byte-aware.
