@@ -111,6 +111,8 @@ ext "mesh 8x8 alltoall" "mesh:8x8" alltoall ""
 ext "torus 16x16 alltoall" "torus:16x16" alltoall ""
 ext "PERCS 32 x 8" "percs:supernodes=1,drawers=4,nodes=8;ranks=8" alltoall ""
 ext "T3D random permutation" "torus:8x4x8x2;injection=link" permute --one-port --seed 1
+ext "torus 12x12x12 alltoall" "torus:12x12x12" alltoall ""
+ext "T3D alltoallv (1..16 blocks, split)" "torus:8x4x8x2;injection=link" alltoallv --one-port --seed 1
 {
   echo
   echo "Scale run (torus 16x16x16, whole process incl. building 16.7 M demands): wall $WALL, peak RSS $RSS."
