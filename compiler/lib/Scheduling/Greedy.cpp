@@ -64,6 +64,32 @@ void tieOptions(TieMask m, llvm::SmallVectorImpl<TieMask> &out) {
 
 } // namespace
 
+/// Reorders `pending` by the key `keyOf(i)` descending, then `sizeOf(i)`
+/// descending, then the index: a total order, so the result does not depend
+/// on the sort algorithm. Compact records keep the sort cache-friendly.
+template <typename KeyOf, typename SizeOf>
+static void sortPending(std::vector<uint32_t> &pending, KeyOf keyOf,
+                        SizeOf sizeOf) {
+  struct Rec {
+    double key;
+    int64_t size;
+    uint32_t idx;
+  };
+  std::vector<Rec> recs;
+  recs.reserve(pending.size());
+  for (uint32_t i : pending)
+    recs.push_back({keyOf(i), sizeOf(i), i});
+  llvm::sort(recs, [](const Rec &x, const Rec &y) {
+    if (x.key != y.key)
+      return x.key > y.key;
+    if (x.size != y.size)
+      return x.size > y.size;
+    return x.idx < y.idx;
+  });
+  for (size_t i = 0; i < recs.size(); ++i)
+    pending[i] = recs[i].idx;
+}
+
 /// One greedy run. `variant` picks the priority: 0 = the most loaded link
 /// of the route, 1 = the sum of the route's remaining loads, 2 = route length
 /// first, then the most loaded link, 3 = most loaded link, longest first
@@ -192,30 +218,16 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
   std::vector<uint32_t> pending(items.size());
   for (uint32_t i = 0; i < items.size(); ++i)
     pending[i] = i;
+  // Key descending, then bytes descending, then the canonical (src, dst)
+  // order.
   auto resort = [&]() {
-    // Sort compact (key, bytes, index) records: key descending, then bytes
-    // descending, then the canonical (src, dst) order. A total order, so
-    // the result does not depend on the sort algorithm.
-    struct Rec {
-      double key;
-      int64_t bytes;
-      uint32_t idx;
-    };
-    std::vector<Rec> recs;
-    recs.reserve(pending.size());
-    for (uint32_t i : pending) {
-      computeKey(items[i]);
-      recs.push_back({items[i].key, items[i].bytes, i});
-    }
-    llvm::sort(recs, [](const Rec &x, const Rec &y) {
-      if (x.key != y.key)
-        return x.key > y.key;
-      if (x.bytes != y.bytes)
-        return x.bytes > y.bytes;
-      return x.idx < y.idx;
-    });
-    for (size_t i = 0; i < recs.size(); ++i)
-      pending[i] = recs[i].idx;
+    sortPending(
+        pending,
+        [&](uint32_t i) {
+          computeKey(items[i]);
+          return items[i].key;
+        },
+        [&](uint32_t i) { return items[i].bytes; });
   };
   resort();
   // A compact copy of what the scan needs first, in pending order, so that
@@ -542,30 +554,15 @@ static void splitRun(const Problem &problem, Schedule &schedule,
   std::vector<uint32_t> pending(items.size());
   for (uint32_t i = 0; i < items.size(); ++i)
     pending[i] = i;
+  // Key descending, then larger remainders, then the canonical order.
   auto resort = [&]() {
-    // (key, remaining, index): key descending, then larger remainders, then
-    // the canonical order. A total order: the result does not depend on
-    // the sort algorithm.
-    struct Rec {
-      double key;
-      int64_t rem;
-      uint32_t idx;
-    };
-    std::vector<Rec> recs;
-    recs.reserve(pending.size());
-    for (uint32_t i : pending) {
-      computeKey(items[i]);
-      recs.push_back({items[i].key, items[i].rem, i});
-    }
-    llvm::sort(recs, [](const Rec &x, const Rec &y) {
-      if (x.key != y.key)
-        return x.key > y.key;
-      if (x.rem != y.rem)
-        return x.rem > y.rem;
-      return x.idx < y.idx;
-    });
-    for (size_t i = 0; i < recs.size(); ++i)
-      pending[i] = recs[i].idx;
+    sortPending(
+        pending,
+        [&](uint32_t i) {
+          computeKey(items[i]);
+          return items[i].key;
+        },
+        [&](uint32_t i) { return items[i].rem; });
   };
   resort();
 
