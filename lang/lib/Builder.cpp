@@ -301,98 +301,96 @@ private:
     return d;
   }
 
-  std::vector<Stmt> block(SchedParser::BlockContext *b) {
-    std::vector<Stmt> out;
+  StmtList block(SchedParser::BlockContext *b) {
+    StmtList out;
     if (!b)
       return out;
     for (auto *s : b->stmt())
-      if (s)
-        out.push_back(stmt(s));
+      if (StmtPtr st = stmt(s))
+        out.push_back(std::move(st));
     return out;
   }
 
-  Stmt stmt(SchedParser::StmtContext *s) {
-    Stmt st;
-    st.loc = loc(s);
+  /// Null (and `failed`) for a statement the grammar does not have.
+  StmtPtr stmt(SchedParser::StmtContext *s) {
+    if (!s)
+      return nullptr;
+    llvm::SMLoc at = loc(s);
+    // Children are built in source order, one statement each, so that the
+    // builder's errors come out in that order (the evaluation order of
+    // function arguments is unspecified).
     if (auto *f = dynamic_cast<SchedParser::ForStmtContext *>(s)) {
-      st.kind = Stmt::For;
-      st.var = text(f->var);
-      st.a = expr(f->lo);
-      st.b = expr(f->hi);
-      if (f->step)
-        st.c = expr(f->step);
-      st.body = block(f->block());
-    } else if (auto *p = dynamic_cast<SchedParser::PhaseStmtContext *>(s)) {
-      st.kind = Stmt::Phase;
-      st.body = block(p->block());
-    } else if (auto *snd = dynamic_cast<SchedParser::SendStmtContext *>(s)) {
-      st.kind = Stmt::Send;
-      st.a = expr(snd->src);
-      st.b = expr(snd->dst);
-      if (auto *v = snd->value()) {
-        st.hasBytes = true;
-        st.bytes = value(v);
-      }
-    } else if (auto *i = dynamic_cast<SchedParser::IfStmtContext *>(s)) {
-      st.kind = Stmt::If;
-      st.a = expr(i->cond);
-      st.body = block(i->then);
-      if (i->elseBlock)
-        st.elseBody = block(i->elseBlock);
-      else if (i->elseIf)
-        st.elseBody.push_back(stmt(i->elseIf));
-    } else if (auto *l = dynamic_cast<SchedParser::LetStmtContext *>(s)) {
-      st.kind = Stmt::Let;
-      st.var = text(l->var);
-      st.a = expr(l->expr());
+      ExprPtr lo = expr(f->lo);
+      ExprPtr hi = expr(f->hi);
+      ExprPtr step = f->step ? expr(f->step) : nullptr;
+      StmtList body = block(f->block());
+      return std::make_unique<ForStmt>(at, text(f->var), std::move(lo),
+                                       std::move(hi), std::move(step),
+                                       std::move(body));
     }
-    return st;
+    if (auto *p = dynamic_cast<SchedParser::PhaseStmtContext *>(s))
+      return std::make_unique<PhaseStmt>(at, block(p->block()));
+    if (auto *snd = dynamic_cast<SchedParser::SendStmtContext *>(s)) {
+      ExprPtr src = expr(snd->src);
+      ExprPtr dst = expr(snd->dst);
+      std::optional<Value> bytes;
+      if (auto *v = snd->value())
+        bytes = value(v);
+      return std::make_unique<SendStmt>(at, std::move(src), std::move(dst),
+                                        std::move(bytes));
+    }
+    if (auto *i = dynamic_cast<SchedParser::IfStmtContext *>(s)) {
+      ExprPtr cond = expr(i->cond);
+      StmtList thenBody = block(i->then);
+      StmtList elseBody;
+      if (i->elseBlock)
+        elseBody = block(i->elseBlock);
+      else if (StmtPtr elseIf = i->elseIf ? stmt(i->elseIf) : nullptr)
+        elseBody.push_back(std::move(elseIf));
+      return std::make_unique<IfStmt>(at, std::move(cond), std::move(thenBody),
+                                      std::move(elseBody));
+    }
+    if (auto *l = dynamic_cast<SchedParser::LetStmtContext *>(s))
+      return std::make_unique<LetStmt>(at, text(l->var), expr(l->expr()));
+    failed = true;
+    return nullptr;
   }
 
   ExprPtr error(llvm::SMLoc at, const llvm::Twine &msg) {
     diag.error(at, msg);
     failed = true;
-    auto e = std::make_unique<Expr>();
-    e->kind = Expr::Error;
-    e->loc = at;
-    return e;
+    return std::make_unique<ErrorExpr>(at);
+  }
+
+  /// A missing or unknown child: the tree is discarded (`failed`), and Sema,
+  /// which still runs to report what it can, skips the node silently.
+  ExprPtr missing(llvm::SMLoc at) {
+    failed = true;
+    return std::make_unique<ErrorExpr>(at);
   }
 
   ExprPtr expr(SchedParser::ExprContext *ctx) {
-    auto e = std::make_unique<Expr>();
-    e->loc = loc(ctx);
-    if (!ctx) {
-      failed = true;
-      return e;
-    }
+    if (!ctx)
+      return missing(loc(ctx));
     if (auto *p = dynamic_cast<SchedParser::PrimaryExprContext *>(ctx))
       return primary(p->primary());
-    if (auto *u = dynamic_cast<SchedParser::UnaryExprContext *>(ctx)) {
-      e->kind = Expr::Unary;
-      e->text = text(u->op);
-      e->loc = loc(u->op);
-      e->args.push_back(expr(u->expr()));
-      return e;
-    }
+    if (auto *u = dynamic_cast<SchedParser::UnaryExprContext *>(ctx))
+      return std::make_unique<UnaryExpr>(loc(u->op), text(u->op),
+                                         expr(u->expr()));
     if (auto *b = dynamic_cast<SchedParser::BinaryExprContext *>(ctx)) {
-      e->kind = Expr::Binary;
-      e->text = text(b->op);
-      e->loc = loc(b->op);
-      e->args.push_back(expr(b->expr(0)));
-      e->args.push_back(expr(b->expr(1)));
-      return e;
+      // In source order, as for statements.
+      ExprPtr lhs = expr(b->expr(0));
+      ExprPtr rhs = expr(b->expr(1));
+      return std::make_unique<BinaryExpr>(loc(b->op), text(b->op),
+                                          std::move(lhs), std::move(rhs));
     }
-    failed = true;
-    return e;
+    return missing(loc(ctx));
   }
 
   ExprPtr primary(SchedParser::PrimaryContext *ctx) {
-    auto e = std::make_unique<Expr>();
-    e->loc = loc(ctx);
-    if (!ctx) {
-      failed = true;
-      return e;
-    }
+    llvm::SMLoc at = loc(ctx);
+    if (!ctx)
+      return missing(at);
     if (auto *i = dynamic_cast<SchedParser::IntPrimaryContext *>(ctx)) {
       std::string s = text(i->INT());
       llvm::StringRef ref(s);
@@ -401,25 +399,21 @@ private:
                      ? ref.drop_front(2).getAsInteger(16, v)
                      : ref.getAsInteger(10, v);
       if (bad || v > static_cast<uint64_t>(INT64_MAX))
-        return error(e->loc, "integer literal '" + printable(s) +
-                                 "' does not fit in 64 bits");
-      e->kind = Expr::Int;
-      e->intValue = static_cast<int64_t>(v);
-      return e;
+        return error(at, "integer literal '" + printable(s) +
+                             "' does not fit in 64 bits");
+      return std::make_unique<IntExpr>(at, static_cast<int64_t>(v));
     }
     if (auto *f = dynamic_cast<SchedParser::FloatPrimaryContext *>(ctx)) {
-      e->kind = Expr::Float;
       std::string s = text(f->FLOAT());
       double v = 0;
       if (llvm::StringRef(s).getAsDouble(v) || !std::isfinite(v))
-        return error(e->loc, "bad number '" + printable(s) + "'");
-      e->floatValue = v;
-      return e;
+        return error(at, "bad number '" + printable(s) + "'");
+      return std::make_unique<FloatExpr>(at, v);
     }
     if (auto *s = dynamic_cast<SchedParser::StringPrimaryContext *>(ctx)) {
-      e->kind = Expr::String;
       // Take the bytes from the original buffer (the parser saw a sanitized
       // ASCII copy), dropping the quotes and resolving \" and \\.
+      std::string value;
       antlr4::Token *tok = s->STRING() ? s->STRING()->getSymbol() : nullptr;
       if (tok && tok->getStopIndex() < bufSize &&
           tok->getStartIndex() + 1 <= tok->getStopIndex()) {
@@ -428,28 +422,23 @@ private:
         for (size_t k = 0; k < raw.size(); ++k) {
           if (raw[k] == '\\' && k + 1 < raw.size())
             ++k;
-          e->text += raw[k];
+          value += raw[k];
         }
       }
-      return e;
+      return std::make_unique<StringExpr>(at, std::move(value));
     }
     if (auto *c = dynamic_cast<SchedParser::CallPrimaryContext *>(ctx)) {
-      e->kind = Expr::Call;
-      e->text = text(c->ID());
+      std::vector<ExprPtr> args;
       if (auto *list = c->exprList())
         for (auto *a : list->expr())
-          e->args.push_back(expr(a));
-      return e;
+          args.push_back(expr(a));
+      return std::make_unique<CallExpr>(at, text(c->ID()), std::move(args));
     }
-    if (auto *id = dynamic_cast<SchedParser::IdentPrimaryContext *>(ctx)) {
-      e->kind = Expr::Ident;
-      e->text = text(id->ID());
-      return e;
-    }
+    if (auto *id = dynamic_cast<SchedParser::IdentPrimaryContext *>(ctx))
+      return std::make_unique<IdentExpr>(at, text(id->ID()));
     if (auto *p = dynamic_cast<SchedParser::ParenPrimaryContext *>(ctx))
       return expr(p->expr());
-    failed = true;
-    return e;
+    return missing(at);
   }
 };
 

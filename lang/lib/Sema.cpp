@@ -69,6 +69,49 @@ struct SplitMix64 {
 /// An evaluated integer, or std::nullopt after an error has been reported.
 using OptInt = std::optional<int64_t>;
 
+/// A keyword-like value, written `name` or `name(args...)`: topologies,
+/// routings, permutation patterns and algorithms take both forms.
+struct NamedValue {
+  StringRef name;
+  llvm::ArrayRef<ExprPtr> args;
+  bool isCall;
+  SMLoc loc;
+};
+
+std::optional<NamedValue> asNamedValue(const Expr *e) {
+  if (auto *id = llvm::dyn_cast_or_null<IdentExpr>(e))
+    return NamedValue{id->name, {}, /*isCall=*/false, id->getLoc()};
+  if (auto *call = llvm::dyn_cast_or_null<CallExpr>(e))
+    return NamedValue{call->callee, call->args, /*isCall=*/true,
+                      call->getLoc()};
+  return std::nullopt;
+}
+
+/// The text an "unknown routing" error quotes: the value's name, string or
+/// operator ("" for a number).
+std::string spelling(const Expr &e) {
+  switch (e.getKind()) {
+  case Expr::Expr_Ident:
+    return llvm::cast<IdentExpr>(e).name;
+  case Expr::Expr_Call:
+    return llvm::cast<CallExpr>(e).callee;
+  case Expr::Expr_String:
+    return llvm::cast<StringExpr>(e).value;
+  case Expr::Expr_Unary:
+    return llvm::cast<UnaryExpr>(e).op;
+  case Expr::Expr_Binary:
+    return llvm::cast<BinaryExpr>(e).op;
+  default:
+    return "";
+  }
+}
+
+/// Whether `e` is the bare name `name`.
+bool isName(const Expr *e, StringRef name) {
+  auto *id = llvm::dyn_cast_or_null<IdentExpr>(e);
+  return id && id->name == name;
+}
+
 class Sema {
 public:
   Sema(const Module &mod, const FrontendOptions &opts, DiagnosticEngine &diag)
@@ -121,48 +164,50 @@ private:
     return std::nullopt;
   }
 
-  OptInt lookupVar(const Expr &e, Env &env) {
+  OptInt lookupVar(const IdentExpr &e, Env &env) {
+    SMLoc loc = e.getLoc();
     for (auto it = env.vars.rbegin(); it != env.vars.rend(); ++it)
-      if (it->first == e.text)
+      if (it->first == e.name)
         return it->second;
-    auto c = constants.find(e.text);
+    auto c = constants.find(e.name);
     if (c != constants.end())
       return c->second.value;
     if (const Machine *m = env.machine) {
-      if (e.text == "num_nodes")
+      if (e.name == "num_nodes")
         return m->numNodes();
-      if (e.text == "num_ranks")
+      if (e.name == "num_ranks")
         return m->numRanks();
-      if (e.text == "ranks_per_node")
+      if (e.name == "ranks_per_node")
         return m->ranksPerNode;
     }
-    if (env.group && e.text == "group_size")
+    if (env.group && e.name == "group_size")
       return env.group->size();
-    StringRef name = e.text;
+    StringRef name = e.name;
     bool coordName = name == "x" || name == "y" || name == "z" || name == "w" ||
                      (name.size() > 1 && name[0] == 'd' &&
                       llvm::all_of(name.drop_front(), llvm::isDigit));
     if (const Machine *m = env.machine; m && coordName) {
       if (m->kind == TopologyKind::Percs)
-        return fail(e.loc, "unknown name '" + name +
-                               "' (PERCS nodes have the coordinates "
-                               "supernode, drawer and index)");
-      return fail(e.loc, "unknown name '" + name + "' (machine '" + m->name +
-                             "' has " + Twine(m->numDims()) +
-                             " dimensions: coordinates d0..d" +
-                             Twine(m->numDims() - 1) +
-                             ", x, y, z, w for the "
-                             "first four)");
+        return fail(loc, "unknown name '" + name +
+                             "' (PERCS nodes have the coordinates "
+                             "supernode, drawer and index)");
+      return fail(loc, "unknown name '" + name + "' (machine '" + m->name +
+                           "' has " + Twine(m->numDims()) +
+                           " dimensions: coordinates d0..d" +
+                           Twine(m->numDims() - 1) +
+                           ", x, y, z, w for the "
+                           "first four)");
     }
-    return fail(e.loc, "unknown name '" + e.text + "'");
+    return fail(loc, "unknown name '" + e.name + "'");
   }
 
-  OptInt evalCall(const Expr &e, Env &env) {
+  OptInt evalCall(const CallExpr &e, Env &env) {
+    SMLoc loc = e.getLoc();
     auto nargs = [&](size_t n) -> bool {
       if (e.args.size() == n)
         return true;
-      diag.error(e.loc, "'" + e.text + "' takes " + Twine(n) +
-                            " argument(s), got " + Twine(e.args.size()));
+      diag.error(loc, "'" + e.callee + "' takes " + Twine(n) +
+                          " argument(s), got " + Twine(e.args.size()));
       return false;
     };
     llvm::SmallVector<int64_t, 4> a;
@@ -179,178 +224,185 @@ private:
     auto needMachine = [&]() -> bool {
       if (m)
         return true;
-      diag.error(e.loc, "'" + e.text + "' needs a machine in scope");
+      diag.error(loc, "'" + e.callee + "' needs a machine in scope");
       return false;
     };
-    if (e.text == "min" || e.text == "max") {
+    if (e.callee == "min" || e.callee == "max") {
       if (e.args.empty())
-        return fail(e.loc, "'" + e.text + "' needs at least one argument");
+        return fail(loc, "'" + e.callee + "' needs at least one argument");
       if (!evalArgs())
         return std::nullopt;
-      return e.text == "min" ? *std::min_element(a.begin(), a.end())
-                             : *std::max_element(a.begin(), a.end());
+      return e.callee == "min" ? *std::min_element(a.begin(), a.end())
+                               : *std::max_element(a.begin(), a.end());
     }
-    if (e.text == "abs") {
+    if (e.callee == "abs") {
       if (!nargs(1) || !evalArgs())
         return std::nullopt;
       if (a[0] == INT64_MIN)
-        return fail(e.loc, "integer overflow in 'abs'");
+        return fail(loc, "integer overflow in 'abs'");
       return a[0] < 0 ? -a[0] : a[0];
     }
-    if (e.text == "log2") {
+    if (e.callee == "log2") {
       if (!nargs(1) || !evalArgs())
         return std::nullopt;
       if (a[0] <= 0)
-        return fail(e.loc,
-                    "log2 of a non-positive value (" + Twine(a[0]) + ")");
+        return fail(loc, "log2 of a non-positive value (" + Twine(a[0]) + ")");
       return static_cast<int64_t>(63 - __builtin_clzll(a[0]));
     }
-    if (e.text == "rank") {
+    if (e.callee == "rank") {
       if (!nargs(2) || !evalArgs() || !needMachine())
         return std::nullopt;
       if (a[0] < 0 || a[0] >= m->numNodes())
-        return fail(e.loc, "node " + Twine(a[0]) +
-                               " does not exist (machine '" + m->name +
-                               "' has " + Twine(m->numNodes()) + " nodes)");
+        return fail(loc, "node " + Twine(a[0]) + " does not exist (machine '" +
+                             m->name + "' has " + Twine(m->numNodes()) +
+                             " nodes)");
       if (a[1] < 0 || a[1] >= m->ranksPerNode)
-        return fail(e.loc, "core " + Twine(a[1]) +
-                               " does not exist (machine '" + m->name +
-                               "' has " + Twine(m->ranksPerNode) +
-                               " ranks per node)");
+        return fail(loc, "core " + Twine(a[1]) + " does not exist (machine '" +
+                             m->name + "' has " + Twine(m->ranksPerNode) +
+                             " ranks per node)");
       return a[0] * m->ranksPerNode + a[1];
     }
-    if (e.text == "node_of" || e.text == "core_of") {
+    if (e.callee == "node_of" || e.callee == "core_of") {
       if (!nargs(1) || !evalArgs() || !needMachine())
         return std::nullopt;
       if (a[0] < 0 || a[0] >= m->numRanks())
-        return fail(e.loc, "rank " + Twine(a[0]) +
-                               " does not exist (machine '" + m->name +
-                               "' has " + Twine(m->numRanks()) + " ranks)");
-      return e.text == "node_of" ? a[0] / m->ranksPerNode
-                                 : a[0] % m->ranksPerNode;
+        return fail(loc, "rank " + Twine(a[0]) + " does not exist (machine '" +
+                             m->name + "' has " + Twine(m->numRanks()) +
+                             " ranks)");
+      return e.callee == "node_of" ? a[0] / m->ranksPerNode
+                                   : a[0] % m->ranksPerNode;
     }
-    if (e.text == "coord") {
+    if (e.callee == "coord") {
       if (!nargs(2) || !evalArgs() || !needMachine())
         return std::nullopt;
       if (m->kind == TopologyKind::Percs)
-        return fail(e.loc, "'coord' needs a torus, mesh or hypercube");
+        return fail(loc, "'coord' needs a torus, mesh or hypercube");
       if (a[0] < 0 || a[0] >= m->numNodes())
-        return fail(e.loc, "node " + Twine(a[0]) + " does not exist");
+        return fail(loc, "node " + Twine(a[0]) + " does not exist");
       if (a[1] < 0 || a[1] >= m->numDims())
-        return fail(e.loc, "dimension " + Twine(a[1]) + " does not exist");
+        return fail(loc, "dimension " + Twine(a[1]) + " does not exist");
       return m->coord(a[0], static_cast<unsigned>(a[1]));
     }
-    if (e.text == "node_at") {
+    if (e.callee == "node_at") {
       if (!evalArgs() || !needMachine())
         return std::nullopt;
       if (m->kind == TopologyKind::Percs) {
         if (a.size() != 3)
-          return fail(e.loc, "'node_at' on a PERCS machine takes (supernode, "
-                             "drawer, index)");
+          return fail(loc, "'node_at' on a PERCS machine takes (supernode, "
+                           "drawer, index)");
         if (a[0] < 0 || a[0] >= m->supernodes || a[1] < 0 ||
             a[1] >= m->drawers || a[2] < 0 || a[2] >= m->nodesPerDrawer)
-          return fail(e.loc, "PERCS coordinates out of range");
+          return fail(loc, "PERCS coordinates out of range");
         return (a[0] * m->drawers + a[1]) * m->nodesPerDrawer + a[2];
       }
       if (a.size() != m->numDims())
-        return fail(e.loc, "'node_at' takes " + Twine(m->numDims()) +
-                               " coordinates on machine '" + m->name + "'");
+        return fail(loc, "'node_at' takes " + Twine(m->numDims()) +
+                             " coordinates on machine '" + m->name + "'");
       int64_t node = 0, stride = 1;
       for (unsigned d = 0; d < a.size(); ++d) {
         if (a[d] < 0 || a[d] >= m->dims[d])
-          return fail(e.loc, "coordinate " + Twine(a[d]) + " of dimension " +
-                                 Twine(d) + " is out of range");
+          return fail(loc, "coordinate " + Twine(a[d]) + " of dimension " +
+                               Twine(d) + " is out of range");
         node += a[d] * stride;
         stride *= m->dims[d];
       }
       return node;
     }
-    if (e.text == "member") {
+    if (e.callee == "member") {
       if (!nargs(1) || !evalArgs())
         return std::nullopt;
       if (!env.group)
-        return fail(e.loc, "'member' needs an operation's group in scope");
+        return fail(loc, "'member' needs an operation's group in scope");
       if (a[0] < 0 || a[0] >= env.group->size())
-        return fail(e.loc, "member index " + Twine(a[0]) +
-                               " is outside group '" + env.group->name +
-                               "' of " + Twine(env.group->size()) + " ranks");
+        return fail(loc, "member index " + Twine(a[0]) + " is outside group '" +
+                             env.group->name + "' of " +
+                             Twine(env.group->size()) + " ranks");
       return env.group->ranks[a[0]];
     }
-    return fail(e.loc, "unknown function '" + e.text + "'");
+    return fail(loc, "unknown function '" + e.callee + "'");
   }
 
   OptInt evalInt(const Expr &e, Env &env) {
-    switch (e.kind) {
-    case Expr::Int:
-      return e.intValue;
-    case Expr::Error:
+    switch (e.getKind()) {
+    case Expr::Expr_Int:
+      return llvm::cast<IntExpr>(e).value;
+    case Expr::Expr_Error:
       return std::nullopt;
-    case Expr::Float:
-      return fail(e.loc, "expected an integer, not a decimal number");
-    case Expr::String:
-      return fail(e.loc, "expected an integer, not a string");
-    case Expr::Ident:
-      return lookupVar(e, env);
-    case Expr::Call:
-      return evalCall(e, env);
-    case Expr::Unary: {
-      OptInt v = evalInt(*e.args[0], env);
-      if (!v)
-        return std::nullopt;
-      if (e.text == "-") {
-        if (*v == INT64_MIN)
-          return fail(e.loc, "integer overflow");
-        return -*v;
-      }
-      if (e.text == "!")
-        return static_cast<int64_t>(*v == 0);
-      return ~*v;
+    case Expr::Expr_Float:
+      return fail(e.getLoc(), "expected an integer, not a decimal number");
+    case Expr::Expr_String:
+      return fail(e.getLoc(), "expected an integer, not a string");
+    case Expr::Expr_Ident:
+      return lookupVar(llvm::cast<IdentExpr>(e), env);
+    case Expr::Expr_Call:
+      return evalCall(llvm::cast<CallExpr>(e), env);
+    case Expr::Expr_Unary:
+      return evalUnary(llvm::cast<UnaryExpr>(e), env);
+    case Expr::Expr_Binary:
+      return evalBinary(llvm::cast<BinaryExpr>(e), env);
     }
-    case Expr::Binary:
-      break;
+    llvm_unreachable("unknown expression kind");
+  }
+
+  OptInt evalUnary(const UnaryExpr &e, Env &env) {
+    SMLoc loc = e.getLoc();
+    OptInt v = evalInt(*e.operand, env);
+    if (!v)
+      return std::nullopt;
+    if (e.op == "-") {
+      if (*v == INT64_MIN)
+        return fail(loc, "integer overflow");
+      return -*v;
     }
+    if (e.op == "!")
+      return static_cast<int64_t>(*v == 0);
+    return ~*v;
+  }
+
+  OptInt evalBinary(const BinaryExpr &e, Env &env) {
+    SMLoc loc = e.getLoc();
     // Short-circuit operators first.
-    if (e.text == "&&" || e.text == "||") {
-      OptInt l = evalInt(*e.args[0], env);
+    if (e.op == "&&" || e.op == "||") {
+      OptInt l = evalInt(*e.lhs, env);
       if (!l)
         return std::nullopt;
-      if (e.text == "&&" && *l == 0)
+      if (e.op == "&&" && *l == 0)
         return 0;
-      if (e.text == "||" && *l != 0)
+      if (e.op == "||" && *l != 0)
         return 1;
-      OptInt r = evalInt(*e.args[1], env);
+      OptInt r = evalInt(*e.rhs, env);
       if (!r)
         return std::nullopt;
       return static_cast<int64_t>(*r != 0);
     }
-    OptInt l = evalInt(*e.args[0], env);
+    OptInt l = evalInt(*e.lhs, env);
     if (!l)
       return std::nullopt;
-    OptInt r = evalInt(*e.args[1], env);
+    OptInt r = evalInt(*e.rhs, env);
     if (!r)
       return std::nullopt;
     int64_t x = *l, y = *r, out = 0;
-    StringRef op = e.text;
+    StringRef op = e.op;
     if (op == "+") {
       if (__builtin_add_overflow(x, y, &out))
-        return fail(e.loc, "integer overflow in '+'");
+        return fail(loc, "integer overflow in '+'");
       return out;
     }
     if (op == "-") {
       if (__builtin_sub_overflow(x, y, &out))
-        return fail(e.loc, "integer overflow in '-'");
+        return fail(loc, "integer overflow in '-'");
       return out;
     }
     if (op == "*") {
       if (__builtin_mul_overflow(x, y, &out))
-        return fail(e.loc, "integer overflow in '*'");
+        return fail(loc, "integer overflow in '*'");
       return out;
     }
     if (op == "/" || op == "%") {
       if (y == 0)
-        return fail(e.loc, "division by zero");
+        return fail(loc, "division by zero");
       if (x == INT64_MIN && y == -1)
-        return fail(e.loc, "integer overflow in '" + op + "'");
+        return fail(loc, "integer overflow in '" + op + "'");
       if (op == "/")
         return x / y;
       // Mathematical modulo: the result has the sign of the divisor, so
@@ -362,12 +414,11 @@ private:
     }
     if (op == "<<" || op == ">>") {
       if (y < 0 || y > 62)
-        return fail(e.loc,
-                    "shift amount " + Twine(y) + " is out of range 0..62");
+        return fail(loc, "shift amount " + Twine(y) + " is out of range 0..62");
       if (op == ">>")
         return x >> y;
       if (x < 0 || x > (INT64_MAX >> y))
-        return fail(e.loc, "integer overflow in '<<'");
+        return fail(loc, "integer overflow in '<<'");
       return x << y;
     }
     if (op == "<")
@@ -394,39 +445,39 @@ private:
   /// Real-valued evaluation for rates and times: decimal literals and
   /// + - * / over them; everything else is an integer expression.
   std::optional<double> evalReal(const Expr &e, Env &env) {
-    if (e.kind == Expr::Float)
-      return e.floatValue;
-    if (e.kind == Expr::Unary && e.text == "-") {
-      auto v = evalReal(*e.args[0], env);
+    if (auto *f = llvm::dyn_cast<FloatExpr>(&e))
+      return f->value;
+    if (auto *u = llvm::dyn_cast<UnaryExpr>(&e); u && u->op == "-") {
+      auto v = evalReal(*u->operand, env);
       if (!v)
         return std::nullopt;
       return -*v;
     }
-    if (e.kind == Expr::Binary &&
-        (e.text == "+" || e.text == "-" || e.text == "*" || e.text == "/") &&
-        (hasFloat(*e.args[0]) || hasFloat(*e.args[1]))) {
-      auto l = evalReal(*e.args[0], env);
+    auto *b = llvm::dyn_cast<BinaryExpr>(&e);
+    if (b && (b->op == "+" || b->op == "-" || b->op == "*" || b->op == "/") &&
+        (hasFloat(*b->lhs) || hasFloat(*b->rhs))) {
+      auto l = evalReal(*b->lhs, env);
       if (!l)
         return std::nullopt;
-      auto r = evalReal(*e.args[1], env);
+      auto r = evalReal(*b->rhs, env);
       if (!r)
         return std::nullopt;
       double out = 0;
-      if (e.text == "+")
+      if (b->op == "+")
         out = *l + *r;
-      else if (e.text == "-")
+      else if (b->op == "-")
         out = *l - *r;
-      else if (e.text == "*")
+      else if (b->op == "*")
         out = *l * *r;
       else {
         if (*r == 0) {
-          diag.error(e.loc, "division by zero");
+          diag.error(b->getLoc(), "division by zero");
           return std::nullopt;
         }
         out = *l / *r;
       }
       if (!std::isfinite(out)) {
-        diag.error(e.loc, "number out of range");
+        diag.error(b->getLoc(), "number out of range");
         return std::nullopt;
       }
       return out;
@@ -437,12 +488,21 @@ private:
     return static_cast<double>(*v);
   }
   static bool hasFloat(const Expr &e) {
-    if (e.kind == Expr::Float)
+    switch (e.getKind()) {
+    case Expr::Expr_Float:
       return true;
-    for (const auto &a : e.args)
-      if (hasFloat(*a))
-        return true;
-    return false;
+    case Expr::Expr_Call:
+      return llvm::any_of(llvm::cast<CallExpr>(e).args,
+                          [](const ExprPtr &a) { return hasFloat(*a); });
+    case Expr::Expr_Unary:
+      return hasFloat(*llvm::cast<UnaryExpr>(e).operand);
+    case Expr::Expr_Binary: {
+      const auto &b = llvm::cast<BinaryExpr>(e);
+      return hasFloat(*b.lhs) || hasFloat(*b.rhs);
+    }
+    default:
+      return false;
+    }
   }
 
   //===------------------------------------------------------------------===//
@@ -548,11 +608,12 @@ private:
   std::string identValue(const Value &v, StringRef what) {
     if (!v.expr)
       return "";
-    if (v.expr->kind != Expr::Ident || !v.unit.empty()) {
+    auto *id = llvm::dyn_cast<IdentExpr>(v.expr.get());
+    if (!id || !v.unit.empty()) {
       diag.error(v.loc, "expected a name for " + what);
       return "";
     }
-    return v.expr->text;
+    return id->name;
   }
 
   void unknownValue(const Value &v, StringRef what, StringRef got,
@@ -587,8 +648,8 @@ private:
 
   bool checkOp(const OpDecl &d, Operation &op);
   bool runSchedule(const OpDecl &d, Operation &op);
-  bool execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
-                 Phase *phase, unsigned depth);
+  bool execBlock(const StmtList &body, Env &env, Operation &op, Phase *phase,
+                 unsigned depth);
   void verifySchedule(Operation &op);
   bool buildPermutation(const Property &p, Operation &op, int64_t n);
   bool readIntegers(const std::string &file, SMLoc loc,
@@ -646,23 +707,23 @@ void Sema::checkConstants() {
 bool Sema::setTopology(Machine &m, const Value &v) {
   if (!v.expr)
     return false;
-  const Expr &e = *v.expr;
   m.topologyLoc = v.loc;
-  if (e.kind != Expr::Call && !(e.kind == Expr::Ident)) {
+  std::optional<NamedValue> topology = asNamedValue(v.expr.get());
+  if (!topology) {
     diag.error(v.loc, "expected torus(...), mesh(...), hypercube(n) or "
                       "percs(supernodes, drawers, nodes_per_drawer)");
     return false;
   }
-  m.topologyLoc = v.loc;
-  StringRef kind = e.text;
+  StringRef kind = topology->name;
   Env env;
   llvm::SmallVector<int64_t, 4> args;
-  for (const auto &a : e.args) {
+  for (const auto &a : topology->args) {
     OptInt x = evalInt(*a, env);
     if (!x)
       return false;
     if (*x <= 0) {
-      diag.error(a->loc, "topology extents must be positive, got " + Twine(*x));
+      diag.error(a->getLoc(),
+                 "topology extents must be positive, got " + Twine(*x));
       return false;
     }
     args.push_back(*x);
@@ -826,10 +887,7 @@ bool Sema::finishMachine(Machine &m, bool hasRouting,
     if (m.dBandwidth == 0)
       m.dBandwidth = 10e9;
     if (hasRouting && routingProp &&
-        !(routingProp->value.expr &&
-          routingProp->value.expr->kind == Expr::Ident &&
-          routingProp->value.expr->text == "direct") &&
-        !haveOverride) {
+        !isName(routingProp->value.expr.get(), "direct") && !haveOverride) {
       diag.error(routingProp->loc,
                  "PERCS machines route directly; use 'routing = direct'");
       ok = false;
@@ -960,22 +1018,22 @@ void Sema::checkMachines() {
         hasRouting = true;
         routingProp = &p;
         const Expr *e = p.value.expr.get();
-        if (e && e->kind == Expr::Ident && e->text == "direct") {
+        std::optional<NamedValue> routing = asNamedValue(e);
+        if (isName(e, "direct")) {
           m->routing = RoutingKind::Direct;
-        } else if (e && (e->kind == Expr::Ident || e->kind == Expr::Call) &&
-                   e->text == "dimension_order") {
+        } else if (routing && routing->name == "dimension_order") {
           m->routing = RoutingKind::DimensionOrder;
           llvm::SmallVector<bool, 8> used(17, false);
-          for (const auto &a : e->args) {
+          for (const auto &a : routing->args) {
             OptInt d = evalInt(*a, env);
             if (!d) {
               ok = false;
               break;
             }
             if (*d < 0 || *d > 15 || used[*d]) {
-              diag.error(a->loc, "dimension " + Twine(*d) +
-                                     " is out of range or repeated in the "
-                                     "dimension order");
+              diag.error(a->getLoc(), "dimension " + Twine(*d) +
+                                          " is out of range or repeated in the "
+                                          "dimension order");
               ok = false;
               break;
             }
@@ -983,7 +1041,7 @@ void Sema::checkMachines() {
             m->dimOrder.push_back(static_cast<unsigned>(*d));
           }
         } else {
-          std::string got = e ? e->text : "";
+          std::string got = e ? spelling(*e) : "";
           unknownValue(p.value, "routing", got,
                        "dimension_order, dimension_order(d, ...), direct");
           ok = false;
@@ -1126,7 +1184,7 @@ void Sema::checkGroups() {
           break;
         }
         if (*x < 0 || *x >= universe) {
-          outside(e->loc, *x);
+          outside(e->getLoc(), *x);
           break;
         }
         candidates.push_back(*x);
@@ -1140,13 +1198,13 @@ void Sema::checkGroups() {
       if (!lo || !hi || !step) {
         ok = false;
       } else if (*step <= 0) {
-        diag.error(d.step->loc,
+        diag.error(d.step->getLoc(),
                    "range step must be positive, got " + Twine(*step));
         ok = false;
       } else if (*lo < 0 || *lo > universe) {
-        outside(d.lo->loc, *lo);
+        outside(d.lo->getLoc(), *lo);
       } else if (*hi > universe) {
-        outside(d.hi->loc, *hi - 1);
+        outside(d.hi->getLoc(), *hi - 1);
       } else {
         for (int64_t x = *lo; x < *hi; x += *step)
           candidates.push_back(x);
@@ -1162,7 +1220,7 @@ void Sema::checkGroups() {
     if (d.where) {
       // Coordinates of the candidate (a node, or the node of a rank).
       for (int64_t x : candidates) {
-        if (!countIteration(d.where->loc)) {
+        if (!countIteration(d.where->getLoc())) {
           ok = false;
           break;
         }
@@ -1330,13 +1388,14 @@ void Sema::checkArrays() {
         break;
       }
       if (*x <= 0) {
-        diag.error(e->loc, "array extent must be positive, got " + Twine(*x));
+        diag.error(e->getLoc(),
+                   "array extent must be positive, got " + Twine(*x));
         ok = false;
         break;
       }
       if (__builtin_mul_overflow(total, *x, &total) ||
           total > (int64_t(1) << 50)) {
-        diag.error(e->loc, "array '" + d.name + "' is too large");
+        diag.error(e->getLoc(), "array '" + d.name + "' is too large");
         ok = false;
         break;
       }
@@ -1466,8 +1525,8 @@ bool Sema::readIntegers(const std::string &file, SMLoc loc,
 }
 
 bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
-  const Expr *e = p.value.expr.get();
-  if (!e || !(e->kind == Expr::Ident || e->kind == Expr::Call)) {
+  std::optional<NamedValue> e = asNamedValue(p.value.expr.get());
+  if (!e) {
     diag.error(p.value.loc, "expected a permutation pattern");
     diag.note(p.value.loc, "patterns: random(seed), bit_reversal, xor(mask), "
                            "shift(k), table(\"file\")");
@@ -1478,12 +1537,12 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
   env.group = op.group;
   auto oneArg = [&]() -> OptInt {
     if (e->args.size() != 1)
-      return fail(e->loc, "'" + e->text + "' takes one argument");
+      return fail(e->loc, "'" + e->name + "' takes one argument");
     return evalInt(*e->args[0], env);
   };
   bool pow2 = n > 0 && (n & (n - 1)) == 0;
   op.permutation.resize(n);
-  if (e->text == "random") {
+  if (e->name == "random") {
     OptInt seed = oneArg();
     if (!seed)
       return false;
@@ -1499,7 +1558,7 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
     }
     return true;
   }
-  if (e->text == "bit_reversal") {
+  if (e->name == "bit_reversal") {
     if (!e->args.empty()) {
       diag.error(e->loc, "'bit_reversal' takes no arguments");
       return false;
@@ -1523,7 +1582,7 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
     }
     return true;
   }
-  if (e->text == "xor") {
+  if (e->name == "xor") {
     OptInt mask = oneArg();
     if (!mask)
       return false;
@@ -1540,7 +1599,7 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
       op.permutation[i] = i ^ *mask;
     return true;
   }
-  if (e->text == "shift") {
+  if (e->name == "shift") {
     OptInt k = oneArg();
     if (!k)
       return false;
@@ -1551,13 +1610,16 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
       op.permutation[i] = (i + s) % n;
     return true;
   }
-  if (e->text == "table") {
-    if (e->args.size() != 1 || e->args[0]->kind != Expr::String) {
+  if (e->name == "table") {
+    auto *file = e->args.size() == 1
+                     ? llvm::dyn_cast<StringExpr>(e->args[0].get())
+                     : nullptr;
+    if (!file) {
       diag.error(e->loc, "'table' takes one file name string");
       return false;
     }
     op.permuteKind = PermuteKind::Table;
-    op.tableFile = e->args[0]->text;
+    op.tableFile = file->value;
     std::vector<int64_t> table;
     if (!readIntegers(op.tableFile, p.value.loc, table, n, "permutation table"))
       return false;
@@ -1576,7 +1638,7 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
     }
     return true;
   }
-  unknownValue(p.value, "permutation pattern", e->text,
+  unknownValue(p.value, "permutation pattern", e->name,
                "random(seed), bit_reversal, xor(mask), shift(k), "
                "table(\"file\")");
   return false;
@@ -1971,13 +2033,16 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
                             Twine(opts.maxMatrixEntries) + " entries)");
       return false;
     }
-    const Expr *e = p->value.expr.get();
-    if (e && e->kind == Expr::Call && e->text == "file") {
-      if (e->args.size() != 1 || e->args[0]->kind != Expr::String) {
-        diag.error(e->loc, "'file' takes one file name string");
+    auto *call = llvm::dyn_cast_or_null<CallExpr>(p->value.expr.get());
+    if (call && call->callee == "file") {
+      auto *file = call->args.size() == 1
+                       ? llvm::dyn_cast<StringExpr>(call->args[0].get())
+                       : nullptr;
+      if (!file) {
+        diag.error(call->getLoc(), "'file' takes one file name string");
         return false;
       }
-      if (!readIntegers(e->args[0]->text, p->value.loc, op.sizes, n * n,
+      if (!readIntegers(file->value, p->value.loc, op.sizes, n * n,
                         "size matrix"))
         return false;
       for (int64_t s : op.sizes)
@@ -2148,9 +2213,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   Directives &dir = op.directives;
   if (const Property *p = get("algorithm")) {
     dir.algorithmLoc = p->value.loc;
-    const Expr *e = p->value.expr.get();
-    std::string name =
-        e && (e->kind == Expr::Ident || e->kind == Expr::Call) ? e->text : "";
+    std::optional<NamedValue> e = asNamedValue(p->value.expr.get());
+    std::string name = e ? e->name.str() : "";
     auto alg = llvm::StringSwitch<std::optional<Algorithm>>(name)
                    .Case("auto", Algorithm::Auto)
                    .Case("pairwise", Algorithm::Pairwise)
@@ -2167,7 +2231,7 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
                               "k_level(logp, sq)");
       return false;
     }
-    if (alg && e->kind == Expr::Call && *alg != Algorithm::KLevel) {
+    if (alg && e->isCall && *alg != Algorithm::KLevel) {
       diag.error(p->value.loc, "algorithm '" + name + "' takes no arguments");
       return false;
     }
@@ -2181,33 +2245,35 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
     }
     dir.algorithm = *alg;
     if (*alg == Algorithm::KLevel) {
-      if (e->kind != Expr::Call || e->args.empty() || e->args.size() > 2) {
+      if (!e->isCall || e->args.empty() || e->args.size() > 2) {
         diag.error(p->value.loc, "k_level takes (levels) or (levels, rec|sq); "
                                  "levels may be 'logp'");
         return false;
       }
       const Expr &k = *e->args[0];
-      if (k.kind == Expr::Ident && k.text == "logp") {
+      if (isName(&k, "logp")) {
         dir.kLevels = 0;
       } else {
         OptInt kv = evalInt(k, env);
         if (!kv)
           return false;
         if (*kv < 1 || *kv > 64) {
-          diag.error(k.loc, "k_level needs 1 to 64 levels, got " + Twine(*kv));
+          diag.error(k.getLoc(),
+                     "k_level needs 1 to 64 levels, got " + Twine(*kv));
           return false;
         }
         dir.kLevels = *kv;
       }
       if (e->args.size() == 2) {
         const Expr &s = *e->args[1];
-        if (s.kind == Expr::Ident && s.text == "rec")
+        if (isName(&s, "rec"))
           dir.kShape = KLevelShape::Rec;
-        else if (s.kind == Expr::Ident && s.text == "sq")
+        else if (isName(&s, "sq"))
           dir.kShape = KLevelShape::Sq;
         else {
-          diag.error(s.loc, "unknown k_level submachine shape; expected 'rec' "
-                            "or 'sq'");
+          diag.error(s.getLoc(),
+                     "unknown k_level submachine shape; expected 'rec' "
+                     "or 'sq'");
           return false;
         }
       }
@@ -2316,13 +2382,13 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
 
 /// The number of sends `body` makes on every execution, whatever the values
 /// (loops and conditionals count as none): a lower bound for the limit check.
-static uint64_t minSends(const std::vector<Stmt> &body) {
+static uint64_t minSends(const StmtList &body) {
   uint64_t n = 0;
-  for (const Stmt &s : body) {
-    if (s.kind == Stmt::Send)
+  for (const StmtPtr &s : body) {
+    if (llvm::isa<SendStmt>(*s))
       ++n;
-    else if (s.kind == Stmt::Phase)
-      n += minSends(s.body);
+    else if (auto *phase = llvm::dyn_cast<PhaseStmt>(s.get()))
+      n += minSends(phase->body);
   }
   return n;
 }
@@ -2334,44 +2400,48 @@ bool Sema::runSchedule(const OpDecl &d, Operation &op) {
   return execBlock(d.schedule, env, op, nullptr, 0);
 }
 
-bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
+bool Sema::execBlock(const StmtList &body, Env &env, Operation &op,
                      Phase *phase, unsigned depth) {
   size_t scope = env.vars.size();
   auto done = [&](bool r) {
     env.vars.resize(scope);
     return r;
   };
-  for (const Stmt &s : body) {
-    switch (s.kind) {
-    case Stmt::Let: {
-      OptInt v = evalInt(*s.a, env);
+  for (const StmtPtr &stmt : body) {
+    switch (stmt->getKind()) {
+    case Stmt::Stmt_Let: {
+      const auto &s = llvm::cast<LetStmt>(*stmt);
+      OptInt v = evalInt(*s.value, env);
       if (!v)
         return done(false);
       env.vars.emplace_back(s.var, *v);
       break;
     }
-    case Stmt::If: {
-      OptInt c = evalInt(*s.a, env);
+    case Stmt::Stmt_If: {
+      const auto &s = llvm::cast<IfStmt>(*stmt);
+      OptInt c = evalInt(*s.cond, env);
       if (!c)
         return done(false);
-      if (!execBlock(*c ? s.body : s.elseBody, env, op, phase, depth + 1))
+      if (!execBlock(*c ? s.thenBody : s.elseBody, env, op, phase, depth + 1))
         return done(false);
       break;
     }
-    case Stmt::For: {
-      OptInt lo = evalInt(*s.a, env);
+    case Stmt::Stmt_For: {
+      const auto &s = llvm::cast<ForStmt>(*stmt);
+      OptInt lo = evalInt(*s.lo, env);
       if (!lo)
         return done(false);
-      OptInt hi = evalInt(*s.b, env);
+      OptInt hi = evalInt(*s.hi, env);
       if (!hi)
         return done(false);
       int64_t step = 1;
-      if (s.c) {
-        OptInt st = evalInt(*s.c, env);
+      if (s.step) {
+        OptInt st = evalInt(*s.step, env);
         if (!st)
           return done(false);
         if (*st <= 0) {
-          diag.error(s.c->loc, "loop step must be positive, got " + Twine(*st));
+          diag.error(s.step->getLoc(),
+                     "loop step must be positive, got " + Twine(*st));
           return done(false);
         }
         step = *st;
@@ -2386,10 +2456,11 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
             1;
         if (trips > opts.maxLoopIterations -
                         std::min(iterations, opts.maxLoopIterations)) {
-          diag.error(s.loc, "loop of " + Twine(trips) +
-                                " iterations exceeds the limit of " +
-                                Twine(opts.maxLoopIterations) +
-                                " loop iterations; reduce the loop bounds");
+          diag.error(s.getLoc(),
+                     "loop of " + Twine(trips) +
+                         " iterations exceeds the limit of " +
+                         Twine(opts.maxLoopIterations) +
+                         " loop iterations; reduce the loop bounds");
           return done(false);
         }
         uint64_t perTrip = minSends(s.body);
@@ -2397,16 +2468,16 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
             trips > (opts.maxUnrolledTransfers -
                      std::min(unrolledTransfers, opts.maxUnrolledTransfers)) /
                         perTrip) {
-          diag.error(s.loc, "hand-written schedules unroll to more than " +
-                                Twine(opts.maxUnrolledTransfers) +
-                                " transfers; reduce the loop bounds");
+          diag.error(s.getLoc(), "hand-written schedules unroll to more than " +
+                                     Twine(opts.maxUnrolledTransfers) +
+                                     " transfers; reduce the loop bounds");
           return done(false);
         }
       }
       size_t varSlot = env.vars.size();
       env.vars.emplace_back(s.var, *lo);
       for (int64_t i = *lo; i < *hi;) {
-        if (!countIteration(s.loc))
+        if (!countIteration(s.getLoc()))
           return done(false);
         env.vars[varSlot].second = i;
         if (!execBlock(s.body, env, op, phase, depth + 1))
@@ -2417,18 +2488,19 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
       env.vars.resize(varSlot);
       break;
     }
-    case Stmt::Phase: {
+    case Stmt::Stmt_Phase: {
+      const auto &s = llvm::cast<PhaseStmt>(*stmt);
       if (phase) {
-        diag.error(s.loc, "a phase cannot contain another phase");
+        diag.error(s.getLoc(), "a phase cannot contain another phase");
         return done(false);
       }
       Phase p;
-      p.loc = s.loc;
+      p.loc = s.getLoc();
       op.phases.push_back(std::move(p));
       size_t idx = op.phases.size() - 1;
       // Sema never holds a pointer across push_back: pass a stable copy.
       Phase current;
-      current.loc = s.loc;
+      current.loc = s.getLoc();
       if (!execBlock(s.body, env, op, &current, depth + 1))
         return done(false);
       if (current.transfers.empty())
@@ -2437,48 +2509,49 @@ bool Sema::execBlock(const std::vector<Stmt> &body, Env &env, Operation &op,
         op.phases[idx] = std::move(current);
       break;
     }
-    case Stmt::Send: {
+    case Stmt::Stmt_Send: {
+      const auto &s = llvm::cast<SendStmt>(*stmt);
       if (!phase) {
-        diag.error(s.loc, "'send' must be inside a 'phase { ... }'");
+        diag.error(s.getLoc(), "'send' must be inside a 'phase { ... }'");
         return done(false);
       }
-      OptInt src = evalInt(*s.a, env);
+      OptInt src = evalInt(*s.src, env);
       if (!src)
         return done(false);
-      OptInt dst = evalInt(*s.b, env);
+      OptInt dst = evalInt(*s.dst, env);
       if (!dst)
         return done(false);
       for (auto [r, e] :
-           {std::pair{*src, s.a.get()}, std::pair{*dst, s.b.get()}}) {
+           {std::pair{*src, s.src.get()}, std::pair{*dst, s.dst.get()}}) {
         if (r < 0 || r > INT32_MAX ||
             !op.group->contains(static_cast<int32_t>(r))) {
-          diag.error(e->loc, "rank " + Twine(r) + " is not in group '" +
-                                 op.group->name + "' of operation '" + op.name +
-                                 "'");
+          diag.error(e->getLoc(), "rank " + Twine(r) + " is not in group '" +
+                                      op.group->name + "' of operation '" +
+                                      op.name + "'");
           return done(false);
         }
       }
       int64_t bytes = op.blockBytes;
-      if (s.hasBytes) {
-        OptInt b = evalSize(s.bytes, env, "transfer size");
+      if (s.bytes) {
+        OptInt b = evalSize(*s.bytes, env, "transfer size");
         if (!b)
           return done(false);
         bytes = *b;
       } else if (bytes <= 0) {
-        diag.error(s.loc, "'send' needs a size ('send A -> B : SIZE;'): "
-                          "operation '" +
-                              op.name + "' has no block size");
+        diag.error(s.getLoc(), "'send' needs a size ('send A -> B : SIZE;'): "
+                               "operation '" +
+                                   op.name + "' has no block size");
         return done(false);
       }
       if (++unrolledTransfers > opts.maxUnrolledTransfers) {
-        diag.error(s.loc, "hand-written schedules unroll to more than " +
-                              Twine(opts.maxUnrolledTransfers) +
-                              " transfers; reduce the loop bounds");
+        diag.error(s.getLoc(), "hand-written schedules unroll to more than " +
+                                   Twine(opts.maxUnrolledTransfers) +
+                                   " transfers; reduce the loop bounds");
         return done(false);
       }
       phase->transfers.push_back(Transfer{static_cast<int32_t>(*src),
                                           static_cast<int32_t>(*dst), bytes,
-                                          s.loc});
+                                          s.getLoc()});
       break;
     }
     }
