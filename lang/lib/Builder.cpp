@@ -18,6 +18,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "Sema.h"
 #include "Syntax.h"
 #include "phasec/Lang/Parser.h"
 

@@ -321,16 +321,4 @@ struct Module {
 
 } // namespace phasec::lang::syntax
 
-namespace phasec::lang {
-class DiagnosticEngine;
-struct FrontendOptions;
-struct Program;
-
-/// Sema: evaluates `module` into a Program. Returns nullptr after reporting
-/// errors.
-std::unique_ptr<Program> runSema(const syntax::Module &module,
-                                 const FrontendOptions &opts,
-                                 DiagnosticEngine &diag);
-} // namespace phasec::lang
-
 #endif // PHASEC_LANG_LIB_SYNTAX_H

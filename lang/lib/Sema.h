@@ -1,0 +1,200 @@
+//===- Sema.h - Checking and evaluation of .sched programs ------*- C++ -*-===//
+//
+// Part of phasec, the .sched language front end. Internal header.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The Sema class, shared by the files that implement it, one concern each
+/// (as clang splits its Sema):
+///   Sema.cpp         the driver and the loop-iteration budget,
+///   SemaExpr.cpp     expressions, units and constants,
+///   SemaMachine.cpp  machines, topologies and command-line overrides,
+///   SemaGroup.cpp    groups, arrays and `on` targets,
+///   SemaOp.cpp       operations and their directives,
+///   SemaSchedule.cpp hand-written schedules.
+///
+/// Sema turns the syntax tree into the evaluated Program of AST.h: it
+/// resolves names, evaluates every expression with overflow-checked 64-bit
+/// integer arithmetic, converts units, enumerates groups, computes size
+/// matrices and permutation tables, and unrolls hand-written schedules. All
+/// work is bounded by FrontendOptions' limits so that no input can make it
+/// run away; exceeding a limit is a user error.
+///
+/// Errors are reported where they occur and Sema carries on with the next
+/// declaration, so one run reports several independent errors.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_LANG_LIB_SEMA_H
+#define PHASEC_LANG_LIB_SEMA_H
+
+#include "Syntax.h"
+#include "phasec/Lang/AST.h"
+#include "phasec/Lang/Diagnostics.h"
+#include "phasec/Lang/Parser.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/SMLoc.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace phasec::lang {
+
+/// Sema: evaluates `module` into a Program. Returns nullptr after reporting
+/// errors.
+std::unique_ptr<Program> runSema(const syntax::Module &module,
+                                 const FrontendOptions &opts,
+                                 DiagnosticEngine &diag);
+
+namespace sema {
+
+/// An evaluated integer, or std::nullopt after an error has been reported.
+using OptInt = std::optional<int64_t>;
+
+/// A keyword-like value, written `name` or `name(args...)`: topologies,
+/// routings, permutation patterns and algorithms take both forms.
+struct NamedValue {
+  llvm::StringRef name;
+  llvm::ArrayRef<syntax::ExprPtr> args;
+  bool isCall;
+  llvm::SMLoc loc;
+};
+
+/// `e` as a NamedValue, or std::nullopt if it is neither a name nor a call.
+std::optional<NamedValue> asNamedValue(const syntax::Expr *e);
+
+/// Whether `e` is the bare name `name`.
+bool isName(const syntax::Expr *e, llvm::StringRef name);
+
+class Sema {
+public:
+  Sema(const syntax::Module &mod, const FrontendOptions &opts,
+       DiagnosticEngine &diag)
+      : mod(mod), opts(opts), diag(diag) {}
+
+  std::unique_ptr<Program> run();
+
+private:
+  const syntax::Module &mod;
+  const FrontendOptions &opts;
+  DiagnosticEngine &diag;
+  std::unique_ptr<Program> prog;
+
+  struct ConstInfo {
+    int64_t value;
+    llvm::SMLoc loc;
+  };
+  llvm::StringMap<ConstInfo> constants;
+
+  /// Evaluation environment: the machine whose coordinates are in scope and
+  /// a stack of bound variables (innermost last).
+  struct Env {
+    const Machine *machine = nullptr;
+    std::vector<std::pair<std::string, int64_t>> vars;
+    /// The operation's group (for member() and group_size), if any.
+    const Group *group = nullptr;
+  };
+
+  uint64_t iterations = 0;
+  bool iterationLimitHit = false;
+  uint64_t unrolledTransfers = 0;
+
+  /// Overrides parsed from the command line.
+  bool haveOverride = false;
+  TopologyKind ovKind = TopologyKind::Torus;
+  llvm::SmallVector<int64_t, 4> ovDims;
+  int64_t ovSupernodes = 0, ovDrawers = 0, ovNodes = 0;
+
+  //===------------------------------------------------------------------===//
+  // Sema.cpp
+  //===------------------------------------------------------------------===//
+
+  bool countIteration(llvm::SMLoc loc);
+  OptInt fail(llvm::SMLoc loc, const llvm::Twine &msg);
+
+  //===------------------------------------------------------------------===//
+  // SemaExpr.cpp: expressions, units, constants
+  //===------------------------------------------------------------------===//
+
+  OptInt lookupVar(const syntax::IdentExpr &e, Env &env);
+  OptInt evalCall(const syntax::CallExpr &e, Env &env);
+  OptInt evalInt(const syntax::Expr &e, Env &env);
+  OptInt evalUnary(const syntax::UnaryExpr &e, Env &env);
+  OptInt evalBinary(const syntax::BinaryExpr &e, Env &env);
+  /// Real-valued evaluation for rates and times: decimal literals and
+  /// + - * / over them; everything else is an integer expression.
+  std::optional<double> evalReal(const syntax::Expr &e, Env &env);
+
+  void badUnit(const syntax::Value &v, llvm::StringRef what,
+               llvm::StringRef valid);
+  /// A size in bytes: an integer expression with an optional size unit
+  /// (none = bytes). Must be positive unless `allowZero`.
+  OptInt evalSize(const syntax::Value &v, Env &env, llvm::StringRef what,
+                  bool allowZero = false);
+  /// A rate (`rate`) or a time, with its unit.
+  std::optional<double> evalScaled(const syntax::Value &v, Env &env,
+                                   llvm::StringRef what, bool rate);
+  OptInt evalPlainInt(const syntax::Value &v, Env &env, llvm::StringRef what);
+  /// The identifier a value names (`barrier`, `rows`), or "" after an error.
+  std::string identValue(const syntax::Value &v, llvm::StringRef what);
+  void unknownValue(const syntax::Value &v, llvm::StringRef what,
+                    llvm::StringRef got, llvm::StringRef valid);
+
+  void checkConstants();
+
+  //===------------------------------------------------------------------===//
+  // SemaMachine.cpp: machines
+  //===------------------------------------------------------------------===//
+
+  void checkMachines();
+  bool applyTopologyOverride();
+  bool finishMachine(Machine &m, bool hasRouting,
+                     const syntax::Property *routingProp);
+  bool setTopology(Machine &m, const syntax::Value &v);
+
+  //===------------------------------------------------------------------===//
+  // SemaGroup.cpp: groups, arrays, targets
+  //===------------------------------------------------------------------===//
+
+  void checkGroups();
+  void checkArrays();
+  const Machine *defaultMachine(llvm::SMLoc loc, llvm::StringRef what);
+  const Group *resolveTarget(const syntax::Target &t,
+                             const Machine *machineHint, llvm::StringRef what,
+                             llvm::SMLoc declLoc);
+
+  //===------------------------------------------------------------------===//
+  // SemaOp.cpp: operations
+  //===------------------------------------------------------------------===//
+
+  void checkOps();
+  bool checkOp(const syntax::OpDecl &d, Operation &op);
+  bool buildPermutation(const syntax::Property &p, Operation &op, int64_t n);
+  bool readIntegers(const std::string &file, llvm::SMLoc loc,
+                    std::vector<int64_t> &out, int64_t expected,
+                    llvm::StringRef what);
+
+  //===------------------------------------------------------------------===//
+  // SemaSchedule.cpp: hand-written schedules
+  //===------------------------------------------------------------------===//
+
+  bool runSchedule(const syntax::OpDecl &d, Operation &op);
+  bool execBlock(const syntax::StmtList &body, Env &env, Operation &op,
+                 Phase *phase, unsigned depth);
+  void verifySchedule(Operation &op);
+};
+
+} // namespace sema
+} // namespace phasec::lang
+
+#endif // PHASEC_LANG_LIB_SEMA_H

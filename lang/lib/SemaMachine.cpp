@@ -1,0 +1,454 @@
+//===- SemaMachine.cpp - Machines and topologies --------------------------===//
+//
+// Part of phasec, the .sched language front end.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Sema: machine declarations (topology, link rates and latencies, routing,
+/// cost model) and the --topology and --ranks-per-node overrides, which
+/// replace what the file says.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Sema.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cmath>
+
+using namespace phasec::lang;
+using namespace phasec::lang::sema;
+using namespace phasec::lang::syntax;
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+/// The text an "unknown routing" error quotes: the value's name, string or
+/// operator ("" for a number).
+std::string spelling(const Expr &e) {
+  switch (e.getKind()) {
+  case Expr::Expr_Ident:
+    return llvm::cast<IdentExpr>(e).name;
+  case Expr::Expr_Call:
+    return llvm::cast<CallExpr>(e).callee;
+  case Expr::Expr_String:
+    return llvm::cast<StringExpr>(e).value;
+  case Expr::Expr_Unary:
+    return llvm::cast<UnaryExpr>(e).op;
+  case Expr::Expr_Binary:
+    return llvm::cast<BinaryExpr>(e).op;
+  default:
+    return "";
+  }
+}
+
+} // namespace
+
+bool Sema::setTopology(Machine &m, const Value &v) {
+  if (!v.expr)
+    return false;
+  m.topologyLoc = v.loc;
+  std::optional<NamedValue> topology = asNamedValue(v.expr.get());
+  if (!topology) {
+    diag.error(v.loc, "expected torus(...), mesh(...), hypercube(n) or "
+                      "percs(supernodes, drawers, nodes_per_drawer)");
+    return false;
+  }
+  StringRef kind = topology->name;
+  Env env;
+  llvm::SmallVector<int64_t, 4> args;
+  for (const auto &a : topology->args) {
+    OptInt x = evalInt(*a, env);
+    if (!x)
+      return false;
+    if (*x <= 0) {
+      diag.error(a->getLoc(),
+                 "topology extents must be positive, got " + Twine(*x));
+      return false;
+    }
+    args.push_back(*x);
+  }
+  m.dims.clear();
+  if (kind == "torus" || kind == "mesh") {
+    if (args.empty() || args.size() > 16) {
+      diag.error(v.loc, Twine(kind) + " takes 1 to 16 extents");
+      return false;
+    }
+    m.kind = kind == "torus" ? TopologyKind::Torus : TopologyKind::Mesh;
+    m.dims.assign(args.begin(), args.end());
+    return true;
+  }
+  if (kind == "hypercube") {
+    if (args.size() != 1 || args[0] > 30) {
+      diag.error(v.loc, "hypercube takes one dimension count from 1 to 30");
+      return false;
+    }
+    m.kind = TopologyKind::Hypercube;
+    m.dims.assign(args[0], 2);
+    return true;
+  }
+  if (kind == "percs") {
+    if (args.size() != 3) {
+      diag.error(v.loc, "percs takes (supernodes, drawers, nodes_per_drawer)");
+      return false;
+    }
+    m.kind = TopologyKind::Percs;
+    m.supernodes = args[0];
+    m.drawers = args[1];
+    m.nodesPerDrawer = args[2];
+    return true;
+  }
+  diag.error(v.loc, "unknown topology '" + kind + "'");
+  diag.note(v.loc, "valid topologies: torus, mesh, hypercube, percs");
+  return false;
+}
+
+bool Sema::applyTopologyOverride() {
+  if (opts.topologyOverride.empty())
+    return true;
+  StringRef spec(opts.topologyOverride);
+  auto [kind, rest] = spec.split(':');
+  auto bad = [&](const Twine &why) {
+    diag.commandLineError("invalid --topology '" + spec + "': " + why);
+    return false;
+  };
+  auto parsePositive = [&](StringRef s, int64_t &out) {
+    return !s.getAsInteger(10, out) && out > 0 && out <= (1 << 22);
+  };
+  if (kind == "torus" || kind == "mesh") {
+    llvm::SmallVector<StringRef, 4> parts;
+    rest.split(parts, 'x');
+    if (rest.empty() || parts.size() > 16)
+      return bad("expected extents like 8x4x8x2");
+    for (StringRef p : parts) {
+      int64_t x;
+      if (!parsePositive(p, x))
+        return bad("extent '" + p + "' is not a positive integer");
+      ovDims.push_back(x);
+    }
+    ovKind = kind == "torus" ? TopologyKind::Torus : TopologyKind::Mesh;
+  } else if (kind == "hypercube") {
+    int64_t n;
+    if (!parsePositive(rest, n) || n > 30)
+      return bad("expected a dimension count from 1 to 30");
+    ovKind = TopologyKind::Hypercube;
+    ovDims.assign(n, 2);
+  } else if (kind == "percs") {
+    llvm::SmallVector<StringRef, 3> parts;
+    rest.split(parts, ',');
+    ovSupernodes = 1;
+    for (StringRef p : parts) {
+      auto [key, val] = p.split('=');
+      int64_t x;
+      if (!parsePositive(val, x))
+        return bad("'" + p + "' needs a positive integer value");
+      if (key == "supernodes")
+        ovSupernodes = x;
+      else if (key == "drawers")
+        ovDrawers = x;
+      else if (key == "nodes")
+        ovNodes = x;
+      else
+        return bad("unknown key '" + key + "' (supernodes, drawers, nodes)");
+    }
+    if (!ovDrawers || !ovNodes)
+      return bad("percs needs drawers= and nodes=");
+    ovKind = TopologyKind::Percs;
+  } else {
+    return bad("unknown topology kind '" + kind +
+               "' (torus, mesh, hypercube, percs)");
+  }
+  haveOverride = true;
+  return true;
+}
+
+bool Sema::finishMachine(Machine &m, bool hasRouting,
+                         const Property *routingProp) {
+  bool ok = true;
+  if (haveOverride) {
+    m.kind = ovKind;
+    m.dims = ovDims;
+    m.supernodes = ovSupernodes;
+    m.drawers = ovDrawers;
+    m.nodesPerDrawer = ovNodes;
+    if (!m.topologyLoc.isValid())
+      m.topologyLoc = m.loc;
+  }
+  if (opts.ranksPerNodeOverride > 0)
+    m.ranksPerNode = opts.ranksPerNodeOverride;
+  if (!m.topologyLoc.isValid()) {
+    diag.error(m.loc, "machine '" + m.name + "' has no topology");
+    return false;
+  }
+  // Size limits, overflow-safe.
+  int64_t nodes = 1;
+  auto mulCheck = [&](int64_t x) {
+    if (__builtin_mul_overflow(nodes, x, &nodes) || nodes > opts.maxRanks)
+      nodes = opts.maxRanks + 1;
+  };
+  if (m.kind == TopologyKind::Percs) {
+    mulCheck(m.supernodes);
+    mulCheck(m.drawers);
+    mulCheck(m.nodesPerDrawer);
+  } else {
+    for (int64_t x : m.dims)
+      mulCheck(x);
+  }
+  mulCheck(m.ranksPerNode);
+  if (nodes > opts.maxRanks) {
+    diag.error(m.topologyLoc, "machine '" + m.name + "' has more than " +
+                                  Twine(opts.maxRanks) +
+                                  " ranks, which is not supported");
+    return false;
+  }
+  if (m.kind == TopologyKind::Percs) {
+    if (m.bandwidth > 0 && haveOverride) {
+      // A grid machine turned into PERCS by --topology: its one link rate
+      // and latency apply to every link class not given.
+      for (double *bw : {&m.llBandwidth, &m.lrBandwidth, &m.dBandwidth})
+        if (*bw == 0)
+          *bw = m.bandwidth;
+      for (double *lat : {&m.llLatency, &m.lrLatency, &m.dLatency})
+        if (*lat == 0)
+          *lat = m.latency;
+      m.bandwidth = 0;
+      m.latency = 0;
+    } else if (m.bandwidth > 0) {
+      diag.error(m.loc, "PERCS machine '" + m.name +
+                            "' takes bandwidth.LL, bandwidth.LR and "
+                            "bandwidth.D instead of one bandwidth");
+      ok = false;
+    }
+    // Seed 002's link rates unless given.
+    if (m.llBandwidth == 0)
+      m.llBandwidth = 24e9;
+    if (m.lrBandwidth == 0)
+      m.lrBandwidth = 5e9;
+    if (m.dBandwidth == 0)
+      m.dBandwidth = 10e9;
+    if (hasRouting && routingProp &&
+        !isName(routingProp->value.expr.get(), "direct") && !haveOverride) {
+      diag.error(routingProp->loc,
+                 "PERCS machines route directly; use 'routing = direct'");
+      ok = false;
+    }
+    m.routing = RoutingKind::Direct;
+    m.dimOrder.clear();
+  } else {
+    if (haveOverride && m.bandwidth == 0 && m.llBandwidth > 0) {
+      // A PERCS machine turned into a grid by --topology: its LL links
+      // (the fastest class) stand for the grid's links.
+      m.bandwidth = m.llBandwidth;
+      m.latency = m.llLatency;
+    }
+    if (haveOverride) {
+      m.llBandwidth = m.lrBandwidth = m.dBandwidth = 0;
+      m.llLatency = m.lrLatency = m.dLatency = 0;
+    }
+    if (m.llBandwidth > 0 || m.lrBandwidth > 0 || m.dBandwidth > 0) {
+      diag.error(m.loc, "link classes LL, LR and D exist only on PERCS "
+                        "machines; use 'bandwidth'");
+      ok = false;
+    }
+    if (m.bandwidth == 0) {
+      diag.error(m.loc, "machine '" + m.name +
+                            "' needs a link bandwidth ('bandwidth = ...')");
+      ok = false;
+    }
+    unsigned n = m.numDims();
+    if (m.routing == RoutingKind::Direct) {
+      diag.error(routingProp ? routingProp->loc : m.loc,
+                 "direct routing exists only on PERCS machines");
+      ok = false;
+    }
+    m.routing = RoutingKind::DimensionOrder;
+    // An override may change the number of dimensions: the file's order no
+    // longer applies then.
+    if (m.dimOrder.size() != n || (haveOverride && hasRouting)) {
+      if (!m.dimOrder.empty() && !haveOverride) {
+        diag.error(routingProp ? routingProp->loc : m.loc,
+                   "dimension order lists " + Twine(m.dimOrder.size()) +
+                       " dimensions, but machine '" + m.name + "' has " +
+                       Twine(n));
+        ok = false;
+      }
+      m.dimOrder.clear();
+      for (unsigned i = 0; i < n; ++i)
+        m.dimOrder.push_back(i);
+    }
+  }
+  return ok;
+}
+
+void Sema::checkMachines() {
+  bool overrideOk = applyTopologyOverride();
+  for (const MachineDecl &d : mod.machines) {
+    if (const Machine *prev = prog->lookupMachine(d.name)) {
+      diag.error(d.loc, "duplicate machine '" + d.name + "'");
+      diag.note(prev->loc, "previous definition is here");
+      continue;
+    }
+    auto m = std::make_unique<Machine>();
+    m->name = d.name;
+    m->loc = d.loc;
+    bool ok = overrideOk;
+    bool hasRouting = false;
+    const Property *routingProp = nullptr;
+    llvm::StringMap<SMLoc> seen;
+    Env env;
+    for (const Property &p : d.props) {
+      std::string key = p.sub.empty() ? p.key : p.key + "." + p.sub;
+      auto [it, inserted] = seen.try_emplace(key, p.loc);
+      if (!inserted) {
+        diag.error(p.loc, "duplicate property '" + key + "'");
+        diag.note(it->second, "previous definition is here");
+        ok = false;
+        continue;
+      }
+      auto setRate = [&](double &field, StringRef what) {
+        auto v = evalScaled(p.value, env, what, /*rate=*/true);
+        if (v)
+          field = *v;
+        else
+          ok = false;
+      };
+      auto setTime = [&](double &field, StringRef what) {
+        auto v = evalScaled(p.value, env, what, /*rate=*/false);
+        if (v)
+          field = *v;
+        else
+          ok = false;
+      };
+      if (p.key == "topology" && p.sub.empty()) {
+        ok &= setTopology(*m, p.value);
+      } else if (p.key == "bandwidth" || p.key == "latency") {
+        bool bw = p.key == "bandwidth";
+        if (p.sub.empty())
+          bw ? setRate(m->bandwidth, "bandwidth")
+             : setTime(m->latency, "latency");
+        else if (p.sub == "LL")
+          bw ? setRate(m->llBandwidth, "bandwidth")
+             : setTime(m->llLatency, "latency");
+        else if (p.sub == "LR")
+          bw ? setRate(m->lrBandwidth, "bandwidth")
+             : setTime(m->lrLatency, "latency");
+        else if (p.sub == "D")
+          bw ? setRate(m->dBandwidth, "bandwidth")
+             : setTime(m->dLatency, "latency");
+        else {
+          diag.error(p.loc, "unknown link class '" + p.sub + "'");
+          diag.note(p.loc, "valid link classes: LL, LR, D (PERCS)");
+          ok = false;
+        }
+      } else if (p.key == "injection" && p.sub.empty()) {
+        setRate(m->injectionBandwidth, "injection bandwidth");
+      } else if (p.key == "ranks_per_node" && p.sub.empty()) {
+        OptInt v = evalPlainInt(p.value, env, "ranks_per_node");
+        if (v && (*v <= 0 || *v > opts.maxRanks)) {
+          diag.error(p.value.loc, "ranks_per_node must be between 1 and " +
+                                      Twine(opts.maxRanks) + ", got " +
+                                      Twine(*v));
+          v.reset();
+        }
+        if (v)
+          m->ranksPerNode = *v;
+        else
+          ok = false;
+      } else if (p.key == "routing" && p.sub.empty()) {
+        hasRouting = true;
+        routingProp = &p;
+        const Expr *e = p.value.expr.get();
+        std::optional<NamedValue> routing = asNamedValue(e);
+        if (isName(e, "direct")) {
+          m->routing = RoutingKind::Direct;
+        } else if (routing && routing->name == "dimension_order") {
+          m->routing = RoutingKind::DimensionOrder;
+          llvm::SmallVector<bool, 8> used(17, false);
+          for (const auto &a : routing->args) {
+            OptInt d = evalInt(*a, env);
+            if (!d) {
+              ok = false;
+              break;
+            }
+            if (*d < 0 || *d > 15 || used[*d]) {
+              diag.error(a->getLoc(), "dimension " + Twine(*d) +
+                                          " is out of range or repeated in the "
+                                          "dimension order");
+              ok = false;
+              break;
+            }
+            used[*d] = true;
+            m->dimOrder.push_back(static_cast<unsigned>(*d));
+          }
+        } else {
+          std::string got = e ? spelling(*e) : "";
+          unknownValue(p.value, "routing", got,
+                       "dimension_order, dimension_order(d, ...), direct");
+          ok = false;
+        }
+      } else if (p.key == "setup_cost" && p.sub.empty()) {
+        setTime(m->cost.setupCost, "setup_cost");
+      } else if (p.key == "packet_length" && p.sub.empty()) {
+        OptInt v = evalSize(p.value, env, "packet_length");
+        if (v)
+          m->cost.packetLength = *v;
+        else
+          ok = false;
+      } else if (p.key == "copy_rate" &&
+                 (p.sub == "contiguous" || p.sub == "strided")) {
+        setRate(p.sub == "contiguous" ? m->cost.copyRateContiguous
+                                      : m->cost.copyRateStrided,
+                "copy rate");
+      } else {
+        diag.error(p.loc, "unknown machine property '" + key + "'");
+        diag.note(p.loc, "machine properties: topology, bandwidth[.LL|.LR|.D], "
+                         "latency[.LL|.LR|.D], ranks_per_node, routing, "
+                         "injection, setup_cost, packet_length, "
+                         "copy_rate.contiguous, copy_rate.strided");
+        ok = false;
+      }
+    }
+    if (ok)
+      ok = finishMachine(*m, hasRouting, routingProp);
+    else if (!m->topologyLoc.isValid() && !haveOverride)
+      diag.error(m->loc, "machine '" + m->name + "' has no topology");
+    if (!ok)
+      continue;
+    auto all = std::make_unique<Group>();
+    all->name = "all";
+    all->loc = m->loc;
+    all->machine = m.get();
+    all->overNodes = true;
+    all->implicitAll = true;
+    int64_t nodes = m->numNodes(), ranks = m->numRanks();
+    all->nodes.resize(nodes);
+    for (int64_t i = 0; i < nodes; ++i)
+      all->nodes[i] = static_cast<int32_t>(i);
+    all->ranks.resize(ranks);
+    for (int64_t i = 0; i < ranks; ++i)
+      all->ranks[i] = static_cast<int32_t>(i);
+    prog->machines.push_back(std::move(m));
+    prog->groups.push_back(std::move(all));
+  }
+  if (mod.machines.empty()) {
+    // Point at the first declaration that needs a machine.
+    SMLoc first;
+    auto consider = [&](SMLoc loc) {
+      if (loc.isValid() &&
+          (!first.isValid() || loc.getPointer() < first.getPointer()))
+        first = loc;
+    };
+    if (!mod.groups.empty())
+      consider(mod.groups.front().loc);
+    if (!mod.arrays.empty())
+      consider(mod.arrays.front().loc);
+    if (!mod.ops.empty())
+      consider(mod.ops.front().kindLoc);
+    if (first.isValid())
+      diag.error(first, "the file declares no machine");
+  }
+}
