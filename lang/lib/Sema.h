@@ -11,7 +11,9 @@
 ///   SemaExpr.cpp     expressions, units and constants,
 ///   SemaMachine.cpp  machines, topologies and command-line overrides,
 ///   SemaGroup.cpp    groups, arrays and `on` targets,
-///   SemaOp.cpp       operations and their directives,
+///   SemaOp.cpp       operations: the table of operation kinds and the
+///                    checks it drives,
+///   SemaOpKinds.cpp  operations: the checks specific to a kind,
 ///   SemaSchedule.cpp hand-written schedules.
 ///
 /// Sema turns the syntax tree into the evaluated Program of AST.h: it
@@ -174,11 +176,73 @@ private:
                              llvm::SMLoc declLoc);
 
   //===------------------------------------------------------------------===//
-  // SemaOp.cpp: operations
+  // SemaOp.cpp: operations, the generic part
   //===------------------------------------------------------------------===//
+
+  struct OpContext;
+  /// The kind-specific part of checking an operation.
+  using OpCheck = bool (Sema::*)(OpContext &);
+
+  /// One row of the operation table (SemaOp.cpp) per operation keyword:
+  /// what drives the generic part of checkOp, and the kind-specific check.
+  struct OpSpec {
+    const char *keyword;
+    OpKind kind;
+    Aggregate aggregate;
+    /// The directives it takes besides the common ones, space-separated, in
+    /// the order the "takes:" note lists them.
+    const char *directives;
+    /// The directives it cannot do without, space-separated, and the error
+    /// when one is missing: `<noun> 'NAME' needs <needs>`.
+    const char *required;
+    const char *noun;
+    const char *needs;
+    /// Runs after the generic part; null if the row needs nothing more.
+    OpCheck check;
+  };
+  static const OpSpec opSpecs[];
+
+  /// What the generic part of checkOp hands the kind-specific check.
+  struct OpContext {
+    const syntax::OpDecl &decl;
+    const OpSpec &spec;
+    Operation &op;
+    /// The directives by key (`key` or `key.sub`); the first of duplicates.
+    llvm::StringMap<const syntax::Property *> props;
+    /// The arrays `from` and `to` name, if the operation takes them.
+    const Array *fromArray = nullptr, *toArray = nullptr;
+    /// The operation's machine and group in scope.
+    Env env;
+    /// The size of the operation's group.
+    int64_t n = 0;
+
+    const syntax::Property *get(llvm::StringRef key) const {
+      auto it = props.find(key);
+      return it == props.end() ? nullptr : it->second;
+    }
+  };
 
   void checkOps();
   bool checkOp(const syntax::OpDecl &d, Operation &op);
+  bool checkRoot(OpContext &c);
+  /// The directives every operation takes: algorithm, sync, style, rlimit.
+  bool checkCommonDirectives(OpContext &c);
+  bool checkHandWrittenSchedule(OpContext &c);
+
+  //===------------------------------------------------------------------===//
+  // SemaOpKinds.cpp: operations, the kind-specific checks
+  //===------------------------------------------------------------------===//
+
+  /// op.elementType from the 'type' directive, Int32 if there is none.
+  bool setElementType(OpContext &c);
+  bool checkBlockOp(OpContext &c);
+  bool checkReduction(OpContext &c);
+  bool checkAnyAll(OpContext &c);
+  bool checkWaitvec(OpContext &c);
+  bool checkPutget(OpContext &c);
+  bool checkAlltoallv(OpContext &c);
+  bool checkTranspose(OpContext &c);
+  bool checkPermute(OpContext &c);
   bool buildPermutation(const syntax::Property &p, Operation &op, int64_t n);
   bool readIntegers(const std::string &file, llvm::SMLoc loc,
                     std::vector<int64_t> &out, int64_t expected,

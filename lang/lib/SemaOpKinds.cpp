@@ -1,0 +1,569 @@
+//===- SemaOpKinds.cpp - Operations: the checks specific to a kind --------===//
+//
+// Part of phasec, the .sched language front end.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Sema: the check each row of the operation table (SemaOp.cpp) names, run
+/// after the generic part has checked the directives, the group, the root
+/// and the required directives: block sizes, reductions, PAPERS aggregates,
+/// size matrices, transposes and permutations (patterns and tables).
+///
+//===----------------------------------------------------------------------===//
+
+#include "Sema.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+using namespace phasec::lang;
+using namespace phasec::lang::sema;
+using namespace phasec::lang::syntax;
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+/// Deterministic 64-bit generator for `random(seed)` permutations
+/// (SplitMix64; documented in docs/language.md so that other tools can
+/// reproduce the permutation).
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+};
+
+} // namespace
+
+bool Sema::setElementType(OpContext &c) {
+  Operation &op = c.op;
+  op.elementType = ElementType::Int32;
+  const Property *p = c.get("type");
+  if (!p)
+    return true;
+  std::string t = identValue(p->value, "'type'");
+  if (t.empty())
+    return false;
+  if (std::optional<ElementType> type = symbolizeElementType(t)) {
+    op.elementType = *type;
+    return true;
+  }
+  unknownValue(p->value, "element type", t, kElementTypeSpellings);
+  return false;
+}
+
+bool Sema::checkBlockOp(OpContext &c) {
+  OptInt b = evalSize(c.get("block")->value, c.env, "block size");
+  if (!b)
+    return false;
+  c.op.blockBytes = *b;
+  return true;
+}
+
+bool Sema::checkReduction(OpContext &c) {
+  Operation &op = c.op;
+  Env &env = c.env;
+  const Property *opProp = c.get("op");
+  std::string o = identValue(opProp->value, "'op'");
+  if (o.empty())
+    return false;
+  auto r = llvm::StringSwitch<std::optional<ReduceOp>>(o)
+               .Case("add", ReduceOp::Add)
+               .Case("mul", ReduceOp::Mul)
+               .Case("min", ReduceOp::Min)
+               .Case("max", ReduceOp::Max)
+               .Case("and", ReduceOp::And)
+               .Case("or", ReduceOp::Or)
+               .Case("xor", ReduceOp::Xor)
+               .Default(std::nullopt);
+  if (!r) {
+    unknownValue(opProp->value, "reduction operator", o,
+                 "add, mul, min, max, and, or, xor");
+    return false;
+  }
+  op.reduceOp = *r;
+  if (!setElementType(c))
+    return false;
+  op.count = 1;
+  if (const Property *p = c.get("count")) {
+    OptInt count = evalPlainInt(p->value, env, "count");
+    if (!count)
+      return false;
+    if (*count <= 0) {
+      diag.error(p->value.loc, "count must be positive, got " + Twine(*count));
+      return false;
+    }
+    op.count = *count;
+  }
+  bool isFloat = op.elementType == ElementType::F32 ||
+                 op.elementType == ElementType::F64 ||
+                 op.elementType == ElementType::Complex64 ||
+                 op.elementType == ElementType::Complex128;
+  bool isComplex = op.elementType == ElementType::Complex64 ||
+                   op.elementType == ElementType::Complex128;
+  bool bitwise = op.reduceOp == ReduceOp::And || op.reduceOp == ReduceOp::Or ||
+                 op.reduceOp == ReduceOp::Xor;
+  if (bitwise && isFloat) {
+    diag.error(opProp->value.loc, "bitwise reduction '" +
+                                      stringifyReduceOp(op.reduceOp) +
+                                      "' needs an integer element type, not " +
+                                      stringifyElementType(op.elementType));
+    return false;
+  }
+  if (isComplex &&
+      (op.reduceOp == ReduceOp::Min || op.reduceOp == ReduceOp::Max)) {
+    diag.error(opProp->value.loc, "complex numbers have no order for '" +
+                                      stringifyReduceOp(op.reduceOp) + "'");
+    return false;
+  }
+  if (__builtin_mul_overflow(op.count, elementTypeBytes(op.elementType),
+                             &op.blockBytes)) {
+    diag.error(c.get("count")->value.loc, "count is too large");
+    return false;
+  }
+  return true;
+}
+
+bool Sema::checkAnyAll(OpContext &c) {
+  Operation &op = c.op;
+  op.reduceOp = op.aggregate == Aggregate::Any ? ReduceOp::Or : ReduceOp::And;
+  op.elementType = ElementType::UInt8;
+  op.count = 1;
+  op.blockBytes = 1;
+  return true;
+}
+
+bool Sema::checkWaitvec(OpContext &c) {
+  // One vote bit per member, carried in a byte.
+  Operation &op = c.op;
+  op.elementType = ElementType::UInt8;
+  op.count = 1;
+  op.blockBytes = 1;
+  return true;
+}
+
+bool Sema::checkPutget(OpContext &c) {
+  const OpDecl &d = c.decl;
+  Operation &op = c.op;
+  Env &env = c.env;
+  int64_t n = c.n;
+  const Property *p = c.get("source");
+  if (n * n > opts.maxMatrixEntries) {
+    diag.error(d.loc, "group '" + op.group->name + "' of " + Twine(n) +
+                          " ranks is too large for a size matrix");
+    return false;
+  }
+  op.sizes.assign(n * n, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (!countIteration(p->value.loc))
+      return false;
+    env.vars.clear();
+    env.vars.emplace_back("rank", op.group->ranks[i]);
+    env.vars.emplace_back("index", i);
+    OptInt s = evalPlainInt(p->value, env, "source");
+    if (!s)
+      return false;
+    int64_t si = (*s >= 0 && *s <= INT32_MAX)
+                     ? op.group->indexOf(static_cast<int32_t>(*s))
+                     : -1;
+    if (si < 0) {
+      diag.error(p->value.loc, "source rank " + Twine(*s) + " of rank " +
+                                   Twine(op.group->ranks[i]) +
+                                   " is not in group '" + op.group->name + "'");
+      return false;
+    }
+    op.sizes[si * n + i] += op.blockBytes;
+  }
+  op.blockBytes = 0;
+  env.vars.clear();
+  return true;
+}
+
+bool Sema::checkAlltoallv(OpContext &c) {
+  const OpDecl &d = c.decl;
+  Operation &op = c.op;
+  Env &env = c.env;
+  int64_t n = c.n;
+  const Property *p = c.get("sizes");
+  if (n * n > opts.maxMatrixEntries) {
+    diag.error(d.loc, "group '" + op.group->name + "' of " + Twine(n) +
+                          " ranks is too large for a size matrix (limit " +
+                          Twine(opts.maxMatrixEntries) + " entries)");
+    return false;
+  }
+  auto *call = llvm::dyn_cast_or_null<CallExpr>(p->value.expr.get());
+  if (call && call->callee == "file") {
+    auto *file = call->args.size() == 1
+                     ? llvm::dyn_cast<StringExpr>(call->args[0].get())
+                     : nullptr;
+    if (!file) {
+      diag.error(call->getLoc(), "'file' takes one file name string");
+      return false;
+    }
+    if (!readIntegers(file->value, p->value.loc, op.sizes, n * n,
+                      "size matrix"))
+      return false;
+    for (int64_t s : op.sizes)
+      if (s < 0) {
+        diag.error(p->value.loc,
+                   "size matrix holds a negative size " + Twine(s));
+        return false;
+      }
+  } else {
+    op.sizes.assign(n * n, 0);
+    for (int64_t si = 0; si < n; ++si)
+      for (int64_t di = 0; di < n; ++di) {
+        if (!countIteration(p->value.loc))
+          return false;
+        env.vars.clear();
+        env.vars.emplace_back("src", op.group->ranks[si]);
+        env.vars.emplace_back("dst", op.group->ranks[di]);
+        env.vars.emplace_back("src_index", si);
+        env.vars.emplace_back("dst_index", di);
+        OptInt s = evalSize(p->value, env, "size", /*allowZero=*/true);
+        if (!s)
+          return false;
+        op.sizes[si * n + di] = *s;
+      }
+    env.vars.clear();
+  }
+  return true;
+}
+
+bool Sema::checkTranspose(OpContext &c) {
+  const OpDecl &d = c.decl;
+  Operation &op = c.op;
+  int64_t n = c.n;
+  const Array *fromArray = c.fromArray, *toArray = c.toArray;
+  op.from = fromArray;
+  op.to = toArray;
+  if (fromArray->shape.size() != 2 || toArray->shape.size() != 2) {
+    diag.error(d.loc,
+               "transpose '" + d.name + "' needs two-dimensional arrays");
+    return false;
+  }
+  if (toArray->shape[0] != fromArray->shape[1] ||
+      toArray->shape[1] != fromArray->shape[0]) {
+    diag.error(c.get("to")->value.loc,
+               "array '" + toArray->name + "' is " + Twine(toArray->shape[0]) +
+                   " x " + Twine(toArray->shape[1]) +
+                   ", but the transpose of '" + fromArray->name + "' is " +
+                   Twine(fromArray->shape[1]) + " x " +
+                   Twine(fromArray->shape[0]));
+    return false;
+  }
+  if (toArray->elementType != fromArray->elementType) {
+    diag.error(c.get("to")->value.loc,
+               "array '" + toArray->name + "' holds " +
+                   stringifyElementType(toArray->elementType) + ", but '" +
+                   fromArray->name + "' holds " +
+                   stringifyElementType(fromArray->elementType));
+    return false;
+  }
+  if (toArray->group->ranks != fromArray->group->ranks ||
+      op.group->ranks != fromArray->group->ranks) {
+    diag.error(d.loc, "not supported: transpose '" + d.name +
+                          "' between arrays on different groups");
+    diag.note(fromArray->loc, "'" + fromArray->name + "' is over group '" +
+                                  fromArray->group->name + "'");
+    return false;
+  }
+  if (toArray->distribution != fromArray->distribution) {
+    diag.error(d.loc, "not supported: transpose '" + d.name +
+                          "' between a rows- and a cols-distributed array "
+                          "(it moves no data between ranks)");
+    return false;
+  }
+  int64_t rowsPer = fromArray->shape[0] / n, colsPer = fromArray->shape[1] / n;
+  // Both extents divide by n: Sema checked that each array's group
+  // divides its distributed extent, and the two arrays are transposes.
+  op.blockBytes = rowsPer * colsPer * elementTypeBytes(fromArray->elementType);
+  op.elementType = fromArray->elementType;
+  return true;
+}
+
+bool Sema::checkPermute(OpContext &c) {
+  const OpDecl &d = c.decl;
+  Operation &op = c.op;
+  Env &env = c.env;
+  int64_t n = c.n;
+  const Array *fromArray = c.fromArray, *toArray = c.toArray;
+  const Property *pat = c.get("pattern");
+  if (fromArray) {
+    op.elementLevel = true;
+    op.from = fromArray;
+    op.to = toArray ? toArray : fromArray;
+    if (c.get("block")) {
+      diag.error(c.get("block")->loc, "an element-level permute moves array "
+                                      "elements; it takes no 'block'");
+      return false;
+    }
+    if (op.to->shape != op.from->shape ||
+        op.to->elementType != op.from->elementType ||
+        op.to->group->size() != n) {
+      diag.error(c.get("to")->value.loc,
+                 "array '" + op.to->name + "' must match '" + op.from->name +
+                     "' in shape, element type and group "
+                     "size");
+      return false;
+    }
+    int64_t elems = op.from->numElements();
+    if (elems > opts.maxPermutationElements) {
+      diag.error(pat->value.loc,
+                 "not supported: an element-level permutation of " +
+                     Twine(elems) + " elements (limit " +
+                     Twine(opts.maxPermutationElements) + ")");
+      return false;
+    }
+    if (n * n > opts.maxMatrixEntries) {
+      diag.error(d.loc, "group too large for a size matrix");
+      return false;
+    }
+    if (!buildPermutation(*pat, op, elems))
+      return false;
+    // The rank-to-rank traffic of the element permutation.
+    op.elementType = op.from->elementType;
+    int64_t eb = elementTypeBytes(op.elementType);
+    auto owner = [&](const Array *a, int64_t e) -> int64_t {
+      int64_t inner = 1;
+      for (size_t k = 1; k < a->shape.size(); ++k)
+        inner *= a->shape[k];
+      if (a->distribution == Distribution::Rows)
+        return (e / inner) / (a->shape[0] / n);
+      int64_t inner2 = inner / a->shape[1];
+      return ((e / inner2) % a->shape[1]) / (a->shape[1] / n);
+    };
+    op.sizes.assign(n * n, 0);
+    for (int64_t e = 0; e < elems; ++e)
+      op.sizes[owner(op.from, e) * n + owner(op.to, op.permutation[e])] += eb;
+  } else {
+    if (toArray) {
+      diag.error(c.get("to")->loc, "'to' needs 'from' (an element-level "
+                                   "permute)");
+      return false;
+    }
+    if (c.get("style")) {
+      diag.error(c.get("style")->loc, "'style' applies to array operations "
+                                      "(transpose, element-level permute)");
+      return false;
+    }
+    const Property *b = c.get("block");
+    if (!b) {
+      diag.error(d.loc, "permute '" + d.name +
+                            "' needs 'block = SIZE;' "
+                            "(rank level) or 'from = "
+                            "ARRAY;' (element level)");
+      return false;
+    }
+    OptInt bytes = evalSize(b->value, env, "block size");
+    if (!bytes)
+      return false;
+    op.blockBytes = *bytes;
+    if (!buildPermutation(*pat, op, n))
+      return false;
+  }
+  return true;
+}
+
+bool Sema::readIntegers(const std::string &file, SMLoc loc,
+                        std::vector<int64_t> &out, int64_t expected,
+                        StringRef what) {
+  if (!opts.allowFileReads) {
+    diag.error(loc, "reading files is disabled");
+    return false;
+  }
+  llvm::SmallString<256> path(file);
+  if (!llvm::sys::path::is_absolute(path)) {
+    StringRef mainName = diag.sourceMgr()
+                             .getMemoryBuffer(diag.sourceMgr().getMainFileID())
+                             ->getBufferIdentifier();
+    llvm::SmallString<256> dir(llvm::sys::path::parent_path(mainName));
+    llvm::sys::path::append(dir, file);
+    path = dir;
+  }
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf) {
+    diag.error(loc, "cannot read " + what + " file '" + path +
+                        "': " + buf.getError().message());
+    return false;
+  }
+  StringRef text = (*buf)->getBuffer();
+  if (text.size() > opts.maxFileBytes) {
+    diag.error(loc, Twine(what) + " file '" + path + "' is too large");
+    return false;
+  }
+  // Whitespace- or comma-separated integers; '#' starts a comment line.
+  while (!text.empty()) {
+    text = text.ltrim(" \t\r\n,");
+    if (text.empty())
+      break;
+    if (text.front() == '#') {
+      text = text.drop_until([](char c) { return c == '\n'; });
+      continue;
+    }
+    StringRef tok = text.take_until([](char c) {
+      return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',';
+    });
+    text = text.drop_front(tok.size());
+    int64_t v;
+    if (tok.getAsInteger(10, v)) {
+      diag.error(loc, Twine(what) + " file '" + path + "' holds '" +
+                          tok.take_front(40) + "', which is not an integer");
+      return false;
+    }
+    if (static_cast<int64_t>(out.size()) >= expected) {
+      // Count the rest for the message without storing it.
+      int64_t extra = 1;
+      while (!text.empty()) {
+        text = text.ltrim(" \t\r\n,");
+        StringRef t2 = text.take_until([](char c) {
+          return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',';
+        });
+        if (t2.empty())
+          break;
+        text = text.drop_front(t2.size());
+        ++extra;
+      }
+      diag.error(loc, Twine(what) + " file '" + path + "' has " +
+                          Twine(expected + extra) + " entries, but " +
+                          Twine(expected) + " are needed");
+      return false;
+    }
+    out.push_back(v);
+  }
+  if (static_cast<int64_t>(out.size()) != expected) {
+    diag.error(loc, Twine(what) + " file '" + path + "' has " +
+                        Twine(out.size()) + " entries, but " + Twine(expected) +
+                        " are needed");
+    return false;
+  }
+  return true;
+}
+
+bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
+  std::optional<NamedValue> e = asNamedValue(p.value.expr.get());
+  if (!e) {
+    diag.error(p.value.loc, "expected a permutation pattern");
+    diag.note(p.value.loc, "patterns: random(seed), bit_reversal, xor(mask), "
+                           "shift(k), table(\"file\")");
+    return false;
+  }
+  Env env;
+  env.machine = op.machine;
+  env.group = op.group;
+  auto oneArg = [&]() -> OptInt {
+    if (e->args.size() != 1)
+      return fail(e->loc, "'" + e->name + "' takes one argument");
+    return evalInt(*e->args[0], env);
+  };
+  bool pow2 = n > 0 && (n & (n - 1)) == 0;
+  op.permutation.resize(n);
+  if (e->name == "random") {
+    OptInt seed = oneArg();
+    if (!seed)
+      return false;
+    op.permuteKind = PermuteKind::Random;
+    op.seed = static_cast<uint64_t>(*seed);
+    for (int64_t i = 0; i < n; ++i)
+      op.permutation[i] = i;
+    SplitMix64 rng{op.seed};
+    // Fisher-Yates from the back: swap i with j uniform in [0, i].
+    for (int64_t i = n - 1; i > 0; --i) {
+      uint64_t j = rng.next() % static_cast<uint64_t>(i + 1);
+      std::swap(op.permutation[i], op.permutation[j]);
+    }
+    return true;
+  }
+  if (e->name == "bit_reversal") {
+    if (!e->args.empty()) {
+      diag.error(e->loc, "'bit_reversal' takes no arguments");
+      return false;
+    }
+    if (!pow2) {
+      diag.error(
+          p.value.loc,
+          "bit_reversal needs a power-of-two size, but " +
+              Twine(op.elementLevel ? "the array has " : "the group has ") +
+              Twine(n) + (op.elementLevel ? " elements" : " ranks"));
+      return false;
+    }
+    op.permuteKind = PermuteKind::BitReversal;
+    unsigned bits = static_cast<unsigned>(63 - __builtin_clzll(n));
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t r = 0;
+      for (unsigned b = 0; b < bits; ++b)
+        if (i & (int64_t(1) << b))
+          r |= int64_t(1) << (bits - 1 - b);
+      op.permutation[i] = r;
+    }
+    return true;
+  }
+  if (e->name == "xor") {
+    OptInt mask = oneArg();
+    if (!mask)
+      return false;
+    if (!pow2 || *mask < 0 || *mask >= n) {
+      diag.error(p.value.loc, "xor(" + Twine(*mask) +
+                                  ") is not a permutation of " + Twine(n) +
+                                  " items: it needs a power-of-two size and a "
+                                  "mask below it");
+      return false;
+    }
+    op.permuteKind = PermuteKind::Xor;
+    op.mask = *mask;
+    for (int64_t i = 0; i < n; ++i)
+      op.permutation[i] = i ^ *mask;
+    return true;
+  }
+  if (e->name == "shift") {
+    OptInt k = oneArg();
+    if (!k)
+      return false;
+    op.permuteKind = PermuteKind::Shift;
+    op.shift = *k;
+    int64_t s = ((*k % n) + n) % n;
+    for (int64_t i = 0; i < n; ++i)
+      op.permutation[i] = (i + s) % n;
+    return true;
+  }
+  if (e->name == "table") {
+    auto *file = e->args.size() == 1
+                     ? llvm::dyn_cast<StringExpr>(e->args[0].get())
+                     : nullptr;
+    if (!file) {
+      diag.error(e->loc, "'table' takes one file name string");
+      return false;
+    }
+    op.permuteKind = PermuteKind::Table;
+    op.tableFile = file->value;
+    std::vector<int64_t> table;
+    if (!readIntegers(op.tableFile, p.value.loc, table, n, "permutation table"))
+      return false;
+    std::vector<bool> seen(n, false);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t v = table[i];
+      if (v < 0 || v >= n || seen[v]) {
+        diag.error(p.value.loc,
+                   "permutation table is not a permutation: entry " + Twine(i) +
+                       " is " + Twine(v) +
+                       (v < 0 || v >= n ? " (out of range)" : " (repeated)"));
+        return false;
+      }
+      seen[v] = true;
+      op.permutation[i] = v;
+    }
+    return true;
+  }
+  unknownValue(p.value, "permutation pattern", e->name,
+               "random(seed), bit_reversal, xor(mask), shift(k), "
+               "table(\"file\")");
+  return false;
+}
