@@ -500,3 +500,53 @@ TEST(LangTest, OptionLimits) {
                                 "limit of 1000 loop iterations"))
       << r.diags;
 }
+
+TEST(LangTest, OperationDiagnosticsKeepTheirOrder) {
+  // Sema checks operations through a table of operation kinds; the generic
+  // checks it drives must keep the order of the diagnostics: several
+  // directive errors per operation, and at most one error of the later
+  // checks (a bad root before a missing block, a missing op before a bad
+  // type of a reduction, a bad type of a putget before a missing source).
+  Result r = run(R"(machine m { topology = mesh(4); bandwidth = 1 GB/s; }
+array A : f64[4, 4] by rows over m;
+alltoall a { block = 1 KiB; block = 2 KiB; root = 0; weird = 1; }
+gather g { root = 9; }
+reduce r { type = banana; }
+putget p { type = banana; }
+transpose t { from = A; }
+frobnicate f;
+)");
+  EXPECT_FALSE(r.program);
+  std::string got;
+  llvm::StringRef rest(r.diags);
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    if (line.contains(": error: ") || line.contains(": note: "))
+      got += line.str() + "\n";
+    rest = tail;
+  }
+  EXPECT_EQ(got,
+            "t.sched:3:29: error: duplicate directive 'block'\n"
+            "t.sched:3:14: note: previous definition is here\n"
+            "t.sched:3:44: error: 'root' is not a directive of 'alltoall'\n"
+            "t.sched:3:44: note: 'alltoall' takes: algorithm, sync, rlimit, "
+            "machine, block\n"
+            "t.sched:3:54: error: unknown directive 'weird'\n"
+            "t.sched:3:54: note: 'alltoall' takes: algorithm, sync, rlimit, "
+            "machine, block\n"
+            "t.sched:4:19: error: root 9 is not in group 'all'\n"
+            "t.sched:1:9: note: machine 'm' has ranks 0..3\n"
+            "t.sched:5:8: error: operation 'r' needs 'op = "
+            "add|mul|min|max|and|or|xor;'\n"
+            "t.sched:6:19: error: unknown element type 'banana'\n"
+            "t.sched:6:19: note: valid values: int8, int16, int32, int64, "
+            "uint8, uint16, uint32, uint64, f32, f64, complex64, complex128\n"
+            "t.sched:7:11: error: transpose 't' needs 'from = ARRAY;' and "
+            "'to = ARRAY;'\n"
+            "t.sched:8:1: error: unknown operation 'frobnicate'\n"
+            "t.sched:8:1: note: operations: alltoall, alltoallv, transpose, "
+            "permute, gather, scatter, allgather, broadcast, reduce, "
+            "allreduce, scan, one_to_all, all_to_one, barrier, local; PAPERS "
+            "aggregates: putget, waitvec, vote, match, rank, population, "
+            "enumerate, any, all\n");
+}
