@@ -34,7 +34,7 @@ llvm_config.with_environment("PKG_CONFIG_PATH",
 
 examples = os.path.join(config.phasec_src_root, "examples")
 config.substitutions.append(("%examples", examples))
-config.substitutions.append(("%shared", os.path.join(config.phasec_src_root, "..", "shared")))
+config.substitutions.append(("%shared", config.phasec_shared_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%phasec_src", config.phasec_src_root))
 # Open MPI as root on a 2-core machine.

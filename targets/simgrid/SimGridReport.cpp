@@ -217,8 +217,11 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
     }
     os << reportScript();
   }
-  auto python = llvm::sys::findProgramByName("python3", {"/usr/bin"});
-  if (!python)
+  // The interpreter configure chose (CMake's Python3_EXECUTABLE, one with
+  // matplotlib), else the first python3 on PATH (an installed phasec on
+  // another machine).
+  llvm::ErrorOr<std::string> python = std::string(PHASEC_PYTHON3);
+  if (!llvm::sys::fs::can_execute(*python))
     python = llvm::sys::findProgramByName("python3");
   if (!python) {
     log << "error: python3 not found; the CSVs are in " << dir << "\n";

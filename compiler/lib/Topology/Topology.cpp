@@ -457,11 +457,6 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
   return t;
 }
 
-bool Topology::wraps(unsigned dim) const {
-  (void)dim;
-  return desc_.kind == TopologyKind::Torus;
-}
-
 void Topology::coords(NodeId node, llvm::SmallVectorImpl<int64_t> &out) const {
   out.clear();
   int64_t n = node;

@@ -135,9 +135,6 @@ public:
   llvm::ArrayRef<int64_t> dims() const { return dims_; }
   /// The routing order of the dimensions (always complete).
   llvm::ArrayRef<unsigned> dimOrder() const { return order_; }
-  /// True if dimension `dim` wraps around (torus).
-  bool wraps(unsigned dim) const;
-
   void coords(NodeId node, llvm::SmallVectorImpl<int64_t> &out) const;
   int64_t coord(NodeId node, unsigned dim) const {
     if (!coordTable_.empty())
