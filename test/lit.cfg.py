@@ -32,6 +32,10 @@ llvm_config.with_environment("PKG_CONFIG_PATH",
                              os.path.join(config.phasec_obj_root, "lib", "pkgconfig"),
                              append_path=True)
 
+# Integration/Inputs' runners import a shared module from there: no
+# __pycache__ in the source tree.
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+
 examples = os.path.join(config.phasec_src_root, "examples")
 config.substitutions.append(("%examples", examples))
 config.substitutions.append(("%shared", config.phasec_shared_dir))

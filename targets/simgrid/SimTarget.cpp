@@ -13,6 +13,8 @@
 
 #include "phasec/Target/SimGrid/SimTarget.h"
 
+#include "SimGridPrivate.h"
+
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
 
@@ -25,10 +27,6 @@
 
 using namespace phasec;
 using namespace phasec::simgrid;
-using llvm::failure;
-using llvm::LogicalResult;
-using llvm::StringRef;
-using llvm::success;
 
 llvm::ArrayRef<const char *> simgrid::defaultBuiltins() {
   static const char *const names[] = {

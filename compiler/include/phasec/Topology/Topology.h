@@ -60,6 +60,10 @@ enum class LinkClass : uint8_t { Network, LL, LR, D };
 llvm::StringRef stringifyTopologyKind(TopologyKind kind);
 /// "network", "LL", "LR", "D".
 llvm::StringRef stringifyLinkClass(LinkClass cls);
+/// The shortest decimal text that reads back as the same double: exact and
+/// deterministic, unlike a stream's default 6 digits (TopologyDesc::str and
+/// the SimGrid back end's platform data).
+std::string formatShortestDouble(double v);
 
 /// The parameters of a machine, as the language or a command line gives them.
 struct TopologyDesc {
