@@ -16,15 +16,30 @@ find_library(ANTLR4_RUNTIME_LIBRARY NAMES antlr4-runtime REQUIRED)
 # Z3 4.8.12, only ever used behind compiler/lib/Solver.
 pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)
 
-# GoogleTest for the unit tests.
+# GoogleTest for the unit tests; test/CMakeLists.txt requires it.
 find_package(GTest)
 
-# Optional execution back ends, detected so that lit can gate the integration
-# tests with REQUIRES: mpi / shmem / simgrid.
-find_program(PHASEC_MPICC mpicc)
-find_program(PHASEC_MPIRUN mpirun)
-find_program(PHASEC_OSHCC oshcc)
-find_program(PHASEC_OSHRUN oshrun)
-find_program(PHASEC_SMPICC smpicc)
-find_program(PHASEC_SMPIRUN smpirun)
+# The execution back ends. phasec-runtime builds its MPI and OpenSHMEM parts
+# with them, `phasec --target=sim` builds and runs with smpicc / smpirun and
+# SimGrid's pkg-config file, and the integration tests run all three: a
+# missing one is a configure error, never a quietly smaller runtime or
+# integration tests that turn UNSUPPORTED.
+function(phasec_require_program var name package)
+  find_program(${var} ${name})
+  if(NOT ${var})
+    message(FATAL_ERROR "phasec needs '${name}' on PATH (Debian package "
+                        "${package}; .ci/install-deps.sh installs it)")
+  endif()
+endfunction()
+phasec_require_program(PHASEC_MPICC mpicc "openmpi-bin libopenmpi-dev")
+phasec_require_program(PHASEC_MPIRUN mpirun openmpi-bin)
+phasec_require_program(PHASEC_OSHCC oshcc "openmpi-bin libopenmpi-dev")
+phasec_require_program(PHASEC_OSHRUN oshrun openmpi-bin)
+phasec_require_program(PHASEC_SMPICC smpicc libsimgrid-dev)
+phasec_require_program(PHASEC_SMPIRUN smpirun libsimgrid-dev)
 pkg_check_modules(SIMGRID IMPORTED_TARGET simgrid)
+if(NOT SIMGRID_FOUND)
+  message(FATAL_ERROR "phasec needs SimGrid's pkg-config file simgrid.pc "
+                      "(Debian package libsimgrid-dev; .ci/install-deps.sh "
+                      "installs it)")
+endif()

@@ -4,11 +4,13 @@
 Test directories mirror the source tree: Lang/ (front end), Dialect/Comm/
 (the comm dialect), Scheduling/ (the phase scheduler and verifier),
 Target/ (golden generated code), Integration/ (real MPI, OpenSHMEM and
-SimGrid runs, gated by REQUIRES: mpi|shmem|simgrid).
+SimGrid runs; their REQUIRES: mpi|shmem|simgrid say which back end a test
+runs, and always hold: configure fails without one).
 """
 import os
 import lit.formats
 from lit.llvm import llvm_config  # noqa: F401  (sets up the usual helpers)
+from lit.llvm.subst import ToolSubst
 
 config.name = "phasec"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
@@ -17,9 +19,9 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.phasec_obj_root, "test")
 
-for feature in config.available_features_from_cmake:
-    if feature:
-        config.available_features.add(feature)
+# cmake/PhasecDependencies.cmake requires every back end, so a test that
+# names one in REQUIRES runs; it never turns UNSUPPORTED for want of a tool.
+config.available_features.update(["mpi", "shmem", "simgrid"])
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH", "LD_LIBRARY_PATH",
                                      "PKG_CONFIG_PATH", "SHMEM_SYMMETRIC_HEAP_SIZE"])
@@ -30,9 +32,13 @@ llvm_config.with_environment("PKG_CONFIG_PATH",
                              os.path.join(config.phasec_obj_root, "lib", "pkgconfig"),
                              append_path=True)
 
+# Integration/Inputs' runners import a shared module from there: no
+# __pycache__ in the source tree.
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+
 examples = os.path.join(config.phasec_src_root, "examples")
 config.substitutions.append(("%examples", examples))
-config.substitutions.append(("%shared", os.path.join(config.phasec_src_root, "..", "shared")))
+config.substitutions.append(("%shared", config.phasec_shared_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%phasec_src", config.phasec_src_root))
 # Open MPI as root on a 2-core machine.
@@ -41,5 +47,9 @@ config.substitutions.append(("%mpirun", config.mpirun + " --allow-run-as-root --
 config.substitutions.append(("%oshrun", config.oshrun + " --allow-run-as-root --oversubscribe --mca osc ^rdma"))
 
 tool_dirs = [config.phasec_tools_dir, config.llvm_tools_dir]
-tools = ["phasec", "phasec-opt", "FileCheck", "not", "count"]
+# A tool that is not there stops the whole run (a fatal configuration
+# error) instead of failing or skipping tests one by one.
+tools = [ToolSubst(name, unresolved="fatal")
+         for name in ["phasec", "phasec-opt", "phasec-emit-test", "phasec-sim",
+                      "FileCheck", "not", "count"]]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -15,13 +15,8 @@ BUILD=$(cd "${1:?usage: run.sh BUILD_DIR [ROUNDS]}" && pwd)
 ROUNDS=${2:-3}
 SIZES=${SIZES:-"1024 4096 16384 65536 262144 1048576 4194304"}
 HERE=$(cd "$(dirname "$0")" && pwd)
-OUT=$BUILD/bench/alltoall
-mkdir -p "$OUT"
-export PKG_CONFIG_PATH=$BUILD/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-FLAGS=$(pkg-config --cflags --libs phasec-runtime)
-EMIT=$BUILD/bin/phasec-emit-test
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-OSHRUN="oshrun --allow-run-as-root --oversubscribe --mca osc ^rdma"
+NAME=alltoall
+. "$HERE/../common.sh"
 
 iters() { # fewer iterations for big blocks
   if [ "$1" -ge 1048576 ]; then echo "-i 20 -w 3"; else echo "-i 200 -w 20"; fi
@@ -38,15 +33,6 @@ for np in 2 4; do
 done
 mpicc -O3 "$HERE/mpi_alltoall.c" $FLAGS -o "$OUT/mpi_alltoall"
 
-LOG=$OUT/raw-$(date -u +%Y%m%dT%H%M%S).log
-: > "$LOG"
-run() { # label np command...
-  local label=$1 np=$2; shift 2
-  echo "== $label np=$np round=$r" >> "$LOG"
-  if ! "$@" >> "$LOG" 2>&1; then
-    echo "FAILED: $label np=$np" | tee -a "$LOG"
-  fi
-}
 for r in $(seq 1 "$ROUNDS"); do
   for b in $SIZES; do
     for np in 2 4; do
@@ -58,5 +44,4 @@ for r in $(seq 1 "$ROUNDS"); do
     done
   done
 done
-echo "raw log: $LOG"
-/usr/bin/python3 "$HERE/../summarize.py" "$LOG"
+summarize

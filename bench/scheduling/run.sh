@@ -24,8 +24,7 @@ BENCH=$BUILD/bin/phasec-sched-bench
 CACHE=$(mktemp -d)
 TMP=$(mktemp -d)
 trap 'rm -rf "$CACHE" "$TMP"' EXIT
-PY=/usr/bin/python3
-[ -x "$PY" ] || PY=python3
+PY=${PYTHON:-python3}
 
 {
 echo "# phasec scheduler benchmark"

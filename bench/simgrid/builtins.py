@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """bench/simgrid/builtins.py - SimGrid's built-in MPI_Alltoall algorithms on a
 directory written by `phasec-sim --emit-only` (or any phasec-sim run), each
 under a wall-time limit and a memory cap, one at a time.

@@ -2,7 +2,7 @@
 # bench/simgrid/run.sh - the simulator benchmarks of docs/performance.md, in
 # one command:
 #
-#   bench/simgrid/run.sh [BUILD_DIR] [OUT_DIR]
+#   bench/simgrid/run.sh BUILD_DIR [OUT_DIR]
 #
 # Parts, in this order (PHASEC_BENCH_PARTS picks a subset, same names):
 #
@@ -42,7 +42,7 @@
 # instead of all 21). The full set takes hours at the default limit: most of
 # the 42 built-in runs end at the limit.
 set -e
-BUILD=${1:-/work/build-sim}
+BUILD=${1:?usage: run.sh BUILD_DIR [OUT_DIR]}
 OUT=${2:-$BUILD/bench-simgrid}
 SIM=$BUILD/bin/phasec-sim
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -84,7 +84,7 @@ if has builtins; then
   # The bound from phasec's table (no "% bound" column without the t3d part).
   BOUND=--bound=0
   grep -q 'bandwidth bound' t3d.txt 2>/dev/null && BOUND=--bound-from=t3d.txt
-  /usr/bin/python3 "$HERE/builtins.py" t3d --algos="$BUILTINS" \
+  "${PYTHON:-python3}" "$HERE/builtins.py" t3d --algos="$BUILTINS" \
     --platforms=phasec,stock --timeout="$TIMEOUT" --mem-gib="$MEM" "$BOUND" \
     --torus=8x4x8x2 --block=32768 --bw=75e6 --out t3d-builtins \
     2> t3d-builtins.log || true
@@ -95,7 +95,7 @@ if has nodetach; then
   echo "== T3D 8x4x8x2, 32 KiB blocks: basic_linear without detached sends" >&2
   BOUND=--bound=0
   grep -q 'bandwidth bound' t3d.txt 2>/dev/null && BOUND=--bound-from=t3d.txt
-  /usr/bin/python3 "$HERE/builtins.py" t3d --algos=basic_linear \
+  "${PYTHON:-python3}" "$HERE/builtins.py" t3d --algos=basic_linear \
     --platforms=phasec,stock --timeout="$TIMEOUT" --mem-gib="$MEM" "$BOUND" \
     --torus=8x4x8x2 --block=32768 --bw=75e6 --label=+nodetach \
     --extra=--cfg=smpi/send-is-detached-thresh:32768 --out t3d-nodetach \

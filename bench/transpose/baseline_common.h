@@ -9,12 +9,11 @@
 #define PHASEC_BENCH_BASELINE_COMMON_H
 
 #include "phasec_runtime_mpi.h"
+#include "transpose_kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct { double re, im; } c128_t;
 
 /* -n N -i ITERS -w WARMUP from the command line. */
 static void parse_args(int argc, char **argv, long *n, int *iters,
@@ -44,31 +43,6 @@ static void report(const char *name, size_t size, const double *t, int iters,
     printf(bad ? "# FAILED: %llu wrong bytes\n" : "# OK: every byte verified\n",
            (unsigned long long)bad);
   }
-}
-
-/* dst[m * ldd + l] = src[l * lds + m] for an r x r block, 16 x 16 tiles,
- * contiguous loads (the same kernel the generated code uses). */
-static void tblock(c128_t *restrict dst, long ldd, const c128_t *restrict src,
-                   long lds, long r) {
-  for (long l0 = 0; l0 < r; l0 += 16)
-    for (long m0 = 0; m0 < r; m0 += 16) {
-      long l1 = l0 + 16 < r ? l0 + 16 : r, m1 = m0 + 16 < r ? m0 + 16 : r;
-      for (long l = l0; l < l1; ++l)
-        for (long m = m0; m < m1; ++m)
-          dst[m * ldd + l] = src[l * lds + m];
-    }
-}
-
-/* The same with strided loads and contiguous stores. */
-static void tblock_stores(c128_t *restrict dst, long ldd,
-                          const c128_t *restrict src, long lds, long r) {
-  for (long l0 = 0; l0 < r; l0 += 16)
-    for (long m0 = 0; m0 < r; m0 += 16) {
-      long l1 = l0 + 16 < r ? l0 + 16 : r, m1 = m0 + 16 < r ? m0 + 16 : r;
-      for (long m = m0; m < m1; ++m)
-        for (long l = l0; l < l1; ++l)
-          dst[m * ldd + l] = src[l * lds + m];
-    }
 }
 
 #endif

@@ -18,13 +18,8 @@ BUILD=$(cd "${1:?usage: run.sh BUILD_DIR [ROUNDS] [N]}" && pwd)
 ROUNDS=${2:-3}
 N=${3:-4096}
 HERE=$(cd "$(dirname "$0")" && pwd)
-OUT=$BUILD/bench/transpose
-mkdir -p "$OUT"
-export PKG_CONFIG_PATH=$BUILD/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
-FLAGS=$(pkg-config --cflags --libs phasec-runtime)
-EMIT=$BUILD/bin/phasec-emit-test
-MPIRUN="mpirun --allow-run-as-root --oversubscribe"
-OSHRUN="oshrun --allow-run-as-root --oversubscribe --mca osc ^rdma"
+NAME=transpose
+. "$HERE/../common.sh"
 ITERS="-i 10 -w 2"
 
 build() { # name emit np extra-args...
@@ -48,15 +43,6 @@ done
 mpicc -O3 -march=native "$HERE/fftw_transpose.c" $FLAGS -lfftw3_mpi -lfftw3 \
   -o "$OUT/fftw_transpose"
 
-LOG=$OUT/raw-$(date -u +%Y%m%dT%H%M%S).log
-: > "$LOG"
-run() { # label np command...
-  local label=$1 np=$2; shift 2
-  echo "== $label np=$np round=$r" >> "$LOG"
-  if ! "$@" >> "$LOG" 2>&1; then
-    echo "FAILED: $label np=$np" | tee -a "$LOG"
-  fi
-}
 for r in $(seq 1 "$ROUNDS"); do
   for np in 2 4; do
     run "generated SHMEM direct deposit (shmem_ptr stores)" $np $OSHRUN -np $np "$OUT/gen-shmem-direct-deposit.np$np" $ITERS
@@ -72,5 +58,4 @@ for r in $(seq 1 "$ROUNDS"); do
     run "local transpose, no communication, contiguous loads" $np $MPIRUN -np $np "$OUT/local_transpose" -n $N $ITERS
   done
 done
-echo "raw log: $LOG"
-/usr/bin/python3 "$HERE/../summarize.py" "$LOG"
+summarize

@@ -12,36 +12,28 @@
  *       ./shmem_memtypes [N=4096] [ITERS=10]
  * Results are not verified (the generated programs verify the same copy).
  *===----------------------------------------------------------------------===*/
+#include "transpose_kernels.h"
+
 #include <shmem.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
-typedef struct { double re, im; } c128;
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
-static void tb(c128 *restrict dst, long ldd, const c128 *restrict src, long lds, long r) {
-  for (long l0 = 0; l0 < r; l0 += 16)
-    for (long m0 = 0; m0 < r; m0 += 16) {
-      long l1 = l0 + 16 < r ? l0 + 16 : r, m1 = m0 + 16 < r ? m0 + 16 : r;
-      for (long m = m0; m < m1; ++m)
-        for (long l = l0; l < l1; ++l)
-          dst[m * ldd + l] = src[l * lds + m];
-    }
-}
 static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 int main(int argc, char **argv) {
   shmem_init();
   long n = argc > 1 ? atol(argv[1]) : 4096; int iters = argc > 2 ? atoi(argv[2]) : 10;
   int me = shmem_my_pe(), p = shmem_n_pes(); long r = n / p;
-  size_t bytes = sizeof(c128) * r * n;
-  c128 *a = malloc(bytes), *lb = malloc(bytes), *hb = shmem_malloc(bytes);
-  c128 *thp = NULL;
+  size_t bytes = sizeof(c128_t) * r * n;
+  c128_t *a = malloc(bytes), *lb = malloc(bytes), *hb = shmem_malloc(bytes);
+  c128_t *thp = NULL;
   if (posix_memalign((void **)&thp, 2 << 20, bytes) == 0) madvise(thp, bytes, MADV_HUGEPAGE);
   for (long i = 0; i < r * n; ++i) { a[i].re = i; a[i].im = -1.0 * i; }
   memset(lb, 1, bytes); memset(hb, 1, bytes); memset(thp, 1, bytes);
   shmem_barrier_all();
-  c128 *peer = shmem_ptr(hb, (me + 1) % p);
+  c128_t *peer = shmem_ptr(hb, (me + 1) % p);
   const char *names[] = {"malloc (local limit)", "malloc + MADV_HUGEPAGE", "own symmetric heap", "all blocks to the peer's heap via shmem_ptr", "generated pattern: own block local, others to peers"};
   double *t = malloc(sizeof(double) * iters);
   for (int v = 0; v < 5; ++v) {
@@ -49,7 +41,7 @@ int main(int argc, char **argv) {
       shmem_barrier_all();
       double t0 = now();
       for (long d = 0; d < p; ++d) {
-        c128 *dst; long col = d * r;
+        c128_t *dst; long col = d * r;
         switch (v) {
         case 0: dst = lb; break;
         case 1: dst = thp; break;
@@ -57,7 +49,7 @@ int main(int argc, char **argv) {
         case 3: dst = peer; col = me * r; break;
         default: dst = d == me ? hb : shmem_ptr(hb, d); col = me * r; break;
         }
-        tb(dst + col, n, a + d * r, n, r);
+        tblock_stores(dst + col, n, a + d * r, n, r);
       }
       shmem_barrier_all();
       if (it >= 0) t[it] = now() - t0;

@@ -12,14 +12,12 @@
 
 #include "phasec/Target/SimGrid/ScheduleInput.h"
 
+#include "SimGridPrivate.h"
+
 #include "llvm/Support/JSON.h"
 
 using namespace phasec;
 using namespace phasec::simgrid;
-using llvm::failure;
-using llvm::LogicalResult;
-using llvm::StringRef;
-using llvm::success;
 namespace json = llvm::json;
 
 static LogicalResult readTopology(const json::Object &t, TopologyDesc &desc,
@@ -72,18 +70,17 @@ static LogicalResult readTopology(const json::Object &t, TopologyDesc &desc,
     return failure();
   }
   desc.ranksPerNode = t.getInteger("ranks_per_node").value_or(1);
-  if (auto v = t.getNumber("link_bandwidth"))
-    desc.linkBandwidth = *v;
-  if (auto v = t.getNumber("ll_bandwidth"))
-    desc.llBandwidth = *v;
-  if (auto v = t.getNumber("lr_bandwidth"))
-    desc.lrBandwidth = *v;
-  if (auto v = t.getNumber("d_bandwidth"))
-    desc.dBandwidth = *v;
-  if (auto v = t.getNumber("injection_bandwidth"))
-    desc.injectionBandwidth = *v;
-  if (auto v = t.getNumber("link_latency"))
-    desc.linkLatency = *v;
+  // The optional numbers: absent keys keep TopologyDesc's defaults.
+  const std::pair<StringRef, double *> numbers[] = {
+      {"link_bandwidth", &desc.linkBandwidth},
+      {"ll_bandwidth", &desc.llBandwidth},
+      {"lr_bandwidth", &desc.lrBandwidth},
+      {"d_bandwidth", &desc.dBandwidth},
+      {"injection_bandwidth", &desc.injectionBandwidth},
+      {"link_latency", &desc.linkLatency}};
+  for (auto [key, field] : numbers)
+    if (std::optional<double> v = t.getNumber(key))
+      *field = *v;
   return success();
 }
 

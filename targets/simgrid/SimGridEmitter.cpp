@@ -14,6 +14,8 @@
 
 #include "phasec/Target/SimGrid/SimGrid.h"
 
+#include "SimGridPrivate.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -22,15 +24,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
 
 using namespace phasec;
 using namespace phasec::simgrid;
-using llvm::failure;
-using llvm::LogicalResult;
-using llvm::StringRef;
-using llvm::success;
 
 namespace {
 #include "EmbeddedSources.inc"
@@ -39,18 +35,6 @@ namespace {
 StringRef simgrid::platformSource() { return kPlatformSource; }
 StringRef simgrid::programSource() { return kProgramSource; }
 StringRef simgrid::reportScript() { return kReportScript; }
-
-/// Shortest decimal text that reads back as the same double (deterministic
-/// and exact, unlike the stream default of 6 digits).
-static std::string formatReal(double v) {
-  char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v)
-      break;
-  }
-  return buf;
-}
 
 std::vector<TieMask> simgrid::buildTieTable(const Topology &topo,
                                             const Schedule &schedule,
@@ -101,22 +85,24 @@ void simgrid::writePlatformData(llvm::raw_ostream &os, const Topology &topo,
 
   os << "phasec-simgrid-platform 1\n";
   os << "# " << topo.desc().str() << "\n";
-  os << "hosts " << ranks << " speed " << formatReal(options.hostSpeed) << "\n";
+  os << "hosts " << ranks << " speed "
+     << formatShortestDouble(options.hostSpeed) << "\n";
   os << "links " << numLinks << "\n";
   for (int64_t id = 0; id < numTopo; ++id) {
     const Link &l = topo.link(static_cast<LinkId>(id));
     os << "L" << id << "_" << stringifyLinkClass(l.cls) << "_" << l.src << "_"
-       << l.dst << " " << formatReal(l.bandwidth) << " " << formatReal(latency)
-       << " S\n";
+       << l.dst << " " << formatShortestDouble(l.bandwidth) << " "
+       << formatShortestDouble(latency) << " S\n";
   }
   if (injection > 0) {
     for (int64_t n = 0; n < nodes; ++n) {
-      os << "inj" << n << "_up " << formatReal(injection) << " 0 S\n";
-      os << "inj" << n << "_down " << formatReal(injection) << " 0 S\n";
+      os << "inj" << n << "_up " << formatShortestDouble(injection) << " 0 S\n";
+      os << "inj" << n << "_down " << formatShortestDouble(injection)
+         << " 0 S\n";
     }
   }
   for (int64_t n = 0; n < nodes; ++n)
-    os << "mem" << n << " " << formatReal(memory) << " 0 F\n";
+    os << "mem" << n << " " << formatShortestDouble(memory) << " 0 F\n";
 
   os << "routes " << ranks * ranks << "\n";
   llvm::SmallVector<LinkId, 64> route;
@@ -224,10 +210,11 @@ LogicalResult simgrid::writeStockTorus(llvm::raw_ostream &os,
      << "<platform version=\"4.1\">\n"
      << "  <cluster id=\"stock\" topology=\"TORUS\" topo_parameters=\"" << dims
      << "\" prefix=\"rank-\" radical=\"0-" << topo.numNodes() - 1
-     << "\" suffix=\"\" speed=\"" << formatReal(options.hostSpeed)
-     << "f\" bw=\"" << formatReal(topo.desc().linkBandwidth) << "Bps\" lat=\""
-     << formatReal(latency) << "s\" sharing_policy=\"SPLITDUPLEX\""
-     << " loopback_bw=\"" << formatReal(memory)
+     << "\" suffix=\"\" speed=\"" << formatShortestDouble(options.hostSpeed)
+     << "f\" bw=\"" << formatShortestDouble(topo.desc().linkBandwidth)
+     << "Bps\" lat=\"" << formatShortestDouble(latency)
+     << "s\" sharing_policy=\"SPLITDUPLEX\""
+     << " loopback_bw=\"" << formatShortestDouble(memory)
      << "Bps\" loopback_lat=\"0s\"/>\n"
      << "</platform>\n";
   return success();
@@ -318,14 +305,13 @@ static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
         "$PHASEC_SIM_EXTRA ./program $ARGS\n";
 }
 
-/// Writes `contents` to dir/name.
-static LogicalResult writeFile(StringRef dir, StringRef name,
-                               llvm::function_ref<void(llvm::raw_ostream &)> fn,
-                               std::string &error) {
+LogicalResult simgrid::writeFileIn(
+    StringRef dir, StringRef name, llvm::sys::fs::OpenFlags flags,
+    llvm::function_ref<void(llvm::raw_ostream &)> fn, std::string &error) {
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, name);
   std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  llvm::raw_fd_ostream os(path, ec, flags);
   if (ec) {
     error = "cannot write " + std::string(path) + ": " + ec.message();
     return failure();
@@ -338,6 +324,14 @@ static LogicalResult writeFile(StringRef dir, StringRef name,
     return failure();
   }
   return success();
+}
+
+/// The generated directory's files are data and scripts read on this
+/// machine: no text-mode translation.
+static LogicalResult writeFile(StringRef dir, StringRef name,
+                               llvm::function_ref<void(llvm::raw_ostream &)> fn,
+                               std::string &error) {
+  return writeFileIn(dir, name, llvm::sys::fs::OF_None, fn, error);
 }
 
 LogicalResult simgrid::emitSimGrid(const Topology &topo,

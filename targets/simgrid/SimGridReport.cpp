@@ -24,6 +24,8 @@
 
 #include "phasec/Target/SimGrid/Runner.h"
 
+#include "SimGridPrivate.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -34,10 +36,6 @@
 
 using namespace phasec;
 using namespace phasec::simgrid;
-using llvm::failure;
-using llvm::LogicalResult;
-using llvm::StringRef;
-using llvm::success;
 
 /// 6 significant digits: stable across runs and readable.
 static std::string num(double v) {
@@ -46,19 +44,17 @@ static std::string num(double v) {
   return buf;
 }
 
-static LogicalResult writeCSV(StringRef dir, StringRef name,
-                              llvm::function_ref<void(llvm::raw_ostream &)> fn,
-                              llvm::raw_ostream &log) {
-  llvm::SmallString<256> p(dir);
-  llvm::sys::path::append(p, name);
-  std::error_code ec;
-  llvm::raw_fd_ostream os(p, ec, llvm::sys::fs::OF_Text);
-  if (ec) {
-    log << "error: cannot write " << p << ": " << ec.message() << "\n";
-    return failure();
-  }
-  fn(os);
-  return success();
+/// One file of the report directory (a CSV or report.py); errors go to
+/// `log`.
+static LogicalResult
+writeReportFile(StringRef dir, StringRef name,
+                llvm::function_ref<void(llvm::raw_ostream &)> fn,
+                llvm::raw_ostream &log) {
+  std::string error;
+  if (succeeded(writeFileIn(dir, name, llvm::sys::fs::OF_Text, fn, error)))
+    return success();
+  log << "error: " << error << "\n";
+  return failure();
 }
 
 LogicalResult simgrid::writeReport(const SimulationRequest &request,
@@ -85,7 +81,7 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
   for (size_t k = 0; k < numPhases && k < ours.phaseEnd.size(); ++k)
     simPhase[k] = ours.phaseEnd[k] - (k ? ours.phaseEnd[k - 1] : 0.0);
 
-  if (failed(writeCSV(
+  if (failed(writeReportFile(
           dir, "summary.csv",
           [&](llvm::raw_ostream &os) {
             os << "variant,platform,kind,status,sim_time_s,eff_bandwidth_Bps,"
@@ -105,7 +101,7 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
           log)))
     return failure();
 
-  if (failed(writeCSV(
+  if (failed(writeReportFile(
           dir, "phases.csv",
           [&](llvm::raw_ostream &os) {
             os << "phase,transfers,bytes,model_s,sim_s,sim_over_model\n";
@@ -128,7 +124,7 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
   // Heat map: busy share of each link in each phase, relative to the
   // phase's simulated duration (1 = busy all the phase).
   std::vector<std::vector<double>> bytes = linkBytesByPhase(topo, sched);
-  if (failed(writeCSV(
+  if (failed(writeReportFile(
           dir, "link_phase.csv",
           [&](llvm::raw_ostream &os) {
             os << "link,class,src,dst";
@@ -175,7 +171,7 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
       ++routes;
     }
   }
-  if (failed(writeCSV(
+  if (failed(writeReportFile(
           dir, "route_throughput.csv",
           [&](llvm::raw_ostream &os) {
             os << "bin_lo,bin_hi,routes\n";
@@ -186,7 +182,7 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
           log)))
     return failure();
 
-  if (failed(writeCSV(
+  if (failed(writeReportFile(
           dir, "phase_throughput.csv",
           [&](llvm::raw_ostream &os) {
             os << "phase,bytes,sim_s,per_node_Bps\n";
@@ -206,19 +202,17 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
     return failure();
 
   // The report script: the timeline from the trace, the pictures, the HTML.
+  if (failed(writeReportFile(
+          dir, "report.py", [](llvm::raw_ostream &os) { os << reportScript(); },
+          log)))
+    return failure();
   llvm::SmallString<256> script(dir);
   llvm::sys::path::append(script, "report.py");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(script, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      log << "error: cannot write " << script << ": " << ec.message() << "\n";
-      return failure();
-    }
-    os << reportScript();
-  }
-  auto python = llvm::sys::findProgramByName("python3", {"/usr/bin"});
-  if (!python)
+  // The interpreter configure chose (CMake's Python3_EXECUTABLE, one with
+  // matplotlib), else the first python3 on PATH (an installed phasec on
+  // another machine).
+  llvm::ErrorOr<std::string> python = std::string(PHASEC_PYTHON3);
+  if (!llvm::sys::fs::can_execute(*python))
     python = llvm::sys::findProgramByName("python3");
   if (!python) {
     log << "error: python3 not found; the CSVs are in " << dir << "\n";

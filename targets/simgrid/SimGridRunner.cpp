@@ -13,6 +13,8 @@
 
 #include "phasec/Target/SimGrid/Runner.h"
 
+#include "SimGridPrivate.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -32,10 +34,6 @@ extern char **environ;
 
 using namespace phasec;
 using namespace phasec::simgrid;
-using llvm::failure;
-using llvm::LogicalResult;
-using llvm::StringRef;
-using llvm::success;
 
 StringRef simgrid::stringifyStatus(VariantResult::Status status) {
   switch (status) {

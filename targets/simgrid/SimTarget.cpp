@@ -13,9 +13,12 @@
 
 #include "phasec/Target/SimGrid/SimTarget.h"
 
+#include "SimGridPrivate.h"
+
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -24,10 +27,6 @@
 
 using namespace phasec;
 using namespace phasec::simgrid;
-using llvm::failure;
-using llvm::LogicalResult;
-using llvm::StringRef;
-using llvm::success;
 
 llvm::ArrayRef<const char *> simgrid::defaultBuiltins() {
   static const char *const names[] = {
@@ -97,6 +96,21 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
     return 1;
   }
   bool several = operations.size() > 1;
+  // Without -o the directories go to a fresh temporary directory, said on
+  // stderr, never into the current directory, where they would pile up
+  // (and, in a source tree, end up in `git status`).
+  std::string outDir = options.outDir;
+  if (outDir.empty()) {
+    llvm::SmallString<256> tmp;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("phasec-sim", tmp)) {
+      diag << "error: cannot create a temporary output directory: "
+           << ec.message() << "\n";
+      return 1;
+    }
+    outDir = std::string(tmp);
+    diag << "note: no -o given: writing to " << outDir << "\n";
+  }
   int exitCode = 0;
   for (const SimOperation &op : operations) {
     const Topology &topo = *op.topology;
@@ -139,9 +153,7 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
     req.stockBuiltins = stockNames;
     req.boundTime = bound.time;
     req.boundReason = bound.reason;
-    req.workDir =
-        subdir(options.outDir.empty() ? "simgrid-" + op.name : options.outDir,
-               op.name, several && !options.outDir.empty());
+    req.workDir = subdir(outDir, op.name, several);
     if (!options.reportDir.empty())
       req.reportDir = subdir(options.reportDir, op.name, several);
     req.platform = options.platform;

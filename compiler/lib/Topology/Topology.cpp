@@ -58,8 +58,7 @@ llvm::StringRef phasec::stringifyLinkClass(LinkClass cls) {
 // TopologyDesc
 //===----------------------------------------------------------------------===//
 
-/// Shortest text that reads back as the same double.
-static std::string formatDouble(double v) {
+std::string phasec::formatShortestDouble(double v) {
   char buf[64];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
@@ -256,29 +255,29 @@ std::string TopologyDesc::str() const {
   }
   if (linkBandwidth != defaults.linkBandwidth) {
     sep();
-    os << "bw=" << formatDouble(linkBandwidth);
+    os << "bw=" << formatShortestDouble(linkBandwidth);
   }
   if (kind == TopologyKind::Percs) {
     if (llBandwidth != defaults.llBandwidth) {
       sep();
-      os << "ll=" << formatDouble(llBandwidth);
+      os << "ll=" << formatShortestDouble(llBandwidth);
     }
     if (lrBandwidth != defaults.lrBandwidth) {
       sep();
-      os << "lr=" << formatDouble(lrBandwidth);
+      os << "lr=" << formatShortestDouble(lrBandwidth);
     }
     if (dBandwidth != defaults.dBandwidth) {
       sep();
-      os << "d=" << formatDouble(dBandwidth);
+      os << "d=" << formatShortestDouble(dBandwidth);
     }
   }
   if (linkLatency != 0) {
     sep();
-    os << "latency=" << formatDouble(linkLatency);
+    os << "latency=" << formatShortestDouble(linkLatency);
   }
   if (injectionBandwidth != 0) {
     sep();
-    os << "injection=" << formatDouble(injectionBandwidth);
+    os << "injection=" << formatShortestDouble(injectionBandwidth);
   }
   if (!dimOrder.empty()) {
     sep();
@@ -455,11 +454,6 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
     t.minBw_ = t.maxBw_ = desc.kind == TopologyKind::Percs ? desc.llBandwidth
                                                            : desc.linkBandwidth;
   return t;
-}
-
-bool Topology::wraps(unsigned dim) const {
-  (void)dim;
-  return desc_.kind == TopologyKind::Torus;
 }
 
 void Topology::coords(NodeId node, llvm::SmallVectorImpl<int64_t> &out) const {

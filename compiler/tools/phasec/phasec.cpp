@@ -34,9 +34,9 @@ static cl::opt<std::string> inputFile(cl::Positional,
 
 static cl::opt<std::string> outputFile(
     "o",
-    cl::desc(
-        "Output file (default: stdout); with --emit=simgrid and "
-        "--target=sim the output directory (default: simgrid-<operation>)"),
+    cl::desc("Output file (default: stdout); with --emit=simgrid and "
+             "--target=sim the output directory (default: a new temporary "
+             "directory)"),
     cl::value_desc("file"), cl::init("-"), cl::cat(phasecCategory));
 
 static cl::opt<driver::EmitKind> emit(

@@ -43,7 +43,9 @@ namespace cl = llvm::cl;
 static cl::OptionCategory category("phasec-sim options");
 static cl::opt<std::string> input(cl::Positional, cl::desc("[SCHED.json]"),
                                   cl::init(""), cl::cat(category));
-static cl::opt<std::string> outDir("o", cl::desc("Output directory"),
+static cl::opt<std::string> outDir("o",
+                                   cl::desc("Output directory (default: a new "
+                                            "temporary directory)"),
                                    cl::value_desc("DIR"), cl::init(""),
                                    cl::cat(category));
 static cl::opt<std::string>

@@ -91,7 +91,7 @@ comm.machine @x #comm.torus<[4096, 4096]>
 
 // -----
 
-// expected-error @below {{invalid machine:}}
+// expected-error @below {{invalid machine: the dimension order must name every dimension once}}
 comm.machine @x #comm.torus<[4, 4]> {dim_order = array<i64: 0, 0>}
 
 // -----
@@ -161,14 +161,14 @@ comm.group @g on @m ranks [0] {nodes = array<i64: 0, 9>, over_nodes}
 
 comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
-// expected-error @below {{element type 'i1' is not one of}}
+// expected-error @below {{element type 'i1' is not one of i8..i64, ui8..ui64, f32, f64, complex<f32>, complex<f64>}}
 comm.array @x : i1 [4] rows over @all
 
 // -----
 
 comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
-// expected-error @below {{element type 'si32' is not one of}}
+// expected-error @below {{element type 'si32' is not one of i8..i64, ui8..ui64, f32, f64, complex<f32>, complex<f64>}}
 comm.array @x : si32 [4] rows over @all
 
 // -----

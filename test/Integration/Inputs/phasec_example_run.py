@@ -19,46 +19,32 @@ launcher and -np, and requires exit status 0 and the harness's
 and a summary; exits 1 if anything failed. All operations of an example run
 in one program (one launch per rank count).
 """
-import argparse
 import os
 import re
 import shlex
 import subprocess
 import sys
 
-
-def expand(arg, np):
-    return re.sub(r"\{([^}]*)\}",
-                  lambda m: str(eval(m.group(1), {"np": np})),  # test input
-                  arg)
+import phasec_run_common as common
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--emit", choices=["mpi", "shmem"], required=True)
-    ap.add_argument("--launcher", required=True)
+    ap = common.parser()
     ap.add_argument("--example", required=True)
-    ap.add_argument("--nps", default="2,3,4,8")
     ap.add_argument("--case", action="append", default=[],
                     help="NP:ARGS, the phasec arguments for that rank count")
-    ap.add_argument("--tmp", required=True)
-    ap.add_argument("rest", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    args = a.rest[1:] if a.rest and a.rest[0] == "--" else a.rest
+    args = common.passed_on(a)
     cases = {}
     for c in a.case:
         np, rest = c.split(":", 1)
         cases[int(np)] = shlex.split(rest)
     nps = sorted(cases) if cases else [int(x) for x in a.nps.split(",")]
-    cc = "mpicc" if a.emit == "mpi" else "oshcc"
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs",
-                            "phasec-runtime"], check=True,
-                           capture_output=True, text=True).stdout.split()
     example = os.path.basename(a.example).rsplit(".", 1)[0]
     failures = 0
     skipped_seen = set()
     for np in nps:
-        pargs = cases.get(np) or [expand(x, np) for x in args]
+        pargs = cases.get(np) or [common.expand(x, np) for x in args]
         src = "%s.np%d.c" % (a.tmp, np)
         exe = "%s.np%d" % (a.tmp, np)
         label = "%s np=%d %s" % (a.emit, np, example)
@@ -74,19 +60,8 @@ def main():
                                                r.stderr))
             failures += 1
             continue
-        r = subprocess.run([cc, "-O2", "-Wall", "-Wextra", "-Werror", src] +
-                           flags + ["-o", exe], capture_output=True, text=True)
-        if r.returncode:
-            print("FAIL (compile) %s\n%s" % (label, r.stderr))
-            failures += 1
-            continue
-        cmd = shlex.split(a.launcher) + ["-np", str(np), exe, "-i", "2",
-                                         "-w", "1"]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=300)
-        except subprocess.TimeoutExpired:
-            print("FAIL (timeout) %s" % label)
+        r = common.build_and_run(a, np, src, exe, label, timeout=300)
+        if r is None:
             failures += 1
             continue
         verified = re.findall(r"^# (\S+): median .*; every byte verified$",

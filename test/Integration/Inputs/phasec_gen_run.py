@@ -10,40 +10,20 @@ with the given launcher and -np, and requires exit status 0 and the
 harness's "# OK: every byte verified" line. Prints one line per run and a
 summary; exits 1 if anything failed.
 """
-import argparse
 import os
-import re
-import shlex
 import subprocess
 import sys
 
-
-def expand(arg, np):
-    def repl(m):
-        expr = m.group(1)
-        if expr == "sizes":
-            return ",".join(str((i * 7 + j * 3) % 11)
-                            for i in range(np) for j in range(np))
-        return str(eval(expr, {"np": np}))  # test-controlled input only
-    return re.sub(r"\{([^}]*)\}", repl, arg)
+import phasec_run_common as common
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--emit", choices=["mpi", "shmem"], required=True)
-    ap.add_argument("--launcher", required=True)
-    ap.add_argument("--nps", default="2,3,4,8")
-    ap.add_argument("--tmp", required=True)
+    ap = common.parser()
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--expect-fail", action="store_true",
                     help="the program must exit non-zero (checker tests)")
-    ap.add_argument("rest", nargs=argparse.REMAINDER)
     a = ap.parse_args()
-    args = a.rest[1:] if a.rest and a.rest[0] == "--" else a.rest
-    cc = "mpicc" if a.emit == "mpi" else "oshcc"
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs",
-                            "phasec-runtime"], check=True,
-                           capture_output=True, text=True).stdout.split()
+    args = common.passed_on(a)
     env = dict(os.environ)
     for kv in a.env:
         k, v = kv.split("=", 1)
@@ -51,7 +31,7 @@ def main():
     failures = 0
     runs = 0
     for np in [int(x) for x in a.nps.split(",")]:
-        cargs = [expand(x, np) for x in args]
+        cargs = [common.expand(x, np) for x in args]
         if not any(x.startswith("--ranks") or x.startswith("--machine")
                    for x in cargs):
             cargs.append("--ranks=%d" % np)
@@ -65,19 +45,8 @@ def main():
             print("FAIL (emit) %s\n%s" % (label, r.stderr))
             failures += 1
             continue
-        r = subprocess.run([cc, "-O2", "-Wall", "-Wextra", "-Werror", src] +
-                           flags + ["-o", exe], capture_output=True, text=True)
-        if r.returncode:
-            print("FAIL (compile) %s\n%s" % (label, r.stderr))
-            failures += 1
-            continue
-        cmd = shlex.split(a.launcher) + ["-np", str(np), exe, "-i", "2",
-                                         "-w", "1"]
-        try:
-            r = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=240, env=env)
-        except subprocess.TimeoutExpired:
-            print("FAIL (timeout) %s" % label)
+        r = common.build_and_run(a, np, src, exe, label, timeout=240, env=env)
+        if r is None:
             failures += 1
             continue
         ok = r.returncode == 0 and "# OK: every byte verified" in r.stdout

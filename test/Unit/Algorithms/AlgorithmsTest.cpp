@@ -12,6 +12,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include "TestUtil.h"
+
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -19,17 +21,9 @@
 #include <numeric>
 
 using namespace phasec;
+using phasec::test::makeTopology;
 
 namespace {
-
-Topology makeTopology(llvm::StringRef spec) {
-  std::string error;
-  auto desc = TopologyDesc::parse(spec, error);
-  EXPECT_TRUE(succeeded(desc)) << spec.str() << ": " << error;
-  auto topo = Topology::create(*desc, error);
-  EXPECT_TRUE(succeeded(topo)) << spec.str() << ": " << error;
-  return std::move(*topo);
-}
 
 CollectiveRequest request(const Topology &t, llvm::StringRef op,
                           int64_t bytes = 64) {

@@ -18,23 +18,17 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "TestUtil.h"
+
 #include "gtest/gtest.h"
 
 #include <cstring>
 
 using namespace phasec;
 using namespace phasec::simgrid;
+using phasec::test::makeTopology;
 
 namespace {
-
-Topology makeTopology(llvm::StringRef spec) {
-  std::string error;
-  auto desc = TopologyDesc::parse(spec, error);
-  EXPECT_TRUE(succeeded(desc)) << error;
-  auto topo = Topology::create(*desc, error);
-  EXPECT_TRUE(succeeded(topo)) << error;
-  return std::move(*topo);
-}
 
 /// Ring of 4: phase 0 "+1" shift, phase 1 "-1" shift, phase 2 the ties,
 /// 0<->2 "+" and 1<->3 "-" (congestion-free).

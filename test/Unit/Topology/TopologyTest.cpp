@@ -13,20 +13,14 @@
 
 #include "phasec/Topology/Topology.h"
 
+#include "TestUtil.h"
+
 #include "gtest/gtest.h"
 
 using namespace phasec;
+using phasec::test::makeTopology;
 
 namespace {
-
-Topology make(llvm::StringRef spec) {
-  std::string error;
-  auto desc = TopologyDesc::parse(spec, error);
-  EXPECT_TRUE(succeeded(desc)) << error;
-  auto topo = Topology::create(*desc, error);
-  EXPECT_TRUE(succeeded(topo)) << error;
-  return std::move(*topo);
-}
 
 /// The nodes a route visits.
 std::vector<NodeId> path(const Topology &t, NodeId s, NodeId d,
@@ -124,7 +118,7 @@ TEST(Topology, CreateErrors) {
 }
 
 TEST(Topology, TorusNumberingAndLinks) {
-  Topology t = make("torus:8x4x8x2");
+  Topology t = makeTopology("torus:8x4x8x2");
   EXPECT_EQ(t.numNodes(), 512);
   EXPECT_EQ(t.numRanks(), 512);
   // Every node has a + and a - link in each of the 4 dimensions (the ring
@@ -141,7 +135,7 @@ TEST(Topology, TorusNumberingAndLinks) {
 }
 
 TEST(Topology, TorusShorterWayAndTies) {
-  Topology t = make("torus:8x4x8x2");
+  Topology t = makeTopology("torus:8x4x8x2");
   // Distance 3 forward in dim 0: + links.
   EXPECT_EQ(path(t, 0, 3), (std::vector<NodeId>{0, 1, 2, 3}));
   // Distance 5 forward = 3 backward: - links, wrapping.
@@ -166,7 +160,7 @@ TEST(Topology, TorusShorterWayAndTies) {
 }
 
 TEST(Topology, DirsAndTies) {
-  Topology t = make("torus:8x4");
+  Topology t = makeTopology("torus:8x4");
   std::string error;
   // 0 -> (4, 1): tie in dim 0, dim 1 forward by 1.
   NodeId d = 4 + 8 * 1;
@@ -187,12 +181,12 @@ TEST(Topology, DirsAndTies) {
   EXPECT_EQ(dirs, (llvm::SmallVector<int64_t, 4>{-1, 0}));
   t.dirsFromTies(0, d, 0, dirs);
   EXPECT_EQ(dirs, (llvm::SmallVector<int64_t, 4>{1, 0}));
-  Topology p = make("percs:supernodes=1,drawers=1,nodes=2");
+  Topology p = makeTopology("percs:supernodes=1,drawers=1,nodes=2");
   EXPECT_TRUE(failed(p.tiesFromDirs(0, 1, {1}, error)));
 }
 
 TEST(Topology, RingOfTwoHasPlusAndMinusLinks) {
-  Topology t = make("torus:2");
+  Topology t = makeTopology("torus:2");
   EXPECT_EQ(t.numLinks(), 4u);
   EXPECT_EQ(t.tieMask(0, 1), 1u);
   llvm::SmallVector<LinkId, 4> plus, minus;
@@ -213,7 +207,7 @@ TEST(Topology, RingOfTwoHasPlusAndMinusLinks) {
 }
 
 TEST(Topology, MeshHasNoWrapAndNoTies) {
-  Topology t = make("mesh:4x4");
+  Topology t = makeTopology("mesh:4x4");
   // 2 dims x 2 rows-of-4 x 3 links x 2 directions x 4 rows.
   EXPECT_EQ(t.numLinks(), 2u * 4 * 3 * 2);
   EXPECT_EQ(t.neighborLink(0, 0, -1), kNoLink);
@@ -222,18 +216,18 @@ TEST(Topology, MeshHasNoWrapAndNoTies) {
   EXPECT_EQ(path(t, 0, 15), (std::vector<NodeId>{0, 1, 2, 3, 7, 11, 15}));
   EXPECT_EQ(path(t, 15, 0), (std::vector<NodeId>{15, 14, 13, 12, 8, 4, 0}));
   EXPECT_EQ(t.hops(0, 15), 6);
-  Topology two = make("mesh:2");
+  Topology two = makeTopology("mesh:2");
   EXPECT_EQ(two.numLinks(), 2u);
   EXPECT_EQ(two.tieMask(0, 1), 0u);
 }
 
 TEST(Topology, DimensionOrder) {
-  Topology t = make("mesh:4x4;order=1.0");
+  Topology t = makeTopology("mesh:4x4;order=1.0");
   EXPECT_EQ(path(t, 0, 15), (std::vector<NodeId>{0, 4, 8, 12, 13, 14, 15}));
 }
 
 TEST(Topology, Hypercube) {
-  Topology t = make("hypercube:3");
+  Topology t = makeTopology("hypercube:3");
   EXPECT_EQ(t.numNodes(), 8);
   EXPECT_EQ(t.numLinks(), 8u * 3);
   EXPECT_EQ(t.tieMask(0, 7), 0u);
@@ -245,7 +239,7 @@ TEST(Topology, Hypercube) {
 }
 
 TEST(Topology, PercsSupernodeClasses) {
-  Topology t = make("percs:supernodes=1,drawers=4,nodes=8,ranks=32");
+  Topology t = makeTopology("percs:supernodes=1,drawers=4,nodes=8,ranks=32");
   EXPECT_EQ(t.numNodes(), 32);
   EXPECT_EQ(t.numRanks(), 1024);
   EXPECT_EQ(t.numLinks(), 32u * 31);
@@ -283,7 +277,7 @@ TEST(Topology, PercsSupernodeClasses) {
 }
 
 TEST(Topology, PercsAcrossSupernodes) {
-  Topology t = make("percs:supernodes=3,drawers=2,nodes=2");
+  Topology t = makeTopology("percs:supernodes=3,drawers=2,nodes=2");
   // 3 supernodes x 4 nodes x 3 + 3 x 2 D links.
   EXPECT_EQ(t.numLinks(), 3u * 4 * 3 + 6);
   EXPECT_EQ(t.gateway(0, 2), 2);

@@ -60,6 +60,10 @@ enum class LinkClass : uint8_t { Network, LL, LR, D };
 llvm::StringRef stringifyTopologyKind(TopologyKind kind);
 /// "network", "LL", "LR", "D".
 llvm::StringRef stringifyLinkClass(LinkClass cls);
+/// The shortest decimal text that reads back as the same double: exact and
+/// deterministic, unlike a stream's default 6 digits (TopologyDesc::str and
+/// the SimGrid back end's platform data).
+std::string formatShortestDouble(double v);
 
 /// The parameters of a machine, as the language or a command line gives them.
 struct TopologyDesc {
@@ -135,9 +139,6 @@ public:
   llvm::ArrayRef<int64_t> dims() const { return dims_; }
   /// The routing order of the dimensions (always complete).
   llvm::ArrayRef<unsigned> dimOrder() const { return order_; }
-  /// True if dimension `dim` wraps around (torus).
-  bool wraps(unsigned dim) const;
-
   void coords(NodeId node, llvm::SmallVectorImpl<int64_t> &out) const;
   int64_t coord(NodeId node, unsigned dim) const {
     if (!coordTable_.empty())

@@ -49,7 +49,8 @@ struct SimOperation {
 
 struct SimTargetOptions {
   /// Output directory; each operation gets DIR/<operation> if there are
-  /// several. Default: "simgrid-<operation>".
+  /// several. Default (empty): a new directory phasec-sim-XXXXXX in the
+  /// system's temporary directory, named on `diag`.
   std::string outDir;
   /// --emit=simgrid: write the directory, do not build or run.
   bool emitOnly = false;

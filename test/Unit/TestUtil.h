@@ -1,11 +1,11 @@
-//===- TestUtil.h - Helpers for the scheduling unit tests -------*- C++ -*-===//
+//===- TestUtil.h - Helpers shared by the unit tests ------------*- C++ -*-===//
 //
 // Part of phasec.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef PHASEC_TEST_UNIT_SCHEDULING_TESTUTIL_H
-#define PHASEC_TEST_UNIT_SCHEDULING_TESTUTIL_H
+#ifndef PHASEC_TEST_UNIT_TESTUTIL_H
+#define PHASEC_TEST_UNIT_TESTUTIL_H
 
 #include "phasec/Scheduling/Collectives.h"
 #include "phasec/Scheduling/Problem.h"
@@ -49,4 +49,4 @@ inline std::string describe(llvm::ArrayRef<ScheduleViolation> vs) {
 
 } // namespace phasec::test
 
-#endif // PHASEC_TEST_UNIT_SCHEDULING_TESTUTIL_H
+#endif // PHASEC_TEST_UNIT_TESTUTIL_H
