@@ -23,7 +23,7 @@
 
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Bounds.h"
-#include "phasec/Scheduling/Collectives.h"
+#include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -74,30 +74,35 @@ int main(int argc, char **argv) {
     return 2;
   }
   auto start = std::chrono::steady_clock::now();
-  CollectiveRequest req;
-  req.op = collective;
-  req.bytes = bytes;
+  std::optional<CollectiveKind> kind = symbolizeCollectiveKind(collective);
+  if (!kind) {
+    llvm::errs() << "error: unknown collective '" << collective << "'\n";
+    return 2;
+  }
+  Collective req;
+  req.kind = *kind;
+  req.blockBytes = bytes;
   req.root = 0;
   int64_t R = topo->numRanks();
   for (int64_t r = 0; r < R; ++r)
     req.group.push_back(static_cast<RankId>(r));
-  if (collective == "permute") {
-    req.op = "rank_permute";
-    req.perm.kind = PermutationSpec::Random;
-    req.perm.seed = seed;
-  } else if (collective == "alltoallv") {
+  if (req.kind == CollectiveKind::Permute) {
+    req.permutation.kind = PermuteKind::Random;
+    req.permutation.seed = seed;
+  } else if (req.kind == CollectiveKind::Alltoallv) {
     // Skewed sizes: 1, 2, 4, 8 or 16 blocks, from splitmix64.
     uint64_t state = seed;
     req.sizes.resize(static_cast<size_t>(R * R));
     for (auto &s : req.sizes)
       s = bytes * (int64_t(1) << (splitmix64(state) % 5));
   }
-  auto ts = buildCollective(req, error);
+  auto ts = req.lower(error);
   if (failed(ts)) {
     llvm::errs() << "error: " << error << "\n";
     return 2;
   }
-  Problem problem(*topo, std::move(*ts));
+  Problem problem(*topo, std::move(*ts),
+                  onePort ? CostModel::onePort(*topo) : CostModel(*topo));
   double buildSeconds = seconds(start);
 
   llvm::SmallVector<llvm::StringRef, 8> algs;
@@ -105,7 +110,7 @@ int main(int argc, char **argv) {
   std::string name = label.empty() ? (topoSpec + " " + collective) : label;
   int rc = 0;
   for (llvm::StringRef a : algs) {
-    auto alg = parseSchedulerAlgorithm(a);
+    auto alg = symbolizeSchedulerAlgorithm(a);
     if (!alg) {
       llvm::errs() << "error: unknown algorithm '" << a << "'\n";
       return 2;
@@ -114,7 +119,6 @@ int main(int argc, char **argv) {
     options.algorithm = *alg;
     options.rlimit = rlimit;
     options.cacheDir = cacheDir;
-    options.bound.onePort = onePort;
     SchedulerReport report;
     Schedule schedule;
     auto t0 = std::chrono::steady_clock::now();
@@ -145,16 +149,17 @@ int main(int argc, char **argv) {
           "{{\"case\": \"{0}\", \"algorithm\": \"{1}\", \"produced_by\": "
           "\"{2}\", \"phases\": {3}, \"bound_blocks\": {4}, \"time\": {5}, "
           "\"bound_time\": {6}, \"time_over_bound\": {7:F4}, \"efficiency\": "
-          "{8:F4}, \"verified\": {9}, \"optimal\": {10}, \"fell_back\": {11}, "
+          "{8:F4}, \"verified\": {9}, \"time_optimal\": {10}, \"phase_optimal\": "
+          "{18}, \"fell_back\": {11}, "
           "\"build_s\": {12:F3}, \"schedule_s\": {13:F3}, \"verify_s\": "
           "{14:F3}, \"transfers\": {15}, \"z3_queries\": {16}, "
           "\"cache_hits\": {17}}\n",
           name, a, report.algorithm, report.phases, boundBlocks, report.time,
           report.boundTime, report.gap, report.gap > 0 ? 1 / report.gap : 0,
-          ok ? "true" : "false", report.optimal ? "true" : "false",
+          ok ? "true" : "false", report.timeOptimal ? "true" : "false",
           report.fellBack ? "true" : "false", buildSeconds, schedSeconds,
           verifySeconds, problem.transfers().size(), report.solverQueries,
-          report.cacheHits);
+          report.cacheHits, report.phaseOptimal ? "true" : "false");
     } else {
       llvm::outs() << llvm::formatv(
           "| {0} | {1} | {2} | {3} | {4:F4} | {5:F4} | {6} | {7:F2} | {8}|\n",
@@ -162,7 +167,8 @@ int main(int argc, char **argv) {
           a == report.algorithm ? a.str() : a.str() + "→" + report.algorithm,
           report.phases, boundBlocks, report.gap,
           report.gap > 0 ? 1 / report.gap : 0, ok ? "yes" : "**NO**",
-          schedSeconds + verifySeconds, report.optimal ? "optimal " : "");
+          schedSeconds + verifySeconds, (std::string(report.timeOptimal ? "time-optimal " : "") +
+               (report.phaseOptimal ? "phase-optimal " : "")));
     }
     if (profile) {
       const Topology &tp = problem.topology();

@@ -20,261 +20,8 @@
 
 #include <algorithm>
 
+using namespace phasec;
 using namespace phasec::lang;
-
-llvm::StringRef phasec::lang::stringifyTopologyKind(TopologyKind kind) {
-  switch (kind) {
-  case TopologyKind::Torus:
-    return "torus";
-  case TopologyKind::Mesh:
-    return "mesh";
-  case TopologyKind::Hypercube:
-    return "hypercube";
-  case TopologyKind::Percs:
-    return "percs";
-  }
-  llvm_unreachable("bad topology kind");
-}
-
-llvm::StringRef phasec::lang::stringifyLinkClass(LinkClass cls) {
-  switch (cls) {
-  case LinkClass::Network:
-    return "network";
-  case LinkClass::LL:
-    return "LL";
-  case LinkClass::LR:
-    return "LR";
-  case LinkClass::D:
-    return "D";
-  }
-  llvm_unreachable("bad link class");
-}
-
-llvm::StringRef phasec::lang::stringifyRoutingKind(RoutingKind kind) {
-  return kind == RoutingKind::Direct ? "direct" : "dimension_order";
-}
-
-llvm::StringRef phasec::lang::stringifyElementType(ElementType type) {
-  switch (type) {
-  case ElementType::Int8:
-    return "int8";
-  case ElementType::Int16:
-    return "int16";
-  case ElementType::Int32:
-    return "int32";
-  case ElementType::Int64:
-    return "int64";
-  case ElementType::UInt8:
-    return "uint8";
-  case ElementType::UInt16:
-    return "uint16";
-  case ElementType::UInt32:
-    return "uint32";
-  case ElementType::UInt64:
-    return "uint64";
-  case ElementType::F32:
-    return "f32";
-  case ElementType::F64:
-    return "f64";
-  case ElementType::Complex64:
-    return "complex64";
-  case ElementType::Complex128:
-    return "complex128";
-  }
-  llvm_unreachable("bad element type");
-}
-
-std::optional<ElementType>
-phasec::lang::symbolizeElementType(llvm::StringRef name) {
-  for (unsigned i = 0; i <= static_cast<unsigned>(ElementType::Complex128);
-       ++i) {
-    auto type = static_cast<ElementType>(i);
-    if (stringifyElementType(type) == name)
-      return type;
-  }
-  return std::nullopt;
-}
-
-const char *const phasec::lang::kElementTypeSpellings =
-    "int8, int16, int32, int64, uint8, uint16, uint32, uint64, f32, f64, "
-    "complex64, complex128";
-
-int64_t phasec::lang::elementTypeBytes(ElementType type) {
-  switch (type) {
-  case ElementType::Int8:
-  case ElementType::UInt8:
-    return 1;
-  case ElementType::Int16:
-  case ElementType::UInt16:
-    return 2;
-  case ElementType::Int32:
-  case ElementType::UInt32:
-  case ElementType::F32:
-    return 4;
-  case ElementType::Int64:
-  case ElementType::UInt64:
-  case ElementType::F64:
-  case ElementType::Complex64:
-    return 8;
-  case ElementType::Complex128:
-    return 16;
-  }
-  llvm_unreachable("bad element type");
-}
-
-llvm::StringRef phasec::lang::stringifyDistribution(Distribution dist) {
-  return dist == Distribution::Rows ? "rows" : "cols";
-}
-
-llvm::StringRef phasec::lang::stringifyOpKind(OpKind kind) {
-  switch (kind) {
-  case OpKind::Alltoall:
-    return "alltoall";
-  case OpKind::Alltoallv:
-    return "alltoallv";
-  case OpKind::Transpose:
-    return "transpose";
-  case OpKind::Permute:
-    return "permute";
-  case OpKind::Gather:
-    return "gather";
-  case OpKind::Scatter:
-    return "scatter";
-  case OpKind::Allgather:
-    return "allgather";
-  case OpKind::Broadcast:
-    return "broadcast";
-  case OpKind::Reduce:
-    return "reduce";
-  case OpKind::Allreduce:
-    return "allreduce";
-  case OpKind::Scan:
-    return "scan";
-  case OpKind::OneToAll:
-    return "one_to_all";
-  case OpKind::AllToOne:
-    return "all_to_one";
-  case OpKind::Barrier:
-    return "barrier";
-  case OpKind::Local:
-    return "local";
-  }
-  llvm_unreachable("bad op kind");
-}
-
-llvm::StringRef phasec::lang::stringifyAggregate(Aggregate agg) {
-  switch (agg) {
-  case Aggregate::None:
-    return "none";
-  case Aggregate::Putget:
-    return "putget";
-  case Aggregate::Waitvec:
-    return "waitvec";
-  case Aggregate::Vote:
-    return "vote";
-  case Aggregate::Match:
-    return "match";
-  case Aggregate::Rank:
-    return "rank";
-  case Aggregate::Population:
-    return "population";
-  case Aggregate::Enumerate:
-    return "enumerate";
-  case Aggregate::Any:
-    return "any";
-  case Aggregate::All:
-    return "all";
-  case Aggregate::Barrier:
-    return "barrier";
-  }
-  llvm_unreachable("bad aggregate");
-}
-
-llvm::StringRef phasec::lang::stringifyReduceOp(ReduceOp op) {
-  switch (op) {
-  case ReduceOp::Add:
-    return "add";
-  case ReduceOp::Mul:
-    return "mul";
-  case ReduceOp::Min:
-    return "min";
-  case ReduceOp::Max:
-    return "max";
-  case ReduceOp::And:
-    return "and";
-  case ReduceOp::Or:
-    return "or";
-  case ReduceOp::Xor:
-    return "xor";
-  }
-  llvm_unreachable("bad reduce op");
-}
-
-llvm::StringRef phasec::lang::stringifyPermuteKind(PermuteKind kind) {
-  switch (kind) {
-  case PermuteKind::Random:
-    return "random";
-  case PermuteKind::BitReversal:
-    return "bit_reversal";
-  case PermuteKind::Xor:
-    return "xor";
-  case PermuteKind::Shift:
-    return "shift";
-  case PermuteKind::Table:
-    return "table";
-  }
-  llvm_unreachable("bad permute kind");
-}
-
-llvm::StringRef phasec::lang::stringifyAlgorithm(Algorithm alg) {
-  switch (alg) {
-  case Algorithm::Auto:
-    return "auto";
-  case Algorithm::Pairwise:
-    return "pairwise";
-  case Algorithm::LinearShift:
-    return "linear_shift";
-  case Algorithm::Xor:
-    return "xor";
-  case Algorithm::Bruck:
-    return "bruck";
-  case Algorithm::KLevel:
-    return "k_level";
-  case Algorithm::Direct:
-    return "direct";
-  case Algorithm::Schedule:
-    return "schedule";
-  }
-  llvm_unreachable("bad algorithm");
-}
-
-llvm::StringRef phasec::lang::stringifyKLevelShape(KLevelShape shape) {
-  switch (shape) {
-  case KLevelShape::None:
-    return "none";
-  case KLevelShape::Rec:
-    return "rec";
-  case KLevelShape::Sq:
-    return "sq";
-  }
-  llvm_unreachable("bad k-level shape");
-}
-
-llvm::StringRef phasec::lang::stringifySyncKind(SyncKind sync) {
-  return sync == SyncKind::Barrier ? "barrier" : "none";
-}
-
-llvm::StringRef phasec::lang::stringifyTransferStyle(TransferStyle style) {
-  switch (style) {
-  case TransferStyle::Packing:
-    return "packing";
-  case TransferStyle::Chained:
-    return "chained";
-  case TransferStyle::DirectDeposit:
-    return "direct_deposit";
-  }
-  llvm_unreachable("bad transfer style");
-}
 
 int64_t Machine::numNodes() const {
   if (kind == TopologyKind::Percs)
@@ -434,8 +181,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     } else {
       os << "unlimited\n";
     }
-    os << "  routing = " << stringifyRoutingKind(m->routing);
-    if (m->routing == RoutingKind::DimensionOrder) {
+    os << "  routing = " << stringifyRouting(m->routing);
+    if (m->routing == Routing::DimensionOrder) {
       os << '(';
       llvm::interleaveComma(m->dimOrder, os);
       os << ')';
@@ -475,7 +222,7 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
        << groupName(a->group) << "  // " << a->sizeBytes() << " bytes\n";
   }
   for (const auto &op : operations) {
-    os << stringifyOpKind(op->kind) << ' ' << op->name << " on "
+    os << stringifyCollectiveKind(op->kind) << ' ' << op->name << " on "
        << groupName(op->group) << " {\n";
     if (op->aggregate != Aggregate::None)
       os << "  aggregate = " << stringifyAggregate(op->aggregate) << "\n";
@@ -484,10 +231,10 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     if (op->blockBytes)
       os << "  block = " << op->blockBytes << " B\n";
     switch (op->kind) {
-    case OpKind::Reduce:
-    case OpKind::Allreduce:
-    case OpKind::Scan:
-      os << "  op = " << stringifyReduceOp(op->reduceOp) << "\n";
+    case CollectiveKind::Reduce:
+    case CollectiveKind::Allreduce:
+    case CollectiveKind::Scan:
+      os << "  op = " << stringifyReduceKind(op->reduceOp) << "\n";
       [[fallthrough]];
     default:
       if (op->count)
@@ -499,7 +246,7 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
       os << "  from = " << op->from->name << "\n";
     if (op->to)
       os << "  to = " << op->to->name << "\n";
-    if (op->kind == OpKind::Permute) {
+    if (op->kind == CollectiveKind::Permute) {
       os << "  pattern = " << stringifyPermuteKind(op->permuteKind);
       switch (op->permuteKind) {
       case PermuteKind::Random:

@@ -15,8 +15,6 @@
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
 using namespace phasec::lang::syntax;
-using llvm::SMLoc;
-using llvm::Twine;
 
 bool Sema::countIteration(SMLoc loc) {
   if (++iterations <= opts.maxLoopIterations)

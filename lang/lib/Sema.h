@@ -35,12 +35,14 @@
 #include "phasec/Lang/AST.h"
 #include "phasec/Lang/Diagnostics.h"
 #include "phasec/Lang/Parser.h"
+#include "phasec/Core/TopologyDesc.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/LogicalResult.h"
 #include "llvm/Support/SMLoc.h"
 
 #include <cstdint>
@@ -59,6 +61,14 @@ std::unique_ptr<Program> runSema(const syntax::Module &module,
                                  DiagnosticEngine &diag);
 
 namespace sema {
+
+// The LLVM names every Sema file uses, brought in once (as
+// mlir/Support/LLVM.h does for MLIR).
+using llvm::failure;
+using llvm::FailureOr;
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
 
 /// An evaluated integer, or std::nullopt after an error has been reported.
 using OptInt = std::optional<int64_t>;
@@ -113,9 +123,8 @@ private:
 
   /// Overrides parsed from the command line.
   bool haveOverride = false;
-  TopologyKind ovKind = TopologyKind::Torus;
-  llvm::SmallVector<int64_t, 4> ovDims;
-  int64_t ovSupernodes = 0, ovDrawers = 0, ovNodes = 0;
+  /// The parsed --topology (valid when haveOverride).
+  TopologySpec ovSpec;
 
   //===------------------------------------------------------------------===//
   // Sema.cpp
@@ -160,6 +169,8 @@ private:
 
   void checkMachines();
   bool applyTopologyOverride();
+  /// Gives `m` the --topology shape and the options it names.
+  void overrideMachine(Machine &m);
   bool finishMachine(Machine &m, bool hasRouting,
                      const syntax::Property *routingProp);
   bool setTopology(Machine &m, const syntax::Value &v);
@@ -187,7 +198,7 @@ private:
   /// what drives the generic part of checkOp, and the kind-specific check.
   struct OpSpec {
     const char *keyword;
-    OpKind kind;
+    CollectiveKind kind;
     Aggregate aggregate;
     /// The directives it takes besides the common ones, space-separated, in
     /// the order the "takes:" note lists them.
@@ -255,7 +266,6 @@ private:
   bool runSchedule(const syntax::OpDecl &d, Operation &op);
   bool execBlock(const syntax::StmtList &body, Env &env, Operation &op,
                  Phase *phase, unsigned depth);
-  void verifySchedule(Operation &op);
 };
 
 } // namespace sema

@@ -23,9 +23,6 @@
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
 using namespace phasec::lang::syntax;
-using llvm::SMLoc;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace {
 

@@ -20,9 +20,6 @@
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
 using namespace phasec::lang::syntax;
-using llvm::SMLoc;
-using llvm::StringRef;
-using llvm::Twine;
 
 const Machine *Sema::defaultMachine(SMLoc loc, StringRef what) {
   if (prog->machines.size() == 1)
@@ -283,7 +280,7 @@ void Sema::checkArrays() {
     } else {
       diag.error(d.typeLoc, "unknown element type '" + d.type + "'");
       diag.note(d.typeLoc,
-                std::string("element types: ") + kElementTypeSpellings);
+                std::string("element types: ") + joinSpellings<ElementType>(getMaxEnumValForElementType()));
       ok = false;
     }
     if (d.shape.empty() || d.shape.size() > 8) {

@@ -21,9 +21,6 @@
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
 using namespace phasec::lang::syntax;
-using llvm::SMLoc;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace {
 
@@ -74,8 +71,9 @@ bool Sema::setTopology(Machine &m, const Value &v) {
   }
   m.dims.clear();
   if (kind == "torus" || kind == "mesh") {
-    if (args.empty() || args.size() > 16) {
-      diag.error(v.loc, Twine(kind) + " takes 1 to 16 extents");
+    if (args.empty() || args.size() > kMaxGridDimensions) {
+      diag.error(v.loc, Twine(kind) + " takes 1 to " +
+                            Twine(kMaxGridDimensions) + " extents");
       return false;
     }
     m.kind = kind == "torus" ? TopologyKind::Torus : TopologyKind::Mesh;
@@ -83,8 +81,9 @@ bool Sema::setTopology(Machine &m, const Value &v) {
     return true;
   }
   if (kind == "hypercube") {
-    if (args.size() != 1 || args[0] > 30) {
-      diag.error(v.loc, "hypercube takes one dimension count from 1 to 30");
+    if (args.size() != 1 || args[0] > kMaxHypercubeDimension) {
+      diag.error(v.loc, "hypercube takes one dimension count from 1 to " +
+                            Twine(kMaxHypercubeDimension));
       return false;
     }
     m.kind = TopologyKind::Hypercube;
@@ -110,74 +109,68 @@ bool Sema::setTopology(Machine &m, const Value &v) {
 bool Sema::applyTopologyOverride() {
   if (opts.topologyOverride.empty())
     return true;
-  StringRef spec(opts.topologyOverride);
-  auto [kind, rest] = spec.split(':');
-  auto bad = [&](const Twine &why) {
-    diag.commandLineError("invalid --topology '" + spec + "': " + why);
-    return false;
-  };
-  auto parsePositive = [&](StringRef s, int64_t &out) {
-    return !s.getAsInteger(10, out) && out > 0 && out <= (1 << 22);
-  };
-  if (kind == "torus" || kind == "mesh") {
-    llvm::SmallVector<StringRef, 4> parts;
-    rest.split(parts, 'x');
-    if (rest.empty() || parts.size() > 16)
-      return bad("expected extents like 8x4x8x2");
-    for (StringRef p : parts) {
-      int64_t x;
-      if (!parsePositive(p, x))
-        return bad("extent '" + p + "' is not a positive integer");
-      ovDims.push_back(x);
-    }
-    ovKind = kind == "torus" ? TopologyKind::Torus : TopologyKind::Mesh;
-  } else if (kind == "hypercube") {
-    int64_t n;
-    if (!parsePositive(rest, n) || n > 30)
-      return bad("expected a dimension count from 1 to 30");
-    ovKind = TopologyKind::Hypercube;
-    ovDims.assign(n, 2);
-  } else if (kind == "percs") {
-    llvm::SmallVector<StringRef, 3> parts;
-    rest.split(parts, ',');
-    ovSupernodes = 1;
-    for (StringRef p : parts) {
-      auto [key, val] = p.split('=');
-      int64_t x;
-      if (!parsePositive(val, x))
-        return bad("'" + p + "' needs a positive integer value");
-      if (key == "supernodes")
-        ovSupernodes = x;
-      else if (key == "drawers")
-        ovDrawers = x;
-      else if (key == "nodes")
-        ovNodes = x;
-      else
-        return bad("unknown key '" + key + "' (supernodes, drawers, nodes)");
-    }
-    if (!ovDrawers || !ovNodes)
-      return bad("percs needs drawers= and nodes=");
-    ovKind = TopologyKind::Percs;
-  } else {
-    return bad("unknown topology kind '" + kind +
-               "' (torus, mesh, hypercube, percs)");
+  // The one spec syntax of every tool, the one `--emit=schedule-stats`
+  // prints: `torus:4x4;injection=link` replaces the shape and the options
+  // it names.
+  std::string error;
+  FailureOr<TopologySpec> spec =
+      TopologySpec::parse(opts.topologyOverride, error);
+  if (succeeded(spec) && spec->desc.kind == TopologyKind::Percs &&
+      (spec->desc.drawers < 1 || spec->desc.nodesPerDrawer < 1 ||
+       spec->desc.supernodes < 1)) {
+    error = "percs needs supernodes, drawers= and nodes= of at least 1";
+    spec = failure();
   }
+  if (succeeded(spec) && spec->injectionIsLink &&
+      spec->desc.kind == TopologyKind::Percs) {
+    error = "injection=link needs one link bandwidth; PERCS links differ";
+    spec = failure();
+  }
+  if (failed(spec)) {
+    diag.commandLineError("invalid --topology '" + opts.topologyOverride +
+                          "': " + error);
+    return false;
+  }
+  ovSpec = *spec;
   haveOverride = true;
   return true;
+}
+
+void Sema::overrideMachine(Machine &m) {
+  const TopologyDesc &d = ovSpec.desc;
+  bool percs = d.kind == TopologyKind::Percs;
+  m.kind = d.kind;
+  m.dims = d.dims;
+  m.supernodes = percs ? d.supernodes : 0;
+  m.drawers = percs ? d.drawers : 0;
+  m.nodesPerDrawer = percs ? d.nodesPerDrawer : 0;
+  unsigned given = ovSpec.given;
+  if (given & TopologySpec::Ranks)
+    m.ranksPerNode = d.ranksPerNode;
+  if (given & TopologySpec::LinkBandwidth)
+    m.bandwidth = d.linkBandwidth;
+  if (given & TopologySpec::LLBandwidth)
+    m.llBandwidth = d.llBandwidth;
+  if (given & TopologySpec::LRBandwidth)
+    m.lrBandwidth = d.lrBandwidth;
+  if (given & TopologySpec::DBandwidth)
+    m.dBandwidth = d.dBandwidth;
+  if (given & TopologySpec::Latency)
+    m.latency = d.linkLatency;
+  if (given & TopologySpec::Injection)
+    m.injectionBandwidth =
+        ovSpec.injectionIsLink ? m.bandwidth : d.injectionBandwidth;
+  if (given & TopologySpec::Order)
+    m.dimOrder.assign(d.dimOrder.begin(), d.dimOrder.end());
+  if (!m.topologyLoc.isValid())
+    m.topologyLoc = m.loc;
 }
 
 bool Sema::finishMachine(Machine &m, bool hasRouting,
                          const Property *routingProp) {
   bool ok = true;
-  if (haveOverride) {
-    m.kind = ovKind;
-    m.dims = ovDims;
-    m.supernodes = ovSupernodes;
-    m.drawers = ovDrawers;
-    m.nodesPerDrawer = ovNodes;
-    if (!m.topologyLoc.isValid())
-      m.topologyLoc = m.loc;
-  }
+  if (haveOverride)
+    overrideMachine(m);
   if (opts.ranksPerNodeOverride > 0)
     m.ranksPerNode = opts.ranksPerNodeOverride;
   if (!m.topologyLoc.isValid()) {
@@ -225,18 +218,18 @@ bool Sema::finishMachine(Machine &m, bool hasRouting,
     }
     // Seed 002's link rates unless given.
     if (m.llBandwidth == 0)
-      m.llBandwidth = 24e9;
+      m.llBandwidth = kDefaultLLBandwidth;
     if (m.lrBandwidth == 0)
-      m.lrBandwidth = 5e9;
+      m.lrBandwidth = kDefaultLRBandwidth;
     if (m.dBandwidth == 0)
-      m.dBandwidth = 10e9;
+      m.dBandwidth = kDefaultDBandwidth;
     if (hasRouting && routingProp &&
         !isName(routingProp->value.expr.get(), "direct") && !haveOverride) {
       diag.error(routingProp->loc,
                  "PERCS machines route directly; use 'routing = direct'");
       ok = false;
     }
-    m.routing = RoutingKind::Direct;
+    m.routing = Routing::Direct;
     m.dimOrder.clear();
   } else {
     if (haveOverride && m.bandwidth == 0 && m.llBandwidth > 0) {
@@ -260,15 +253,23 @@ bool Sema::finishMachine(Machine &m, bool hasRouting,
       ok = false;
     }
     unsigned n = m.numDims();
-    if (m.routing == RoutingKind::Direct) {
+    if (m.routing == Routing::Direct) {
       diag.error(routingProp ? routingProp->loc : m.loc,
                  "direct routing exists only on PERCS machines");
       ok = false;
     }
-    m.routing = RoutingKind::DimensionOrder;
+    m.routing = Routing::DimensionOrder;
     // An override may change the number of dimensions: the file's order no
-    // longer applies then.
-    if (m.dimOrder.size() != n || (haveOverride && hasRouting)) {
+    // longer applies then, unless the override gives one.
+    bool orderGiven = haveOverride && (ovSpec.given & TopologySpec::Order);
+    if (orderGiven && m.dimOrder.size() != n) {
+      diag.commandLineError("invalid --topology '" + opts.topologyOverride +
+                            "': order lists " + Twine(m.dimOrder.size()) +
+                            " dimensions, the topology has " + Twine(n));
+      ok = false;
+    }
+    if (!orderGiven &&
+        (m.dimOrder.size() != n || (haveOverride && hasRouting))) {
       if (!m.dimOrder.empty() && !haveOverride) {
         diag.error(routingProp ? routingProp->loc : m.loc,
                    "dimension order lists " + Twine(m.dimOrder.size()) +
@@ -364,9 +365,9 @@ void Sema::checkMachines() {
         const Expr *e = p.value.expr.get();
         std::optional<NamedValue> routing = asNamedValue(e);
         if (isName(e, "direct")) {
-          m->routing = RoutingKind::Direct;
+          m->routing = Routing::Direct;
         } else if (routing && routing->name == "dimension_order") {
-          m->routing = RoutingKind::DimensionOrder;
+          m->routing = Routing::DimensionOrder;
           llvm::SmallVector<bool, 8> used(17, false);
           for (const auto &a : routing->args) {
             OptInt d = evalInt(*a, env);

@@ -6,7 +6,7 @@
 ///
 /// \file
 /// Sema: operation declarations. One table row per operation keyword gives
-/// its OpKind, its directives and the required ones; the checks every kind
+/// its CollectiveKind, its directives and the required ones; the checks every kind
 /// shares (unknown, duplicate, misplaced and missing directives, machine,
 /// group, root, the common directives, a hand-written schedule) are driven
 /// by it, and the row's own check (SemaOpKinds.cpp) does the rest. Adding an
@@ -23,8 +23,6 @@
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
 using namespace phasec::lang::syntax;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace {
 
@@ -51,55 +49,55 @@ std::string joinNames(llvm::ArrayRef<StringRef> names) {
 
 } // namespace
 
-// The PAPERS aggregates (seed 004) are rows too: each maps onto the OpKind
+// The PAPERS aggregates (seed 004) are rows too: each maps onto the CollectiveKind
 // that moves its data (see docs/language.md). The order of the rows is the
 // order of the "operations:" note.
 const Sema::OpSpec Sema::opSpecs[] = {
-    {"alltoall", OpKind::Alltoall, Aggregate::None, "block", "block",
+    {"alltoall", CollectiveKind::Alltoall, Aggregate::None, "block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"alltoallv", OpKind::Alltoallv, Aggregate::None, "sizes", "sizes",
+    {"alltoallv", CollectiveKind::Alltoallv, Aggregate::None, "sizes", "sizes",
      "alltoallv", "'sizes = EXPR SIZE_UNIT;' or 'sizes = file(\"...\");'",
      &Sema::checkAlltoallv},
-    {"transpose", OpKind::Transpose, Aggregate::None, "from to style",
+    {"transpose", CollectiveKind::Transpose, Aggregate::None, "from to style",
      "from to", "transpose", "'from = ARRAY;' and 'to = ARRAY;'",
      &Sema::checkTranspose},
-    {"permute", OpKind::Permute, Aggregate::None, "pattern block from to style",
+    {"permute", CollectiveKind::Permute, Aggregate::None, "pattern block from to style",
      "pattern", "permute", "'pattern = ...;'", &Sema::checkPermute},
-    {"gather", OpKind::Gather, Aggregate::None, "root block", "block",
+    {"gather", CollectiveKind::Gather, Aggregate::None, "root block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"scatter", OpKind::Scatter, Aggregate::None, "root block", "block",
+    {"scatter", CollectiveKind::Scatter, Aggregate::None, "root block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"allgather", OpKind::Allgather, Aggregate::None, "block", "block",
+    {"allgather", CollectiveKind::Allgather, Aggregate::None, "block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"broadcast", OpKind::Broadcast, Aggregate::None, "root block", "block",
+    {"broadcast", CollectiveKind::Broadcast, Aggregate::None, "root block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"reduce", OpKind::Reduce, Aggregate::None, "root op type count", "op",
+    {"reduce", CollectiveKind::Reduce, Aggregate::None, "root op type count", "op",
      "operation", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
-    {"allreduce", OpKind::Allreduce, Aggregate::None, "op type count", "op",
+    {"allreduce", CollectiveKind::Allreduce, Aggregate::None, "op type count", "op",
      "operation", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
-    {"scan", OpKind::Scan, Aggregate::None, "op type count", "op", "operation",
+    {"scan", CollectiveKind::Scan, Aggregate::None, "op type count", "op", "operation",
      "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
-    {"one_to_all", OpKind::OneToAll, Aggregate::None, "root block", "block",
+    {"one_to_all", CollectiveKind::OneToAll, Aggregate::None, "root block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"all_to_one", OpKind::AllToOne, Aggregate::None, "root block", "block",
+    {"all_to_one", CollectiveKind::AllToOne, Aggregate::None, "root block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"barrier", OpKind::Barrier, Aggregate::None, "", "", "", "", nullptr},
-    {"local", OpKind::Local, Aggregate::None, "", "", "", "", nullptr},
-    {"putget", OpKind::Alltoallv, Aggregate::Putget, "source type", "source",
+    {"barrier", CollectiveKind::Barrier, Aggregate::None, "", "", "", "", nullptr},
+    {"local", CollectiveKind::Local, Aggregate::None, "", "", "", "", nullptr},
+    {"putget", CollectiveKind::Alltoallv, Aggregate::Putget, "source type", "source",
      "putget",
      "'source = EXPR;' (the rank each member reads from, over 'rank')",
      &Sema::checkPutget},
-    {"waitvec", OpKind::Allgather, Aggregate::Waitvec, "", "", "", "",
+    {"waitvec", CollectiveKind::Allgather, Aggregate::Waitvec, "", "", "", "",
      &Sema::checkWaitvec},
-    {"vote", OpKind::Allgather, Aggregate::Vote, "type", "", "", "", nullptr},
-    {"match", OpKind::Allgather, Aggregate::Match, "type", "", "", "", nullptr},
-    {"rank", OpKind::Allgather, Aggregate::Rank, "type", "", "", "", nullptr},
-    {"population", OpKind::Local, Aggregate::Population, "", "", "", "",
+    {"vote", CollectiveKind::Allgather, Aggregate::Vote, "type", "", "", "", nullptr},
+    {"match", CollectiveKind::Allgather, Aggregate::Match, "type", "", "", "", nullptr},
+    {"rank", CollectiveKind::Allgather, Aggregate::Rank, "type", "", "", "", nullptr},
+    {"population", CollectiveKind::Local, Aggregate::Population, "", "", "", "",
      nullptr},
-    {"enumerate", OpKind::Local, Aggregate::Enumerate, "", "", "", "", nullptr},
-    {"any", OpKind::Allreduce, Aggregate::Any, "", "", "", "",
+    {"enumerate", CollectiveKind::Local, Aggregate::Enumerate, "", "", "", "", nullptr},
+    {"any", CollectiveKind::Allreduce, Aggregate::Any, "", "", "", "",
      &Sema::checkAnyAll},
-    {"all", OpKind::Allreduce, Aggregate::All, "", "", "", "",
+    {"all", CollectiveKind::Allreduce, Aggregate::All, "", "", "", "",
      &Sema::checkAnyAll},
 };
 
@@ -345,16 +343,16 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     case Algorithm::Pairwise:
     case Algorithm::LinearShift:
     case Algorithm::Xor:
-      supported = op.kind == OpKind::Alltoall || op.kind == OpKind::Alltoallv ||
-                  op.kind == OpKind::Transpose;
+      supported = op.kind == CollectiveKind::Alltoall || op.kind == CollectiveKind::Alltoallv ||
+                  op.kind == CollectiveKind::Transpose;
       break;
     case Algorithm::Bruck:
-      supported = op.kind == OpKind::Alltoall || op.kind == OpKind::Allgather;
+      supported = op.kind == CollectiveKind::Alltoall || op.kind == CollectiveKind::Allgather;
       break;
     case Algorithm::KLevel:
-      supported = op.kind == OpKind::OneToAll || op.kind == OpKind::AllToOne ||
-                  op.kind == OpKind::Alltoall || op.kind == OpKind::Broadcast ||
-                  op.kind == OpKind::Scatter || op.kind == OpKind::Gather;
+      supported = op.kind == CollectiveKind::OneToAll || op.kind == CollectiveKind::AllToOne ||
+                  op.kind == CollectiveKind::Alltoall || op.kind == CollectiveKind::Broadcast ||
+                  op.kind == CollectiveKind::Scatter || op.kind == CollectiveKind::Gather;
       break;
     case Algorithm::Schedule:
       break;
@@ -379,7 +377,7 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     }
   }
   if (const Property *p = c.get("style")) {
-    if (op.kind != OpKind::Transpose && !op.elementLevel) {
+    if (op.kind != CollectiveKind::Transpose && !op.elementLevel) {
       diag.error(p->loc, "'style' applies to array operations (transpose, "
                          "element-level permute)");
       return false;
@@ -425,7 +423,7 @@ bool Sema::checkHandWrittenSchedule(OpContext &c) {
     diag.note(d.scheduleLoc, "the schedule is here; remove one of them");
     return false;
   }
-  if (op.kind == OpKind::Barrier || op.kind == OpKind::Local) {
+  if (op.kind == CollectiveKind::Barrier || op.kind == CollectiveKind::Local) {
     diag.error(d.scheduleLoc, "'" + d.kind +
                                   "' moves no data and takes no "
                                   "schedule");
@@ -434,12 +432,10 @@ bool Sema::checkHandWrittenSchedule(OpContext &c) {
   dir.algorithm = Algorithm::Schedule;
   op.hasSchedule = true;
   op.scheduleLoc = d.scheduleLoc;
-  if (!runSchedule(d, op))
-    return false;
-  verifySchedule(op);
-  if (diag.hadError() && op.phases.empty())
-    return false;
-  return true;
+  // Whether the schedule delivers the operation's traffic is
+  // Problem::verify's to say (comm-verify-schedule), the one completeness
+  // check of every schedule.
+  return runSchedule(d, op);
 }
 
 void Sema::checkOps() {

@@ -22,9 +22,6 @@
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
 using namespace phasec::lang::syntax;
-using llvm::SMLoc;
-using llvm::StringRef;
-using llvm::Twine;
 
 namespace {
 
@@ -56,7 +53,7 @@ bool Sema::setElementType(OpContext &c) {
     op.elementType = *type;
     return true;
   }
-  unknownValue(p->value, "element type", t, kElementTypeSpellings);
+  unknownValue(p->value, "element type", t, joinSpellings<ElementType>(getMaxEnumValForElementType()));
   return false;
 }
 
@@ -75,14 +72,14 @@ bool Sema::checkReduction(OpContext &c) {
   std::string o = identValue(opProp->value, "'op'");
   if (o.empty())
     return false;
-  auto r = llvm::StringSwitch<std::optional<ReduceOp>>(o)
-               .Case("add", ReduceOp::Add)
-               .Case("mul", ReduceOp::Mul)
-               .Case("min", ReduceOp::Min)
-               .Case("max", ReduceOp::Max)
-               .Case("and", ReduceOp::And)
-               .Case("or", ReduceOp::Or)
-               .Case("xor", ReduceOp::Xor)
+  auto r = llvm::StringSwitch<std::optional<ReduceKind>>(o)
+               .Case("add", ReduceKind::Add)
+               .Case("mul", ReduceKind::Mul)
+               .Case("min", ReduceKind::Min)
+               .Case("max", ReduceKind::Max)
+               .Case("and", ReduceKind::And)
+               .Case("or", ReduceKind::Or)
+               .Case("xor", ReduceKind::Xor)
                .Default(std::nullopt);
   if (!r) {
     unknownValue(opProp->value, "reduction operator", o,
@@ -109,19 +106,19 @@ bool Sema::checkReduction(OpContext &c) {
                  op.elementType == ElementType::Complex128;
   bool isComplex = op.elementType == ElementType::Complex64 ||
                    op.elementType == ElementType::Complex128;
-  bool bitwise = op.reduceOp == ReduceOp::And || op.reduceOp == ReduceOp::Or ||
-                 op.reduceOp == ReduceOp::Xor;
+  bool bitwise = op.reduceOp == ReduceKind::And || op.reduceOp == ReduceKind::Or ||
+                 op.reduceOp == ReduceKind::Xor;
   if (bitwise && isFloat) {
     diag.error(opProp->value.loc, "bitwise reduction '" +
-                                      stringifyReduceOp(op.reduceOp) +
+                                      stringifyReduceKind(op.reduceOp) +
                                       "' needs an integer element type, not " +
                                       stringifyElementType(op.elementType));
     return false;
   }
   if (isComplex &&
-      (op.reduceOp == ReduceOp::Min || op.reduceOp == ReduceOp::Max)) {
+      (op.reduceOp == ReduceKind::Min || op.reduceOp == ReduceKind::Max)) {
     diag.error(opProp->value.loc, "complex numbers have no order for '" +
-                                      stringifyReduceOp(op.reduceOp) + "'");
+                                      stringifyReduceKind(op.reduceOp) + "'");
     return false;
   }
   if (__builtin_mul_overflow(op.count, elementTypeBytes(op.elementType),
@@ -134,7 +131,7 @@ bool Sema::checkReduction(OpContext &c) {
 
 bool Sema::checkAnyAll(OpContext &c) {
   Operation &op = c.op;
-  op.reduceOp = op.aggregate == Aggregate::Any ? ReduceOp::Or : ReduceOp::And;
+  op.reduceOp = op.aggregate == Aggregate::Any ? ReduceKind::Or : ReduceKind::And;
   op.elementType = ElementType::UInt8;
   op.count = 1;
   op.blockBytes = 1;
@@ -282,9 +279,11 @@ bool Sema::checkTranspose(OpContext &c) {
                           "(it moves no data between ranks)");
     return false;
   }
+  // The block of one pair: what a hand-written `send` moves by default
+  // (docs/language.md). Both extents divide by n: Sema checked that each
+  // array's group divides its distributed extent, and the two arrays are
+  // transposes.
   int64_t rowsPer = fromArray->shape[0] / n, colsPer = fromArray->shape[1] / n;
-  // Both extents divide by n: Sema checked that each array's group
-  // divides its distributed extent, and the two arrays are transposes.
   op.blockBytes = rowsPer * colsPer * elementTypeBytes(fromArray->elementType);
   op.elementType = fromArray->elementType;
   return true;
@@ -329,21 +328,9 @@ bool Sema::checkPermute(OpContext &c) {
     }
     if (!buildPermutation(*pat, op, elems))
       return false;
-    // The rank-to-rank traffic of the element permutation.
+    // The rank-to-rank traffic is Collective::lower's to derive (it knows
+    // both distributions); Sema only checks the program.
     op.elementType = op.from->elementType;
-    int64_t eb = elementTypeBytes(op.elementType);
-    auto owner = [&](const Array *a, int64_t e) -> int64_t {
-      int64_t inner = 1;
-      for (size_t k = 1; k < a->shape.size(); ++k)
-        inner *= a->shape[k];
-      if (a->distribution == Distribution::Rows)
-        return (e / inner) / (a->shape[0] / n);
-      int64_t inner2 = inner / a->shape[1];
-      return ((e / inner2) % a->shape[1]) / (a->shape[1] / n);
-    };
-    op.sizes.assign(n * n, 0);
-    for (int64_t e = 0; e < elems; ++e)
-      op.sizes[owner(op.from, e) * n + owner(op.to, op.permutation[e])] += eb;
   } else {
     if (toArray) {
       diag.error(c.get("to")->loc, "'to' needs 'from' (an element-level "

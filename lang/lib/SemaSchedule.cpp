@@ -18,7 +18,6 @@
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
 using namespace phasec::lang::syntax;
-using llvm::Twine;
 
 /// The number of sends `body` makes on every execution, whatever the values
 /// (loops and conditionals count as none): a lower bound for the limit check.
@@ -197,61 +196,4 @@ bool Sema::execBlock(const StmtList &body, Env &env, Operation &op,
     }
   }
   return done(true);
-}
-
-void Sema::verifySchedule(Operation &op) {
-  // Checks that a hand-written schedule delivers exactly the traffic of its
-  // operation, for the operations whose traffic is a matrix. Self-transfers
-  // (local copies) are optional.
-  int64_t n = op.group->size();
-  if (n * n > opts.maxMatrixEntries)
-    return;
-  std::vector<int64_t> need;
-  switch (op.kind) {
-  case OpKind::Alltoall:
-  case OpKind::Transpose:
-    need.assign(n * n, op.blockBytes);
-    break;
-  case OpKind::Alltoallv:
-    need = op.sizes;
-    break;
-  case OpKind::Permute:
-    if (op.elementLevel) {
-      need = op.sizes;
-    } else {
-      need.assign(n * n, 0);
-      for (int64_t i = 0; i < n; ++i)
-        need[i * n + op.permutation[i]] = op.blockBytes;
-    }
-    break;
-  default:
-    return;
-  }
-  std::vector<int64_t> got(n * n, 0);
-  for (const Phase &p : op.phases)
-    for (const Transfer &t : p.transfers) {
-      int64_t &slot =
-          got[op.group->indexOf(t.src) * n + op.group->indexOf(t.dst)];
-      if (__builtin_add_overflow(slot, t.bytes, &slot))
-        slot = INT64_MAX;
-    }
-  unsigned reported = 0;
-  uint64_t mismatches = 0;
-  for (int64_t s = 0; s < n; ++s)
-    for (int64_t d = 0; d < n; ++d) {
-      int64_t i = s * n + d;
-      if (got[i] == need[i] || (s == d && got[i] == 0))
-        continue;
-      ++mismatches;
-      if (reported++ < 3)
-        diag.error(op.scheduleLoc,
-                   "hand-written schedule of '" + op.name + "' sends " +
-                       Twine(got[i]) + " bytes from rank " +
-                       Twine(op.group->ranks[s]) + " to rank " +
-                       Twine(op.group->ranks[d]) + ", but " +
-                       stringifyOpKind(op.kind) + " needs " + Twine(need[i]));
-    }
-  if (mismatches > 3)
-    diag.note(op.scheduleLoc,
-              Twine(mismatches) + " (src, dst) pairs differ in total");
 }

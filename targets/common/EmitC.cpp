@@ -101,7 +101,8 @@ static std::string describeFormula(const OperationPlan &plan) {
 
 void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
-  os << "/*===- " << n << ": " << stringifyOpKind(plan.kind) << " -===*\n"
+  os << "/*===- " << n << ": "
+     << stringifyPlanKind(plan.kind, plan.elementLevel) << " -===*\n"
      << " * group: " << plan.numMembers() << " members (ranks";
   int64_t shown = 0;
   for (RankId r : plan.group) {
@@ -113,7 +114,7 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   }
   os << ")\n";
   switch (plan.kind) {
-  case OpKind::Transpose:
+  case CollectiveKind::Transpose:
     if (!plan.isSquare()) {
       os << " * array: " << plan.n << " x " << plan.cols << " "
          << plan.elem.name << " (" << plan.elem.size
@@ -127,13 +128,16 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
        << " (" << plan.elem.size << " bytes), rows block-distributed, "
        << plan.rowsPerMember() << " rows per member\n";
     break;
-  case OpKind::Permute:
-    os << " * array: " << plan.n << " " << plan.elem.name
-       << " elements, block-distributed; element g moves to perm(g)\n";
-    break;
-  case OpKind::Alltoallv:
+  case CollectiveKind::Alltoallv:
     os << " * blocks: per-pair sizes (alltoallv)\n";
     break;
+  case CollectiveKind::Permute:
+    if (plan.elementLevel) {
+      os << " * array: " << plan.n << " " << plan.elem.name
+         << " elements, block-distributed; element g moves to perm(g)\n";
+      break;
+    }
+    [[fallthrough]];
   default:
     os << " * block: " << plan.blockBytes << " bytes";
     if (plan.root >= 0)
@@ -149,7 +153,7 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "\n * peers: " << describeFormula(plan) << "\n"
      << " * transfer style: " << stringifyTransferStyle(plan.options.style)
      << ", phase sync: "
-     << (plan.options.sync == PhaseSync::Barrier ? "barrier" : "none");
+     << stringifySyncKind(plan.options.sync);
   if (isTranspose(plan))
     os << ", loop order: "
        << (plan.options.order == LoopOrder::ContiguousLoads
@@ -264,7 +268,7 @@ static void emitDisplacements(llvm::raw_ostream &os,
                               const OperationPlan &plan) {
   const std::string &n = plan.name;
   int64_t p = plan.numMembers();
-  if (plan.kind == OpKind::Alltoallv) {
+  if (plan.kind == CollectiveKind::Alltoallv) {
     os << "/* alltoallv: per-member rows of the size matrix and their "
           "prefix sums. */\n";
     for (int64_t m = 0; m < p; ++m) {
@@ -316,16 +320,16 @@ static void emitDisplacements(llvm::raw_ostream &os,
   }
   std::string sd = "0", rd = "0";
   switch (plan.kind) {
-  case OpKind::Alltoall:
+  case CollectiveKind::Alltoall:
     sd = "(int64_t)peer * " + n + "_BLOCK";
     rd = "(int64_t)peer * " + n + "_BLOCK";
     break;
-  case OpKind::Allgather:
-  case OpKind::Gather:
-  case OpKind::AllToOne:
+  case CollectiveKind::Allgather:
+  case CollectiveKind::Gather:
+  case CollectiveKind::AllToOne:
     rd = "(int64_t)peer * " + n + "_BLOCK";
     break;
-  case OpKind::Scatter:
+  case CollectiveKind::Scatter:
     sd = "(int64_t)peer * " + n + "_BLOCK";
     break;
   default:
@@ -354,15 +358,15 @@ static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
     return true;
   };
   const PermutationSpec &spec = plan.permSpec;
-  std::string fn = plan.kind == OpKind::Permute ? "_perm" : "_rperm";
-  if (spec.kind == PermutationSpec::XorMask &&
+  std::string fn = plan.elementLevel ? "_perm" : "_rperm";
+  if (spec.kind == PermuteKind::Xor &&
       matches([&](int64_t g) { return g ^ spec.mask; })) {
     os << "/* The permutation: g -> g ^ " << spec.mask << ". */\n"
        << "static inline int64_t " << n << fn << "(int64_t g) { return g ^ "
        << spec.mask << "; }\n\n";
     return;
   }
-  if (spec.kind == PermutationSpec::CyclicShift) {
+  if (spec.kind == PermuteKind::Shift) {
     int64_t sh = ((spec.shift % size) + size) % size;
     if (matches([&](int64_t g) { return (g + sh) % size; })) {
       os << "/* The permutation: g -> (g + " << sh << ") % " << size
@@ -372,7 +376,7 @@ static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
       return;
     }
   }
-  if (spec.kind == PermutationSpec::BitReversal && size > 1) {
+  if (spec.kind == PermuteKind::BitReversal && size > 1) {
     int bits = 0;
     while ((int64_t(1) << bits) < size)
       ++bits;
@@ -566,7 +570,7 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
   emitPhaseData(os, plan);
   if (isBlockOp(plan))
     emitDisplacements(os, plan);
-  if (isPermute(plan) || plan.kind == OpKind::RankPermute)
+  if (plan.kind == CollectiveKind::Permute)
     emitPermutation(os, plan);
   if (isPermute(plan))
     emitPermuteLists(os, plan);
@@ -610,7 +614,7 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
   os << "/* ---- " << n << ": harness helpers (fill, check, sizes) ---- */\n";
   std::string sendBytes, recvBytes, size;
   switch (plan.kind) {
-  case OpKind::Transpose: {
+  case CollectiveKind::Transpose: {
     TransposeShape sh = getTransposeShape(plan);
     std::string e = " * sizeof(" + n + "_elem_t)";
     if (plan.isSquare())
@@ -622,11 +626,15 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
     size = "(size_t)" + sh.nb + " * " + sh.na + e;
     break;
   }
-  case OpKind::Permute:
+  case CollectiveKind::Permute:
+    if (!plan.elementLevel) {
+      sendBytes = recvBytes = size = n + "_BLOCK";
+      break;
+    }
     sendBytes = recvBytes = "(size_t)" + n + "_L * sizeof(" + n + "_elem_t)";
     size = "(size_t)" + n + "_N * sizeof(" + n + "_elem_t)";
     break;
-  case OpKind::Alltoallv: {
+  case CollectiveKind::Alltoallv: {
     int64_t total = 0;
     for (int64_t v : plan.sizes)
       total += v;
@@ -635,26 +643,27 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
     size = std::to_string(total);
     break;
   }
-  case OpKind::Alltoall:
+  case CollectiveKind::Alltoall:
     sendBytes = recvBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
     size = n + "_BLOCK";
     break;
-  case OpKind::Allgather:
-  case OpKind::Gather:
-  case OpKind::AllToOne:
+  case CollectiveKind::Allgather:
+  case CollectiveKind::Gather:
+  case CollectiveKind::AllToOne:
     sendBytes = n + "_BLOCK";
     recvBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
     size = n + "_BLOCK";
     break;
-  case OpKind::Scatter:
+  case CollectiveKind::Scatter:
     sendBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
     recvBytes = n + "_BLOCK";
     size = n + "_BLOCK";
     break;
-  case OpKind::OneToAll:
-  case OpKind::RankPermute:
+  case CollectiveKind::OneToAll:
     sendBytes = recvBytes = size = n + "_BLOCK";
     break;
+  default:
+    llvm_unreachable("no plan for a relaying operation");
   }
   os << "/* Buffer sizes (bytes, the same on every member: the largest). */\n"
      << "static inline size_t " << n << "_send_bytes(void) { return " << sendBytes
@@ -674,25 +683,29 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
      << "static inline void " << n << "_fill(int me, void *sendbuf) {\n"
      << "  char *s = (char *)sendbuf;\n";
   switch (plan.kind) {
-  case OpKind::Transpose: {
+  case CollectiveKind::Transpose: {
     TransposeShape sh = getTransposeShape(plan);
     os << "  phasec_fill_matrix(s, sizeof(" << n << "_elem_t), " << sh.ra
        << ", " << sh.na << ", " << sh.na << ", (uint64_t)me * " << sh.ra
        << ", 0);\n";
     break;
   }
-  case OpKind::Permute:
+  case CollectiveKind::Permute:
+    if (!plan.elementLevel) {
+      os << "  phasec_fill(s, " << n << "_BLOCK, me, " << n << "_P, 0);\n";
+      break;
+    }
     os << "  for (int64_t i = 0; i < " << n << "_L; ++i)\n"
        << "    phasec_fill(s + i * sizeof(" << n << "_elem_t), sizeof(" << n
        << "_elem_t), (uint64_t)me * " << n << "_L + i, " << n << "_P, 0);\n";
     break;
-  case OpKind::Alltoallv:
+  case CollectiveKind::Alltoallv:
     os << "  for (int d = 0; d < " << n << "_P; ++d)\n"
        << "    phasec_fill(s + " << n << "_sdispl[me][d], (size_t)" << n
        << "_ssize[me][d], me, d, 0);\n";
     break;
-  case OpKind::Alltoall:
-  case OpKind::Scatter:
+  case CollectiveKind::Alltoall:
+  case CollectiveKind::Scatter:
     os << "  for (int d = 0; d < " << n << "_P; ++d)\n"
        << "    phasec_fill(s + " << n << "_sdispl_of(me, d), " << n
        << "_BLOCK, me, d, 0);\n";
@@ -710,14 +723,21 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
      << "  const char *r = (const char *)recvbuf;\n  uint64_t bad = 0;\n"
      << "  (void)me;\n";
   switch (plan.kind) {
-  case OpKind::Transpose: {
+  case CollectiveKind::Transpose: {
     TransposeShape sh = getTransposeShape(plan);
     os << "  bad += phasec_check_transposed(st, r, sizeof(" << n
        << "_elem_t), " << sh.rb << ", " << sh.nb << ", " << sh.nb
        << ", (uint64_t)me * " << sh.rb << ", 0);\n";
     break;
   }
-  case OpKind::Permute:
+  case CollectiveKind::Permute:
+    if (!plan.elementLevel) {
+      os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
+         << "    if (" << n << "_rperm(s) == me)\n"
+         << "      bad += phasec_check(st, \"block\", r, " << n
+         << "_BLOCK, s, " << n << "_P, 0, 0);\n";
+      break;
+    }
     os << "  /* The inverse permutation of this member's slice. */\n"
        << "  int64_t *src = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * " << n
        << "_L, \"inverse permutation\");\n"
@@ -731,46 +751,42 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
        << "_P, 0, q * sizeof(" << n << "_elem_t));\n"
        << "  free(src);\n";
     break;
-  case OpKind::Alltoallv:
+  case CollectiveKind::Alltoallv:
     os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
        << "    bad += phasec_check(st, \"block\", r + " << n
        << "_rdispl[me][s], (size_t)" << n << "_rsize[me][s], s, me, 0, "
        << "(size_t)" << n << "_rdispl[me][s]);\n";
     break;
-  case OpKind::Alltoall:
+  case CollectiveKind::Alltoall:
     os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
        << "    bad += phasec_check(st, \"block\", r + " << n
        << "_rdispl_of(me, s), " << n << "_BLOCK, s, me, 0, (size_t)" << n
        << "_rdispl_of(me, s));\n";
     break;
-  case OpKind::Allgather:
+  case CollectiveKind::Allgather:
     os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
        << "    bad += phasec_check(st, \"block\", r + " << n
        << "_rdispl_of(me, s), " << n << "_BLOCK, s, " << n
        << "_P, 0, (size_t)" << n << "_rdispl_of(me, s));\n";
     break;
-  case OpKind::Gather:
-  case OpKind::AllToOne:
+  case CollectiveKind::Gather:
+  case CollectiveKind::AllToOne:
     os << "  if (me == " << n << "_ROOT)\n"
        << "    for (int s = 0; s < " << n << "_P; ++s)\n"
        << "      bad += phasec_check(st, \"block\", r + " << n
        << "_rdispl_of(me, s), " << n << "_BLOCK, s, " << n
        << "_P, 0, (size_t)" << n << "_rdispl_of(me, s));\n";
     break;
-  case OpKind::Scatter:
+  case CollectiveKind::Scatter:
     os << "  bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, " << n
        << "_ROOT, me, 0, 0);\n";
     break;
-  case OpKind::OneToAll:
+  case CollectiveKind::OneToAll:
     os << "  bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, " << n
        << "_ROOT, " << n << "_P, 0, 0);\n";
     break;
-  case OpKind::RankPermute:
-    os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
-       << "    if (" << n << "_rperm(s) == me)\n"
-       << "      bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, s, "
-       << n << "_P, 0, 0);\n";
-    break;
+  default:
+    llvm_unreachable("no plan for a relaying operation");
   }
   os << "  return bad;\n}\n\n";
 }
@@ -784,44 +800,47 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "  char *r = (char *)recvbuf;\n  (void)s; (void)r; (void)me;\n";
   std::string B = n + "_BLOCK";
   switch (plan.kind) {
-  case OpKind::Alltoall:
+  case CollectiveKind::Alltoall:
     os << "  memcpy(r + (int64_t)me * " << B << ", s + (int64_t)me * " << B
        << ", " << B << ");\n";
     break;
-  case OpKind::Alltoallv:
+  case CollectiveKind::Alltoallv:
     os << "  memcpy(r + " << n << "_rdispl[me][me], s + " << n
        << "_sdispl[me][me], (size_t)" << n << "_ssize[me][me]);\n";
     break;
-  case OpKind::Allgather:
+  case CollectiveKind::Allgather:
     os << "  memcpy(r + (int64_t)me * " << B << ", s, " << B << ");\n";
     break;
-  case OpKind::Gather:
-  case OpKind::AllToOne:
+  case CollectiveKind::Gather:
+  case CollectiveKind::AllToOne:
     os << "  if (me == " << n << "_ROOT)\n    memcpy(r + (int64_t)me * " << B
        << ", s, " << B << ");\n";
     break;
-  case OpKind::Scatter:
+  case CollectiveKind::Scatter:
     os << "  if (me == " << n << "_ROOT)\n    memcpy(r, s + (int64_t)me * " << B
        << ", " << B << ");\n";
     break;
-  case OpKind::OneToAll:
+  case CollectiveKind::OneToAll:
     os << "  if (me == " << n << "_ROOT)\n    memcpy(r, s, " << B << ");\n";
     break;
-  case OpKind::RankPermute:
-    os << "  if (" << n << "_rperm(me) == me)\n    memcpy(r, s, " << B
-       << ");\n";
-    break;
-  case OpKind::Transpose: {
+  case CollectiveKind::Transpose: {
     TransposeShape sh = getTransposeShape(plan);
     os << "  " << n << "_tblock((" << n << "_elem_t *)r + (int64_t)me * "
        << sh.ra << ", " << sh.nb << ", (const " << n
        << "_elem_t *)s + (int64_t)me * " << sh.rb << ", " << sh.na << ");\n";
     break;
   }
-  case OpKind::Permute:
+  case CollectiveKind::Permute:
+    if (!plan.elementLevel) {
+      os << "  if (" << n << "_rperm(me) == me)\n    memcpy(r, s, " << B
+         << ");\n";
+      break;
+    }
     os << "  " << n << "_pstore((" << n << "_elem_t *)r, (const " << n
        << "_elem_t *)s, me, me, 0, " << n << "_cnt[me * " << n << "_P + me]);\n";
     break;
+  default:
+    llvm_unreachable("no plan for a relaying operation");
   }
   os << "}\n\n";
 }
@@ -867,7 +886,7 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "  phasec_stats stats = " << tr.reduceTimes << ";\n"
      << "  if (" << rank << " == 0) {\n"
      << "    phasec_print_header(\"phasec " << n << ": "
-     << stringifyOpKind(plan.kind) << ", " << plan.numMembers()
+     << stringifyPlanKind(plan.kind, plan.elementLevel) << ", " << plan.numMembers()
      << " members, " << stringifyTransferStyle(plan.options.style) << ", "
      << tr.name << "\");\n"
      << "    phasec_print_timing(" << n << "_size(), &stats);\n"

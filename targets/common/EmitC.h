@@ -96,10 +96,10 @@ void emitPhaseLoop(
 
 /// True if the op is a transpose / an element permutation.
 inline bool isTranspose(const OperationPlan &p) {
-  return p.kind == OpKind::Transpose;
+  return p.kind == CollectiveKind::Transpose;
 }
 inline bool isPermute(const OperationPlan &p) {
-  return p.kind == OpKind::Permute;
+  return p.kind == CollectiveKind::Permute && p.elementLevel;
 }
 inline bool isBlockOp(const OperationPlan &p) {
   return !isTranspose(p) && !isPermute(p);

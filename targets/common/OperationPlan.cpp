@@ -16,7 +16,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -24,7 +23,7 @@
 using namespace phasec;
 using namespace phasec::target;
 
-llvm::FailureOr<ElementType>
+llvm::FailureOr<ElementCType>
 phasec::target::parseElementType(llvm::StringRef name, std::string &error) {
   struct Entry {
     const char *names[3];
@@ -49,103 +48,24 @@ phasec::target::parseElementType(llvm::StringRef name, std::string &error) {
   for (const Entry &e : entries)
     for (const char *n : e.names)
       if (n && name == n)
-        return ElementType{e.canonical, e.cType, e.size};
+        return ElementCType{e.canonical, e.cType, e.size};
   error = "unknown element type '" + name.str() +
           "' (expected i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, c64 "
           "or c128)";
   return llvm::failure();
 }
 
-llvm::StringRef phasec::target::stringifyOpKind(OpKind kind) {
-  switch (kind) {
-  case OpKind::Alltoall:
-    return "alltoall";
-  case OpKind::Alltoallv:
-    return "alltoallv";
-  case OpKind::Transpose:
-    return "transpose";
-  case OpKind::Permute:
-    return "permute";
-  case OpKind::RankPermute:
+llvm::StringRef phasec::target::stringifyPlanKind(CollectiveKind kind,
+                                                  bool elementLevel) {
+  if (kind == CollectiveKind::Permute && !elementLevel)
     return "rank_permute";
-  case OpKind::Gather:
-    return "gather";
-  case OpKind::Scatter:
-    return "scatter";
-  case OpKind::Allgather:
-    return "allgather";
-  case OpKind::OneToAll:
-    return "one_to_all";
-  case OpKind::AllToOne:
-    return "all_to_one";
-  }
-  llvm_unreachable("bad OpKind");
-}
-
-llvm::StringRef phasec::target::stringifyTransferStyle(TransferStyle style) {
-  switch (style) {
-  case TransferStyle::Packing:
-    return "packing";
-  case TransferStyle::Chained:
-    return "chained";
-  case TransferStyle::DirectDeposit:
-    return "direct_deposit";
-  }
-  llvm_unreachable("bad TransferStyle");
-}
-
-llvm::FailureOr<TransferStyle>
-phasec::target::parseTransferStyle(llvm::StringRef s, std::string &error) {
-  if (s == "packing")
-    return TransferStyle::Packing;
-  if (s == "chained")
-    return TransferStyle::Chained;
-  if (s == "direct_deposit" || s == "direct-deposit")
-    return TransferStyle::DirectDeposit;
-  error = "unknown transfer style '" + s.str() +
-          "' (expected packing, chained or direct_deposit)";
-  return llvm::failure();
-}
-
-static std::optional<OpKind> parseOpKind(llvm::StringRef op) {
-  return llvm::StringSwitch<std::optional<OpKind>>(op)
-      .Case("alltoall", OpKind::Alltoall)
-      .Case("alltoallv", OpKind::Alltoallv)
-      .Case("transpose", OpKind::Transpose)
-      .Case("permute", OpKind::Permute)
-      .Case("rank_permute", OpKind::RankPermute)
-      .Case("gather", OpKind::Gather)
-      .Case("scatter", OpKind::Scatter)
-      .Case("allgather", OpKind::Allgather)
-      .Case("one_to_all", OpKind::OneToAll)
-      .Case("all_to_one", OpKind::AllToOne)
-      .Default(std::nullopt);
+  return stringifyCollectiveKind(kind);
 }
 
 int64_t OperationPlan::demand(int32_t src, int32_t dst) const {
   if (src == dst)
     return 0;
-  int64_t p = numMembers();
-  switch (kind) {
-  case OpKind::Alltoall:
-  case OpKind::Allgather:
-    return blockBytes;
-  case OpKind::Alltoallv:
-    return sizes[src * p + dst];
-  case OpKind::Transpose:
-    return rowsPerMember() * colsPerMember() * elem.size;
-  case OpKind::Permute:
-    return permPairBytes[src * p + dst];
-  case OpKind::RankPermute:
-    return perm[src] == dst ? blockBytes : 0;
-  case OpKind::Gather:
-  case OpKind::AllToOne:
-    return dst == root ? blockBytes : 0;
-  case OpKind::Scatter:
-  case OpKind::OneToAll:
-    return src == root ? blockBytes : 0;
-  }
-  llvm_unreachable("bad OpKind");
+  return demands.lookup(group[src], group[dst]);
 }
 
 static bool isCIdentifier(llvm::StringRef s) {
@@ -154,89 +74,69 @@ static bool isCIdentifier(llvm::StringRef s) {
   return llvm::all_of(s, [](char c) { return isalnum(c) || c == '_'; });
 }
 
-/// The plan of `request`; for transposes `cols` is the columns of A (the
-/// request, checked by buildCollective, is then the all-to-all of the
-/// blocks when the array is not square).
-static llvm::FailureOr<OperationPlan>
-buildPlan(llvm::StringRef name, const CollectiveRequest &request,
-          int64_t cols, const ElementType &elem, const Schedule &schedule,
-          const PlanOptions &options, std::string &error);
-
 llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
-    llvm::StringRef name, const CollectiveRequest &request,
-    const ElementType &elem, const Schedule &schedule,
+    llvm::StringRef name, const Collective &collective,
+    const ElementCType &elem, const Schedule &schedule,
     const PlanOptions &options, std::string &error) {
-  return buildPlan(name, request, request.n, elem, schedule, options, error);
-}
-
-llvm::FailureOr<OperationPlan> phasec::target::buildTransposePlan(
-    llvm::StringRef name, const CollectiveRequest &request, int64_t rows,
-    int64_t cols, const ElementType &elem, const Schedule &schedule,
-    const PlanOptions &options, std::string &error) {
-  int64_t p = static_cast<int64_t>(request.group.size());
-  if (rows <= 0 || cols <= 0 || p == 0 || rows % p || cols % p) {
-    error = "transpose of a " + std::to_string(rows) + " x " +
-            std::to_string(cols) + " array: the extents must be positive "
-            "multiples of the " + std::to_string(p) + " members";
-    return llvm::failure();
-  }
-  CollectiveRequest req = request;
-  req.op = "transpose";
-  req.n = rows;
-  if (rows == cols)
-    return buildPlan(name, req, cols, elem, schedule, options, error);
-  if (request.op != "alltoall" && request.op != "transpose") {
-    error = "a rectangular transpose is scheduled as an alltoall, not '" +
-            request.op + "'";
-    return llvm::failure();
-  }
-  return buildPlan(name, req, cols, elem, schedule, options, error);
-}
-
-static llvm::FailureOr<OperationPlan>
-buildPlan(llvm::StringRef name, const CollectiveRequest &request,
-          int64_t cols, const ElementType &elem, const Schedule &schedule,
-          const PlanOptions &options, std::string &error) {
   if (!isCIdentifier(name)) {
     error = "operation name '" + name.str() + "' is not a C identifier";
     return llvm::failure();
   }
-  std::optional<OpKind> kind = parseOpKind(request.op);
-  if (!kind) {
+  switch (collective.kind) {
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::Scan:
+  case CollectiveKind::Barrier:
+  case CollectiveKind::Local:
     error = "the MPI and OpenSHMEM back ends do not support operation '" +
-            request.op + "'";
+            stringifyCollectiveKind(collective.kind).str() + "'";
     return llvm::failure();
+  default:
+    break;
   }
   if (options.tile < 0) {
     error = "tile size must not be negative";
     return llvm::failure();
   }
-  CollectiveRequest req = request;
-  if (*kind == OpKind::Transpose || *kind == OpKind::Permute)
-    req.bytes = elem.size;
-  // A rectangular transpose moves the blocks of an all-to-all; check that
-  // request (the square one is checked as a transpose).
-  CollectiveRequest checked = req;
-  bool rectangular = *kind == OpKind::Transpose && cols != req.n;
-  if (rectangular) {
-    int64_t p = static_cast<int64_t>(req.group.size());
-    checked.op = "alltoall";
-    checked.bytes = (req.n / p) * (cols / p) * elem.size;
+  bool arrays = collective.kind == CollectiveKind::Transpose ||
+                collective.isElementPermute();
+  // The generators lay out an array as slabs of rows, n/P elements per
+  // member in row-major order: other layouts would move other elements.
+  if (arrays && ((collective.from &&
+                  collective.from->distribution != Distribution::Rows) ||
+                 (collective.to &&
+                  collective.to->distribution != Distribution::Rows))) {
+    error = "not yet supported: generated code for arrays distributed by "
+            "cols";
+    return llvm::failure();
   }
-  llvm::FailureOr<TransferSet> demands = buildCollective(checked, error);
+  if (arrays && collective.from->elementBytes != elem.size) {
+    error = "the element type " + elem.name + " has " +
+            std::to_string(elem.size) + " bytes, the array's elements " +
+            std::to_string(collective.from->elementBytes);
+    return llvm::failure();
+  }
+  llvm::FailureOr<TransferSet> demands = collective.lower(error);
   if (failed(demands))
     return llvm::failure();
 
   OperationPlan plan;
   plan.name = name.str();
-  plan.kind = *kind;
+  plan.kind = collective.kind;
+  plan.elementLevel = collective.isElementPermute();
   plan.elem = elem;
-  plan.group = req.group;
-  plan.blockBytes = req.bytes;
-  plan.sizes = req.sizes;
-  plan.n = req.n;
-  plan.cols = *kind == OpKind::Transpose ? cols : 0;
-  plan.permSpec = req.perm;
+  plan.group = collective.group;
+  plan.blockBytes = arrays ? elem.size : collective.blockBytes;
+  plan.sizes = collective.sizes;
+  if (collective.kind == CollectiveKind::Transpose) {
+    plan.n = collective.from->shape[0];
+    plan.cols = collective.from->shape[1];
+  } else if (plan.elementLevel) {
+    plan.n = collective.from->numElements();
+  }
+  plan.permSpec = collective.permutation;
+  plan.demands = std::move(*demands);
   plan.options = options;
   plan.schedule = schedule;
   int64_t p = plan.numMembers();
@@ -244,33 +144,26 @@ buildPlan(llvm::StringRef name, const CollectiveRequest &request,
   llvm::DenseMap<RankId, int32_t> member;
   for (auto [i, r] : llvm::enumerate(plan.group))
     member[r] = static_cast<int32_t>(i);
-  if (req.root >= 0) {
-    auto it = member.find(req.root);
+  if (collective.root >= 0) {
+    auto it = member.find(collective.root);
     if (it == member.end()) {
-      error = "root " + std::to_string(req.root) + " is not in the group";
+      error = "root " + std::to_string(collective.root) +
+              " is not in the group";
       return llvm::failure();
     }
     plan.root = it->second;
   }
-  if (plan.kind == OpKind::Permute || plan.kind == OpKind::RankPermute) {
-    llvm::FailureOr<std::vector<int64_t>> perm = makePermutation(
-        plan.kind == OpKind::Permute ? plan.n : p, req.perm, error);
+  if (collective.kind == CollectiveKind::Permute) {
+    llvm::FailureOr<llvm::ArrayRef<int64_t>> perm =
+        collective.getPermutation(error);
     if (failed(perm))
       return llvm::failure();
-    plan.perm = std::move(*perm);
-  }
-  if (plan.kind == OpKind::Permute) {
-    int64_t per = plan.n / p;
-    plan.permPairBytes.assign(p * p, 0);
-    for (int64_t g = 0; g < plan.n; ++g)
-      if (g / per != plan.perm[g] / per)
-        plan.permPairBytes[(g / per) * p + plan.perm[g] / per] += elem.size;
+    plan.perm.assign(perm->begin(), perm->end());
   }
 
   // Group-index transfers with their offsets inside their pair's data.
   llvm::DenseMap<std::pair<int32_t, int32_t>, int64_t> delivered;
-  bool elementWise =
-      plan.kind == OpKind::Transpose || plan.kind == OpKind::Permute;
+  bool elementWise = arrays;
   for (auto [pi, phase] : llvm::enumerate(schedule.phases)) {
     PlannedPhase planned;
     for (const Transfer &t : phase.transfers) {
@@ -377,9 +270,9 @@ buildPlan(llvm::StringRef name, const CollectiveRequest &request,
       ph.k = xorK[j];
     }
   }
-  bool uniform = plan.kind == OpKind::Alltoall ||
-                 plan.kind == OpKind::Allgather ||
-                 plan.kind == OpKind::Transpose;
+  bool uniform = plan.kind == CollectiveKind::Alltoall ||
+                 plan.kind == CollectiveKind::Allgather ||
+                 plan.kind == CollectiveKind::Transpose;
   if (options.formulas && uniform && !plan.phases.empty()) {
     PhaseFormula f = plan.phases[0].formula;
     plan.useFormulas =

@@ -69,7 +69,7 @@ void MPIWriter::emitGroupComm() {
 }
 
 void MPIWriter::emitPhaseSync() {
-  if (plan.options.sync != PhaseSync::Barrier)
+  if (plan.options.sync != SyncKind::Barrier)
     return;
   os << "    if (j + 1 < " << n << "_NPHASES)\n"
      << "      phasec_mpi_phase_barrier(g); /* congestion control */\n";
@@ -111,7 +111,7 @@ void MPIWriter::emitBlockBody(bool formula) {
   emitPhaseSync();
 }
 
-/// PhaseSync::None: nothing separates the phases, so every receive is
+/// SyncKind::None: nothing separates the phases, so every receive is
 /// posted up front (in phase order), then every send in phase order, and
 /// one wait covers all of them; the schedule's order still decides which
 /// message each peer sees first.
@@ -351,7 +351,7 @@ void MPIWriter::emitTransposeDepositBody(bool formula) {
        << ", 0, x->offset / " << E << ", (x->offset + x->bytes) / " << E
        << ");\n    }\n";
   }
-  if (plan.options.sync == PhaseSync::Barrier)
+  if (plan.options.sync == SyncKind::Barrier)
     os << "    if (j + 1 < " << n << "_NPHASES) { /* congestion control */\n"
        << "      PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
        << "      phasec_mpi_phase_barrier(g);\n    }\n";
@@ -403,8 +403,8 @@ void MPIWriter::emitFunction() {
     emitTransposeSupport();
   if (permute) {
     int64_t maxPair = 1;
-    for (int64_t v : plan.permPairBytes)
-      maxPair = std::max(maxPair, v / plan.elem.size);
+    for (const Demand &d : plan.demands)
+      maxPair = std::max(maxPair, d.bytes / plan.elem.size);
     bool packing = plan.options.style == TransferStyle::Packing;
     os << "#define " << n << "_MAXPAIR " << maxPair
        << " /* most elements one pair exchanges */\n"
@@ -435,7 +435,7 @@ void MPIWriter::emitFunction() {
   }
 
   // The operation.
-  os << "/* " << n << ": " << stringifyOpKind(plan.kind)
+  os << "/* " << n << ": " << stringifyPlanKind(plan.kind, plan.elementLevel)
      << ". Collective over comm (its ranks are the plan's ranks);\n   ranks "
         "outside the group only take part in splitting off the members' "
         "communicator. */\n";
@@ -454,7 +454,7 @@ void MPIWriter::emitFunction() {
     os << "  const char *sb = (const char *)sendbuf;\n"
        << "  char *rb = (char *)recvbuf;\n"
        << "  " << n << "_local(me, sendbuf, recvbuf);\n";
-    if (plan.options.sync == PhaseSync::None)
+    if (plan.options.sync == SyncKind::None)
       emitBlockUnsynchronised();
     else
       emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {

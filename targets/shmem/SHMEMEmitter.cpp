@@ -47,7 +47,7 @@ private:
 } // namespace
 
 void SHMEMWriter::emitPhaseSync() {
-  if (plan.options.sync != PhaseSync::Barrier)
+  if (plan.options.sync != SyncKind::Barrier)
     return;
   os << "    if (j + 1 < " << n << "_NPHASES)\n"
      << "      phasec_shmem_phase_barrier(); /* quiet + barrier: congestion "
@@ -130,8 +130,9 @@ void SHMEMWriter::emitWorkspace() {
   for (int64_t d = 0; d < p; ++d) {
     int64_t in = 0;
     for (int64_t s = 0; s < p; ++s) {
-      maxPair = std::max(maxPair, plan.permPairBytes[s * p + d] / plan.elem.size);
-      in += plan.permPairBytes[s * p + d] / plan.elem.size;
+      int64_t elements = plan.demand(s, d) / plan.elem.size;
+      maxPair = std::max(maxPair, elements);
+      in += elements;
     }
     maxIn = std::max(maxIn, in);
   }
@@ -293,12 +294,12 @@ void SHMEMWriter::emitFunction() {
     emitWorkspace();
   else
     os << "static inline size_t " << n << "_sym_bytes(void) { return 0; }\n\n";
-  int64_t barriers = 2 + (plan.options.sync == PhaseSync::Barrier
+  int64_t barriers = 2 + (plan.options.sync == SyncKind::Barrier
                               ? std::max<int64_t>(0, plan.phases.size() - 1)
                               : 0);
   os << "#define " << n << "_NBARRIERS " << barriers
      << " /* barriers per call, for PEs outside the group */\n\n";
-  os << "/* " << n << ": " << stringifyOpKind(plan.kind)
+  os << "/* " << n << ": " << stringifyPlanKind(plan.kind, plan.elementLevel)
      << ". Collective over all PEs; the ";
   if (transpose || permute)
     os << "output array b";

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
-#include "phasec/Scheduling/Collectives.h"
+#include "phasec/Scheduling/Collective.h"
 #include "phasec/Target/MPI/MPIEmitter.h"
 #include "phasec/Target/SHMEM/SHMEMEmitter.h"
 
@@ -140,8 +140,15 @@ int main(int argc, char **argv) {
   if (failed(topo))
     return fail(error);
 
-  CollectiveRequest req;
-  req.op = opName;
+  // "permute" permutes array elements (--size of them), "rank_permute"
+  // whole blocks between ranks.
+  bool rankPermute = opName == "rank_permute";
+  std::optional<CollectiveKind> kind =
+      rankPermute ? CollectiveKind::Permute : symbolizeCollectiveKind(opName);
+  if (!kind)
+    return fail("unknown --op '" + opName + "'");
+  Collective req;
+  req.kind = *kind;
   if (groupList.empty()) {
     for (RankId r = 0; r < topo->numRanks(); ++r)
       req.group.push_back(r);
@@ -156,53 +163,51 @@ int main(int argc, char **argv) {
                 opName == "one_to_all" || opName == "all_to_one";
   if (rooted)
     req.root = root;
-  req.bytes = bytes;
-  req.n = size;
+  req.blockBytes = bytes;
   if (!sizesList.empty() && !parseList(sizesList, req.sizes))
     return fail("bad --sizes list");
   if (permKind == "random") {
-    req.perm.kind = PermutationSpec::Random;
-    req.perm.seed = static_cast<uint64_t>(permArg);
+    req.permutation.kind = PermuteKind::Random;
+    req.permutation.seed = static_cast<uint64_t>(permArg);
   } else if (permKind == "bitrev") {
-    req.perm.kind = PermutationSpec::BitReversal;
+    req.permutation.kind = PermuteKind::BitReversal;
   } else if (permKind == "xor") {
-    req.perm.kind = PermutationSpec::XorMask;
-    req.perm.mask = permArg;
+    req.permutation.kind = PermuteKind::Xor;
+    req.permutation.mask = permArg;
   } else if (permKind == "shift") {
-    req.perm.kind = PermutationSpec::CyclicShift;
-    req.perm.shift = permArg;
+    req.permutation.kind = PermuteKind::Shift;
+    req.permutation.shift = permArg;
   } else {
     return fail("unknown --perm '" + permKind + "'");
   }
-  llvm::FailureOr<ElementType> elem = parseElementType(elemName, error);
+  llvm::FailureOr<ElementCType> elem = parseElementType(elemName, error);
   if (failed(elem))
     return fail(error);
-
-  // The transfers, scheduled by a baseline and verified.
-  CollectiveRequest sreq = req;
-  if (opName == "transpose" || opName == "permute")
-    sreq.bytes = elem->size;
-  bool rectangular = opName == "transpose" && cols > 0 && cols != size;
   if (cols.getNumOccurrences() && (opName != "transpose" || cols <= 0))
     return fail("--cols needs --op=transpose and a positive value");
-  if (rectangular) {
-    // What comm-lower-collectives schedules: the all-to-all of the blocks.
-    int64_t p = static_cast<int64_t>(req.group.size());
-    if (p == 0 || size % p || cols % p)
-      return fail("a " + std::to_string(size) + " x " + std::to_string(cols) +
-                  " transpose needs extents divisible by " +
-                  std::to_string(p) + " ranks");
-    sreq.op = "alltoall";
-    sreq.bytes = (size / p) * (cols / p) * elem->size;
+  ArrayLayout array;
+  array.elementBytes = elem->size;
+  if (opName == "transpose") {
+    // A --size x --cols array (square without --cols) and its transpose.
+    int64_t c = cols > 0 ? cols : size;
+    array.shape = {size, c};
+    req.from = array;
+    array.shape = {c, size};
+    req.to = array;
+  } else if (req.kind == CollectiveKind::Permute && !rankPermute) {
+    array.shape = {size};
+    req.from = req.to = array;
   }
-  llvm::FailureOr<TransferSet> ts = buildCollective(sreq, error);
+
+  // The transfers, scheduled by a baseline and verified.
+  llvm::FailureOr<TransferSet> ts = req.lower(error);
   if (failed(ts))
     return fail(error);
   Problem problem(*topo, *ts);
   if (failed(problem.check(error)))
     return fail(error);
   Schedule schedule;
-  std::optional<SchedulerAlgorithm> alg = parseSchedulerAlgorithm(
+  std::optional<SchedulerAlgorithm> alg = symbolizeSchedulerAlgorithm(
       algorithm == "shift" ? llvm::StringRef("linear_shift")
                            : llvm::StringRef(algorithm));
   if (!alg)
@@ -249,13 +254,16 @@ int main(int argc, char **argv) {
     return fail("schedule does not verify: " + violations.front().message);
 
   PlanOptions popts;
-  llvm::FailureOr<TransferStyle> st = parseTransferStyle(style, error);
-  if (failed(st))
-    return fail(error);
+  std::optional<TransferStyle> st = symbolizeTransferStyle(style);
+  if (!st)
+    return fail("unknown transfer style '" + style + "' (expected one of " +
+                joinSpellings<TransferStyle>(getMaxEnumValForTransferStyle()) +
+                ")");
   popts.style = *st;
-  if (sync != "barrier" && sync != "none")
+  std::optional<SyncKind> sk = symbolizeSyncKind(sync);
+  if (!sk)
     return fail("--sync must be barrier or none");
-  popts.sync = sync == "barrier" ? PhaseSync::Barrier : PhaseSync::None;
+  popts.sync = *sk;
   if (order != "loads" && order != "stores")
     return fail("--order must be loads or stores");
   popts.order = order == "loads" ? LoopOrder::ContiguousLoads
@@ -264,9 +272,7 @@ int main(int argc, char **argv) {
   popts.formulas = !noFormulas;
   std::string name = funcName.empty() ? "phasec_" + opName : funcName;
   llvm::FailureOr<OperationPlan> plan =
-      rectangular ? buildTransposePlan(name, sreq, size, cols, *elem, schedule,
-                                       popts, error)
-                  : buildOperationPlan(name, req, *elem, schedule, popts, error);
+      buildOperationPlan(name, req, *elem, schedule, popts, error);
   if (failed(plan))
     return fail(error);
 

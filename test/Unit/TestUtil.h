@@ -7,7 +7,7 @@
 #ifndef PHASEC_TEST_UNIT_TESTUTIL_H
 #define PHASEC_TEST_UNIT_TESTUTIL_H
 
-#include "phasec/Scheduling/Collectives.h"
+#include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/Problem.h"
 #include "phasec/Topology/Topology.h"
 
@@ -34,7 +34,10 @@ inline std::vector<RankId> allRanks(const Topology &t) {
 
 inline TransferSet alltoall(const Topology &t, int64_t block) {
   std::string error;
-  auto set = buildAlltoall(allRanks(t), block, error);
+  Collective c;
+  c.group = allRanks(t);
+  c.blockBytes = block;
+  auto set = c.lower(error);
   EXPECT_TRUE(succeeded(set)) << error;
   return std::move(*set);
 }

@@ -11,7 +11,7 @@
 /// SourceMgrDiagnosticHandler on the same SourceMgr, so errors found by the
 /// passes point into the .sched file. The MPI / OpenSHMEM back ends get one
 /// OperationPlan per scheduled operation, built from the same
-/// CollectiveRequest comm-lower-collectives scheduled (so a plan can only
+/// Collective comm-lower-collectives scheduled (so a plan can only
 /// disagree with its schedule through a bug, which buildOperationPlan
 /// reports); the SimGrid back end takes the problems and schedules as they
 /// are.
@@ -28,7 +28,7 @@
 #include "phasec/Target/OperationPlan.h"
 #include "phasec/Target/SHMEM/SHMEMEmitter.h"
 #include "phasec/Target/SimGrid/SimTarget.h"
-#include "phasec/Transforms/CollectiveRequest.h"
+#include "phasec/Transforms/CollectiveIR.h"
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/ScheduleIR.h"
 
@@ -133,7 +133,10 @@ FailureOr<ScheduledModule> phasec::driver::collectSchedules(ModuleOp module) {
     }
     ScheduledOperation &op = result.operations.emplace_back();
     op.name = record.op.getCollectiveName().str();
-    op.kind = record.op.getCollectiveKind().str();
+    auto permute = dyn_cast<comm::PermuteOp>(record.op.getOperation());
+    op.kind = target::stringifyPlanKind(record.op.getCollectiveKind(),
+                                        permute && permute.getFrom())
+                  .str();
     op.op = record.op;
     op.topology = topo;
     op.problem = std::make_unique<Problem>(
@@ -141,15 +144,14 @@ FailureOr<ScheduledModule> phasec::driver::collectSchedules(ModuleOp module) {
     if (record.userSchedule) {
       op.handWritten = true;
       op.schedule = comm::getSchedule(record.userSchedule);
-      op.schedule.bound = computeLowerBound(*op.problem);
-      if (auto gap = record.userSchedule.getGap())
-        op.gap = gap->convertToDouble();
     } else {
       op.schedule = comm::getSchedule(record.schedule);
-      op.gap = record.schedule.getGap().convertToDouble();
-      op.optimal = record.schedule.getOptimal();
       op.fellBack = record.schedule.getFellBack();
     }
+    op.cost = op.problem->cost(op.schedule);
+    op.schedule.bound = op.cost.bound;
+    if (record.schedule && record.schedule.getPhaseOptimal())
+      op.cost.phaseOptimal = true;
   }
   return result;
 }
@@ -167,12 +169,6 @@ void phasec::driver::writeScheduleJSON(const ScheduledModule &scheduled,
   phasec::writeScheduleJSON(os, documents);
 }
 
-/// The spec's schedule time, counting the injection limit where the machine
-/// has one, so that all rows of a table compare alike with the bound.
-static double scheduleTime(const Schedule &schedule, const Topology &topo) {
-  return schedule.timeWithInjection(topo, topo.desc().injectionBandwidth);
-}
-
 void phasec::driver::writeScheduleStats(const ScheduledModule &scheduled,
                                         llvm::raw_ostream &os) {
   bool first = true;
@@ -182,7 +178,7 @@ void phasec::driver::writeScheduleStats(const ScheduledModule &scheduled,
     first = false;
     const Problem &problem = *op.problem;
     const Topology &topo = *op.topology;
-    LowerBound bound = computeLowerBound(problem);
+    const LowerBound &bound = op.cost.bound;
     os << "operation " << op.name << " (" << op.kind << ", "
        << problem.transfers().size() << " transfers, "
        << problem.transfers().totalBytes() << " bytes) on "
@@ -190,13 +186,18 @@ void phasec::driver::writeScheduleStats(const ScheduledModule &scheduled,
     os << llvm::formatv("  lower bound: {0:e} s", bound.time);
     if (bound.blocks > 0)
       os << llvm::formatv(" = {0:F2} blocks", bound.blocks);
-    os << ", " << bound.minPhases << " phases at least (" << bound.reason
-       << ")\n";
+    if (!bound.reason.empty())
+      os << " (" << bound.reason << ")";
+    os << "\n";
+    if (bound.minPhases > 0)
+      os << "  at least " << bound.minPhases
+         << (bound.minPhases == 1 ? " phase (" : " phases (")
+         << bound.phasesReason << ")\n";
     os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14} {4,10}\n", "schedule",
                         "algorithm", "phases", "time (s)", "time/bound");
     auto row = [&](StringRef label, const Schedule &schedule,
                    StringRef suffix) {
-      double time = scheduleTime(schedule, topo);
+      double time = problem.costModel().time(schedule);
       std::string ratio =
           bound.time > 0 ? llvm::formatv("{0:F3}", time / bound.time).str()
                          : std::string("-");
@@ -205,9 +206,13 @@ void phasec::driver::writeScheduleStats(const ScheduledModule &scheduled,
                           ratio)
          << suffix << "\n";
     };
+    // Two claims, each named: the time meets the bound, or (weaker, and
+    // possibly beside a gap above 1) no schedule has fewer phases.
     std::string suffix;
-    if (op.optimal)
-      suffix = "  optimal";
+    if (op.cost.timeOptimal)
+      suffix += "  time-optimal";
+    if (op.cost.phaseOptimal)
+      suffix += "  phase-optimal";
     if (op.fellBack)
       suffix += "  (solver budget ran out)";
     row(op.handWritten ? "hand-written" : "phasec", op.schedule, suffix);
@@ -296,23 +301,10 @@ static comm::ArrayOp getSourceArray(comm::CollectiveOpInterface op,
 static target::PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
   target::PlanOptions options;
   Operation *operation = op.getOperation();
-  if (auto style = operation->getAttrOfType<comm::StyleAttr>("style")) {
-    switch (style.getValue()) {
-    case comm::Style::Packing:
-      options.style = target::TransferStyle::Packing;
-      break;
-    case comm::Style::Chained:
-      options.style = target::TransferStyle::Chained;
-      break;
-    case comm::Style::DirectDeposit:
-      options.style = target::TransferStyle::DirectDeposit;
-      break;
-    }
-  }
-  if (auto sync = operation->getAttrOfType<comm::SyncAttr>("sync"))
-    options.sync = sync.getValue() == comm::Sync::None
-                       ? target::PhaseSync::None
-                       : target::PhaseSync::Barrier;
+  if (auto style = operation->getAttrOfType<comm::TransferStyleAttr>("style"))
+    options.style = style.getValue();
+  if (auto sync = operation->getAttrOfType<comm::SyncKindAttr>("sync"))
+    options.sync = sync.getValue();
   return options;
 }
 
@@ -329,18 +321,16 @@ int phasec::driver::emitCode(ModuleOp module, const ScheduledModule &scheduled,
   for (const ScheduledOperation &op : scheduled.operations) {
     // A copy: the op handle is const in `op`, emitting diagnostics is not.
     comm::CollectiveOpInterface collective = op.op;
-    FailureOr<CollectiveRequest> request =
-        comm::buildCollectiveRequest(collective, symbols);
-    if (failed(request)) {
+    FailureOr<Collective> described = comm::getCollective(collective, symbols);
+    if (failed(described)) {
       hadError = true;
       continue;
     }
-    target::ElementType elem{"u8", "uint8_t", 1};
-    if (isa<comm::TransposeOp>(collective.getOperation()) ||
-        request->op == "permute") {
+    target::ElementCType elem{"u8", "uint8_t", 1};
+    if (described->from) {
       comm::ArrayOp array = getSourceArray(collective, symbols);
       std::string error;
-      FailureOr<target::ElementType> parsed = target::parseElementType(
+      FailureOr<target::ElementCType> parsed = target::parseElementType(
           array ? getElementTypeName(array.getElementType()) : "", error);
       if (failed(parsed)) {
         collective.emitError("cannot emit '") << op.name << "': " << error;
@@ -358,21 +348,9 @@ int phasec::driver::emitCode(ModuleOp module, const ScheduledModule &scheduled,
       llvm::erase_if(phase.transfers,
                      [](const Transfer &t) { return t.src == t.dst; });
     std::string error;
-    // A transpose is planned from its arrays' shape: a rectangular one was
-    // scheduled as the all-to-all of its blocks (request->op "alltoall").
-    FailureOr<target::OperationPlan> plan = failure();
-    if (auto transpose =
-            dyn_cast<comm::TransposeOp>(collective.getOperation())) {
-      ArrayRef<int64_t> shape =
-          symbols.lookup<comm::ArrayOp>(transpose.getFrom()).getShape();
-      plan = target::buildTransposePlan(getCName(op.name), *request, shape[0],
-                                        shape[1], elem, schedule,
-                                        getPlanOptions(collective), error);
-    } else {
-      plan = target::buildOperationPlan(getCName(op.name), *request, elem,
-                                        schedule, getPlanOptions(collective),
-                                        error);
-    }
+    FailureOr<target::OperationPlan> plan = target::buildOperationPlan(
+        getCName(op.name), *described, elem, schedule,
+        getPlanOptions(collective), error);
     if (failed(plan)) {
       collective.emitError("cannot emit '") << op.name << "': " << error;
       hadError = true;

@@ -22,45 +22,6 @@
 
 using namespace phasec;
 
-llvm::StringRef phasec::stringifySchedulerAlgorithm(SchedulerAlgorithm a) {
-  switch (a) {
-  case SchedulerAlgorithm::Auto:
-    return "auto";
-  case SchedulerAlgorithm::Product:
-    return "product";
-  case SchedulerAlgorithm::Percs:
-    return "percs";
-  case SchedulerAlgorithm::TorusQuotient:
-    return "torus-quotient";
-  case SchedulerAlgorithm::GreedyPriority:
-    return "greedy-priority";
-  case SchedulerAlgorithm::Z3Exact:
-    return "z3-exact";
-  case SchedulerAlgorithm::LinearShift:
-    return "linear_shift";
-  case SchedulerAlgorithm::Xor:
-    return "xor";
-  case SchedulerAlgorithm::Greedy:
-    return "greedy";
-  }
-  return "auto";
-}
-
-std::optional<SchedulerAlgorithm>
-phasec::parseSchedulerAlgorithm(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<SchedulerAlgorithm>>(name)
-      .Case("auto", SchedulerAlgorithm::Auto)
-      .Case("product", SchedulerAlgorithm::Product)
-      .Case("percs", SchedulerAlgorithm::Percs)
-      .Case("torus-quotient", SchedulerAlgorithm::TorusQuotient)
-      .Case("greedy-priority", SchedulerAlgorithm::GreedyPriority)
-      .Case("z3-exact", SchedulerAlgorithm::Z3Exact)
-      .Case("linear_shift", SchedulerAlgorithm::LinearShift)
-      .Case("xor", SchedulerAlgorithm::Xor)
-      .Case("greedy", SchedulerAlgorithm::Greedy)
-      .Default(std::nullopt);
-}
-
 std::optional<int64_t> phasec::completeUniformAlltoall(const Problem &problem) {
   const TransferSet &ts = problem.transfers();
   int64_t r = problem.topology().numRanks();
@@ -73,39 +34,26 @@ std::optional<int64_t> phasec::completeUniformAlltoall(const Problem &problem) {
   return ts.uniformBytes();
 }
 
-double phasec::injectionBandwidthFor(const Problem &problem,
-                                     const SchedulerOptions &options) {
-  const TopologyDesc &d = problem.topology().desc();
-  if (d.injectionBandwidth > 0)
-    return d.injectionBandwidth;
-  // As computeLowerBound: one-port applies to grids.
-  if (options.bound.onePort && problem.topology().isGrid())
-    return d.linkBandwidth;
-  return 0;
-}
-
-double phasec::scheduleTime(const Problem &problem, const Schedule &schedule,
-                            const SchedulerOptions &options) {
-  double inj = injectionBandwidthFor(problem, options);
-  return inj > 0 ? schedule.timeWithInjection(problem.topology(), inj)
-                 : schedule.time(problem.topology());
-}
-
 void phasec::detail::finalizeReport(const Problem &problem, Schedule &schedule,
                                     const SchedulerOptions &options,
                                     SchedulerReport &report) {
-  schedule.bound = computeLowerBound(problem, options.bound);
+  ScheduleCost cost = problem.cost(schedule);
+  schedule.bound = cost.bound;
   report.algorithm = schedule.algorithm;
   report.phases = schedule.phases.size();
-  report.time = scheduleTime(problem, schedule, options);
-  report.boundTime = schedule.bound.time;
-  report.gap = report.boundTime > 0 ? report.time / report.boundTime : 1.0;
-  if (report.boundTime > 0 && report.time <= report.boundTime * (1 + 1e-9)) {
-    report.optimal = true;
-    if (report.proof.empty())
-      report.proof = "schedule time equals the lower bound (" +
-                     schedule.bound.reason + ")";
-  }
+  report.time = cost.time;
+  report.boundTime = cost.bound.time;
+  report.gap = cost.gap;
+  report.timeOptimal = cost.timeOptimal;
+  report.phaseOptimal |= cost.phaseOptimal;
+  if (!report.proof.empty())
+    return;
+  if (cost.timeOptimal)
+    report.proof =
+        "schedule time equals the lower bound (" + cost.bound.reason + ")";
+  else if (cost.phaseOptimal)
+    report.proof = "phases equal the lower bound (" +
+                   cost.bound.phasesReason + ")";
 }
 
 namespace {
@@ -377,8 +325,8 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
     if (succeeded(scheduleProduct(problem, product, options, pr))) {
       haveProduct = true;
       bool quotientNext = topo.kind() == TopologyKind::Torus;
-      if (pr.optimal || (numTransfers > kGreedyLimit && !quotientNext)) {
-        if (!pr.optimal)
+      if (pr.timeOptimal || (numTransfers > kGreedyLimit && !quotientNext)) {
+        if (!pr.timeOptimal)
           pr.notes.push_back(llvm::formatv(
               "{0} transfers: too many for the greedy, product kept ({1:F3} x "
               "the bound)",
@@ -416,7 +364,7 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
         pr = std::move(qr);
         haveProduct = true;
       }
-      if (pr.optimal || numTransfers > 300000) {
+      if (pr.timeOptimal || numTransfers > 300000) {
         schedule = std::move(product);
         report = std::move(pr);
         return llvm::success();
@@ -446,9 +394,10 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
   gr.notes.insert(gr.notes.begin(), report.notes.begin(), report.notes.end());
   bool small = block && topo.isGrid() &&
                problem.transfers().size() <= options.exactMaxTransfers;
-  if (small && !gr.optimal) {
+  if (small && !gr.timeOptimal) {
     SchedulerReport er = gr;
     er.proof.clear();
+    er.phaseOptimal = false;
     Schedule exact;
     if (succeeded(scheduleExact(problem, exact, options, er, &greedy))) {
       schedule = std::move(exact);

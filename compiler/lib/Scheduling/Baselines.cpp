@@ -119,7 +119,7 @@ LogicalResult phasec::scheduleLinearShift(const Problem &problem,
     return ((d.dst - d.src) % numRanks + numRanks) % numRanks;
   });
   schedule.algorithm = "linear_shift";
-  schedule.bound = computeLowerBound(problem);
+  schedule.bound = problem.bound();
   return success();
 }
 
@@ -139,7 +139,7 @@ LogicalResult phasec::scheduleXor(const Problem &problem, Schedule &schedule,
   scheduleBySteps(problem, schedule,
                   [](const Demand &d) { return d.src ^ d.dst; });
   schedule.algorithm = "xor";
-  schedule.bound = computeLowerBound(problem);
+  schedule.bound = problem.bound();
   return success();
 }
 
@@ -152,6 +152,6 @@ LogicalResult phasec::scheduleGreedy(const Problem &problem, Schedule &schedule,
   for (const Demand &d : problem.transfers())
     packer.place({d.src, d.dst, d.bytes, 0});
   schedule.algorithm = "greedy";
-  schedule.bound = computeLowerBound(problem);
+  schedule.bound = problem.bound();
   return success();
 }

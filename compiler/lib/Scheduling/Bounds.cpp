@@ -33,7 +33,7 @@ struct Candidate {
 /// dim * numNodes + (the node where the segment starts).
 static void computeLoads(const Problem &problem, std::vector<double> &load,
                          std::vector<double> *ringTies,
-                         int64_t *minPhases = nullptr) {
+                         std::vector<int32_t> *linkSources = nullptr) {
   const Topology &topo = problem.topology();
   load.assign(topo.numLinks(), 0.0);
   bool torus = topo.kind() == TopologyKind::Torus;
@@ -42,16 +42,15 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
   // Distinct forced sources per link: demands come sorted by source, so a
   // per-link "last source" stamp counts each source once.
   std::vector<RankId> lastSource;
-  std::vector<int32_t> sources;
-  if (minPhases) {
+  if (linkSources) {
     lastSource.assign(topo.numLinks(), -1);
-    sources.assign(topo.numLinks(), 0);
+    linkSources->assign(topo.numLinks(), 0);
   }
   auto addForced = [&](LinkId l, double bytes, RankId src) {
     load[l] += bytes;
-    if (minPhases && lastSource[l] != src) {
+    if (linkSources && lastSource[l] != src) {
       lastSource[l] = src;
-      ++sources[l];
+      ++(*linkSources)[l];
     }
   };
   llvm::SmallVector<LinkId, 64> route;
@@ -88,11 +87,6 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
       }
     }
   }
-  if (minPhases) {
-    *minPhases = 0;
-    for (int32_t n : sources)
-      *minPhases = std::max<int64_t>(*minPhases, n);
-  }
 }
 
 std::vector<double> phasec::forcedLinkLoad(const Problem &problem) {
@@ -104,10 +98,8 @@ std::vector<double> phasec::forcedLinkLoad(const Problem &problem) {
 static Candidate linkCandidate(const Problem &problem) {
   const Topology &topo = problem.topology();
   std::vector<double> load, ringTies;
-  int64_t minPhases = 0;
-  computeLoads(problem, load, &ringTies, &minPhases);
+  computeLoads(problem, load, &ringTies);
   Candidate best;
-  best.bound.minPhases = minPhases;
   LinkId worst = kNoLink;
   for (size_t l = 0; l < load.size(); ++l) {
     if (load[l] == 0)
@@ -184,15 +176,10 @@ static Candidate linkCandidate(const Problem &problem) {
   return best;
 }
 
-static Candidate injectionCandidate(const Problem &problem,
-                                    const BoundOptions &options) {
+static Candidate injectionCandidate(const Problem &problem) {
   const Topology &topo = problem.topology();
   Candidate best;
-  double bw = topo.desc().injectionBandwidth;
-  // One-port means "one link's bandwidth": meaningful for the uniform links
-  // of a torus/mesh/hypercube, not for a PERCS node with its 31+ links.
-  if (bw <= 0 && options.onePort && topo.isGrid())
-    bw = topo.desc().linkBandwidth;
+  double bw = problem.costModel().injectionBandwidth();
   if (bw <= 0)
     return best;
   std::vector<double> sent(topo.numNodes(), 0.0), recv(topo.numNodes(), 0.0);
@@ -244,19 +231,89 @@ static LowerBound finish(const Problem &problem, Candidate c) {
   return c.bound;
 }
 
+/// The phase-count bound. A phase gives each directed link to one source
+/// rank, so the phases number at least: the distinct sources forced over one
+/// link; the distinct ranks of one node that send off-node, over the links
+/// leaving the node; the distinct sources sending to one node from other
+/// nodes, over the links entering it; and 1 for anything to move.
+static void phaseCountBound(const Problem &problem, LowerBound &bound) {
+  const TransferSet &transfers = problem.transfers();
+  if (transfers.empty())
+    return;
+  const Topology &topo = problem.topology();
+  bound.minPhases = 1;
+  bound.phasesReason = "the operation moves data";
+  auto consider = [&](int64_t phases, const llvm::Twine &why) {
+    if (phases <= bound.minPhases)
+      return;
+    bound.minPhases = phases;
+    bound.phasesReason = why.str();
+  };
+
+  std::vector<double> load;
+  std::vector<int32_t> linkSources;
+  computeLoads(problem, load, nullptr, &linkSources);
+  auto busiest = std::max_element(linkSources.begin(), linkSources.end());
+  if (busiest != linkSources.end())
+    consider(*busiest, llvm::Twine(*busiest) + " source ranks are routed over " +
+                           topo.describeLink(static_cast<LinkId>(
+                               busiest - linkSources.begin())));
+
+  std::vector<int32_t> outDegree(topo.numNodes(), 0),
+      inDegree(topo.numNodes(), 0);
+  for (const Link &link : topo.links()) {
+    ++outDegree[link.src];
+    ++inDegree[link.dst];
+  }
+  // Demands come sorted by source: a "last source" stamp per node counts
+  // each source once.
+  std::vector<int32_t> senders(topo.numNodes(), 0),
+      receivedFrom(topo.numNodes(), 0);
+  std::vector<RankId> lastSource(topo.numNodes(), -1);
+  const int64_t numRanks = topo.numRanks();
+  RankId lastSender = -1;
+  for (const Demand &d : transfers) {
+    if (d.src < 0 || d.dst < 0 || d.src >= numRanks || d.dst >= numRanks)
+      continue; // rejected by Problem::check()
+    NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
+    if (s == t)
+      continue;
+    if (lastSender != d.src) {
+      lastSender = d.src;
+      ++senders[s];
+    }
+    if (lastSource[t] != d.src) {
+      lastSource[t] = d.src;
+      ++receivedFrom[t];
+    }
+  }
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  for (NodeId n = 0; n < topo.numNodes(); ++n) {
+    if (senders[n] > 0 && outDegree[n] > 0)
+      consider(ceilDiv(senders[n], outDegree[n]),
+               llvm::Twine(senders[n]) + " ranks of node " + llvm::Twine(n) +
+                   " send over its " + llvm::Twine(outDegree[n]) + " links");
+    if (receivedFrom[n] > 0 && inDegree[n] > 0)
+      consider(ceilDiv(receivedFrom[n], inDegree[n]),
+               llvm::Twine(receivedFrom[n]) + " source ranks send to node " +
+                   llvm::Twine(n) + " over its " + llvm::Twine(inDegree[n]) +
+                   " links");
+  }
+}
+
 LowerBound phasec::linkLoadBound(const Problem &problem) {
   return finish(problem, linkCandidate(problem));
 }
 
-LowerBound phasec::injectionBound(const Problem &problem,
-                                  const BoundOptions &options) {
-  return finish(problem, injectionCandidate(problem, options));
+LowerBound phasec::injectionBound(const Problem &problem) {
+  return finish(problem, injectionCandidate(problem));
 }
 
-LowerBound phasec::computeLowerBound(const Problem &problem,
-                                     const BoundOptions &options) {
+LowerBound phasec::computeLowerBound(const Problem &problem) {
   Candidate link = linkCandidate(problem);
-  Candidate inj = injectionCandidate(problem, options);
-  inj.bound.minPhases = link.bound.minPhases;
-  return finish(problem, inj.bound.time > link.bound.time ? inj : link);
+  Candidate inj = injectionCandidate(problem);
+  LowerBound bound =
+      finish(problem, inj.bound.time > link.bound.time ? inj : link);
+  phaseCountBound(problem, bound);
+  return bound;
 }

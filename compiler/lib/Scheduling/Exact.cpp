@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
+#include "AlgorithmsInternal.h"
 #include "phasec/Solver/Z3Solver.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -41,12 +42,12 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
                                  options.exactMaxTransfers, ts.size());
     return llvm::failure();
   }
-  LowerBound bound = computeLowerBound(problem, options.bound);
+  LowerBound bound = problem.bound();
   solver::AssignQuery q;
   q.numResources = static_cast<unsigned>(topo.numLinks());
   // One-port machines: every node's send and receive port is a resource
   // too (one block per phase).
-  double inj = injectionBandwidthFor(problem, options);
+  double inj = problem.costModel().injectionBandwidth();
   bool ports = inj > 0 && inj <= topo.maxBandwidth() * (1 + 1e-12);
   unsigned portBase = q.numResources;
   if (ports)
@@ -116,13 +117,7 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
         return llvm::failure();
       }
       schedule = *startFrom;
-      schedule.bound = bound;
-      report.algorithm = schedule.algorithm;
-      report.phases = schedule.phases.size();
-      report.time = scheduleTime(problem, schedule, options);
-      report.boundTime = bound.time;
-      report.gap = bound.time > 0 ? report.time / bound.time : 1.0;
-      report.optimal = false;
+      detail::finalizeReport(problem, schedule, options, report);
       report.notes.push_back(
           llvm::formatv("fell back to {0}: {1} phases, {2:F3} x the bound",
                         schedule.algorithm, report.phases, report.gap));
@@ -138,34 +133,31 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
     for (const Demand &d : local)
       schedule.phases[0].transfers.push_back({d.src, d.dst, d.bytes, 0});
     schedule.canonicalize();
-    schedule.bound = bound;
-    report.algorithm = schedule.algorithm;
-    report.phases = schedule.phases.size();
-    report.time = scheduleTime(problem, schedule, options);
-    report.boundTime = bound.time;
-    report.gap = bound.time > 0 ? report.time / bound.time : 1.0;
-    report.optimal = true;
-    report.proof = T == lo
-                       ? "phases equal the lower bound (" + bound.reason + ")"
-                       : llvm::formatv("z3 proved {0} phases infeasible "
-                                       "(unsat)",
-                                       T - 1)
-                             .str();
+    // The model gives every link (and port) one block per phase, so T is
+    // minimal among such schedules: at lo by the bound in blocks, above it
+    // by Z3's unsat at T - 1.
+    report.phaseOptimal = true;
+    report.proof =
+        T > lo ? llvm::formatv("z3 proved {0} phases infeasible with one "
+                               "block per link per phase (unsat)",
+                               T - 1)
+                     .str()
+               : llvm::formatv("{0} phases of one block per link per phase "
+                               "carry the bound ({1})",
+                               lo, bound.reason)
+                     .str();
+    detail::finalizeReport(problem, schedule, options, report);
     return llvm::success();
   }
   if (startFrom) {
     schedule = *startFrom;
-    schedule.bound = bound;
-    report.algorithm = schedule.algorithm;
-    report.phases = schedule.phases.size();
-    report.time = scheduleTime(problem, schedule, options);
-    report.boundTime = bound.time;
-    report.gap = bound.time > 0 ? report.time / bound.time : 1.0;
-    bool proven = hi + 1 == startFrom->phases.size();
-    report.optimal = proven;
-    if (proven)
-      report.proof =
-          llvm::formatv("z3 proved {0} phases infeasible (unsat)", hi).str();
+    if (hi + 1 == startFrom->phases.size()) {
+      report.phaseOptimal = true;
+      report.proof = llvm::formatv("z3 proved {0} phases infeasible with one "
+                                   "block per link per phase (unsat)",
+                                   hi);
+    }
+    detail::finalizeReport(problem, schedule, options, report);
     return llvm::success();
   }
   report.error = llvm::formatv("no schedule within {0} phases", hi);

@@ -718,7 +718,7 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
   }
   // Port-aware priorities for one-port machines; they did not help on the
   // large skewed T3D set, so only small problems pay for them.
-  if (injectionBandwidthFor(problem, options) > 0 && n <= 20000) {
+  if (problem.costModel().injectionBandwidth() > 0 && n <= 20000) {
     variants.push_back(11);
     variants.push_back(12);
   }
@@ -726,12 +726,12 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
   bool have = false;
   for (unsigned v : variants) {
     Schedule s;
-    greedyRun(problem, s, v, injectionBandwidthFor(problem, options));
+    greedyRun(problem, s, v, problem.costModel().injectionBandwidth());
     if (n <= 300000) {
       mergePhases(topo, s, 64);
       s.canonicalize();
     }
-    double t = scheduleTime(problem, s, options);
+    double t = problem.costModel().time(s);
     if (!have || t < bestTime * (1 - 1e-12)) {
       have = true;
       bestTime = t;
@@ -765,8 +765,8 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
     }
     for (auto [quantum, v] : runs) {
       Schedule s;
-      splitRun(problem, s, v, injectionBandwidthFor(problem, options), quantum);
-      double t = scheduleTime(problem, s, options);
+      splitRun(problem, s, v, problem.costModel().injectionBandwidth(), quantum);
+      double t = problem.costModel().time(s);
       report.notes.push_back(llvm::formatv(
           "greedy-split variant {0} quantum {1}: {2} phases, time {3}", v,
           quantum, s.phases.size(), t));

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Problem.h"
+#include "phasec/Scheduling/Bounds.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -114,103 +115,6 @@ bool TransferSet::operator==(const TransferSet &o) const {
 // Schedule
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Bytes per link within one phase, reset through a touched-list.
-class PhaseLoad {
-public:
-  explicit PhaseLoad(size_t numLinks) : bytes_(numLinks, 0.0) {}
-  void add(LinkId l, double b) {
-    if (bytes_[l] == 0.0)
-      touched_.push_back(l);
-    bytes_[l] += b;
-  }
-  /// max over touched links of bytes / bandwidth; resets.
-  double finish(const Topology &topo) {
-    double worst = 0;
-    for (LinkId l : touched_) {
-      worst = std::max(worst, bytes_[l] / topo.link(l).bandwidth);
-      bytes_[l] = 0.0;
-    }
-    touched_.clear();
-    return worst;
-  }
-
-private:
-  std::vector<double> bytes_;
-  std::vector<LinkId> touched_;
-};
-/// Bytes each node sends and receives off-node within one phase.
-class NodeLoad {
-public:
-  explicit NodeLoad(size_t numNodes) : sent_(numNodes, 0), recv_(numNodes, 0) {}
-  void add(NodeId src, NodeId dst, double b) {
-    if (sent_[src] == 0 && recv_[src] == 0)
-      touched_.push_back(src);
-    if (sent_[dst] == 0 && recv_[dst] == 0)
-      touched_.push_back(dst);
-    sent_[src] += b;
-    recv_[dst] += b;
-  }
-  /// max over nodes of bytes sent or received; resets.
-  double finish() {
-    double worst = 0;
-    for (NodeId n : touched_) {
-      worst = std::max({worst, sent_[n], recv_[n]});
-      sent_[n] = recv_[n] = 0;
-    }
-    touched_.clear();
-    return worst;
-  }
-
-private:
-  std::vector<double> sent_, recv_;
-  std::vector<NodeId> touched_;
-};
-} // namespace
-
-/// The injection bandwidth verify() allows a bound to assume: the
-/// topology's, else on grids one link's (as BoundOptions::onePort does);
-/// 0 = none.
-static double onePortBandwidth(const Topology &topo) {
-  if (topo.desc().injectionBandwidth > 0)
-    return topo.desc().injectionBandwidth;
-  return topo.isGrid() ? topo.desc().linkBandwidth : 0.0;
-}
-
-double Schedule::timeWithInjection(const Topology &topo,
-                                   double injectionBandwidth) const {
-  // Without an injection limit only the links count: skip the node loads.
-  bool ports = injectionBandwidth > 0;
-  PhaseLoad load(topo.numLinks());
-  NodeLoad nodes(ports ? topo.numNodes() : 0);
-  llvm::SmallVector<LinkId, 64> route;
-  double total = 0;
-  int64_t numRanks = topo.numRanks();
-  for (const Phase &phase : phases) {
-    for (const Transfer &t : phase.transfers) {
-      if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
-          t.bytes <= 0)
-        continue;
-      NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
-      if (s == d)
-        continue;
-      topo.route(s, d, t.ties & topo.tieMask(s, d), route);
-      for (LinkId l : route)
-        load.add(l, static_cast<double>(t.bytes));
-      if (ports)
-        nodes.add(s, d, static_cast<double>(t.bytes));
-    }
-    double linkTime = load.finish(topo);
-    total += ports ? std::max(linkTime, nodes.finish() / injectionBandwidth)
-                   : linkTime;
-  }
-  return total;
-}
-
-double Schedule::time(const Topology &topo) const {
-  return timeWithInjection(topo, /*injectionBandwidth=*/0);
-}
-
 size_t Schedule::numTransfers() const {
   size_t n = 0;
   for (const Phase &p : phases)
@@ -257,8 +161,25 @@ llvm::StringRef phasec::stringifyViolationKind(ScheduleViolation::Kind kind) {
 }
 
 Problem::Problem(const Topology &topo, TransferSet transfers)
-    : topo_(&topo), transfers_(std::move(transfers)) {
+    : Problem(topo, std::move(transfers), CostModel(topo)) {}
+
+Problem::Problem(const Topology &topo, TransferSet transfers, CostModel model)
+    : topo_(&topo), transfers_(std::move(transfers)), model_(model) {
+  assert(&model.topology() == &topo && "cost model of another machine");
   transfers_.canonicalize();
+}
+
+LowerBound Problem::bound() const { return computeLowerBound(*this); }
+
+ScheduleCost Problem::cost(const Schedule &schedule) const {
+  ScheduleCost cost;
+  cost.time = model_.time(schedule);
+  cost.bound = bound();
+  cost.gap = CostModel::gap(cost.time, cost.bound.time);
+  cost.timeOptimal = CostModel::meetsBound(cost.time, cost.bound.time);
+  cost.phaseOptimal = static_cast<int64_t>(schedule.phases.size()) <=
+                      cost.bound.minPhases;
+  return cost;
 }
 
 LogicalResult Problem::check(std::string &error) const {
@@ -326,9 +247,7 @@ Problem::verify(const Schedule &schedule,
   std::vector<RankId> owner(topo.numLinks(), -1);
   std::vector<int64_t> ownerIndex(topo.numLinks(), -1);
   std::vector<LinkId> touched;
-  PhaseLoad load(topo.numLinks());
-  NodeLoad nodeLoad(topo.numNodes());
-  const double injection = onePortBandwidth(topo);
+  CostModel::PhaseCost phaseCost(model_);
   llvm::SmallVector<LinkId, 64> route;
   double time = 0;
 
@@ -387,9 +306,8 @@ Problem::verify(const Schedule &schedule,
       }
       topo.route(sn, dn, t.ties & allowed, route);
       if (sn != dn)
-        nodeLoad.add(sn, dn, static_cast<double>(t.bytes));
+        phaseCost.add(sn, dn, route, t.bytes);
       for (LinkId l : route) {
-        load.add(l, static_cast<double>(t.bytes));
         if (owner[l] < 0) {
           owner[l] = t.src;
           ownerIndex[l] = i;
@@ -420,10 +338,7 @@ Problem::verify(const Schedule &schedule,
     for (LinkId l : touched)
       owner[l] = -1;
     touched.clear();
-    // One-port time: a bound may count injection (BoundOptions::onePort).
-    double nodeBytes = nodeLoad.finish();
-    time += std::max(load.finish(topo),
-                     injection > 0 ? nodeBytes / injection : 0.0);
+    time += phaseCost.finish();
   }
   if (full())
     return failure();
@@ -448,9 +363,17 @@ Problem::verify(const Schedule &schedule,
   if (schedule.bound.time > time * (1 + 1e-9) + 1e-300) {
     ScheduleViolation v{ScheduleViolation::Bound};
     v.message = llvm::formatv("the recorded lower bound {0} s exceeds the "
-                              "schedule time {1} s (counting one-port "
-                              "injection)",
+                              "schedule time {1} s",
                               schedule.bound.time, time)
+                    .str();
+    report(std::move(v));
+  }
+  if (schedule.bound.minPhases >
+      static_cast<int64_t>(schedule.phases.size())) {
+    ScheduleViolation v{ScheduleViolation::Bound};
+    v.message = llvm::formatv("the recorded lower bound of {0} phases exceeds "
+                              "the schedule's {1} phases",
+                              schedule.bound.minPhases, schedule.phases.size())
                     .str();
     report(std::move(v));
   }

@@ -32,7 +32,7 @@
 #include "AlgorithmsInternal.h"
 #include "QuotientSearch.h"
 #include "phasec/Scheduling/Algorithms.h"
-#include "phasec/Scheduling/Collectives.h"
+#include "phasec/Scheduling/Collective.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -90,7 +90,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
   // and its destinations the coset sum = j + sum y, so the limit is two more
   // channels of k positions: a "send slot" j and a "receive slot"
   // j + sum y, each used once per base phase.
-  double inj = injectionBandwidthFor(problem, options);
+  double inj = problem.costModel().injectionBandwidth();
   bool onePort = inj > 0 && inj < 2 * topo.desc().linkBandwidth;
   unsigned DD = 2 * D + (onePort ? 2 : 0);
   size_t numClasses = static_cast<size_t>(k) * DD;
@@ -142,7 +142,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
     items.push_back(std::move(it));
   }
 
-  LowerBound bound = computeLowerBound(problem, options.bound);
+  LowerBound bound = problem.bound();
   double boundPhases = std::ceil(bound.blocks / (c * c) - 1e-9);
   unsigned baseTarget =
       static_cast<unsigned>(std::max(1.0, std::ceil(boundPhases / k - 1e-9)));

@@ -29,7 +29,11 @@ static json::Value number(double v) {
   return v;
 }
 
-static json::Object topologyObject(const Topology &topo) {
+/// The machine as the problem's cost model sees it: a one-port model writes
+/// the injection bandwidth it assumes, so that readers time the schedule
+/// alike.
+static json::Object topologyObject(const CostModel &model) {
+  const Topology &topo = model.topology();
   const TopologyDesc &desc = topo.desc();
   json::Object obj;
   obj["kind"] = stringifyTopologyKind(desc.kind).str();
@@ -59,8 +63,8 @@ static json::Object topologyObject(const Topology &topo) {
     }
   }
   obj["ranks_per_node"] = desc.ranksPerNode;
-  if (desc.injectionBandwidth > 0)
-    obj["injection_bandwidth"] = number(desc.injectionBandwidth);
+  if (model.injectionBandwidth() > 0)
+    obj["injection_bandwidth"] = number(model.injectionBandwidth());
   return obj;
 }
 
@@ -130,7 +134,7 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
   os << indent << "\"collective\": ";
   writeCollective(os, problem, info);
   os << ",\n";
-  os << indent << "\"topology\": " << json::Value(topologyObject(topo))
+  os << indent << "\"topology\": " << json::Value(topologyObject(problem.costModel()))
      << ",\n";
   os << indent << "\"ranks\": " << topo.numRanks() << ",\n";
   os << indent << "\"algorithm\": " << json::Value(schedule.algorithm) << ",\n";
@@ -148,18 +152,19 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
   }
   os << (schedule.phases.empty() ? "" : "\n") << indent
      << (schedule.phases.empty() ? "" : "") << "],\n";
-  // "phases": the bound in blocks where there is a uniform block (the
-  // spec's example: 512 on the T3D), else the distinct-source bound.
-  json::Value phases = schedule.bound.blocks > 0
-                           ? number(schedule.bound.blocks)
-                           : json::Value(schedule.bound.minPhases);
-  json::Object bound{{"phases", std::move(phases)},
-                     {"reason", schedule.bound.reason},
-                     {"time", number(schedule.bound.time)}};
+  // The spec's "phases" is a bound on the number of phases: only the proven
+  // one, never the time in blocks (a source may send several blocks over a
+  // link in one phase, so real schedules beat that). The time bound and
+  // what binds it are extra keys.
+  json::Object bound{{"time", number(schedule.bound.time)},
+                     {"time_reason", schedule.bound.reason}};
+  if (schedule.bound.minPhases > 0) {
+    bound["phases"] = schedule.bound.minPhases;
+    bound["reason"] = schedule.bound.phasesReason;
+  }
   os << indent << "\"lower_bound\": " << json::Value(std::move(bound)) << ",\n";
-  os << indent
-     << "\"schedule_time\": " << json::Value(number(schedule.time(topo)))
-     << '\n';
+  os << indent << "\"schedule_time\": "
+     << json::Value(number(problem.costModel().time(schedule))) << '\n';
 }
 
 void phasec::writeScheduleJSON(llvm::raw_ostream &os, const Problem &problem,
@@ -235,11 +240,13 @@ public:
     if (auto alg = doc.getString("algorithm"))
       out.schedule.algorithm = alg->str();
     if (const json::Object *lb = doc.getObject("lower_bound")) {
-      if (auto v = lb->getNumber("phases"))
-        out.schedule.bound.blocks = *v;
+      if (auto v = lb->getInteger("phases"))
+        out.schedule.bound.minPhases = *v;
+      if (auto v = lb->getString("reason"))
+        out.schedule.bound.phasesReason = v->str();
       if (auto v = lb->getNumber("time"))
         out.schedule.bound.time = *v;
-      if (auto v = lb->getString("reason"))
+      if (auto v = lb->getString("time_reason"))
         out.schedule.bound.reason = v->str();
     }
     return out;

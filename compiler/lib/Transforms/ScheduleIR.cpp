@@ -104,6 +104,7 @@ Schedule phasec::comm::getSchedule(ScheduleOp op) {
   schedule.bound.blocks = op.getBoundBlocks().convertToDouble();
   schedule.bound.minPhases = op.getBoundMinPhases();
   schedule.bound.reason = op.getBoundReason().str();
+  schedule.bound.phasesReason = op.getBoundPhasesReason().str();
   return schedule;
 }
 
@@ -119,6 +120,8 @@ Schedule phasec::comm::getSchedule(UserScheduleOp op) {
     schedule.bound.minPhases = *minPhases;
   if (auto reason = op.getBoundReason())
     schedule.bound.reason = reason->str();
+  if (auto reason = op.getBoundPhasesReason())
+    schedule.bound.phasesReason = reason->str();
   return schedule;
 }
 

@@ -53,12 +53,14 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
                                     const Topology &topo) {
   if (!algorithm.empty()) {
     std::optional<SchedulerAlgorithm> parsed =
-        parseSchedulerAlgorithm(algorithm);
+        symbolizeSchedulerAlgorithm(algorithm);
     if (!parsed)
       return emitError(record.op.getLoc(), "unknown scheduling algorithm '")
              << algorithm
-             << "' (expected auto, product, percs, greedy-priority, "
-                "z3-exact, linear_shift, xor or greedy)";
+             << "' (expected one of "
+             << joinSpellings<SchedulerAlgorithm>(
+                    getMaxEnumValForSchedulerAlgorithm())
+             << ")";
     return *parsed;
   }
   switch (record.op.getAlgorithmDirective()) {
@@ -96,16 +98,17 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
 void SchedulePhasesPass::annotateUserSchedule(OperationRecord &record,
                                               const Problem &problem) {
   UserScheduleOp user = record.userSchedule;
-  Schedule schedule = getSchedule(user);
-  LowerBound bound = computeLowerBound(problem);
-  double time = schedule.time(problem.topology());
+  ScheduleCost cost = problem.cost(getSchedule(user));
   Builder b(user.getContext());
-  user.setBoundAttr(b.getF64FloatAttr(bound.time));
-  user.setBoundBlocksAttr(b.getF64FloatAttr(bound.blocks));
-  user.setBoundMinPhasesAttr(b.getI64IntegerAttr(bound.minPhases));
-  user.setBoundReasonAttr(b.getStringAttr(bound.reason));
-  user.setTimeAttr(b.getF64FloatAttr(time));
-  user.setGapAttr(b.getF64FloatAttr(bound.time > 0 ? time / bound.time : 1.0));
+  user.setBoundAttr(b.getF64FloatAttr(cost.bound.time));
+  user.setBoundBlocksAttr(b.getF64FloatAttr(cost.bound.blocks));
+  user.setBoundMinPhasesAttr(b.getI64IntegerAttr(cost.bound.minPhases));
+  user.setBoundReasonAttr(b.getStringAttr(cost.bound.reason));
+  user.setBoundPhasesReasonAttr(b.getStringAttr(cost.bound.phasesReason));
+  user.setTimeAttr(b.getF64FloatAttr(cost.time));
+  user.setGapAttr(b.getF64FloatAttr(cost.gap));
+  user.setTimeOptimal(cost.timeOptimal);
+  user.setPhaseOptimal(cost.phaseOptimal);
 }
 
 void SchedulePhasesPass::runOnOperation() {
@@ -156,7 +159,7 @@ void SchedulePhasesPass::runOnOperation() {
       schedule.algorithm = "none";
       report.algorithm = "none";
       report.gap = 1.0;
-      report.optimal = true;
+      report.timeOptimal = report.phaseOptimal = true;
     } else if (failed(scheduleAuto(problem, schedule, options, report))) {
       record.op.emitError("cannot schedule '")
           << record.op.getCollectiveName() << "' with algorithm "
@@ -183,9 +186,11 @@ void SchedulePhasesPass::runOnOperation() {
         builder.getF64FloatAttr(schedule.bound.blocks),
         builder.getI64IntegerAttr(schedule.bound.minPhases),
         builder.getStringAttr(schedule.bound.reason),
+        builder.getStringAttr(schedule.bound.phasesReason),
         builder.getF64FloatAttr(report.time),
         builder.getF64FloatAttr(report.gap),
-        report.optimal ? builder.getUnitAttr() : UnitAttr(),
+        report.timeOptimal ? builder.getUnitAttr() : UnitAttr(),
+        report.phaseOptimal ? builder.getUnitAttr() : UnitAttr(),
         report.fellBack ? builder.getUnitAttr() : UnitAttr());
     appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(), schedule);
   }

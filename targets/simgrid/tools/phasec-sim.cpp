@@ -19,7 +19,7 @@
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
-#include "phasec/Scheduling/Collectives.h"
+#include "phasec/Scheduling/Collective.h"
 #include "phasec/Target/SimGrid/Runner.h"
 #include "phasec/Target/SimGrid/ScheduleInput.h"
 #include "phasec/Target/SimGrid/SimTarget.h"
@@ -154,9 +154,11 @@ int main(int argc, char **argv) {
   if (failed(topo))
     return fail("invalid machine " + op.desc.str() + ": " + error);
   if (input.empty()) {
-    std::vector<RankId> group(static_cast<size_t>(topo->numRanks()));
-    std::iota(group.begin(), group.end(), 0);
-    auto set = buildAlltoall(group, alltoallBytes, error);
+    Collective alltoall;
+    alltoall.group.resize(static_cast<size_t>(topo->numRanks()));
+    std::iota(alltoall.group.begin(), alltoall.group.end(), 0);
+    alltoall.blockBytes = alltoallBytes;
+    auto set = alltoall.lower(error);
     if (failed(set))
       return fail("--alltoall: " + error);
     op.transfers = std::move(*set);
@@ -164,7 +166,7 @@ int main(int argc, char **argv) {
   Problem problem(*topo, op.transfers);
   if (input.empty()) {
     std::optional<SchedulerAlgorithm> alg =
-        parseSchedulerAlgorithm(scheduleName);
+        symbolizeSchedulerAlgorithm(scheduleName);
     if (!alg)
       return fail("--schedule: unknown algorithm '" + scheduleName + "'");
     SchedulerOptions options;

@@ -74,13 +74,13 @@ comm.local @loc on @cube group @cube.all
 
 // CHECK: comm.transfer_set for @ga [0 -> 2 : 8, 4 -> 2 : 8, 6 -> 2 : 8]
 comm.transfer_set for @ga [0 -> 2 : 8, 4 -> 2 : 8, 6 -> 2 : 8]
-// CHECK:      comm.schedule for @ga algorithm "greedy" attributes {bound = 2.400000e+01 : f64, gap = 1.000000e+00 : f64, optimal, time = 2.400000e+01 : f64} {
+// CHECK:      comm.schedule for @ga algorithm "greedy" attributes {bound = 2.400000e+01 : f64, gap = 1.000000e+00 : f64, phase_optimal, time = 2.400000e+01 : f64, time_optimal} {
 // CHECK-NEXT:   comm.phase [0 -> 2 : 8]
 // CHECK-NEXT:   comm.phase [4 -> 2 : 8 ties 4]
 // CHECK-NEXT:   comm.phase [6 -> 2 : 8]
 // CHECK-NEXT:   comm.phase []
 // CHECK-NEXT: }
-comm.schedule for @ga algorithm "greedy" attributes {bound = 24.0 : f64, time = 24.0 : f64, gap = 1.0 : f64, optimal} {
+comm.schedule for @ga algorithm "greedy" attributes {bound = 24.0 : f64, time = 24.0 : f64, gap = 1.0 : f64, time_optimal, phase_optimal} {
   comm.phase [0 -> 2 : 8]
   comm.phase [4 -> 2 : 8 ties 4]
   comm.phase [6 -> 2 : 8 ties 0]

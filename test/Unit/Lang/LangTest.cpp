@@ -23,6 +23,7 @@
 
 #include <string>
 
+using namespace phasec;
 using namespace phasec::lang;
 
 namespace {
@@ -103,7 +104,7 @@ TEST(LangTest, MachineIsEvaluated) {
   EXPECT_EQ(m.dimOrder, (llvm::SmallVector<unsigned, 4>{0, 1, 2, 3}));
   ASSERT_EQ(r.program->operations.size(), 1u);
   const Operation &op = *r.program->operations[0];
-  EXPECT_EQ(op.kind, OpKind::Alltoall);
+  EXPECT_EQ(op.kind, CollectiveKind::Alltoall);
   EXPECT_EQ(op.name, "aapc");
   EXPECT_EQ(op.blockBytes, 32768);
   EXPECT_EQ(op.group->size(), 512);
@@ -179,7 +180,7 @@ group cores0 = ranks where core == 0 && index < 2;
 )");
   ASSERT_TRUE(r.program) << r.diags;
   const Machine &m = *r.program->machines[0];
-  EXPECT_EQ(m.routing, RoutingKind::Direct);
+  EXPECT_EQ(m.routing, Routing::Direct);
   EXPECT_DOUBLE_EQ(m.llBandwidth, 24e9);
   EXPECT_DOUBLE_EQ(m.lrBandwidth, 5e9);
   EXPECT_DOUBLE_EQ(m.dBandwidth, 10e9);
@@ -208,11 +209,13 @@ TEST(LangTest, HandWrittenSeed002Schedule) {
   EXPECT_TRUE(t.loc.isValid());
 }
 
-TEST(LangTest, HandWrittenScheduleIsChecked) {
+/// The front end unrolls a hand-written schedule but leaves its traffic to
+/// comm-verify-schedule (Problem::verify, the one completeness check): an
+/// incomplete one (3 of 4 phases) is a valid program.
+TEST(LangTest, HandWrittenScheduleTrafficIsNotSemas) {
   Result r = run(seed002Schedule(3));
-  EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "sends 0 bytes from rank")) << r.diags;
-  EXPECT_TRUE(contains(r.diags, "but alltoall needs 1024")) << r.diags;
+  ASSERT_TRUE(r.program) << r.diags;
+  EXPECT_EQ(r.program->operations[0]->phases.size(), 3u);
 }
 
 TEST(LangTest, Permutations) {
@@ -242,7 +245,7 @@ permute d { pattern = random(7); block = 8 B; }
   EXPECT_EQ(again.program->operations[0]->permutation, ops[3]->permutation);
 }
 
-TEST(LangTest, ElementPermuteSizeMatrix) {
+TEST(LangTest, ElementPermuteLeavesTrafficToTheCollective) {
   Result r = run(R"(
 machine m { topology = mesh(2); bandwidth = 1 GB/s; }
 array A : int32[4] by rows over all;
@@ -251,9 +254,11 @@ permute p { from = A; pattern = shift(1); }
   ASSERT_TRUE(r.program) << r.diags;
   const Operation &op = *r.program->operations[0];
   EXPECT_TRUE(op.elementLevel);
-  // Elements 0,1 on rank 0; 2,3 on rank 1. 0->1 (r0), 1->2 (r1), 2->3 (r1),
-  // 3->0 (r0).
-  EXPECT_EQ(op.sizes, (std::vector<int64_t>{4, 4, 4, 4}));
+  EXPECT_EQ(op.from->name, "A");
+  EXPECT_EQ(op.elementType, ElementType::Int32);
+  // The rank-to-rank bytes are Collective::lower's (CollectivesTest);
+  // Sema derives no size matrix for a permute.
+  EXPECT_TRUE(op.sizes.empty());
 }
 
 TEST(LangTest, TransposeBlocks) {
@@ -293,12 +298,12 @@ population pop;
   auto &ops = r.program->operations;
   EXPECT_EQ(ops[0]->root, 2);
   EXPECT_EQ(ops[0]->blockBytes, 80);
-  EXPECT_EQ(ops[1]->kind, OpKind::Allreduce);
+  EXPECT_EQ(ops[1]->kind, CollectiveKind::Allreduce);
   EXPECT_EQ(ops[1]->aggregate, Aggregate::Any);
-  EXPECT_EQ(ops[1]->reduceOp, ReduceOp::Or);
-  EXPECT_EQ(ops[2]->kind, OpKind::Alltoallv);
+  EXPECT_EQ(ops[1]->reduceOp, ReduceKind::Or);
+  EXPECT_EQ(ops[2]->kind, CollectiveKind::Alltoallv);
   EXPECT_EQ(ops[2]->sizes, (std::vector<int64_t>{0, 8, 8, 0}));
-  EXPECT_EQ(ops[3]->kind, OpKind::Local);
+  EXPECT_EQ(ops[3]->kind, CollectiveKind::Local);
 }
 
 TEST(LangTest, TopologyOverride) {

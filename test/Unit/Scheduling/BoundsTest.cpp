@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Bounds.h"
+#include "phasec/Scheduling/Baselines.h"
 
 #include "TestUtil.h"
 
@@ -33,9 +34,10 @@ TEST(Bounds, T3DAlltoall) {
   EXPECT_NE(link.reason.find("ties split evenly"), std::string::npos)
       << link.reason;
   // One-port: each node sends 511 blocks.
-  LowerBound inj = injectionBound(p, BoundOptions{true});
+  Problem onePort(t, alltoall(t, 32768), CostModel::onePort(t));
+  LowerBound inj = injectionBound(onePort);
   EXPECT_DOUBLE_EQ(inj.blocks, 511);
-  EXPECT_DOUBLE_EQ(computeLowerBound(p, BoundOptions{true}).blocks, 512);
+  EXPECT_DOUBLE_EQ(onePort.bound().blocks, 512);
   // Without an injection bandwidth there is no injection bound.
   EXPECT_EQ(injectionBound(p).time, 0);
 }
@@ -68,8 +70,8 @@ TEST(Bounds, Hypercube) {
     Problem p(t, alltoall(t, 1));
     // Every link carries P/2 blocks; one port bounds by P-1.
     EXPECT_DOUBLE_EQ(linkLoadBound(p).blocks, P / 2) << n;
-    EXPECT_DOUBLE_EQ(computeLowerBound(p, BoundOptions{true}).blocks, P - 1)
-        << n;
+    Problem onePort(t, alltoall(t, 1), CostModel::onePort(t));
+    EXPECT_DOUBLE_EQ(onePort.bound().blocks, P - 1) << n;
   }
 }
 
@@ -86,7 +88,8 @@ TEST(Bounds, PercsSupernode32x32) {
   EXPECT_NE(b.reason.find("(LR)"), std::string::npos) << b.reason;
   // One-port does not apply to PERCS nodes; an explicit injection bandwidth
   // does: 31 x 32 x 32 blocks leave each node.
-  EXPECT_DOUBLE_EQ(computeLowerBound(p, BoundOptions{true}).blocks, 1024);
+  Problem onePort(t, alltoall(t, 65536), CostModel::onePort(t));
+  EXPECT_DOUBLE_EQ(onePort.bound().blocks, 1024);
   Topology inj = makeTopology(
       "percs:supernodes=1,drawers=4,nodes=8,ranks=32;injection=5e9");
   Problem pi(inj, alltoall(inj, 65536));
@@ -111,7 +114,7 @@ TEST(Bounds, NonUniformHasNoBlocks) {
   EXPECT_DOUBLE_EQ(b.time, 5);
   EXPECT_EQ(b.blocks, 0);
   // One source forced over link 0->1.
-  EXPECT_EQ(b.minPhases, 1);
+  EXPECT_EQ(p.bound().minPhases, 1);
 }
 
 TEST(Bounds, RingOfTwoBalancesPerNode) {
@@ -127,6 +130,51 @@ TEST(Bounds, MinPhasesCountsDistinctSources) {
   Topology t = makeTopology("mesh:4");
   Problem p(t, TransferSet({{0, 3, 1}, {1, 3, 1}, {2, 3, 1}, {0, 2, 1}}));
   EXPECT_EQ(computeLowerBound(p).minPhases, 3);
+}
+
+TEST(Bounds, MinPhasesOfTiesAndPorts) {
+  // A ring of 2 forces no link (every transfer is a tie), yet anything to
+  // move takes a phase.
+  Topology ring = makeTopology("torus:2");
+  Problem one(ring, TransferSet({{0, 1, 8}}));
+  LowerBound b = one.bound();
+  EXPECT_EQ(b.minPhases, 1);
+  EXPECT_EQ(b.phasesReason, "the operation moves data");
+  // Four ranks per node, all-to-all: node 0's four senders share its "+"
+  // and "-" links to node 1, two at a time.
+  Topology fat = makeTopology("torus:2;ranks=4");
+  Problem a2a(fat, alltoall(fat, 8));
+  b = a2a.bound();
+  EXPECT_EQ(b.minPhases, 2);
+  EXPECT_NE(b.phasesReason.find("over its 2 links"), std::string::npos)
+      << b.phasesReason;
+  // Nothing to move: no phase bound at all.
+  EXPECT_EQ(Problem(ring, TransferSet()).bound().minPhases, 0);
+}
+
+TEST(Bounds, MinPhasesNeverAboveAVerifiedSchedule) {
+  // The bound must hold for every schedule verify() accepts; the greedy
+  // baseline packs several blocks per link per phase, so it is the one that
+  // comes closest to the phase bound.
+  for (const char *spec : {"torus:8x4x8x2", "torus:2x2;ranks=3", "mesh:4x4",
+                           "percs:supernodes=2,drawers=2,nodes=2,ranks=2"}) {
+    SCOPED_TRACE(spec);
+    Topology t = makeTopology(spec);
+    Problem p(t, alltoall(t, 16));
+    Schedule s;
+    std::string error;
+    ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+    EXPECT_LE(s.bound.minPhases, static_cast<int64_t>(s.phases.size()));
+    llvm::SmallVector<ScheduleViolation> vs;
+    EXPECT_TRUE(succeeded(p.verify(s, vs)));
+    // A claim above the schedule's phases is a violation.
+    s.bound.minPhases = static_cast<int64_t>(s.phases.size()) + 1;
+    vs.clear();
+    ASSERT_TRUE(failed(p.verify(s, vs)));
+    EXPECT_EQ(vs.back().kind, ScheduleViolation::Bound);
+    EXPECT_NE(vs.back().message.find("phases exceeds"), std::string::npos)
+        << vs.back().message;
+  }
 }
 
 /// Best max link load over every assignment of tie directions.

@@ -1,10 +1,10 @@
-//===- CollectivesTest.cpp - Lowering collectives to transfers ------------===//
+//===- CollectivesTest.cpp - Collective::lower, the traffic of operations -===//
 //
 // Part of phasec.
 //
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Scheduling/Collectives.h"
+#include "phasec/Scheduling/Collective.h"
 
 #include "TestUtil.h"
 
@@ -12,9 +12,30 @@ using namespace phasec;
 
 namespace {
 
+/// A collective of `kind` over `group` with `block` bytes per block.
+Collective make(CollectiveKind kind, std::vector<RankId> group,
+                int64_t block = 0, RankId root = -1) {
+  Collective c;
+  c.kind = kind;
+  c.group = std::move(group);
+  c.blockBytes = block;
+  c.root = root;
+  return c;
+}
+
+/// A 2-d array of `rows` x `cols` elements of `bytes` bytes.
+ArrayLayout array(int64_t rows, int64_t cols, int64_t bytes,
+                  Distribution dist = Distribution::Rows) {
+  ArrayLayout a;
+  a.shape = {rows, cols};
+  a.elementBytes = bytes;
+  a.distribution = dist;
+  return a;
+}
+
 TEST(Collectives, AlltoallOverASubgroup) {
   std::string error;
-  auto s = buildAlltoall({1, 4, 6}, 8, error);
+  auto s = make(CollectiveKind::Alltoall, {1, 4, 6}, 8).lower(error);
   ASSERT_TRUE(succeeded(s)) << error;
   ASSERT_EQ(s->size(), 6u);
   EXPECT_EQ(s->lookup(4, 1), 8);
@@ -24,40 +45,53 @@ TEST(Collectives, AlltoallOverASubgroup) {
 
 TEST(Collectives, GroupErrors) {
   std::string error;
-  EXPECT_TRUE(failed(buildAlltoall({}, 8, error)));
+  EXPECT_TRUE(failed(make(CollectiveKind::Alltoall, {}, 8).lower(error)));
   EXPECT_EQ(error, "the group is empty");
-  EXPECT_TRUE(failed(buildAlltoall({3, 1}, 8, error)));
+  EXPECT_TRUE(failed(make(CollectiveKind::Alltoall, {3, 1}, 8).lower(error)));
   EXPECT_EQ(error, "the group must be sorted");
-  EXPECT_TRUE(failed(buildAlltoall({1, 1}, 8, error)));
+  EXPECT_TRUE(failed(make(CollectiveKind::Alltoall, {1, 1}, 8).lower(error)));
   EXPECT_EQ(error, "rank 1 appears twice in the group");
   EXPECT_TRUE(failed(checkGroup({0, 9}, 8, error)));
   EXPECT_EQ(error, "rank 9 of the group is out of range");
-  EXPECT_TRUE(failed(buildAlltoall({0, 1}, -1, error)));
+  EXPECT_TRUE(failed(make(CollectiveKind::Alltoall, {0, 1}, -1).lower(error)));
   EXPECT_EQ(error, "the block size must not be negative (got -1)");
 }
 
 TEST(Collectives, Alltoallv) {
   std::string error;
-  auto s = buildAlltoallv({0, 2}, {5, 1, 0, 9}, error);
+  Collective v = make(CollectiveKind::Alltoallv, {0, 2});
+  v.sizes = {5, 1, 0, 9};
+  auto s = v.lower(error);
   ASSERT_TRUE(succeeded(s)) << error;
   ASSERT_EQ(s->size(), 1u); // 2 -> 0 is 0 bytes, diagonals are local
   EXPECT_EQ(s->lookup(0, 2), 1);
-  EXPECT_TRUE(failed(buildAlltoallv({0, 2}, {1, 2, 3}, error)));
+  v.sizes = {1, 2, 3};
+  EXPECT_TRUE(failed(v.lower(error)));
   EXPECT_EQ(error, "alltoallv needs 2 x 2 = 4 sizes, got 3");
-  EXPECT_TRUE(failed(buildAlltoallv({0, 2}, {0, -1, 0, 0}, error)));
+  v.sizes = {0, -1, 0, 0};
+  EXPECT_TRUE(failed(v.lower(error)));
   EXPECT_EQ(error, "alltoallv size [0][1] is negative (-1)");
 }
 
 TEST(Collectives, Transpose) {
   std::string error;
   // 8 x 8 doubles over 4 ranks: (8/4)^2 * 8 = 32 bytes per pair.
-  auto s = buildTranspose({0, 1, 2, 3}, 8, 8, error);
+  Collective t = make(CollectiveKind::Transpose, {0, 1, 2, 3});
+  t.from = array(8, 8, 8);
+  auto s = t.lower(error);
   ASSERT_TRUE(succeeded(s)) << error;
   EXPECT_EQ(s->size(), 12u);
   EXPECT_EQ(s->uniformBytes(), 32);
-  EXPECT_TRUE(failed(buildTranspose({0, 1, 2}, 8, 8, error)));
-  EXPECT_EQ(error, "transpose of a 8 x 8 array: 8 rows do not divide evenly "
-                   "over 3 ranks");
+  // Rectangular: an all-to-all of (8/4) x (12/4) blocks, 6 doubles each.
+  t.from = array(8, 12, 8);
+  s = t.lower(error);
+  ASSERT_TRUE(succeeded(s)) << error;
+  EXPECT_EQ(s->uniformBytes(), 48);
+  t.group = {0, 1, 2};
+  t.from = array(8, 8, 8);
+  EXPECT_TRUE(failed(t.lower(error)));
+  EXPECT_EQ(error, "transpose of a 8 x 8 array: the extents do not both "
+                   "divide evenly over 3 ranks");
 }
 
 TEST(Collectives, Splitmix64IsTheReferenceGenerator) {
@@ -71,28 +105,28 @@ TEST(Collectives, Splitmix64IsTheReferenceGenerator) {
 TEST(Collectives, Permutations) {
   std::string error;
   PermutationSpec rev;
-  rev.kind = PermutationSpec::BitReversal;
+  rev.kind = PermuteKind::BitReversal;
   auto p = makePermutation(8, rev, error);
   ASSERT_TRUE(succeeded(p)) << error;
   EXPECT_EQ(*p, (std::vector<int64_t>{0, 4, 2, 6, 1, 5, 3, 7}));
   EXPECT_TRUE(failed(makePermutation(6, rev, error)));
 
   PermutationSpec x;
-  x.kind = PermutationSpec::XorMask;
+  x.kind = PermuteKind::Xor;
   x.mask = 5;
   p = makePermutation(8, x, error);
   ASSERT_TRUE(succeeded(p)) << error;
   EXPECT_EQ(*p, (std::vector<int64_t>{5, 4, 7, 6, 1, 0, 3, 2}));
 
   PermutationSpec c;
-  c.kind = PermutationSpec::CyclicShift;
+  c.kind = PermuteKind::Shift;
   c.shift = -1;
   p = makePermutation(4, c, error);
   ASSERT_TRUE(succeeded(p)) << error;
   EXPECT_EQ(*p, (std::vector<int64_t>{3, 0, 1, 2}));
 
   PermutationSpec t;
-  t.kind = PermutationSpec::Table;
+  t.kind = PermuteKind::Table;
   t.table = {1, 1, 0};
   EXPECT_TRUE(failed(makePermutation(3, t, error)));
   EXPECT_EQ(error, "the permutation table is not a permutation of 0..2: entry "
@@ -125,25 +159,60 @@ TEST(Collectives, Permutations) {
 TEST(Collectives, ElementPermutationGroupsPerPair) {
   std::string error;
   PermutationSpec rev;
-  rev.kind = PermutationSpec::BitReversal;
+  rev.kind = PermuteKind::BitReversal;
   // 8 elements of 4 bytes over ranks {10, 20}: rank 10 owns 0..3, 20 owns
   // 4..7. perm = 0 4 2 6 | 1 5 3 7: 10 sends elements 1, 3 (to 4, 6) and 20
   // sends elements 4, 6 (to 1, 3).
-  auto s = buildElementPermutation({10, 20}, 8, 4, rev, error);
+  Collective perm = make(CollectiveKind::Permute, {10, 20});
+  perm.permutation = rev;
+  perm.from = array(8, 1, 4);
+  auto s = perm.lower(error);
   ASSERT_TRUE(succeeded(s)) << error;
   ASSERT_EQ(s->size(), 2u);
   EXPECT_EQ(s->lookup(10, 20), 8);
   EXPECT_EQ(s->lookup(20, 10), 8);
-  EXPECT_TRUE(failed(buildElementPermutation({0, 1, 2}, 8, 4, rev, error)));
-  EXPECT_EQ(error, "8 elements do not divide evenly over 3 ranks");
+  perm.group = {0, 1, 2};
+  EXPECT_TRUE(failed(perm.lower(error)));
+  EXPECT_EQ(error, "permute: 8 rows do not divide evenly over 3 ranks");
+}
+
+TEST(Collectives, ElementPermutationFollowsTheDistribution) {
+  // Two uint32 [2, 2] arrays by cols over two ranks, shift(1): rank 0 owns
+  // elements 0 and 2 (column 0), rank 1 owns 1 and 3. Every element moves
+  // to the other rank: 8 bytes each way. (By rows, elements 0 -> 1 and
+  // 2 -> 3 would stay local: 4 bytes each way.)
+  std::string error;
+  Collective perm = make(CollectiveKind::Permute, {0, 1});
+  perm.permutation.kind = PermuteKind::Shift;
+  perm.permutation.shift = 1;
+  perm.from = perm.to = array(2, 2, 4, Distribution::Cols);
+  auto s = perm.lower(error);
+  ASSERT_TRUE(succeeded(s)) << error;
+  EXPECT_EQ(s->lookup(0, 1), 8);
+  EXPECT_EQ(s->lookup(1, 0), 8);
+  perm.from = perm.to = array(2, 2, 4, Distribution::Rows);
+  s = perm.lower(error);
+  ASSERT_TRUE(succeeded(s)) << error;
+  EXPECT_EQ(s->lookup(0, 1), 4);
+  EXPECT_EQ(s->lookup(1, 0), 4);
+  // Layouts: the owner of each element of a 4 x 6 array over 2 members.
+  ArrayLayout cols = array(4, 6, 1, Distribution::Cols);
+  EXPECT_EQ(cols.owner(0, 2), 0);
+  EXPECT_EQ(cols.owner(3, 2), 1);
+  EXPECT_EQ(cols.owner(6, 2), 0);
+  ArrayLayout rows = array(4, 6, 1);
+  EXPECT_EQ(rows.owner(11, 2), 0);
+  EXPECT_EQ(rows.owner(12, 2), 1);
 }
 
 TEST(Collectives, RankPermutation) {
   std::string error;
   PermutationSpec c;
-  c.kind = PermutationSpec::CyclicShift;
+  c.kind = PermuteKind::Shift;
   c.shift = 1;
-  auto s = buildRankPermutation({0, 2, 4}, 16, c, error);
+  Collective perm = make(CollectiveKind::Permute, {0, 2, 4}, 16);
+  perm.permutation = c;
+  auto s = perm.lower(error);
   ASSERT_TRUE(succeeded(s)) << error;
   ASSERT_EQ(s->size(), 3u);
   EXPECT_EQ(s->lookup(0, 2), 16);
@@ -152,38 +221,37 @@ TEST(Collectives, RankPermutation) {
 
 TEST(Collectives, RootedOperations) {
   std::string error;
-  auto g = buildGather({0, 1, 2, 3}, 2, 8, error);
+  auto g = make(CollectiveKind::Gather, {0, 1, 2, 3}, 8, 2).lower(error);
   ASSERT_TRUE(succeeded(g)) << error;
   EXPECT_EQ(g->size(), 3u);
   EXPECT_EQ(g->lookup(0, 2), 8);
-  auto sc = buildScatter({0, 1, 2, 3}, 2, 8, error);
+  auto sc = make(CollectiveKind::Scatter, {0, 1, 2, 3}, 8, 2).lower(error);
   ASSERT_TRUE(succeeded(sc)) << error;
   EXPECT_EQ(sc->lookup(2, 3), 8);
-  EXPECT_TRUE(*buildOneToAll({0, 1, 2, 3}, 2, 8, error) == *sc);
-  EXPECT_TRUE(*buildAllToOne({0, 1, 2, 3}, 2, 8, error) == *g);
-  EXPECT_EQ(buildAllgather({0, 1, 2}, 4, error)->size(), 6u);
-  EXPECT_TRUE(failed(buildGather({0, 1}, 5, 8, error)));
+  EXPECT_TRUE(
+      *make(CollectiveKind::OneToAll, {0, 1, 2, 3}, 8, 2).lower(error) == *sc);
+  EXPECT_TRUE(
+      *make(CollectiveKind::AllToOne, {0, 1, 2, 3}, 8, 2).lower(error) == *g);
+  EXPECT_EQ(make(CollectiveKind::Allgather, {0, 1, 2}, 4).lower(error)->size(),
+            6u);
+  EXPECT_TRUE(failed(make(CollectiveKind::Gather, {0, 1}, 8, 5).lower(error)));
   EXPECT_EQ(error, "root rank 5 is not in the group");
 }
 
-TEST(Collectives, DispatchAndUnsupported) {
+TEST(Collectives, RelaysAreNotYetSupported) {
   std::string error;
-  CollectiveRequest req;
-  req.op = "alltoall";
-  req.group = {0, 1, 2};
-  req.bytes = 4;
-  auto s = buildCollective(req, error);
-  ASSERT_TRUE(succeeded(s)) << error;
-  EXPECT_EQ(s->size(), 6u);
-  for (const char *op : {"broadcast", "reduce", "allreduce", "scan"}) {
-    req.op = op;
-    EXPECT_TRUE(failed(buildCollective(req, error)));
-    EXPECT_EQ(error, std::string("not yet supported: ") + op +
+  for (CollectiveKind kind :
+       {CollectiveKind::Broadcast, CollectiveKind::Reduce,
+        CollectiveKind::Allreduce, CollectiveKind::Scan}) {
+    EXPECT_TRUE(failed(make(kind, {0, 1, 2}, 4, 0).lower(error)));
+    EXPECT_EQ(error, "not yet supported: " +
+                         stringifyCollectiveKind(kind).str() +
                          " needs relays (a later issue)");
   }
-  req.op = "frobnicate";
-  EXPECT_TRUE(failed(buildCollective(req, error)));
-  EXPECT_EQ(error, "unknown collective operation 'frobnicate'");
+  // Barriers move nothing.
+  auto none = make(CollectiveKind::Barrier, {0, 1, 2}).lower(error);
+  ASSERT_TRUE(succeeded(none)) << error;
+  EXPECT_TRUE(none->empty());
 }
 
 } // namespace

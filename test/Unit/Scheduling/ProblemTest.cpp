@@ -74,7 +74,7 @@ TEST(Problem, VerifyAcceptsCorrectSchedule) {
   llvm::SmallVector<ScheduleViolation> vs;
   EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
   // Every phase moves one byte over its busiest links.
-  EXPECT_DOUBLE_EQ(s.time(t), 4);
+  EXPECT_DOUBLE_EQ(p.costModel().time(s), 4);
   EXPECT_EQ(s.numTransfers(), 12u);
 }
 
@@ -112,7 +112,7 @@ TEST(Problem, SameSourceMayShareALink) {
   llvm::SmallVector<ScheduleViolation> vs;
   EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
   // Link 0->1 carries 2 bytes in that phase.
-  EXPECT_DOUBLE_EQ(s.time(t), 2);
+  EXPECT_DOUBLE_EQ(p.costModel().time(s), 2);
 }
 
 TEST(Problem, VerifyCatchesIncompleteAndDuplicate) {
@@ -142,7 +142,7 @@ TEST(Problem, SplittingAPairIsAllowed) {
   s.phases.push_back({{{0, 2, 6}}});
   llvm::SmallVector<ScheduleViolation> vs;
   EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
-  EXPECT_DOUBLE_EQ(s.time(t), 10);
+  EXPECT_DOUBLE_EQ(p.costModel().time(s), 10);
 }
 
 TEST(Problem, VerifyCatchesBadTransfersRoutesAndBounds) {
@@ -194,7 +194,7 @@ TEST(Problem, PercsTimeUsesLinkClasses) {
   llvm::SmallVector<ScheduleViolation> vs;
   EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
   // LL: 24000 / 24e9 = 1e-6; LR: 5000 / 5e9 = 1e-6.
-  EXPECT_NEAR(s.time(t), 1e-6, 1e-18);
+  EXPECT_NEAR(p.costModel().time(s), 1e-6, 1e-18);
 }
 
 TEST(Schedule, Canonicalize) {

@@ -123,9 +123,10 @@ struct ScheduledOperation {
   std::unique_ptr<Problem> problem;
   Schedule schedule;
   bool handWritten = false;
-  /// comm.schedule attributes (computed schedules only).
-  double gap = 0;
-  bool optimal = false;
+  /// The schedule against the problem's bound; phaseOptimal also where the
+  /// scheduler proved it (comm.schedule's `phase_optimal`).
+  ScheduleCost cost;
+  /// The solver budget ran out (comm.schedule's `fell_back`).
   bool fellBack = false;
 };
 

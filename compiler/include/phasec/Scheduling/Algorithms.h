@@ -10,7 +10,7 @@
 /// The scheduling algorithms, as free functions over a `Problem` that fill a
 /// `Schedule` (CIRCT Scheduling style). Every result is in canonical order
 /// (phases in construction order, transfers of a phase sorted by (src, dst)),
-/// carries `computeLowerBound(problem)` in `schedule.bound`, and passes
+/// carries `problem.bound()` in `schedule.bound`, and passes
 /// `Problem::verify`. The same inputs always give byte-identical schedules:
 /// Z3 runs with fixed seeds and `rlimit` budgets, never wall-clock limits, and
 /// the on-disk cache stores exactly what the solver returned.
@@ -39,6 +39,7 @@
 #ifndef PHASEC_SCHEDULING_ALGORITHMS_H
 #define PHASEC_SCHEDULING_ALGORITHMS_H
 
+#include "phasec/Core/Vocabulary.h"
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Problem.h"
 
@@ -52,23 +53,6 @@
 
 namespace phasec {
 
-enum class SchedulerAlgorithm : uint8_t {
-  Auto,
-  Product,
-  Percs,
-  TorusQuotient,
-  GreedyPriority,
-  Z3Exact,
-  LinearShift,
-  Xor,
-  Greedy,
-};
-
-/// "auto", "product", "percs", "torus-quotient", "greedy-priority", "z3-exact",
-/// "linear_shift", "xor", "greedy".
-llvm::StringRef stringifySchedulerAlgorithm(SchedulerAlgorithm algorithm);
-std::optional<SchedulerAlgorithm> parseSchedulerAlgorithm(llvm::StringRef name);
-
 struct SchedulerOptions {
   SchedulerAlgorithm algorithm = SchedulerAlgorithm::Auto;
   /// Z3 resource limit per query (deterministic; see Z3Solver.h). The total
@@ -78,8 +62,6 @@ struct SchedulerOptions {
   /// Directory for solved ring cores (created if missing); empty = memory
   /// cache only. The cache never changes results, only how fast they come.
   std::string cacheDir;
-  /// Bound options (one-port).
-  BoundOptions bound;
   /// scheduleExact / auto: largest instance (transfers) handed to Z3.
   unsigned exactMaxTransfers = 256;
   /// Largest phase count tried by the exact model per instance.
@@ -93,12 +75,16 @@ struct SchedulerReport {
   std::string algorithm;
   /// Set on failure (algorithm not applicable, bad input, Z3 error).
   std::string error;
-  /// Schedule time and the proven lower bound (seconds), their ratio.
+  /// Schedule time and the proven lower bound (seconds), their ratio: the
+  /// problem's ScheduleCost.
   double time = 0, boundTime = 0, gap = 0;
   size_t phases = 0;
-  /// True if the schedule is proven optimal (time == bound, or Z3 proved
-  /// that one phase fewer is infeasible).
-  bool optimal = false;
+  /// The time equals the proven bound.
+  bool timeOptimal = false;
+  /// The phase count is proven minimal: it equals the proven minimum
+  /// (LowerBound::minPhases), or Z3 proved one phase fewer infeasible.
+  bool phaseOptimal = false;
+  /// How the optimality above was proven.
   std::string proof;
   /// True if a solver budget ran out and a heuristic result was used.
   bool fellBack = false;
@@ -137,18 +123,6 @@ llvm::FailureOr<RingSchedule> getRingSchedule(unsigned k, bool wrap,
 llvm::LogicalResult checkRingSchedule(const RingSchedule &rs,
                                       std::string &error);
 
-/// The injection bandwidth the scheduler must respect: the topology's, or
-/// one link's where options.bound.onePort asks for a one-port machine; 0 if
-/// unlimited.
-double injectionBandwidthFor(const Problem &problem,
-                             const SchedulerOptions &options);
-/// The schedule time the algorithms minimise and report: the spec's time,
-/// with each phase also at least the largest bytes a node sends or receives
-/// over the injection bandwidth where there is one (so time / bound >= 1
-/// against the bound that counts injection).
-double scheduleTime(const Problem &problem, const Schedule &schedule,
-                    const SchedulerOptions &options);
-
 /// True if the problem's transfers are a complete all-to-all over every rank
 /// of the machine with one block size (returned).
 std::optional<int64_t> completeUniformAlltoall(const Problem &problem);
@@ -181,7 +155,9 @@ llvm::LogicalResult scheduleExact(const Problem &problem, Schedule &schedule,
                                   const Schedule *startFrom = nullptr);
 
 /// Dispatches on options.algorithm (Auto: the best applicable construction).
-/// Fills the report's time, bound, gap, phases and optimality.
+/// Fills the report's time, bound, gap, phases and optimality. Times and
+/// bounds are the problem's CostModel's (one-port: build the Problem with
+/// CostModel::onePort).
 llvm::LogicalResult scheduleAuto(const Problem &problem, Schedule &schedule,
                                  const SchedulerOptions &options,
                                  SchedulerReport &report);

@@ -22,7 +22,7 @@
 /// transfers over one link, which only makes the phase longer).
 ///
 /// All take tie direction "+" (TieMask 0). `schedule.bound` is set to
-/// computeLowerBound(problem); `schedule.algorithm` to "linear_shift",
+/// problem.bound(); `schedule.algorithm` to "linear_shift",
 /// "xor", "greedy".
 ///
 //===----------------------------------------------------------------------===//

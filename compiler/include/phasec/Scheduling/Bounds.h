@@ -21,8 +21,11 @@
 ///   link of a ring carries the same).
 ///   PERCS routes have no choice: forced load per link over its class's
 ///   bandwidth.
-/// - Injection (one-port): where injectionBandwidth is set, the bytes a node
+/// - Injection: where the problem's CostModel limits injection (the
+///   topology's injection bandwidth, or CostModel::onePort), the bytes a node
 ///   sends to, and receives from, other nodes over the injection bandwidth.
+/// - Phases: each phase gives a directed link to one source rank; see
+///   LowerBound::minPhases.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -35,24 +38,16 @@
 
 namespace phasec {
 
-struct BoundOptions {
-  /// Where the topology gives no injection bandwidth, use one link's
-  /// (the verifier's --one-port). Torus, mesh, hypercube only; ignored for
-  /// PERCS, whose links differ.
-  bool onePort = false;
-};
-
 /// All bounds assume problem.check() succeeds (out-of-range demands are
 /// skipped, not diagnosed).
 
 /// The link-load bound alone (see the file comment).
 LowerBound linkLoadBound(const Problem &problem);
-/// The injection bound alone (0 if there is no injection bandwidth).
-LowerBound injectionBound(const Problem &problem,
-                          const BoundOptions &options = {});
-/// The larger of the two; `blocks` in units of the uniform block, if any.
-LowerBound computeLowerBound(const Problem &problem,
-                             const BoundOptions &options = {});
+/// The injection bound alone (0 if the cost model has no injection limit).
+LowerBound injectionBound(const Problem &problem);
+/// The larger of the two, `blocks` in units of the uniform block if any, and
+/// the phase-count bound. Problem::bound() is the usual way in.
+LowerBound computeLowerBound(const Problem &problem);
 
 /// Bytes each link must carry whatever the tie choices (forced load only),
 /// indexed by LinkId. Exposed for algorithms and diagnostics.

@@ -19,6 +19,7 @@
 #ifndef PHASEC_SCHEDULING_PROBLEM_H
 #define PHASEC_SCHEDULING_PROBLEM_H
 
+#include "phasec/Scheduling/CostModel.h"
 #include "phasec/Topology/Topology.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -92,22 +93,25 @@ struct Phase {
   std::vector<Transfer> transfers;
 };
 
-/// A proven lower bound on the schedule time of the spec.
+/// What every schedule of a problem must take, proven.
 struct LowerBound {
-  /// Seconds (bytes / bytes-per-second).
+  /// Seconds, under the problem's CostModel.
   double time = 0;
-  /// The same in "phases": for uniform blocks, units of one block over the
-  /// bottleneck resource (a link or a node's injection port); 0 where no
-  /// uniform block exists. This is what the JSON `lower_bound.phases` holds.
-  double blocks = 0;
-  /// A lower bound on the NUMBER of phases under the spec's congestion rule:
-  /// the most distinct source ranks whose routes are forced over one link
-  /// (each phase gives a link to one source). Much weaker than `blocks`
-  /// where ranks send many blocks; the JSON writer uses it for `phases` only
-  /// where there is no uniform block.
-  int64_t minPhases = 0;
-  /// Which resource binds, e.g. "max directed-link load (LR link 0->8)".
+  /// Which resource binds, e.g. "max directed-link load on 0->8 (LR)".
   std::string reason;
+  /// `time` in units of one uniform block over the binding resource (a link
+  /// or a node's port); 0 where the demands have no uniform size. For the
+  /// reports only: a source may send several blocks over one link in one
+  /// phase, so this bounds neither time nor phases on its own.
+  double blocks = 0;
+  /// A proven lower bound on the NUMBER of congestion-free phases (each phase
+  /// gives a directed link to one source rank): the most distinct source
+  /// ranks forced over one link, or sending from one node (or to one node)
+  /// over its links, and 1 for any non-empty problem. 0 only when there is
+  /// nothing to move. The JSON `lower_bound.phases`.
+  int64_t minPhases = 0;
+  /// Why minPhases holds.
+  std::string phasesReason;
 };
 
 struct Schedule {
@@ -116,19 +120,26 @@ struct Schedule {
   /// Which algorithm produced it ("z3-product", "greedy", "hand-written"...).
   std::string algorithm;
 
-  /// The spec's schedule time: sum over phases of the largest, over the
-  /// directed links, of the bytes the phase sends over the link divided by
-  /// its bandwidth. Transfers inside a node cost nothing.
-  double time(const Topology &topo) const;
-  /// The same with each phase also at least the largest number of bytes a
-  /// node sends or receives off-node in it over `injectionBandwidth` (the
-  /// time on a machine with limited injection; <= 0: same as time()).
-  double timeWithInjection(const Topology &topo,
-                           double injectionBandwidth) const;
   size_t numTransfers() const;
   /// Sorts the transfers of every phase by (src, dst, ties) and drops empty
   /// phases; the order of phases is kept.
   void canonicalize();
+};
+
+/// A schedule measured against the bound of its problem: what every report,
+/// IR attribute and table prints, computed in one place (Problem::cost).
+struct ScheduleCost {
+  /// CostModel::time of the schedule.
+  double time = 0;
+  LowerBound bound;
+  /// time / bound.time (1 where there is nothing to move).
+  double gap = 1;
+  /// The time equals the proven bound: no schedule is faster.
+  bool timeOptimal = false;
+  /// The phase count equals the proven minimum number of phases: no
+  /// congestion-free schedule has fewer (an algorithm may also prove this
+  /// itself, see SchedulerReport::phaseOptimal).
+  bool phaseOptimal = false;
 };
 
 /// One thing verify() found wrong.
@@ -146,7 +157,8 @@ struct ScheduleViolation {
     Unrequested,
     /// Two source ranks share a directed link in one phase.
     Congestion,
-    /// The recorded lower bound exceeds the schedule time.
+    /// The recorded lower bound exceeds the schedule time, or its minimum
+    /// number of phases exceeds the schedule's.
     Bound,
   };
   Kind kind;
@@ -163,15 +175,24 @@ struct ScheduleViolation {
 
 llvm::StringRef stringifyViolationKind(ScheduleViolation::Kind kind);
 
-/// A topology plus the transfers that must happen on it.
+/// A topology plus the transfers that must happen on it, and the CostModel
+/// that says how long a schedule of them takes.
 class Problem {
 public:
   /// `transfers` is canonicalized if it is not already. The Problem keeps a
-  /// pointer to `topo`, which must outlive it.
+  /// pointer to `topo`, which must outlive it. The cost model is the machine
+  /// as described unless one is given (CostModel::onePort).
   Problem(const Topology &topo, TransferSet transfers);
+  Problem(const Topology &topo, TransferSet transfers, CostModel model);
 
   const Topology &topology() const { return *topo_; }
   const TransferSet &transfers() const { return transfers_; }
+  const CostModel &costModel() const { return model_; }
+
+  /// The proven lower bound of every schedule (Bounds.h).
+  LowerBound bound() const;
+  /// `schedule`'s time, this problem's bound and their comparison.
+  ScheduleCost cost(const Schedule &schedule) const;
 
   /// Validates the input: ranks in range, positive sizes. Sets `error`.
   llvm::LogicalResult check(std::string &error) const;
@@ -180,14 +201,12 @@ public:
   /// (ties only where allowed), completeness (every pair gets exactly its
   /// bytes; splitting a pair over several transfers is allowed), nothing
   /// delivered twice or unrequested, congestion-freedom (no directed link
-  /// carries two source ranks in one phase), recorded bound <= schedule time
-  /// (1e-9 relative slack; the time counted here includes the one-port
-  /// injection term of timeWithInjection with the topology's injection
-  /// bandwidth, else on grids one link's, so that bounds computed with
-  /// BoundOptions::onePort are accepted). Appends at most `maxViolations`
-  /// violations, in order of discovery (phases first, then completeness);
-  /// success() iff none. Linear time and memory in the schedule plus O(links +
-  /// ranks).
+  /// carries two source ranks in one phase), and the recorded bound holds:
+  /// its time <= the schedule time under the cost model (1e-9 relative
+  /// slack) and its minimum phase count <= the schedule's phases. Appends at
+  /// most `maxViolations` violations, in order of discovery (phases first,
+  /// then completeness); success() iff none. Linear time and memory in the
+  /// schedule plus O(links + ranks).
   llvm::LogicalResult
   verify(const Schedule &schedule,
          llvm::SmallVectorImpl<ScheduleViolation> &violations,
@@ -196,6 +215,7 @@ public:
 private:
   const Topology *topo_;
   TransferSet transfers_;
+  CostModel model_;
 };
 
 } // namespace phasec

@@ -35,6 +35,8 @@
 #ifndef PHASEC_TOPOLOGY_TOPOLOGY_H
 #define PHASEC_TOPOLOGY_TOPOLOGY_H
 
+#include "phasec/Core/TopologyDesc.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -53,49 +55,10 @@ using LinkId = int32_t;
 /// No link / no node.
 constexpr LinkId kNoLink = -1;
 
-enum class TopologyKind : uint8_t { Torus, Mesh, Hypercube, Percs };
 enum class LinkClass : uint8_t { Network, LL, LR, D };
 
-/// "torus", "mesh", "hypercube", "percs" (the spec's `kind` strings).
-llvm::StringRef stringifyTopologyKind(TopologyKind kind);
 /// "network", "LL", "LR", "D".
 llvm::StringRef stringifyLinkClass(LinkClass cls);
-/// The shortest decimal text that reads back as the same double: exact and
-/// deterministic, unlike a stream's default 6 digits (TopologyDesc::str and
-/// the SimGrid back end's platform data).
-std::string formatShortestDouble(double v);
-
-/// The parameters of a machine, as the language or a command line gives them.
-struct TopologyDesc {
-  TopologyKind kind = TopologyKind::Torus;
-  /// Extents per dimension (torus, mesh, hypercube: all 2).
-  llvm::SmallVector<int64_t, 4> dims;
-  /// PERCS only.
-  int64_t supernodes = 1, drawers = 0, nodesPerDrawer = 0;
-  int64_t ranksPerNode = 1;
-  /// Bytes per second of every torus/mesh/hypercube link.
-  double linkBandwidth = 1.0;
-  /// PERCS link classes, bytes per second.
-  double llBandwidth = 24e9, lrBandwidth = 5e9, dBandwidth = 10e9;
-  /// Seconds per hop; informational (the spec's time model ignores it).
-  double linkLatency = 0;
-  /// Bytes per second a node can inject (and receive) at once; 0 = unlimited.
-  /// A one-port machine (the T3D) has injectionBandwidth == linkBandwidth.
-  double injectionBandwidth = 0;
-  /// Order in which dimensions are routed; empty = 0, 1, ..., n-1.
-  llvm::SmallVector<unsigned, 4> dimOrder;
-
-  /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
-  /// "percs:supernodes=1,drawers=4,nodes=8", optionally followed by
-  /// ";key=value" options: ranks=R, bw=B (link bandwidth), ll=, lr=, d=,
-  /// injection=B (or injection=link: the link bandwidth), latency=S,
-  /// order=2.0.1 (dimension order). Separators ',' and ';' are equivalent.
-  /// On failure returns failure() and sets `error`.
-  static llvm::FailureOr<TopologyDesc> parse(llvm::StringRef spec,
-                                             std::string &error);
-  /// The inverse of parse() (round-trips).
-  std::string str() const;
-};
 
 /// One directed link.
 struct Link {

@@ -38,7 +38,7 @@ public:
 
 private:
   Location loc(llvm::SMLoc smLoc);
-  Type elementType(lang::ElementType type);
+  Type elementType(ElementType type);
   FlatSymbolRefAttr ref(StringRef name) {
     return FlatSymbolRefAttr::get(&context, name);
   }
@@ -71,19 +71,19 @@ Location Converter::loc(llvm::SMLoc smLoc) {
   return FileLineColLoc::get(&context, file, line, column);
 }
 
-Type Converter::elementType(lang::ElementType type) {
-  using ET = lang::ElementType;
+Type Converter::elementType(ElementType type) {
+  using ET = ElementType;
   switch (type) {
   case ET::Int8:
   case ET::Int16:
   case ET::Int32:
   case ET::Int64:
-    return builder.getIntegerType(8 * lang::elementTypeBytes(type));
+    return builder.getIntegerType(8 * elementTypeBytes(type));
   case ET::UInt8:
   case ET::UInt16:
   case ET::UInt32:
   case ET::UInt64:
-    return builder.getIntegerType(8 * lang::elementTypeBytes(type),
+    return builder.getIntegerType(8 * elementTypeBytes(type),
                                   /*isSigned=*/false);
   case ET::F32:
     return builder.getF32Type();
@@ -99,26 +99,13 @@ Type Converter::elementType(lang::ElementType type) {
 
 void Converter::convertMachine(const lang::Machine &m) {
   TopologyDesc desc;
-  switch (m.kind) {
-  case lang::TopologyKind::Torus:
-    desc.kind = TopologyKind::Torus;
-    break;
-  case lang::TopologyKind::Mesh:
-    desc.kind = TopologyKind::Mesh;
-    break;
-  case lang::TopologyKind::Hypercube:
-    desc.kind = TopologyKind::Hypercube;
-    break;
-  case lang::TopologyKind::Percs:
-    desc.kind = TopologyKind::Percs;
-    break;
-  }
+  desc.kind = m.kind;
   desc.dims.assign(m.dims.begin(), m.dims.end());
   desc.supernodes = m.supernodes;
   desc.drawers = m.drawers;
   desc.nodesPerDrawer = m.nodesPerDrawer;
 
-  bool percs = m.kind == lang::TopologyKind::Percs;
+  bool percs = m.kind == TopologyKind::Percs;
   auto op = builder.create<MachineOp>(
       loc(m.loc), TypeRange(), ValueRange(),
       ArrayRef<NamedAttribute>{
@@ -147,9 +134,7 @@ void Converter::convertMachine(const lang::Machine &m) {
   }
   if (m.injectionBandwidth > 0)
     op.setInjectionBandwidthAttr(f64(m.injectionBandwidth));
-  op.setRouting(m.routing == lang::RoutingKind::Direct
-                    ? Routing::Direct
-                    : Routing::DimensionOrder);
+  op.setRouting(m.routing);
   if (!m.dimOrder.empty()) {
     SmallVector<int64_t> order(m.dimOrder.begin(), m.dimOrder.end());
     op.setDimOrderAttr(builder.getDenseI64ArrayAttr(order));
@@ -191,9 +176,6 @@ void Converter::convertGroup(const lang::Group &g) {
 void Converter::convertArray(const lang::Array &a) {
   usedNames.insert(a.name);
   SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
-  Distribution dist = a.distribution == lang::Distribution::Rows
-                          ? Distribution::Rows
-                          : Distribution::Cols;
   builder.create<ArrayOp>(
       loc(a.loc), TypeRange(), ValueRange(),
       ArrayRef<NamedAttribute>{
@@ -202,66 +184,8 @@ void Converter::convertArray(const lang::Array &a) {
                                TypeAttr::get(elementType(a.elementType))),
           builder.getNamedAttr("shape", builder.getDenseI64ArrayAttr(shape)),
           builder.getNamedAttr("distribution",
-                               DistributionAttr::get(&context, dist)),
+                               DistributionAttr::get(&context, a.distribution)),
           builder.getNamedAttr("group", ref(groupNames.lookup(a.group)))});
-}
-
-static Algorithm convertAlgorithm(lang::Algorithm a) {
-  switch (a) {
-  case lang::Algorithm::Auto:
-    return Algorithm::Auto;
-  case lang::Algorithm::Pairwise:
-    return Algorithm::Pairwise;
-  case lang::Algorithm::LinearShift:
-    return Algorithm::LinearShift;
-  case lang::Algorithm::Xor:
-    return Algorithm::Xor;
-  case lang::Algorithm::Bruck:
-    return Algorithm::Bruck;
-  case lang::Algorithm::KLevel:
-    return Algorithm::KLevel;
-  case lang::Algorithm::Direct:
-    return Algorithm::Direct;
-  case lang::Algorithm::Schedule:
-    return Algorithm::Schedule;
-  }
-  llvm_unreachable("unknown algorithm");
-}
-
-static ReduceKind convertReduce(lang::ReduceOp op) {
-  switch (op) {
-  case lang::ReduceOp::Add:
-    return ReduceKind::Add;
-  case lang::ReduceOp::Mul:
-    return ReduceKind::Mul;
-  case lang::ReduceOp::Min:
-    return ReduceKind::Min;
-  case lang::ReduceOp::Max:
-    return ReduceKind::Max;
-  case lang::ReduceOp::And:
-    return ReduceKind::And;
-  case lang::ReduceOp::Or:
-    return ReduceKind::Or;
-  case lang::ReduceOp::Xor:
-    return ReduceKind::Xor;
-  }
-  llvm_unreachable("unknown reduction");
-}
-
-static PermuteKind convertPermute(lang::PermuteKind kind) {
-  switch (kind) {
-  case lang::PermuteKind::Random:
-    return PermuteKind::Random;
-  case lang::PermuteKind::BitReversal:
-    return PermuteKind::BitReversal;
-  case lang::PermuteKind::Xor:
-    return PermuteKind::Xor;
-  case lang::PermuteKind::Shift:
-    return PermuteKind::Shift;
-  case lang::PermuteKind::Table:
-    return PermuteKind::Table;
-  }
-  llvm_unreachable("unknown permutation");
 }
 
 void Converter::convertOperation(const lang::Operation &o) {
@@ -278,28 +202,28 @@ void Converter::convertOperation(const lang::Operation &o) {
     set("block", i64(o.blockBytes));
   };
   auto reduction = [&] {
-    set("op", ReduceKindAttr::get(&context, convertReduce(o.reduceOp)));
+    set("op", ReduceKindAttr::get(&context, o.reduceOp));
     set("element_type", TypeAttr::get(elementType(o.elementType)));
     set("count", i64(o.count));
   };
   switch (o.kind) {
-  case lang::OpKind::Alltoall:
-  case lang::OpKind::Allgather:
+  case CollectiveKind::Alltoall:
+  case CollectiveKind::Allgather:
     set("block", i64(o.blockBytes));
     break;
-  case lang::OpKind::Alltoallv:
+  case CollectiveKind::Alltoallv:
     set("sizes", builder.getDenseI64ArrayAttr(o.sizes));
     break;
-  case lang::OpKind::Transpose:
+  case CollectiveKind::Transpose:
     set("from", ref(o.from->name));
     set("to", ref(o.to->name));
     break;
-  case lang::OpKind::Permute:
-    set("pattern", PermuteKindAttr::get(&context, convertPermute(o.permuteKind)));
+  case CollectiveKind::Permute:
+    set("pattern", PermuteKindAttr::get(&context, o.permuteKind));
     set("seed", i64(static_cast<int64_t>(o.seed)));
     set("mask", i64(o.mask));
     set("shift", i64(o.shift));
-    if (o.permuteKind == lang::PermuteKind::Table)
+    if (o.permuteKind == PermuteKind::Table)
       set("table", builder.getDenseI64ArrayAttr(o.permutation));
     if (!o.tableFile.empty())
       set("table_file", builder.getStringAttr(o.tableFile));
@@ -310,103 +234,47 @@ void Converter::convertOperation(const lang::Operation &o) {
       set("block", i64(o.blockBytes));
     }
     break;
-  case lang::OpKind::Gather:
-  case lang::OpKind::Scatter:
-  case lang::OpKind::Broadcast:
-  case lang::OpKind::OneToAll:
-  case lang::OpKind::AllToOne:
+  case CollectiveKind::Gather:
+  case CollectiveKind::Scatter:
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::OneToAll:
+  case CollectiveKind::AllToOne:
     rooted();
     break;
-  case lang::OpKind::Reduce:
+  case CollectiveKind::Reduce:
     set("root", i64(o.root));
     reduction();
     break;
-  case lang::OpKind::Allreduce:
-  case lang::OpKind::Scan:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::Scan:
     reduction();
     break;
-  case lang::OpKind::Barrier:
-  case lang::OpKind::Local:
+  case CollectiveKind::Barrier:
+  case CollectiveKind::Local:
     break;
   }
 
   // Directives.
   const lang::Directives &d = o.directives;
-  set("algorithm", AlgorithmAttr::get(&context, convertAlgorithm(d.algorithm)));
-  if (d.algorithm == lang::Algorithm::KLevel) {
+  set("algorithm", AlgorithmAttr::get(&context, d.algorithm));
+  if (d.algorithm == Algorithm::KLevel) {
     set("k_levels", i64(d.kLevels));
-    KLevelShape shape = d.kShape == lang::KLevelShape::Rec  ? KLevelShape::Rec
-                        : d.kShape == lang::KLevelShape::Sq ? KLevelShape::Sq
-                                                            : KLevelShape::None;
-    set("k_shape", KLevelShapeAttr::get(&context, shape));
+    set("k_shape", KLevelShapeAttr::get(&context, d.kShape));
   }
-  set("sync", SyncAttr::get(&context, d.sync == lang::SyncKind::Barrier
-                                          ? Sync::Barrier
-                                          : Sync::None));
-  Style style = d.style == lang::TransferStyle::Chained ? Style::Chained
-                : d.style == lang::TransferStyle::DirectDeposit
-                    ? Style::DirectDeposit
-                    : Style::Packing;
-  set("style", StyleAttr::get(&context, style));
+  set("sync", SyncKindAttr::get(&context, d.sync));
+  set("style", TransferStyleAttr::get(&context, d.style));
   set("rlimit", i64(d.rlimit));
-  // The enums list the aggregates in the front end's order.
-  if (o.aggregate != lang::Aggregate::None)
-    set("aggregate",
-        AggregateAttr::get(&context, static_cast<Aggregate>(o.aggregate)));
+  if (o.aggregate != Aggregate::None)
+    set("aggregate", AggregateAttr::get(&context, o.aggregate));
   usedNames.insert(o.name);
 
-  Location l = loc(o.loc);
-  auto create = [&](auto tag) {
-    using OpT = decltype(tag);
-    builder.create<OpT>(l, TypeRange(), ValueRange(), attrs.getAttrs());
-  };
-  switch (o.kind) {
-  case lang::OpKind::Alltoall:
-    create(AlltoallOp());
-    break;
-  case lang::OpKind::Alltoallv:
-    create(AlltoallvOp());
-    break;
-  case lang::OpKind::Transpose:
-    create(TransposeOp());
-    break;
-  case lang::OpKind::Permute:
-    create(PermuteOp());
-    break;
-  case lang::OpKind::Gather:
-    create(GatherOp());
-    break;
-  case lang::OpKind::Scatter:
-    create(ScatterOp());
-    break;
-  case lang::OpKind::Allgather:
-    create(AllgatherOp());
-    break;
-  case lang::OpKind::Broadcast:
-    create(BroadcastOp());
-    break;
-  case lang::OpKind::Reduce:
-    create(ReduceOp());
-    break;
-  case lang::OpKind::Allreduce:
-    create(AllreduceOp());
-    break;
-  case lang::OpKind::Scan:
-    create(ScanOp());
-    break;
-  case lang::OpKind::OneToAll:
-    create(OneToAllOp());
-    break;
-  case lang::OpKind::AllToOne:
-    create(AllToOneOp());
-    break;
-  case lang::OpKind::Barrier:
-    create(BarrierOp());
-    break;
-  case lang::OpKind::Local:
-    create(LocalOp());
-    break;
-  }
+  // Every comm op is named after its kind's spelling in the vocabulary
+  // (`comm.alltoall`, `comm.one_to_all`...), so one generic create serves
+  // every kind.
+  OperationState state(loc(o.loc),
+                       ("comm." + stringifyCollectiveKind(o.kind)).str());
+  state.addAttributes(attrs.getAttrs());
+  builder.create(state);
 
   if (o.hasSchedule)
     convertSchedule(o);

@@ -20,8 +20,6 @@ using namespace mlir;
 using namespace phasec;
 using namespace phasec::comm;
 
-#include "phasec/Dialect/Comm/CommEnums.cpp.inc"
-
 #define GET_ATTRDEF_CLASSES
 #include "phasec/Dialect/Comm/CommAttrs.cpp.inc"
 
@@ -58,9 +56,9 @@ LogicalResult MeshAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 HypercubeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       int64_t dimension) {
-  if (dimension < 0 || dimension > 30)
+  if (dimension < 0 || dimension > kMaxHypercubeDimension)
     return emitError() << "hypercube dimension " << dimension
-                       << " must be in [0, 30]";
+                       << " must be in [0, " << kMaxHypercubeDimension << "]";
   return success();
 }
 

@@ -185,10 +185,6 @@ int64_t MachineOp::getNumRanks() {
   return nodes * desc.ranksPerNode;
 }
 
-/// The largest machine the IR accepts (ranks), matching the front end's
-/// default limit: beyond it building the links alone would exhaust memory.
-static constexpr int64_t kMaxMachineRanks = int64_t(1) << 22;
-
 LogicalResult MachineOp::verify() {
   // I64Attr getters return uint64_t: compare as signed.
   if (static_cast<int64_t>(getRanksPerNode()) < 1)
@@ -232,8 +228,10 @@ LogicalResult MachineOp::verify() {
 
   TopologyDesc desc = getTopologyDesc();
   int64_t nodes = countNodes(desc);
-  if (nodes > kMaxMachineRanks / desc.ranksPerNode)
-    return emitOpError("has more than ") << kMaxMachineRanks << " ranks";
+  // The front end's limit too: beyond it building the links alone would
+  // exhaust memory.
+  if (nodes > kMaxRanks / desc.ranksPerNode)
+    return emitOpError("has more than ") << kMaxRanks << " ranks";
   std::string error;
   if (failed(Topology::create(desc, error)))
     return emitOpError("invalid machine: ") << error;

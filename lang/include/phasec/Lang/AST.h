@@ -11,7 +11,9 @@
 /// operations carry concrete sizes, and hand-written schedules are unrolled
 /// into explicit phases of (src, dst, bytes) transfers. Later layers (the
 /// lowering to the comm dialect) therefore never evaluate expressions; they
-/// only read these plain structs.
+/// only read these plain structs. Every closed set (operation kinds,
+/// element types, directives...) is phasec's vocabulary
+/// (phasec/Core/Vocabulary.h), shared with the dialect and the back ends.
 ///
 /// Every node keeps the llvm::SMLoc of the construct that produced it so that
 /// later layers can point errors back into the .sched file.
@@ -23,6 +25,8 @@
 
 #ifndef PHASEC_LANG_AST_H
 #define PHASEC_LANG_AST_H
+
+#include "phasec/Core/Vocabulary.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -40,16 +44,6 @@ namespace phasec::lang {
 //===----------------------------------------------------------------------===//
 // Machines
 //===----------------------------------------------------------------------===//
-
-enum class TopologyKind : uint8_t { Torus, Mesh, Hypercube, Percs };
-/// Link classes: Network for torus/mesh/hypercube links; LL (inside a PERCS
-/// drawer), LR (between drawers of a supernode), D (between supernodes).
-enum class LinkClass : uint8_t { Network, LL, LR, D };
-enum class RoutingKind : uint8_t { DimensionOrder, Direct };
-
-llvm::StringRef stringifyTopologyKind(TopologyKind kind);
-llvm::StringRef stringifyLinkClass(LinkClass cls);
-llvm::StringRef stringifyRoutingKind(RoutingKind kind);
 
 /// The cost-model parameters later issues use (C^3-style set-up cost, the
 /// packet length, and local copy rates for buffer packing).
@@ -88,7 +82,7 @@ struct Machine {
   /// Bytes per second a node can inject (and receive) at once; 0 = unlimited.
   double injectionBandwidth = 0;
 
-  RoutingKind routing = RoutingKind::DimensionOrder;
+  Routing routing = Routing::DimensionOrder;
   /// The complete dimension order for DimensionOrder routing (a permutation
   /// of 0..numDims-1); empty for PERCS (Direct).
   llvm::SmallVector<unsigned, 4> dimOrder;
@@ -136,33 +130,6 @@ struct Group {
   bool contains(int32_t rank) const { return indexOf(rank) >= 0; }
 };
 
-enum class ElementType : uint8_t {
-  Int8,
-  Int16,
-  Int32,
-  Int64,
-  UInt8,
-  UInt16,
-  UInt32,
-  UInt64,
-  F32,
-  F64,
-  Complex64,
-  Complex128
-};
-/// "int8" ... "complex128" (the .sched spelling).
-llvm::StringRef stringifyElementType(ElementType type);
-/// The element type spelled `name`, or std::nullopt; the inverse of
-/// stringifyElementType, so the spellings live in one place.
-std::optional<ElementType> symbolizeElementType(llvm::StringRef name);
-/// The spellings, for "expected one of" notes.
-extern const char *const kElementTypeSpellings;
-/// Size of one element in bytes.
-int64_t elementTypeBytes(ElementType type);
-
-enum class Distribution : uint8_t { Rows, Cols };
-llvm::StringRef stringifyDistribution(Distribution dist);
-
 struct Array {
   std::string name;
   llvm::SMLoc loc;
@@ -183,81 +150,6 @@ struct Array {
 //===----------------------------------------------------------------------===//
 // Operations
 //===----------------------------------------------------------------------===//
-
-enum class OpKind : uint8_t {
-  Alltoall,
-  Alltoallv,
-  Transpose,
-  Permute,
-  Gather,
-  Scatter,
-  Allgather,
-  Broadcast,
-  Reduce,
-  Allreduce,
-  Scan,
-  OneToAll,
-  AllToOne,
-  /// A barrier over the group (no data).
-  Barrier,
-  /// Local computation only (no communication), e.g. radix-sort bucket
-  /// counting or PAPERS population/enumerate, which need only the mask.
-  Local
-};
-/// The .sched keyword: "alltoall", ..., "one_to_all", "all_to_one",
-/// "barrier", "local".
-llvm::StringRef stringifyOpKind(OpKind kind);
-
-/// The PAPERS aggregate an operation was written as (seed 004), or None. Sema
-/// maps each aggregate onto an OpKind (see docs/language.md):
-///   putget -> alltoallv (each member reads one member's datum),
-///   waitvec, vote, match, rank -> allgather, any/all -> allreduce or/and,
-///   population, enumerate -> local, barrier -> barrier.
-enum class Aggregate : uint8_t {
-  None,
-  Putget,
-  Waitvec,
-  Vote,
-  Match,
-  Rank,
-  Population,
-  Enumerate,
-  Any,
-  All,
-  Barrier
-};
-llvm::StringRef stringifyAggregate(Aggregate agg);
-
-enum class ReduceOp : uint8_t { Add, Mul, Min, Max, And, Or, Xor };
-llvm::StringRef stringifyReduceOp(ReduceOp op);
-
-enum class PermuteKind : uint8_t { Random, BitReversal, Xor, Shift, Table };
-llvm::StringRef stringifyPermuteKind(PermuteKind kind);
-
-enum class Algorithm : uint8_t {
-  /// Let the scheduler choose (the default).
-  Auto,
-  Pairwise,
-  LinearShift,
-  Xor,
-  Bruck,
-  KLevel,
-  Direct,
-  /// The operation's hand-written `schedule { ... }`.
-  Schedule
-};
-llvm::StringRef stringifyAlgorithm(Algorithm alg);
-
-/// Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
-/// rectangles/rows (2-lev-rec), squares (3-lev-sq, logp-lev-sq).
-enum class KLevelShape : uint8_t { None, Rec, Sq };
-llvm::StringRef stringifyKLevelShape(KLevelShape shape);
-
-enum class SyncKind : uint8_t { Barrier, None };
-llvm::StringRef stringifySyncKind(SyncKind sync);
-
-enum class TransferStyle : uint8_t { Packing, Chained, DirectDeposit };
-llvm::StringRef stringifyTransferStyle(TransferStyle style);
 
 /// One transfer of a hand-written schedule: global ranks and bytes, with the
 /// location of the `send` statement that produced it.
@@ -285,7 +177,7 @@ struct Directives {
 };
 
 struct Operation {
-  OpKind kind = OpKind::Alltoall;
+  CollectiveKind kind = CollectiveKind::Alltoall;
   Aggregate aggregate = Aggregate::None;
   std::string name;
   llvm::SMLoc loc;
@@ -321,7 +213,7 @@ struct Operation {
   std::vector<int64_t> permutation;
 
   /// Reduce, allreduce, scan (and the PAPERS typed aggregates).
-  ReduceOp reduceOp = ReduceOp::Add;
+  ReduceKind reduceOp = ReduceKind::Add;
   ElementType elementType = ElementType::Int32;
   int64_t count = 0;
 

@@ -15,6 +15,7 @@
 #ifndef PHASEC_LANG_PARSER_H
 #define PHASEC_LANG_PARSER_H
 
+#include "phasec/Core/TopologyDesc.h"
 #include "phasec/Lang/AST.h"
 #include "phasec/Lang/Diagnostics.h"
 
@@ -46,7 +47,7 @@ struct FrontendOptions {
   /// Total loop iterations (including empty ones) Sema may execute.
   uint64_t maxLoopIterations = 200'000'000;
   /// Ranks of one machine.
-  int64_t maxRanks = 1 << 22;
+  int64_t maxRanks = kMaxRanks;
   /// Entries of an alltoallv size matrix (group size squared).
   int64_t maxMatrixEntries = 1 << 24;
   /// Elements of an element-level permutation table.

@@ -36,7 +36,8 @@
 #ifndef PHASEC_TARGET_OPERATIONPLAN_H
 #define PHASEC_TARGET_OPERATIONPLAN_H
 
-#include "phasec/Scheduling/Collectives.h"
+#include "phasec/Core/Vocabulary.h"
+#include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/Problem.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -50,43 +51,22 @@
 namespace phasec {
 namespace target {
 
-enum class OpKind {
-  Alltoall,
-  Alltoallv,
-  Transpose,
-  Permute,
-  RankPermute,
-  Gather,
-  Scatter,
-  Allgather,
-  OneToAll,
-  AllToOne,
-};
-
-/// How data moves (seed 000: buffer packing vs chained; seed 001: direct
-/// deposit). Only transposes and element permutations have a choice; block
-/// operations always move contiguous blocks.
-enum class TransferStyle {
-  /// Pack everything into a buffer, exchange, unpack everything.
-  Packing,
-  /// Per transfer: pack, transfer, unpack (MPI: the receive side unpacks
-  /// through a derived datatype when MPIOptions::derivedDatatypes).
-  Chained,
-  /// The copy loop writes straight into the remote array (SHMEM: stores
-  /// through shmem_ptr, else puts per contiguous run; MPI: stores into an
-  /// MPI_Win_allocate_shared window when all ranks share a node).
-  DirectDeposit,
-};
-
-/// What separates two phases.
-enum class PhaseSync { Barrier, None };
+// How data moves and what separates phases are phasec's TransferStyle and
+// SyncKind (phasec/Core/Vocabulary.h): packing packs everything, exchanges,
+// unpacks (seed 000); chained packs, transfers and unpacks per transfer
+// (MPI: unpacking through a derived datatype when
+// MPIOptions::derivedDatatypes); direct deposit writes straight into the
+// remote array (seed 001; SHMEM: stores through shmem_ptr, else puts per
+// contiguous run; MPI: stores into an MPI_Win_allocate_shared window when all
+// ranks share a node). Only transposes and element permutations have a
+// choice; block operations always move contiguous blocks.
 
 /// The local copy loop of a transpose (seed 001).
 enum class LoopOrder { ContiguousLoads, ContiguousStores };
 
 /// A C element type: the name used in .sched files and on command lines,
 /// the C type and its size.
-struct ElementType {
+struct ElementCType {
   std::string name;  ///< "i8".."u64", "f32", "f64", "c64", "c128"
   std::string cType; ///< e.g. "double", "phasec_c128_t"
   int64_t size = 1;
@@ -95,13 +75,12 @@ struct ElementType {
 /// Parses "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32",
 /// "f64", "c64" (complex64) and "c128" (complex128); also "int8".."uint64",
 /// "float", "double", "complex64", "complex128", "byte".
-llvm::FailureOr<ElementType> parseElementType(llvm::StringRef name,
+llvm::FailureOr<ElementCType> parseElementType(llvm::StringRef name,
                                               std::string &error);
 
-llvm::StringRef stringifyOpKind(OpKind kind);
-llvm::StringRef stringifyTransferStyle(TransferStyle style);
-llvm::FailureOr<TransferStyle> parseTransferStyle(llvm::StringRef s,
-                                                  std::string &error);
+/// The plan's name of an operation kind: the vocabulary's spelling, and
+/// "rank_permute" for a permute of whole blocks.
+llvm::StringRef stringifyPlanKind(CollectiveKind kind, bool elementLevel);
 
 /// One transfer of the schedule in group-index space: `bytes` bytes starting
 /// at byte `offset` of the data member `src` owes member `dst`.
@@ -129,7 +108,7 @@ struct PlannedPhase {
 /// Knobs of the plan (not of one back end).
 struct PlanOptions {
   TransferStyle style = TransferStyle::DirectDeposit;
-  PhaseSync sync = PhaseSync::Barrier;
+  SyncKind sync = SyncKind::Barrier;
   /// Strided loads with contiguous stores by default: on this machine (x86,
   /// write-allocate caches) strided stores cost a read-for-ownership per
   /// line and the transpose ran 2-3x slower that way (docs/performance.md);
@@ -144,8 +123,12 @@ struct PlanOptions {
 struct OperationPlan {
   /// A C identifier, the generated function's name.
   std::string name;
-  OpKind kind = OpKind::Alltoall;
-  ElementType elem{"u8", "uint8_t", 1};
+  /// One of the direct kinds: alltoall, alltoallv, transpose, permute,
+  /// gather, scatter, allgather, one_to_all, all_to_one.
+  CollectiveKind kind = CollectiveKind::Alltoall;
+  /// Permute: of array elements (else of whole blocks between members).
+  bool elementLevel = false;
+  ElementCType elem{"u8", "uint8_t", 1};
   /// Global ranks (ranks of the communicator), sorted.
   std::vector<RankId> group;
   /// Group index of the root (gather, scatter, one_to_all, all_to_one).
@@ -158,13 +141,14 @@ struct OperationPlan {
   int64_t n = 0;
   /// transpose: the columns of A (= the rows of B); n when square.
   int64_t cols = 0;
-  /// permute / rank_permute: how the permutation was given, and the
-  /// materialised permutation (perm[i] = destination of element i).
+  /// Permutes: how the permutation was given, and the materialised
+  /// permutation (perm[i] = destination of element or member i).
   PermutationSpec permSpec;
   std::vector<int64_t> perm;
-  /// permute: P x P bytes per (source member, destination member), computed
-  /// once at plan time (compiler memory only; never emitted as a table).
-  std::vector<int64_t> permPairBytes;
+  /// The operation's traffic (Collective::lower, global ranks): what each
+  /// member owes each other one (compiler memory only; never emitted as a
+  /// table).
+  TransferSet demands;
   PlanOptions options;
   /// The verified schedule, as given (global ranks).
   Schedule schedule;
@@ -191,30 +175,17 @@ struct OperationPlan {
   int64_t requiredRanks() const { return group.empty() ? 0 : group.back() + 1; }
 };
 
-/// Builds a plan from the operation (`request`, as for buildCollective; for
-/// transposes and permutes request.bytes is ignored in favour of elem.size),
-/// the element type and a verified schedule of the request's transfers.
-/// Checks that the schedule delivers exactly the demands of the operation
-/// (every pair exactly its bytes, nothing else), that splits of transposes
-/// and permutes fall on element boundaries, and that `name` is a C
-/// identifier; on failure sets `error`.
+/// Builds a plan from the operation, the element type of its arrays
+/// (transposes and element permutes; ignored otherwise) and a verified
+/// schedule of its traffic. Checks that the schedule delivers exactly the
+/// operation's demands (every pair exactly its bytes, nothing else), that
+/// splits of transposes and permutes fall on element boundaries, that the
+/// arrays are laid out as the generators lay them out (slabs of rows), and
+/// that `name` is a C identifier; on failure sets `error`.
 llvm::FailureOr<OperationPlan>
-buildOperationPlan(llvm::StringRef name, const CollectiveRequest &request,
-                   const ElementType &elem, const Schedule &schedule,
+buildOperationPlan(llvm::StringRef name, const Collective &collective,
+                   const ElementCType &elem, const Schedule &schedule,
                    const PlanOptions &options, std::string &error);
-
-/// Builds the plan of a transpose of a `rows` x `cols` array A (rows
-/// block-distributed over request.group) into B = A^T (cols x rows, rows
-/// block-distributed). `request` is the scheduled request: a square
-/// transpose ("transpose", n = rows = cols) or, for a rectangular one, the
-/// all-to-all of its (rows/P) x (cols/P) blocks that comm-lower-collectives
-/// schedules. Checks as buildOperationPlan does; a square transpose gives
-/// the same plan as buildOperationPlan.
-llvm::FailureOr<OperationPlan>
-buildTransposePlan(llvm::StringRef name, const CollectiveRequest &request,
-                   int64_t rows, int64_t cols, const ElementType &elem,
-                   const Schedule &schedule, const PlanOptions &options,
-                   std::string &error);
 
 } // namespace target
 } // namespace phasec

@@ -5,20 +5,21 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Topology attributes and the directive enums of the comm dialect, plus the
+/// Topology attributes and the attributes over phasec's enums
+/// (phasec/Core/Vocabulary.h) of the comm dialect, plus the
 /// conversions between topology attributes and phasec::TopologyDesc.
 ///
 //===----------------------------------------------------------------------===//
 #ifndef PHASEC_DIALECT_COMM_COMMATTRS_H
 #define PHASEC_DIALECT_COMM_COMMATTRS_H
 
+#include "phasec/Core/Vocabulary.h"
 #include "phasec/Topology/Topology.h"
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectImplementation.h"
 
-#include "phasec/Dialect/Comm/CommEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "phasec/Dialect/Comm/CommAttrs.h.inc"

@@ -27,15 +27,13 @@ def Comm_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
       "::mlir::FlatSymbolRefAttr", "getGroupRef", (ins), [{}],
       [{ return $_op.getGroupAttr(); }]>,
     InterfaceMethod<"The algorithm directive.",
-      "::phasec::comm::Algorithm", "getAlgorithmDirective", (ins), [{}],
+      "::phasec::Algorithm", "getAlgorithmDirective", (ins), [{}],
       [{ return $_op.getAlgorithm(); }]>,
     InterfaceMethod<"The solver budget directive (0 = default).",
       "int64_t", "getRlimitDirective", (ins), [{}],
       [{ return $_op.getRlimit(); }]>,
-    InterfaceMethod<"The operation's kind as the scheduling library names it "
-      "(\"alltoall\", ..., \"rank_permute\"; \"barrier\"/\"local\" move no "
-      "data).",
-      "::llvm::StringRef", "getCollectiveKind", (ins)>,
+    InterfaceMethod<"The operation's kind (phasec's vocabulary).",
+      "::phasec::CollectiveKind", "getCollectiveKind", (ins)>,
   ];
 }
 

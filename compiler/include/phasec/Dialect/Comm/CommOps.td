@@ -51,7 +51,7 @@ def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
     OptionalAttr<F64Attr>:$d_latency,
     OptionalAttr<F64Attr>:$injection_bandwidth,
     DefaultValuedAttr<Comm_RoutingAttr,
-                      "::phasec::comm::Routing::DimensionOrder">:$routing,
+                      "::phasec::Routing::DimensionOrder">:$routing,
     OptionalAttr<DenseI64ArrayAttr>:$dim_order,
     OptionalAttr<F64Attr>:$setup_cost,
     OptionalAttr<I64Attr>:$packet_length,
@@ -121,15 +121,15 @@ defvar Comm_CommonArgs = (ins
   FlatSymbolRefAttr:$machine,
   FlatSymbolRefAttr:$group,
   DefaultValuedAttr<Comm_AlgorithmAttr,
-                    "::phasec::comm::Algorithm::Auto">:$algorithm,
+                    "::phasec::Algorithm::Auto">:$algorithm,
   DefaultValuedAttr<I64Attr, "0">:$k_levels,
   DefaultValuedAttr<Comm_KLevelShapeAttr,
-                    "::phasec::comm::KLevelShape::None">:$k_shape,
-  DefaultValuedAttr<Comm_SyncAttr, "::phasec::comm::Sync::Barrier">:$sync,
-  DefaultValuedAttr<Comm_StyleAttr, "::phasec::comm::Style::Packing">:$style,
+                    "::phasec::KLevelShape::None">:$k_shape,
+  DefaultValuedAttr<Comm_SyncAttr, "::phasec::SyncKind::Barrier">:$sync,
+  DefaultValuedAttr<Comm_StyleAttr, "::phasec::TransferStyle::Packing">:$style,
   DefaultValuedAttr<I64Attr, "0">:$rlimit,
   DefaultValuedAttr<Comm_AggregateAttr,
-                    "::phasec::comm::Aggregate::None">:$aggregate);
+                    "::phasec::Aggregate::None">:$aggregate);
 
 class Comm_CollectiveOp<string mnemonic, string kind, dag extraArgs,
                         string summaryText>
@@ -138,22 +138,24 @@ class Comm_CollectiveOp<string mnemonic, string kind, dag extraArgs,
         Comm_CollectiveOpInterface]> {
   let summary = summaryText;
   let extraClassDeclaration = [{
-    ::llvm::StringRef getCollectiveKind() { return "}] # kind # [{"; }
+    ::phasec::CollectiveKind getCollectiveKind() {
+      return ::phasec::CollectiveKind::}] # kind # [{;
+    }
   }];
   let arguments = !con(Comm_CommonArgs, extraArgs);
   let assemblyFormat = "$sym_name `on` $machine `group` $group attr-dict";
   let hasVerifier = 1;
 }
 
-def Comm_AlltoallOp : Comm_CollectiveOp<"alltoall", "alltoall",
+def Comm_AlltoallOp : Comm_CollectiveOp<"alltoall", "Alltoall",
     (ins I64Attr:$block), "Every member sends a block to every other member">;
-def Comm_AlltoallvOp : Comm_CollectiveOp<"alltoallv", "alltoallv",
+def Comm_AlltoallvOp : Comm_CollectiveOp<"alltoallv", "Alltoallv",
     (ins DenseI64ArrayAttr:$sizes),
     "All-to-all with an n x n row-major byte matrix over the group">;
-def Comm_TransposeOp : Comm_CollectiveOp<"transpose", "transpose",
+def Comm_TransposeOp : Comm_CollectiveOp<"transpose", "Transpose",
     (ins FlatSymbolRefAttr:$from, FlatSymbolRefAttr:$to),
     "Transpose of a square array, rows distributed over the group">;
-def Comm_PermuteOp : Comm_CollectiveOp<"permute", "permute",
+def Comm_PermuteOp : Comm_CollectiveOp<"permute", "Permute",
     (ins Comm_PermuteKindAttr:$pattern,
          DefaultValuedAttr<I64Attr, "0">:$seed,
          DefaultValuedAttr<I64Attr, "0">:$mask,
@@ -165,43 +167,37 @@ def Comm_PermuteOp : Comm_CollectiveOp<"permute", "permute",
          OptionalAttr<FlatSymbolRefAttr>:$to),
     "A permutation of the group's blocks (block) or of an array's elements "
     "(from, to)"> {
-  let extraClassDeclaration = [{
-    /// "rank_permute" (blocks) or "permute" (array elements).
-    ::llvm::StringRef getCollectiveKind() {
-      return getFrom() ? "permute" : "rank_permute";
-    }
-  }];
 }
-def Comm_GatherOp : Comm_CollectiveOp<"gather", "gather",
+def Comm_GatherOp : Comm_CollectiveOp<"gather", "Gather",
     (ins I64Attr:$root, I64Attr:$block),
     "Every member sends a block to the root">;
-def Comm_ScatterOp : Comm_CollectiveOp<"scatter", "scatter",
+def Comm_ScatterOp : Comm_CollectiveOp<"scatter", "Scatter",
     (ins I64Attr:$root, I64Attr:$block),
     "The root sends a distinct block to every member">;
-def Comm_AllgatherOp : Comm_CollectiveOp<"allgather", "allgather",
+def Comm_AllgatherOp : Comm_CollectiveOp<"allgather", "Allgather",
     (ins I64Attr:$block), "Every member's block reaches every member">;
-def Comm_BroadcastOp : Comm_CollectiveOp<"broadcast", "broadcast",
+def Comm_BroadcastOp : Comm_CollectiveOp<"broadcast", "Broadcast",
     (ins I64Attr:$root, I64Attr:$block),
     "The root's block reaches every member">;
-def Comm_ReduceOp : Comm_CollectiveOp<"reduce", "reduce",
+def Comm_ReduceOp : Comm_CollectiveOp<"reduce", "Reduce",
     (ins I64Attr:$root, Comm_ReduceKindAttr:$op, TypeAttr:$element_type,
          I64Attr:$count),
     "A reduction of count elements to the root">;
-def Comm_AllreduceOp : Comm_CollectiveOp<"allreduce", "allreduce",
+def Comm_AllreduceOp : Comm_CollectiveOp<"allreduce", "Allreduce",
     (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
     "A reduction of count elements to every member">;
-def Comm_ScanOp : Comm_CollectiveOp<"scan", "scan",
+def Comm_ScanOp : Comm_CollectiveOp<"scan", "Scan",
     (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
     "An inclusive prefix reduction in group order">;
-def Comm_OneToAllOp : Comm_CollectiveOp<"one_to_all", "one_to_all",
+def Comm_OneToAllOp : Comm_CollectiveOp<"one_to_all", "OneToAll",
     (ins I64Attr:$root, I64Attr:$block),
     "The root sends its block to every member (C^3 one-to-all)">;
-def Comm_AllToOneOp : Comm_CollectiveOp<"all_to_one", "all_to_one",
+def Comm_AllToOneOp : Comm_CollectiveOp<"all_to_one", "AllToOne",
     (ins I64Attr:$root, I64Attr:$block),
     "Every member sends its block to the root (C^3 all-to-one)">;
-def Comm_BarrierOp : Comm_CollectiveOp<"barrier", "barrier", (ins),
+def Comm_BarrierOp : Comm_CollectiveOp<"barrier", "Barrier", (ins),
     "A barrier over the group (moves no data)">;
-def Comm_LocalOp : Comm_CollectiveOp<"local", "local", (ins),
+def Comm_LocalOp : Comm_CollectiveOp<"local", "Local", (ins),
     "Local computation only (moves no data)">;
 
 //===----------------------------------------------------------------------===//
@@ -237,9 +233,13 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
   let summary = "A phase schedule computed for an operation";
   let description = [{
     Written by `comm-schedule-phases`: the phases in order, the algorithm
-    that produced them, the proven lower bound (`bound`, seconds; `bound_blocks`
-    in uniform blocks; `bound_min_phases`; `bound_reason`), the schedule time
-    of the spec (`time`, seconds) and `gap` = time / bound.
+    that produced them, the proven lower bound (`bound`, seconds, and
+    `bound_reason`; `bound_blocks`, the same in uniform blocks;
+    `bound_min_phases`, a proven minimum number of phases, and
+    `bound_phases_reason`), the schedule time of the cost model (`time`,
+    seconds), `gap` = time / bound, and what is proven optimal:
+    `time_optimal` (time equals the bound) and `phase_optimal` (no
+    congestion-free schedule has fewer phases).
     ```mlir
     comm.schedule for @a algorithm "product" {bound = 1.0 : f64, ...} {
       comm.phase [0 -> 1 : 4, 1 -> 2 : 4]
@@ -251,9 +251,11 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
                        DefaultValuedAttr<F64Attr, "0.0">:$bound_blocks,
                        DefaultValuedAttr<I64Attr, "0">:$bound_min_phases,
                        DefaultValuedAttr<StrAttr, "\"\"">:$bound_reason,
+                       DefaultValuedAttr<StrAttr, "\"\"">:$bound_phases_reason,
                        DefaultValuedAttr<F64Attr, "0.0">:$time,
                        DefaultValuedAttr<F64Attr, "0.0">:$gap,
-                       UnitAttr:$optimal,
+                       UnitAttr:$time_optimal,
+                       UnitAttr:$phase_optimal,
                        UnitAttr:$fell_back);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -271,15 +273,19 @@ def Comm_UserScheduleOp : Comm_Op<"user_schedule",
     .sched file), unrolled. `comm-verify-schedule` checks it like any
     computed schedule and reports violations at the `send` statements'
     locations (each `comm.phase` carries them in `locs`/`loc_index`).
-    `comm-schedule-phases` fills in `bound`, `time` and `gap`.
+    `comm-schedule-phases` fills in the bound, `time` and `gap` attributes
+    as for `comm.schedule`.
   }];
   let arguments = (ins FlatSymbolRefAttr:$collective,
                        OptionalAttr<F64Attr>:$bound,
                        OptionalAttr<F64Attr>:$bound_blocks,
                        OptionalAttr<I64Attr>:$bound_min_phases,
                        OptionalAttr<StrAttr>:$bound_reason,
+                       OptionalAttr<StrAttr>:$bound_phases_reason,
                        OptionalAttr<F64Attr>:$time,
-                       OptionalAttr<F64Attr>:$gap);
+                       OptionalAttr<F64Attr>:$gap,
+                       UnitAttr:$time_optimal,
+                       UnitAttr:$phase_optimal);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "`for` $collective attr-dict-with-keyword $body";
   let hasVerifier = 1;

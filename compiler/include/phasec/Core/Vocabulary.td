@@ -1,0 +1,185 @@
+//===- Vocabulary.td - phasec's closed sets, declared once -*- tablegen -*-===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every closed set of phasec: what the language spells, what the comm
+// dialect stores as enum attributes, what the scheduler and the back ends
+// switch on. Generated (-gen-enum-decls/-defs) into PhasecCore, a library
+// that links LLVM only, so that lang, the dialect, the scheduling library
+// and the targets share one C++ enum per set with one spelling table
+// (`stringifyX` / `symbolizeX`). The dialect wraps these in EnumAttrs
+// (CommAttrs.td); nothing converts between parallel enums.
+//
+// Adding a case: add it here; the compiler then points at every switch
+// that must handle it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_CORE_VOCABULARY_TD
+#define PHASEC_CORE_VOCABULARY_TD
+
+include "mlir/IR/EnumAttr.td"
+
+class Phasec_Enum<string name, string summary, list<I32EnumAttrCase> cases>
+    : I32EnumAttr<name, summary, cases> {
+  let cppNamespace = "::phasec";
+  // Plain C++ enums here; the dialect defines its attributes over them.
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Machines
+//===----------------------------------------------------------------------===//
+
+// The spelling is the .sched keyword, the `--topology` prefix and the
+// schedule JSON's `topology.kind`.
+def Phasec_TopologyKind : Phasec_Enum<"TopologyKind", "machine family", [
+  I32EnumAttrCase<"Torus", 0, "torus">,
+  I32EnumAttrCase<"Mesh", 1, "mesh">,
+  I32EnumAttrCase<"Hypercube", 2, "hypercube">,
+  I32EnumAttrCase<"Percs", 3, "percs">]>;
+
+def Phasec_Routing : Phasec_Enum<"Routing", "routing of a machine", [
+  I32EnumAttrCase<"DimensionOrder", 0, "dimension_order">,
+  I32EnumAttrCase<"Direct", 1, "direct">]>;
+
+//===----------------------------------------------------------------------===//
+// Arrays
+//===----------------------------------------------------------------------===//
+
+// The .sched spellings; sizes and C types are in Vocabulary.h.
+def Phasec_ElementType : Phasec_Enum<"ElementType", "array element type", [
+  I32EnumAttrCase<"Int8", 0, "int8">,
+  I32EnumAttrCase<"Int16", 1, "int16">,
+  I32EnumAttrCase<"Int32", 2, "int32">,
+  I32EnumAttrCase<"Int64", 3, "int64">,
+  I32EnumAttrCase<"UInt8", 4, "uint8">,
+  I32EnumAttrCase<"UInt16", 5, "uint16">,
+  I32EnumAttrCase<"UInt32", 6, "uint32">,
+  I32EnumAttrCase<"UInt64", 7, "uint64">,
+  I32EnumAttrCase<"F32", 8, "f32">,
+  I32EnumAttrCase<"F64", 9, "f64">,
+  I32EnumAttrCase<"Complex64", 10, "complex64">,
+  I32EnumAttrCase<"Complex128", 11, "complex128">]>;
+
+// Block distribution of dimension 0 (rows) or 1 (cols) over a group.
+def Phasec_Distribution : Phasec_Enum<"Distribution",
+    "block distribution of an array", [
+  I32EnumAttrCase<"Rows", 0, "rows">,
+  I32EnumAttrCase<"Cols", 1, "cols">]>;
+
+//===----------------------------------------------------------------------===//
+// Operations
+//===----------------------------------------------------------------------===//
+
+// The .sched keyword of each communication operation; the comm op of the
+// same name; the schedule JSON's `collective.kind` (permutes: `permute`).
+def Phasec_CollectiveKind : Phasec_Enum<"CollectiveKind",
+    "communication operation", [
+  I32EnumAttrCase<"Alltoall", 0, "alltoall">,
+  I32EnumAttrCase<"Alltoallv", 1, "alltoallv">,
+  I32EnumAttrCase<"Transpose", 2, "transpose">,
+  I32EnumAttrCase<"Permute", 3, "permute">,
+  I32EnumAttrCase<"Gather", 4, "gather">,
+  I32EnumAttrCase<"Scatter", 5, "scatter">,
+  I32EnumAttrCase<"Allgather", 6, "allgather">,
+  I32EnumAttrCase<"Broadcast", 7, "broadcast">,
+  I32EnumAttrCase<"Reduce", 8, "reduce">,
+  I32EnumAttrCase<"Allreduce", 9, "allreduce">,
+  I32EnumAttrCase<"Scan", 10, "scan">,
+  I32EnumAttrCase<"OneToAll", 11, "one_to_all">,
+  I32EnumAttrCase<"AllToOne", 12, "all_to_one">,
+  // A barrier over the group (no data).
+  I32EnumAttrCase<"Barrier", 13, "barrier">,
+  // Local computation only, e.g. PAPERS population/enumerate.
+  I32EnumAttrCase<"Local", 14, "local">]>;
+
+// The PAPERS aggregate (seed 004) an operation was written as; Sema maps
+// each onto a CollectiveKind (docs/language.md).
+def Phasec_Aggregate : Phasec_Enum<"Aggregate",
+    "the PAPERS aggregate an operation was written as", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Putget", 1, "putget">,
+  I32EnumAttrCase<"Waitvec", 2, "waitvec">,
+  I32EnumAttrCase<"Vote", 3, "vote">,
+  I32EnumAttrCase<"Match", 4, "match">,
+  I32EnumAttrCase<"Rank", 5, "rank">,
+  I32EnumAttrCase<"Population", 6, "population">,
+  I32EnumAttrCase<"Enumerate", 7, "enumerate">,
+  I32EnumAttrCase<"Any", 8, "any">,
+  I32EnumAttrCase<"All", 9, "all">,
+  I32EnumAttrCase<"Barrier", 10, "barrier">]>;
+
+def Phasec_ReduceKind : Phasec_Enum<"ReduceKind", "reduction operator", [
+  I32EnumAttrCase<"Add", 0, "add">,
+  I32EnumAttrCase<"Mul", 1, "mul">,
+  I32EnumAttrCase<"Min", 2, "min">,
+  I32EnumAttrCase<"Max", 3, "max">,
+  I32EnumAttrCase<"And", 4, "and">,
+  I32EnumAttrCase<"Or", 5, "or">,
+  I32EnumAttrCase<"Xor", 6, "xor">]>;
+
+def Phasec_PermuteKind : Phasec_Enum<"PermuteKind", "permutation pattern", [
+  I32EnumAttrCase<"Random", 0, "random">,
+  I32EnumAttrCase<"BitReversal", 1, "bit_reversal">,
+  I32EnumAttrCase<"Xor", 2, "xor">,
+  I32EnumAttrCase<"Shift", 3, "shift">,
+  I32EnumAttrCase<"Table", 4, "table">]>;
+
+//===----------------------------------------------------------------------===//
+// Directives
+//===----------------------------------------------------------------------===//
+
+// The `algorithm = ...` directive of an operation.
+def Phasec_Algorithm : Phasec_Enum<"Algorithm", "algorithm directive", [
+  // Let the scheduler choose (the default).
+  I32EnumAttrCase<"Auto", 0, "auto">,
+  I32EnumAttrCase<"Pairwise", 1, "pairwise">,
+  I32EnumAttrCase<"LinearShift", 2, "linear_shift">,
+  I32EnumAttrCase<"Xor", 3, "xor">,
+  I32EnumAttrCase<"Bruck", 4, "bruck">,
+  I32EnumAttrCase<"KLevel", 5, "k_level">,
+  I32EnumAttrCase<"Direct", 6, "direct">,
+  // The operation's hand-written `schedule { ... }`.
+  I32EnumAttrCase<"Schedule", 7, "schedule">]>;
+
+// Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
+// rectangles/rows (2-lev-rec), squares (3-lev-sq, logp-lev-sq).
+def Phasec_KLevelShape : Phasec_Enum<"KLevelShape",
+    "submachine shape of a k-level algorithm", [
+  I32EnumAttrCase<"None", 0, "none">,
+  I32EnumAttrCase<"Rec", 1, "rec">,
+  I32EnumAttrCase<"Sq", 2, "sq">]>;
+
+def Phasec_SyncKind : Phasec_Enum<"SyncKind", "phase synchronisation", [
+  I32EnumAttrCase<"Barrier", 0, "barrier">,
+  I32EnumAttrCase<"None", 1, "none">]>;
+
+def Phasec_TransferStyle : Phasec_Enum<"TransferStyle",
+    "transfer style for arrays", [
+  I32EnumAttrCase<"Packing", 0, "packing">,
+  I32EnumAttrCase<"Chained", 1, "chained">,
+  I32EnumAttrCase<"DirectDeposit", 2, "direct_deposit">]>;
+
+//===----------------------------------------------------------------------===//
+// Scheduling
+//===----------------------------------------------------------------------===//
+
+// What `--algorithm` and the `comm-schedule-phases` option name: the
+// scheduler's constructions, its search, and the baselines it compares
+// against.
+def Phasec_SchedulerAlgorithm : Phasec_Enum<"SchedulerAlgorithm",
+    "phase scheduling algorithm", [
+  I32EnumAttrCase<"Auto", 0, "auto">,
+  I32EnumAttrCase<"Product", 1, "product">,
+  I32EnumAttrCase<"Percs", 2, "percs">,
+  I32EnumAttrCase<"TorusQuotient", 3, "torus-quotient">,
+  I32EnumAttrCase<"GreedyPriority", 4, "greedy-priority">,
+  I32EnumAttrCase<"Z3Exact", 5, "z3-exact">,
+  I32EnumAttrCase<"LinearShift", 6, "linear_shift">,
+  I32EnumAttrCase<"Xor", 7, "xor">,
+  I32EnumAttrCase<"Greedy", 8, "greedy">]>;
+
+#endif // PHASEC_CORE_VOCABULARY_TD

@@ -1,0 +1,134 @@
+//===- Collective.h - One operation and the only derivation of its traffic -*- C++ -*-===//
+//
+// Part of phasec. MLIR-free: only LLVM ADT/Support.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A communication operation as a value: its kind, group, root, sizes,
+/// permutation and array layouts (including how each array is distributed),
+/// and `lower()`, the one place that says which bytes go from which rank to
+/// which. The scheduling pass lowers it to a TransferSet; the back ends build
+/// their plans from the same value (comm::getCollective reads it from the
+/// IR), so what is scheduled and what the generated code moves cannot
+/// disagree.
+///
+/// Groups are sorted lists of distinct global ranks; a root is a global rank
+/// of the group. Errors (bad groups, sizes that do not divide, ...) come back
+/// as text through `error` and failure(), never as assertions, so that the
+/// caller can attach them to a source location.
+///
+/// Operations that relay data (broadcast, reduce, allreduce, scan) fail
+/// with "not yet supported: <op> needs relays (a later issue)".
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_SCHEDULING_COLLECTIVE_H
+#define PHASEC_SCHEDULING_COLLECTIVE_H
+
+#include "phasec/Core/Vocabulary.h"
+#include "phasec/Scheduling/Problem.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace phasec {
+
+/// Checks that `group` is non-empty, sorted, without duplicates and (if
+/// numRanks >= 0) inside [0, numRanks).
+llvm::LogicalResult checkGroup(llvm::ArrayRef<RankId> group, int64_t numRanks,
+                               std::string &error);
+
+/// A permutation of the indices 0..n-1.
+struct PermutationSpec {
+  PermuteKind kind = PermuteKind::Random;
+  /// Random: Fisher-Yates driven by splitmix64 seeded with `seed` (see
+  /// makePermutation), so results do not depend on the C++ library.
+  uint64_t seed = 0;
+  /// Xor: i -> i ^ mask (n a power of two, mask < n).
+  int64_t mask = 0;
+  /// Shift: i -> (i + shift) mod n (shift may be negative).
+  int64_t shift = 0;
+  /// Table: i -> table[i].
+  std::vector<int64_t> table;
+};
+
+/// splitmix64 (Steele, Lea, Flood 2014): the PRNG of random permutations.
+uint64_t splitmix64(uint64_t &state);
+
+/// Materializes the permutation of 0..n-1 described by `spec`: perm[i] is the
+/// destination index of element i. Random: perm = identity, then for i from
+/// n-1 down to 1: j = splitmix64(state) % (i+1), swap(perm[i], perm[j]), with
+/// state = seed initially. BitReversal needs n a power of two.
+llvm::FailureOr<std::vector<int64_t>>
+makePermutation(int64_t n, const PermutationSpec &spec, std::string &error);
+
+/// An array laid out over a group of P members: row-major `shape`, and the
+/// block distribution of dimension 0 (Rows: member i owns the i-th slab of
+/// shape[0] / P rows) or dimension 1 (Cols: the i-th slab of shape[1] / P
+/// columns, in every row).
+struct ArrayLayout {
+  llvm::SmallVector<int64_t, 4> shape;
+  int64_t elementBytes = 0;
+  Distribution distribution = Distribution::Rows;
+
+  int64_t numElements() const;
+  /// The extent the distribution divides.
+  int64_t distributedExtent() const;
+  /// The member (group index) owning element `e`, a row-major linear index.
+  int64_t owner(int64_t e, int64_t members) const;
+};
+
+class Collective {
+public:
+  CollectiveKind kind = CollectiveKind::Alltoall;
+  /// Sorted, distinct global ranks.
+  std::vector<RankId> group;
+  /// Global rank of the root (gather, scatter, broadcast, reduce,
+  /// one_to_all, all_to_one); -1 otherwise.
+  RankId root = -1;
+  /// Bytes per block: alltoall, allgather, gather, scatter, one_to_all,
+  /// all_to_one, broadcast, rank-level permute.
+  int64_t blockBytes = 0;
+  /// Alltoallv: P x P bytes, row = source member; the diagonal is local.
+  std::vector<int64_t> sizes;
+  /// Transpose: the source (R x C) and the result (C x R). Element-level
+  /// permute: the source and the destination (same shape).
+  std::optional<ArrayLayout> from, to;
+  /// Permute: the rule, over group indices (rank level) or elements.
+  PermutationSpec permutation;
+
+  int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
+  /// A permute of array elements (else of whole blocks between ranks).
+  bool isElementPermute() const {
+    return kind == CollectiveKind::Permute && from.has_value();
+  }
+  /// Barriers and local operations move no data: no traffic, no schedule.
+  bool movesNoData() const {
+    return kind == CollectiveKind::Barrier || kind == CollectiveKind::Local;
+  }
+  /// The group index of global rank `rank`, or -1.
+  int64_t memberOf(RankId rank) const;
+
+  /// The permutation (destination of each group index, or of each element
+  /// for element-level permutes), materialised on first use and kept.
+  llvm::FailureOr<llvm::ArrayRef<int64_t>>
+  getPermutation(std::string &error) const;
+
+  /// What each rank must deliver to each other rank: the operation's
+  /// traffic, in canonical order. Local copies are left out.
+  llvm::FailureOr<TransferSet> lower(std::string &error) const;
+
+private:
+  mutable std::optional<std::vector<int64_t>> perm_;
+};
+
+} // namespace phasec
+
+#endif // PHASEC_SCHEDULING_COLLECTIVE_H

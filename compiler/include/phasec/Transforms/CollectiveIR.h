@@ -1,0 +1,35 @@
+//===- CollectiveIR.h - A comm operation as a Collective --------*- C++ -*-===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The one translation of a comm communication operation into the
+/// scheduling library's Collective (phasec/Scheduling/Collective.h):
+/// comm-lower-collectives lowers it to a transfer set, and the back ends
+/// build their plans from the same value, so that the traffic that was
+/// scheduled and the traffic the generated code moves come from one place.
+///
+//===----------------------------------------------------------------------===//
+#ifndef PHASEC_TRANSFORMS_COLLECTIVEIR_H
+#define PHASEC_TRANSFORMS_COLLECTIVEIR_H
+
+#include "phasec/Dialect/Comm/CommOps.h"
+#include "phasec/Scheduling/Collective.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+namespace phasec::comm {
+
+/// The Collective of `op` (group, root, sizes, array layouts, permutation),
+/// with its group and arrays looked up in `symbols`. failure() after an
+/// error reported on `op` (a group or array that does not resolve, a
+/// transpose of arrays not distributed by rows over the operation's group).
+/// Whether the operation can be lowered is Collective::lower's to say.
+mlir::FailureOr<Collective> getCollective(CollectiveOpInterface op,
+                                          mlir::SymbolTable &symbols);
+
+} // namespace phasec::comm
+
+#endif // PHASEC_TRANSFORMS_COLLECTIVEIR_H

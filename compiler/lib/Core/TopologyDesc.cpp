@@ -1,0 +1,298 @@
+//===- TopologyDesc.cpp - Machine descriptions and their one parser -------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Core/TopologyDesc.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+using namespace phasec;
+using llvm::failure;
+using llvm::FailureOr;
+using llvm::StringRef;
+
+std::string phasec::formatShortestDouble(double v) {
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
+  return buf;
+}
+
+static bool parseInt(StringRef text, int64_t &out) {
+  text = text.trim();
+  return !text.empty() && !text.getAsInteger(10, out);
+}
+
+static bool parseDouble(StringRef text, double &out) {
+  text = text.trim();
+  if (text.empty())
+    return false;
+  std::string s = text.str();
+  char *end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size();
+}
+
+FailureOr<TopologyDesc> TopologyDesc::parse(StringRef spec,
+                                            std::string &error) {
+  FailureOr<TopologySpec> parsed = TopologySpec::parse(spec, error);
+  if (failed(parsed))
+    return failure();
+  return parsed->desc;
+}
+
+FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
+                                            std::string &error) {
+  TopologySpec result;
+  TopologyDesc &desc = result.desc;
+  auto [kindText, rest] = spec.trim().split(':');
+  kindText = kindText.trim();
+  std::optional<TopologyKind> kind = symbolizeTopologyKind(kindText);
+  if (!kind) {
+    error = ("unknown topology kind '" + kindText + "' (expected " +
+             joinSpellings<TopologyKind>(getMaxEnumValForTopologyKind()) +
+             ")")
+                .str();
+    return failure();
+  }
+  desc.kind = *kind;
+
+  llvm::SmallVector<StringRef, 8> tokens;
+  rest.split(tokens, ',', -1, false);
+  // Accept both ',' and ';' as separators.
+  llvm::SmallVector<StringRef, 8> all;
+  for (StringRef t : tokens) {
+    llvm::SmallVector<StringRef, 4> sub;
+    t.split(sub, ';', -1, false);
+    for (StringRef s : sub)
+      if (!s.trim().empty())
+        all.push_back(s.trim());
+  }
+
+  size_t first = 0;
+  if (desc.kind != TopologyKind::Percs) {
+    if (all.empty() || all[0].contains('=')) {
+      error = ("topology '" + spec + "' needs its extents, e.g. " +
+               (desc.kind == TopologyKind::Hypercube ? "hypercube:6"
+                                                     : "torus:8x4x8x2"))
+                  .str();
+      return failure();
+    }
+    first = 1;
+    if (desc.kind == TopologyKind::Hypercube) {
+      int64_t n;
+      if (!parseInt(all[0], n) || n < 0 || n > kMaxHypercubeDimension) {
+        error = ("hypercube dimension '" + all[0] +
+                 "' must be an integer in [0, " +
+                 llvm::Twine(kMaxHypercubeDimension) + "]")
+                    .str();
+        return failure();
+      }
+      desc.dims.assign(n, 2);
+    } else {
+      llvm::SmallVector<StringRef, 4> ext;
+      all[0].split(ext, 'x', -1, true);
+      if (ext.size() > kMaxGridDimensions) {
+        error = ("'" + all[0] + "' has more than " +
+                 llvm::Twine(kMaxGridDimensions) + " extents")
+                    .str();
+        return failure();
+      }
+      for (StringRef e : ext) {
+        int64_t v;
+        if (!parseInt(e, v) || v < 1) {
+          error = ("extent '" + e + "' in '" + all[0] +
+                   "' must be a positive integer")
+                      .str();
+          return failure();
+        }
+        desc.dims.push_back(v);
+      }
+    }
+  }
+
+  // "injection=link" means the final link bandwidth, wherever bw= appears.
+  for (size_t i = first; i < all.size(); ++i) {
+    auto [key, value] = all[i].split('=');
+    key = key.trim();
+    value = value.trim();
+    if (!all[i].contains('=')) {
+      error = ("expected key=value, got '" + all[i] + "'").str();
+      return failure();
+    }
+    int64_t iv = 0;
+    double dv = 0;
+    auto badValue = [&] {
+      error = ("bad value '" + value + "' for '" + key + "'").str();
+      return failure();
+    };
+    if (key == "supernodes" || key == "drawers" || key == "nodes" ||
+        key == "ranks") {
+      if (!parseInt(value, iv))
+        return badValue();
+      if (key == "ranks") {
+        desc.ranksPerNode = iv;
+        result.given |= Ranks;
+      }
+      else if (desc.kind != TopologyKind::Percs) {
+        error = ("'" + key + "' applies to percs topologies only").str();
+        return failure();
+      } else if (key == "supernodes")
+        desc.supernodes = iv;
+      else if (key == "drawers")
+        desc.drawers = iv;
+      else
+        desc.nodesPerDrawer = iv;
+    } else if (key == "bw" || key == "ll" || key == "lr" || key == "d" ||
+               key == "latency") {
+      if (!parseDouble(value, dv))
+        return badValue();
+      if (key == "bw") {
+        desc.linkBandwidth = dv;
+        result.given |= LinkBandwidth;
+      } else if (key == "ll") {
+        desc.llBandwidth = dv;
+        result.given |= LLBandwidth;
+      } else if (key == "lr") {
+        desc.lrBandwidth = dv;
+        result.given |= LRBandwidth;
+      } else if (key == "d") {
+        desc.dBandwidth = dv;
+        result.given |= DBandwidth;
+      } else {
+        desc.linkLatency = dv;
+        result.given |= Latency;
+      }
+    } else if (key == "injection") {
+      result.given |= Injection;
+      result.injectionIsLink = value == "link";
+      if (result.injectionIsLink)
+        desc.injectionBandwidth = desc.linkBandwidth;
+      else if (!parseDouble(value, dv))
+        return badValue();
+      else
+        desc.injectionBandwidth = dv;
+    } else if (key == "order") {
+      result.given |= Order;
+      llvm::SmallVector<StringRef, 4> parts;
+      value.split(parts, '.', -1, true);
+      for (StringRef p : parts) {
+        int64_t d;
+        if (!parseInt(p, d) || d < 0)
+          return badValue();
+        desc.dimOrder.push_back(static_cast<unsigned>(d));
+      }
+    } else {
+      error = ("unknown topology option '" + key + "'").str();
+      return failure();
+    }
+  }
+  if (result.injectionIsLink)
+    desc.injectionBandwidth = desc.linkBandwidth;
+  return result;
+}
+
+TopologyDesc TopologySpec::applyTo(const TopologyDesc &base) const {
+  TopologyDesc out = base;
+  out.kind = desc.kind;
+  out.dims = desc.dims;
+  out.supernodes = desc.supernodes;
+  out.drawers = desc.drawers;
+  out.nodesPerDrawer = desc.nodesPerDrawer;
+  if (given & Ranks)
+    out.ranksPerNode = desc.ranksPerNode;
+  if (given & LinkBandwidth)
+    out.linkBandwidth = desc.linkBandwidth;
+  if (given & LLBandwidth)
+    out.llBandwidth = desc.llBandwidth;
+  if (given & LRBandwidth)
+    out.lrBandwidth = desc.lrBandwidth;
+  if (given & DBandwidth)
+    out.dBandwidth = desc.dBandwidth;
+  if (given & Latency)
+    out.linkLatency = desc.linkLatency;
+  if (given & Injection)
+    out.injectionBandwidth =
+        injectionIsLink ? out.linkBandwidth : desc.injectionBandwidth;
+  if (given & Order)
+    out.dimOrder = desc.dimOrder;
+  else if (out.dimOrder.size() != out.dims.size())
+    out.dimOrder.clear();
+  return out;
+}
+
+std::string TopologyDesc::str() const {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << stringifyTopologyKind(kind) << ':';
+  TopologyDesc defaults;
+  bool needSep = false;
+  auto sep = [&] {
+    if (needSep)
+      os << ';';
+    needSep = true;
+  };
+  switch (kind) {
+  case TopologyKind::Hypercube:
+    os << dims.size();
+    needSep = true;
+    break;
+  case TopologyKind::Torus:
+  case TopologyKind::Mesh:
+    llvm::interleave(dims, os, "x");
+    needSep = true;
+    break;
+  case TopologyKind::Percs:
+    os << "supernodes=" << supernodes << ",drawers=" << drawers
+       << ",nodes=" << nodesPerDrawer;
+    needSep = true;
+    break;
+  }
+  if (ranksPerNode != 1) {
+    sep();
+    os << "ranks=" << ranksPerNode;
+  }
+  if (linkBandwidth != defaults.linkBandwidth) {
+    sep();
+    os << "bw=" << formatShortestDouble(linkBandwidth);
+  }
+  if (kind == TopologyKind::Percs) {
+    if (llBandwidth != defaults.llBandwidth) {
+      sep();
+      os << "ll=" << formatShortestDouble(llBandwidth);
+    }
+    if (lrBandwidth != defaults.lrBandwidth) {
+      sep();
+      os << "lr=" << formatShortestDouble(lrBandwidth);
+    }
+    if (dBandwidth != defaults.dBandwidth) {
+      sep();
+      os << "d=" << formatShortestDouble(dBandwidth);
+    }
+  }
+  if (linkLatency != 0) {
+    sep();
+    os << "latency=" << formatShortestDouble(linkLatency);
+  }
+  if (injectionBandwidth != 0) {
+    sep();
+    os << "injection=" << formatShortestDouble(injectionBandwidth);
+  }
+  if (!dimOrder.empty()) {
+    sep();
+    os << "order=";
+    llvm::interleave(dimOrder, os, ".");
+  }
+  return out;
+}
+

@@ -1,0 +1,118 @@
+//===- CollectiveIR.cpp - A comm operation as a Collective ----------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Reads attributes only: what traffic an operation makes is decided by
+/// Collective::lower alone.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Transforms/CollectiveIR.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace phasec;
+using namespace phasec::comm;
+
+static ArrayLayout getLayout(ArrayOp array) {
+  ArrayLayout layout;
+  layout.shape.assign(array.getShape().begin(), array.getShape().end());
+  layout.elementBytes = array.getElementBytes();
+  layout.distribution = array.getDistribution();
+  return layout;
+}
+
+static PermutationSpec getPermutationSpec(PermuteOp op) {
+  PermutationSpec spec;
+  spec.kind = op.getPattern();
+  spec.seed = static_cast<uint64_t>(op.getSeed());
+  spec.mask = op.getMask();
+  spec.shift = op.getShift();
+  if (auto table = op.getTable())
+    spec.table.assign(table->begin(), table->end());
+  return spec;
+}
+
+FailureOr<Collective> phasec::comm::getCollective(CollectiveOpInterface op,
+                                                  SymbolTable &symbols) {
+  Operation *operation = op.getOperation();
+  auto group = symbols.lookup<GroupOp>(op.getGroupRef().getValue());
+  if (!group)
+    return operation->emitError("cannot lower '")
+           << op.getCollectiveName() << "': its group does not resolve";
+  Collective collective;
+  collective.kind = op.getCollectiveKind();
+  for (int64_t r : group.getRanks())
+    collective.group.push_back(static_cast<RankId>(r));
+  auto array = [&](FlatSymbolRefAttr name) -> FailureOr<ArrayOp> {
+    auto found = symbols.lookup<ArrayOp>(name.getValue());
+    if (!found)
+      return operation->emitError("cannot lower '")
+             << op.getCollectiveName() << "': array " << name
+             << " does not resolve";
+    return found;
+  };
+  LogicalResult result =
+      llvm::TypeSwitch<Operation *, LogicalResult>(operation)
+          .Case<AlltoallOp, AllgatherOp>([&](auto typed) {
+            collective.blockBytes = typed.getBlock();
+            return success();
+          })
+          .Case<GatherOp, ScatterOp, OneToAllOp, AllToOneOp, BroadcastOp>(
+              [&](auto typed) {
+                collective.root = static_cast<RankId>(typed.getRoot());
+                collective.blockBytes = typed.getBlock();
+                return success();
+              })
+          .Case<ReduceOp>([&](ReduceOp typed) {
+            collective.root = static_cast<RankId>(typed.getRoot());
+            return success();
+          })
+          .Case<AlltoallvOp>([&](AlltoallvOp typed) {
+            collective.sizes.assign(typed.getSizes().begin(),
+                                    typed.getSizes().end());
+            return success();
+          })
+          .Case<TransposeOp>([&](TransposeOp typed) -> LogicalResult {
+            FailureOr<ArrayOp> from = array(typed.getFromAttr());
+            FailureOr<ArrayOp> to = array(typed.getToAttr());
+            if (failed(from) || failed(to))
+              return failure();
+            // The back ends lay out slabs of rows; the traffic of other
+            // layouts is not what they would move.
+            if (from->getGroupAttr() != typed.getGroupAttr() ||
+                to->getGroupAttr() != typed.getGroupAttr() ||
+                from->getDistribution() != Distribution::Rows ||
+                to->getDistribution() != Distribution::Rows)
+              return typed.emitError(
+                  "not yet supported: a transpose of arrays "
+                  "that are not distributed by rows over the "
+                  "operation's group");
+            collective.from = getLayout(*from);
+            collective.to = getLayout(*to);
+            return success();
+          })
+          .Case<PermuteOp>([&](PermuteOp typed) -> LogicalResult {
+            collective.permutation = getPermutationSpec(typed);
+            if (auto block = typed.getBlock()) {
+              collective.blockBytes = *block;
+              return success();
+            }
+            FailureOr<ArrayOp> from = array(typed.getFromAttr());
+            FailureOr<ArrayOp> to =
+                typed.getToAttr() ? array(typed.getToAttr()) : from;
+            if (failed(from) || failed(to))
+              return failure();
+            collective.from = getLayout(*from);
+            collective.to = getLayout(*to);
+            return success();
+          })
+          .Default([](Operation *) { return success(); });
+  if (failed(result))
+    return failure();
+  return collective;
+}
