@@ -95,10 +95,14 @@ std::vector<double> phasec::forcedLinkLoad(const Problem &problem) {
   return load;
 }
 
-static Candidate linkCandidate(const Problem &problem) {
+/// The link-load bound; `linkSources`, if given, receives the distinct
+/// forced sources per link from the same routing pass (the phase bound's
+/// input: routing every demand is the bound's main cost on large tori).
+static Candidate linkCandidate(const Problem &problem,
+                               std::vector<int32_t> *linkSources = nullptr) {
   const Topology &topo = problem.topology();
   std::vector<double> load, ringTies;
-  computeLoads(problem, load, &ringTies);
+  computeLoads(problem, load, &ringTies, linkSources);
   Candidate best;
   LinkId worst = kNoLink;
   for (size_t l = 0; l < load.size(); ++l) {
@@ -236,7 +240,9 @@ static LowerBound finish(const Problem &problem, Candidate c) {
 /// link; the distinct ranks of one node that send off-node, over the links
 /// leaving the node; the distinct sources sending to one node from other
 /// nodes, over the links entering it; and 1 for anything to move.
-static void phaseCountBound(const Problem &problem, LowerBound &bound) {
+static void phaseCountBound(const Problem &problem,
+                            llvm::ArrayRef<int32_t> linkSources,
+                            LowerBound &bound) {
   const TransferSet &transfers = problem.transfers();
   if (transfers.empty())
     return;
@@ -250,9 +256,6 @@ static void phaseCountBound(const Problem &problem, LowerBound &bound) {
     bound.phasesReason = why.str();
   };
 
-  std::vector<double> load;
-  std::vector<int32_t> linkSources;
-  computeLoads(problem, load, nullptr, &linkSources);
   auto busiest = std::max_element(linkSources.begin(), linkSources.end());
   if (busiest != linkSources.end())
     consider(*busiest, llvm::Twine(*busiest) + " source ranks are routed over " +
@@ -310,10 +313,11 @@ LowerBound phasec::injectionBound(const Problem &problem) {
 }
 
 LowerBound phasec::computeLowerBound(const Problem &problem) {
-  Candidate link = linkCandidate(problem);
+  std::vector<int32_t> linkSources;
+  Candidate link = linkCandidate(problem, &linkSources);
   Candidate inj = injectionCandidate(problem);
   LowerBound bound =
       finish(problem, inj.bound.time > link.bound.time ? inj : link);
-  phaseCountBound(problem, bound);
+  phaseCountBound(problem, linkSources, bound);
   return bound;
 }
