@@ -280,7 +280,8 @@ void Sema::checkArrays() {
     } else {
       diag.error(d.typeLoc, "unknown element type '" + d.type + "'");
       diag.note(d.typeLoc,
-                std::string("element types: ") + joinSpellings<ElementType>(getMaxEnumValForElementType()));
+                std::string("element types: ") +
+                    joinSpellings<ElementType>(getMaxEnumValForElementType()));
       ok = false;
     }
     if (d.shape.empty() || d.shape.size() > 8) {

@@ -53,7 +53,8 @@ bool Sema::setElementType(OpContext &c) {
     op.elementType = *type;
     return true;
   }
-  unknownValue(p->value, "element type", t, joinSpellings<ElementType>(getMaxEnumValForElementType()));
+  unknownValue(p->value, "element type", t,
+               joinSpellings<ElementType>(getMaxEnumValForElementType()));
   return false;
 }
 
@@ -106,7 +107,8 @@ bool Sema::checkReduction(OpContext &c) {
                  op.elementType == ElementType::Complex128;
   bool isComplex = op.elementType == ElementType::Complex64 ||
                    op.elementType == ElementType::Complex128;
-  bool bitwise = op.reduceOp == ReduceKind::And || op.reduceOp == ReduceKind::Or ||
+  bool bitwise = op.reduceOp == ReduceKind::And ||
+                 op.reduceOp == ReduceKind::Or ||
                  op.reduceOp == ReduceKind::Xor;
   if (bitwise && isFloat) {
     diag.error(opProp->value.loc, "bitwise reduction '" +
@@ -131,7 +133,8 @@ bool Sema::checkReduction(OpContext &c) {
 
 bool Sema::checkAnyAll(OpContext &c) {
   Operation &op = c.op;
-  op.reduceOp = op.aggregate == Aggregate::Any ? ReduceKind::Or : ReduceKind::And;
+  op.reduceOp =
+      op.aggregate == Aggregate::Any ? ReduceKind::Or : ReduceKind::And;
   op.elementType = ElementType::UInt8;
   op.count = 1;
   op.blockBytes = 1;

@@ -60,8 +60,7 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
   std::optional<TopologyKind> kind = symbolizeTopologyKind(kindText);
   if (!kind) {
     error = ("unknown topology kind '" + kindText + "' (expected " +
-             joinSpellings<TopologyKind>(getMaxEnumValForTopologyKind()) +
-             ")")
+             joinSpellings<TopologyKind>(getMaxEnumValForTopologyKind()) + ")")
                 .str();
     return failure();
   }
@@ -92,10 +91,10 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
     if (desc.kind == TopologyKind::Hypercube) {
       int64_t n;
       if (!parseInt(all[0], n) || n < 0 || n > kMaxHypercubeDimension) {
-        error = ("hypercube dimension '" + all[0] +
-                 "' must be an integer in [0, " +
-                 llvm::Twine(kMaxHypercubeDimension) + "]")
-                    .str();
+        error =
+            ("hypercube dimension '" + all[0] + "' must be an integer in [0, " +
+             llvm::Twine(kMaxHypercubeDimension) + "]")
+                .str();
         return failure();
       }
       desc.dims.assign(n, 2);
@@ -143,8 +142,7 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
       if (key == "ranks") {
         desc.ranksPerNode = iv;
         result.given |= Ranks;
-      }
-      else if (desc.kind != TopologyKind::Percs) {
+      } else if (desc.kind != TopologyKind::Percs) {
         error = ("'" + key + "' applies to percs topologies only").str();
         return failure();
       } else if (key == "supernodes")
@@ -295,4 +293,3 @@ std::string TopologyDesc::str() const {
   }
   return out;
 }
-

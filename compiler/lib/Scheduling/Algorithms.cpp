@@ -52,8 +52,8 @@ void phasec::detail::finalizeReport(const Problem &problem, Schedule &schedule,
     report.proof =
         "schedule time equals the lower bound (" + cost.bound.reason + ")";
   else if (cost.phaseOptimal)
-    report.proof = "phases equal the lower bound (" +
-                   cost.bound.phasesReason + ")";
+    report.proof =
+        "phases equal the lower bound (" + cost.bound.phasesReason + ")";
 }
 
 namespace {

@@ -258,9 +258,10 @@ static void phaseCountBound(const Problem &problem,
 
   auto busiest = std::max_element(linkSources.begin(), linkSources.end());
   if (busiest != linkSources.end())
-    consider(*busiest, llvm::Twine(*busiest) + " source ranks are routed over " +
-                           topo.describeLink(static_cast<LinkId>(
-                               busiest - linkSources.begin())));
+    consider(*busiest,
+             llvm::Twine(*busiest) + " source ranks are routed over " +
+                 topo.describeLink(
+                     static_cast<LinkId>(busiest - linkSources.begin())));
 
   std::vector<int32_t> outDegree(topo.numNodes(), 0),
       inDegree(topo.numNodes(), 0);

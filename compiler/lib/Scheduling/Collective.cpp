@@ -1,4 +1,4 @@
-//===- Collective.cpp - One operation and the only derivation of its traffic ===//
+//===- Collective.cpp - An operation and its traffic ----------------------===//
 //
 // Part of phasec.
 //
@@ -214,8 +214,7 @@ Collective::getPermutation(std::string &error) const {
   if (perm_)
     return llvm::ArrayRef<int64_t>(*perm_);
   int64_t n = isElementPermute() ? from->numElements() : numMembers();
-  FailureOr<std::vector<int64_t>> perm =
-      makePermutation(n, permutation, error);
+  FailureOr<std::vector<int64_t>> perm = makePermutation(n, permutation, error);
   if (failed(perm))
     return failure();
   perm_ = std::move(*perm);
@@ -282,8 +281,8 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
     return allPairs(group, blockBytes);
   case CollectiveKind::Alltoallv: {
     if (static_cast<int64_t>(sizes.size()) != p * p) {
-      error = llvm::formatv("alltoallv needs {0} x {0} = {1} sizes, got {2}",
-                            p, p * p, sizes.size())
+      error = llvm::formatv("alltoallv needs {0} x {0} = {1} sizes, got {2}", p,
+                            p * p, sizes.size())
                   .str();
       return failure();
     }
@@ -375,8 +374,8 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
     if (failed(checkSize(blockBytes, "the block size", error)) ||
         failed(rootIndex(group, root, error)))
       return failure();
-    bool toRoot = kind == CollectiveKind::Gather ||
-                  kind == CollectiveKind::AllToOne;
+    bool toRoot =
+        kind == CollectiveKind::Gather || kind == CollectiveKind::AllToOne;
     return rooted(group, root, blockBytes, toRoot);
   }
   case CollectiveKind::Broadcast:

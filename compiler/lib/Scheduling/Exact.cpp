@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Scheduling/Algorithms.h"
 #include "AlgorithmsInternal.h"
+#include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Solver/Z3Solver.h"
 
 #include "llvm/Support/FormatVariadic.h"

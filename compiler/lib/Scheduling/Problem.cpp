@@ -177,8 +177,8 @@ ScheduleCost Problem::cost(const Schedule &schedule) const {
   cost.bound = bound();
   cost.gap = CostModel::gap(cost.time, cost.bound.time);
   cost.timeOptimal = CostModel::meetsBound(cost.time, cost.bound.time);
-  cost.phaseOptimal = static_cast<int64_t>(schedule.phases.size()) <=
-                      cost.bound.minPhases;
+  cost.phaseOptimal =
+      static_cast<int64_t>(schedule.phases.size()) <= cost.bound.minPhases;
   return cost;
 }
 
@@ -368,8 +368,7 @@ Problem::verify(const Schedule &schedule,
                     .str();
     report(std::move(v));
   }
-  if (schedule.bound.minPhases >
-      static_cast<int64_t>(schedule.phases.size())) {
+  if (schedule.bound.minPhases > static_cast<int64_t>(schedule.phases.size())) {
     ScheduleViolation v{ScheduleViolation::Bound};
     v.message = llvm::formatv("the recorded lower bound of {0} phases exceeds "
                               "the schedule's {1} phases",

@@ -244,9 +244,9 @@ TEST(Collectives, RelaysAreNotYetSupported) {
        {CollectiveKind::Broadcast, CollectiveKind::Reduce,
         CollectiveKind::Allreduce, CollectiveKind::Scan}) {
     EXPECT_TRUE(failed(make(kind, {0, 1, 2}, 4, 0).lower(error)));
-    EXPECT_EQ(error, "not yet supported: " +
-                         stringifyCollectiveKind(kind).str() +
-                         " needs relays (a later issue)");
+    EXPECT_EQ(error,
+              "not yet supported: " + stringifyCollectiveKind(kind).str() +
+                  " needs relays (a later issue)");
   }
   // Barriers move nothing.
   auto none = make(CollectiveKind::Barrier, {0, 1, 2}).lower(error);

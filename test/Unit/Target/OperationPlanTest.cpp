@@ -5,9 +5,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Target/OperationPlan.h"
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Target/MPI/MPIEmitter.h"
-#include "phasec/Target/OperationPlan.h"
 #include "phasec/Target/SHMEM/SHMEMEmitter.h"
 
 #include "gtest/gtest.h"
@@ -148,6 +148,20 @@ TEST(OperationPlan, RefusesArraysDistributedByCols) {
   EXPECT_TRUE(failed(plan));
   EXPECT_EQ(error,
             "not yet supported: generated code for arrays distributed by cols");
+}
+
+TEST(OperationPlan, RefusesAnElementTypeOfAnotherSize) {
+  // The arrays hold 8-byte elements; a plan of 16-byte ones would move
+  // twice the bytes the schedule delivers.
+  Collective req = transpose(4, 8, 8, 8);
+  Schedule s = shiftSchedule(req, 4, "torus:1;ranks=4");
+  std::string error;
+  auto plan =
+      buildOperationPlan("t", req, ElementCType{"c128", "phasec_c128_t", 16}, s,
+                         PlanOptions(), error);
+  EXPECT_TRUE(failed(plan));
+  EXPECT_EQ(error,
+            "the element type c128 has 16 bytes, the array's elements 8");
 }
 
 TEST(OperationPlan, RejectsIncompleteSchedules) {

@@ -1,4 +1,4 @@
-//===- TopologyDesc.h - Machine descriptions and their one parser -*- C++ -*-===//
+//===- TopologyDesc.h - Machine descriptions, one parser --------*- C++ -*-===//
 //
 // Part of phasec. Links LLVM only.
 //
@@ -106,7 +106,6 @@ struct TopologySpec {
   /// the spec gives one.
   TopologyDesc applyTo(const TopologyDesc &base) const;
 };
-
 
 } // namespace phasec
 

@@ -33,8 +33,7 @@ int64_t elementTypeBytes(ElementType type);
 
 /// Every spelling of an enum, in case order, joined by ", ": for "expected
 /// one of" diagnostics. `maxValue` is the generated getMaxEnumValForX().
-template <typename Enum>
-std::string joinSpellings(unsigned maxValue) {
+template <typename Enum> std::string joinSpellings(unsigned maxValue) {
   std::string out;
   for (unsigned v = 0; v <= maxValue; ++v) {
     if (v)

@@ -1,4 +1,4 @@
-//===- Collective.h - One operation and the only derivation of its traffic -*- C++ -*-===//
+//===- Collective.h - An operation and its traffic --------------*- C++ -*-===//
 //
 // Part of phasec. MLIR-free: only LLVM ADT/Support.
 //
