@@ -90,7 +90,10 @@ def run_capped(cmd, cwd, out_path, err_path, timeout, cap_kib, env):
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, env=env,
                                 start_new_session=True)
         while proc.poll() is None:
-            time.sleep(0.2)
+            # Sample often while the run starts (SMPI's start-up alone can be
+            # over a tight cap, and a small run may end within a second),
+            # then every 0.2 s.
+            time.sleep(0.01 if time.monotonic() - start < 2 else 0.2)
             used = sum(rss_anon_kib(p) for p in session_pids(proc.pid))
             peak = max(peak, used)
             if cap_kib and used > cap_kib:
