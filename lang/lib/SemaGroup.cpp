@@ -310,10 +310,8 @@ void Sema::checkArrays() {
       }
       a->shape.push_back(*x);
     }
-    if (d.dist == "rows")
-      a->distribution = Distribution::Rows;
-    else if (d.dist == "cols")
-      a->distribution = Distribution::Cols;
+    if (std::optional<Distribution> dist = symbolizeDistribution(d.dist))
+      a->distribution = *dist;
     else {
       diag.error(d.distLoc, "unknown distribution '" + d.dist +
                                 "'; expected 'rows' or 'cols'");

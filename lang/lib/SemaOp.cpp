@@ -18,7 +18,6 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
@@ -271,15 +270,11 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     dir.algorithmLoc = p->value.loc;
     std::optional<NamedValue> e = asNamedValue(p->value.expr.get());
     std::string name = e ? e->name.str() : "";
-    auto alg = llvm::StringSwitch<std::optional<Algorithm>>(name)
-                   .Case("auto", Algorithm::Auto)
-                   .Case("pairwise", Algorithm::Pairwise)
-                   .Case("linear_shift", Algorithm::LinearShift)
-                   .Case("xor", Algorithm::Xor)
-                   .Case("bruck", Algorithm::Bruck)
-                   .Case("k_level", Algorithm::KLevel)
-                   .Case("direct", Algorithm::Direct)
-                   .Default(std::nullopt);
+    // The vocabulary's spellings; `schedule` is what a schedule block
+    // selects, not a name to write.
+    std::optional<Algorithm> alg = symbolizeAlgorithm(name);
+    if (alg == Algorithm::Schedule)
+      alg = std::nullopt;
     if (name.empty()) {
       diag.error(p->value.loc, "expected an algorithm name");
       diag.note(p->value.loc, "algorithms: auto, pairwise, linear_shift, xor, "
@@ -366,15 +361,14 @@ bool Sema::checkCommonDirectives(OpContext &c) {
   }
   if (const Property *p = c.get("sync")) {
     std::string s = identValue(p->value, "'sync'");
-    if (s == "barrier")
-      dir.sync = SyncKind::Barrier;
-    else if (s == "none")
-      dir.sync = SyncKind::None;
-    else {
+    std::optional<SyncKind> sync = symbolizeSyncKind(s);
+    if (!sync) {
       if (!s.empty())
-        unknownValue(p->value, "sync", s, "barrier, none");
+        unknownValue(p->value, "sync", s,
+                     joinSpellings<SyncKind>(getMaxEnumValForSyncKind()));
       return false;
     }
+    dir.sync = *sync;
   }
   if (const Property *p = c.get("style")) {
     if (op.kind != CollectiveKind::Transpose && !op.elementLevel) {
@@ -383,18 +377,15 @@ bool Sema::checkCommonDirectives(OpContext &c) {
       return false;
     }
     std::string s = identValue(p->value, "'style'");
-    if (s == "packing")
-      dir.style = TransferStyle::Packing;
-    else if (s == "chained")
-      dir.style = TransferStyle::Chained;
-    else if (s == "direct_deposit")
-      dir.style = TransferStyle::DirectDeposit;
-    else {
+    std::optional<TransferStyle> style = symbolizeTransferStyle(s);
+    if (!style) {
       if (!s.empty())
-        unknownValue(p->value, "transfer style", s,
-                     "packing, chained, direct_deposit");
+        unknownValue(
+            p->value, "transfer style", s,
+            joinSpellings<TransferStyle>(getMaxEnumValForTransferStyle()));
       return false;
     }
+    dir.style = *style;
   }
   if (const Property *p = c.get("rlimit")) {
     OptInt r = evalPlainInt(p->value, env, "rlimit");

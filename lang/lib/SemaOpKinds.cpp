@@ -15,7 +15,6 @@
 #include "Sema.h"
 
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -73,18 +72,10 @@ bool Sema::checkReduction(OpContext &c) {
   std::string o = identValue(opProp->value, "'op'");
   if (o.empty())
     return false;
-  auto r = llvm::StringSwitch<std::optional<ReduceKind>>(o)
-               .Case("add", ReduceKind::Add)
-               .Case("mul", ReduceKind::Mul)
-               .Case("min", ReduceKind::Min)
-               .Case("max", ReduceKind::Max)
-               .Case("and", ReduceKind::And)
-               .Case("or", ReduceKind::Or)
-               .Case("xor", ReduceKind::Xor)
-               .Default(std::nullopt);
+  std::optional<ReduceKind> r = symbolizeReduceKind(o);
   if (!r) {
     unknownValue(opProp->value, "reduction operator", o,
-                 "add, mul, min, max, and, or, xor");
+                 joinSpellings<ReduceKind>(getMaxEnumValForReduceKind()));
     return false;
   }
   op.reduceOp = *r;

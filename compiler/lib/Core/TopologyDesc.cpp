@@ -200,35 +200,6 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
   return result;
 }
 
-TopologyDesc TopologySpec::applyTo(const TopologyDesc &base) const {
-  TopologyDesc out = base;
-  out.kind = desc.kind;
-  out.dims = desc.dims;
-  out.supernodes = desc.supernodes;
-  out.drawers = desc.drawers;
-  out.nodesPerDrawer = desc.nodesPerDrawer;
-  if (given & Ranks)
-    out.ranksPerNode = desc.ranksPerNode;
-  if (given & LinkBandwidth)
-    out.linkBandwidth = desc.linkBandwidth;
-  if (given & LLBandwidth)
-    out.llBandwidth = desc.llBandwidth;
-  if (given & LRBandwidth)
-    out.lrBandwidth = desc.lrBandwidth;
-  if (given & DBandwidth)
-    out.dBandwidth = desc.dBandwidth;
-  if (given & Latency)
-    out.linkLatency = desc.linkLatency;
-  if (given & Injection)
-    out.injectionBandwidth =
-        injectionIsLink ? out.linkBandwidth : desc.injectionBandwidth;
-  if (given & Order)
-    out.dimOrder = desc.dimOrder;
-  else if (out.dimOrder.size() != out.dims.size())
-    out.dimOrder.clear();
-  return out;
-}
-
 std::string TopologyDesc::str() const {
   std::string out;
   llvm::raw_string_ostream os(out);

@@ -80,8 +80,8 @@ struct TopologyDesc {
 std::string formatShortestDouble(double v);
 
 /// A parsed spec that remembers which options it named, so that it can
-/// replace part of a machine (`phasec --topology`): the shape always, the
-/// options only where given.
+/// replace part of a machine (`phasec --topology`, lang's Sema): the shape
+/// always, the options only where given.
 struct TopologySpec {
   enum Option : unsigned {
     Ranks = 1u << 0,
@@ -101,10 +101,6 @@ struct TopologySpec {
 
   static llvm::FailureOr<TopologySpec> parse(llvm::StringRef spec,
                                              std::string &error);
-  /// `base` with this spec's kind and shape, and the options it names. A
-  /// dimension order that no longer fits the new shape is dropped unless
-  /// the spec gives one.
-  TopologyDesc applyTo(const TopologyDesc &base) const;
 };
 
 } // namespace phasec
