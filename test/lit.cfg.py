@@ -50,6 +50,7 @@ tool_dirs = [config.phasec_tools_dir, config.llvm_tools_dir]
 # A tool that is not there stops the whole run (a fatal configuration
 # error) instead of failing or skipping tests one by one.
 tools = [ToolSubst(name, unresolved="fatal")
-         for name in ["phasec", "phasec-opt", "phasec-emit-test", "phasec-sim",
+         for name in ["phasec", "phasec-opt", "phasec-translate",
+                      "phasec-emit-test", "phasec-sim",
                       "FileCheck", "not", "count"]]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -13,15 +13,19 @@ DiagnosticEngine::DiagnosticEngine(llvm::SourceMgr &sm, llvm::raw_ostream &os)
 
 /// SourceMgr prints `<unknown>:0:` for a diagnostic without a location; name
 /// the main file instead (`file.sched: error: ...`).
-static void print(llvm::SourceMgr &sm, llvm::raw_ostream &os, llvm::SMLoc loc,
-                  llvm::SourceMgr::DiagKind kind, const llvm::Twine &msg) {
-  if (loc.isValid() || sm.getNumBuffers() == 0) {
-    sm.PrintMessage(os, loc, kind, msg);
+void DiagnosticEngine::print(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
+                             const llvm::Twine &msg) {
+  if (consumer_) {
+    consumer_(kind, loc, msg);
+    return;
+  }
+  if (loc.isValid() || sm_.getNumBuffers() == 0) {
+    sm_.PrintMessage(os_, loc, kind, msg);
     return;
   }
   llvm::StringRef name =
-      sm.getMemoryBuffer(sm.getMainFileID())->getBufferIdentifier();
-  llvm::SMDiagnostic(name, kind, msg.str()).print(nullptr, os);
+      sm_.getMemoryBuffer(sm_.getMainFileID())->getBufferIdentifier();
+  llvm::SMDiagnostic(name, kind, msg.str()).print(nullptr, os_);
 }
 
 void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg) {
@@ -31,10 +35,10 @@ void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg) {
     return;
   }
   lastSuppressed_ = false;
-  print(sm_, os_, loc, llvm::SourceMgr::DK_Error, msg);
+  print(loc, llvm::SourceMgr::DK_Error, msg);
   // Say so once, right away: callers stop early once shouldStop() is true.
   if (errorLimit_ && numErrors_ == errorLimit_) {
-    print(sm_, os_, llvm::SMLoc(), llvm::SourceMgr::DK_Error,
+    print(llvm::SMLoc(), llvm::SourceMgr::DK_Error,
           "too many errors emitted, stopping now");
     lastSuppressed_ = true; // its notes would follow the line above
   }
@@ -44,18 +48,23 @@ void DiagnosticEngine::warning(llvm::SMLoc loc, const llvm::Twine &msg) {
   ++numWarnings_;
   lastSuppressed_ = errorLimit_ && numErrors_ > errorLimit_;
   if (!lastSuppressed_)
-    print(sm_, os_, loc, llvm::SourceMgr::DK_Warning, msg);
+    print(loc, llvm::SourceMgr::DK_Warning, msg);
 }
 
 void DiagnosticEngine::note(llvm::SMLoc loc, const llvm::Twine &msg) {
   if (lastSuppressed_)
     return;
-  print(sm_, os_, loc, llvm::SourceMgr::DK_Note, msg);
+  print(loc, llvm::SourceMgr::DK_Note, msg);
 }
 
 void DiagnosticEngine::commandLineError(const llvm::Twine &msg) {
   ++numErrors_;
   lastSuppressed_ = false;
+  if (consumer_) {
+    consumer_(llvm::SourceMgr::DK_Error, llvm::SMLoc(),
+              "<command line>: " + msg);
+    return;
+  }
   llvm::SMDiagnostic diag("<command line>", llvm::SourceMgr::DK_Error,
                           msg.str());
   diag.print(nullptr, os_);

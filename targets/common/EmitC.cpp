@@ -102,7 +102,7 @@ static std::string describeFormula(const OperationPlan &plan) {
 void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   os << "/*===- " << n << ": "
-     << stringifyPlanKind(plan.kind, plan.elementLevel) << " -===*\n"
+     << Collective::getKindName(plan.kind, plan.elementLevel) << " -===*\n"
      << " * group: " << plan.numMembers() << " members (ranks";
   int64_t shown = 0;
   for (RankId r : plan.group) {
@@ -886,7 +886,7 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "  phasec_stats stats = " << tr.reduceTimes << ";\n"
      << "  if (" << rank << " == 0) {\n"
      << "    phasec_print_header(\"phasec " << n << ": "
-     << stringifyPlanKind(plan.kind, plan.elementLevel) << ", " << plan.numMembers()
+     << Collective::getKindName(plan.kind, plan.elementLevel) << ", " << plan.numMembers()
      << " members, " << stringifyTransferStyle(plan.options.style) << ", "
      << tr.name << "\");\n"
      << "    phasec_print_timing(" << n << "_size(), &stats);\n"

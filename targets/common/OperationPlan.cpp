@@ -55,13 +55,6 @@ phasec::target::parseElementType(llvm::StringRef name, std::string &error) {
   return llvm::failure();
 }
 
-llvm::StringRef phasec::target::stringifyPlanKind(CollectiveKind kind,
-                                                  bool elementLevel) {
-  if (kind == CollectiveKind::Permute && !elementLevel)
-    return "rank_permute";
-  return stringifyCollectiveKind(kind);
-}
-
 int64_t OperationPlan::demand(int32_t src, int32_t dst) const {
   if (src == dst)
     return 0;

@@ -435,7 +435,7 @@ void MPIWriter::emitFunction() {
   }
 
   // The operation.
-  os << "/* " << n << ": " << stringifyPlanKind(plan.kind, plan.elementLevel)
+  os << "/* " << n << ": " << Collective::getKindName(plan.kind, plan.elementLevel)
      << ". Collective over comm (its ranks are the plan's ranks);\n   ranks "
         "outside the group only take part in splitting off the members' "
         "communicator. */\n";

@@ -299,7 +299,7 @@ void SHMEMWriter::emitFunction() {
                               : 0);
   os << "#define " << n << "_NBARRIERS " << barriers
      << " /* barriers per call, for PEs outside the group */\n\n";
-  os << "/* " << n << ": " << stringifyPlanKind(plan.kind, plan.elementLevel)
+  os << "/* " << n << ": " << Collective::getKindName(plan.kind, plan.elementLevel)
      << ". Collective over all PEs; the ";
   if (transpose || permute)
     os << "output array b";

@@ -88,12 +88,12 @@ static std::string subdir(StringRef base, StringRef name, bool several) {
   return std::string(p);
 }
 
-int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
+llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
                           const SimTargetOptions &options,
                           llvm::raw_ostream &out, llvm::raw_ostream &diag) {
   if (operations.empty()) {
     diag << "error: no operation to simulate\n";
-    return 1;
+    return llvm::failure();
   }
   bool several = operations.size() > 1;
   // Without -o the directories go to a fresh temporary directory, said on
@@ -106,12 +106,12 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
             llvm::sys::fs::createUniqueDirectory("phasec-sim", tmp)) {
       diag << "error: cannot create a temporary output directory: "
            << ec.message() << "\n";
-      return 1;
+      return llvm::failure();
     }
     outDir = std::string(tmp);
     diag << "note: no -o given: writing to " << outDir << "\n";
   }
-  int exitCode = 0;
+  bool modelCheckFailed = false;
   for (const SimOperation &op : operations) {
     const Topology &topo = *op.topology;
     const Problem &problem = *op.problem;
@@ -144,7 +144,7 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
       req.baselines.push_back({baselineNames[i], &baselineSchedules[i]});
     }
 
-    LowerBound bound = computeLowerBound(problem);
+    LowerBound bound = problem.bound();
     req.topology = &topo;
     req.transfers = &problem.transfers();
     req.operation = op.name;
@@ -167,7 +167,7 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
       if (failed(emitSimGrid(topo, problem.transfers(), all, req.platform,
                              req.workDir, stats, error))) {
         diag << "error: " << error << "\n";
-        return 1;
+        return llvm::failure();
       }
       out << "wrote " << req.workDir << ": " << stats.hosts << " hosts, "
           << stats.links << " links, " << stats.routes << " routes\n";
@@ -176,12 +176,12 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
 
     SimulationResult result;
     if (failed(runSimulation(req, result, diag)))
-      return 1;
+      return llvm::failure();
     printSimulationTable(out, result);
     if (!req.reportDir.empty() &&
         failed(writeReport(req, result, req.workDir + "/phasec.trace",
                            options.renderReport, diag)))
-      return 1;
+      return llvm::failure();
 
     const VariantResult &ours = result.variants.front();
     double dev = ours.modelTime > 0
@@ -198,8 +198,8 @@ int simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operations,
                             "{4:f2}%)\n",
                             op.name, ours.simTime, dev, ours.modelTime,
                             options.checkModelPercent);
-      exitCode = 1;
+      modelCheckFailed = true;
     }
   }
-  return exitCode;
+  return llvm::failure(modelCheckFailed);
 }

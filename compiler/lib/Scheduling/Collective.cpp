@@ -392,3 +392,10 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
   }
   llvm_unreachable("unknown collective kind");
 }
+
+llvm::StringRef Collective::getKindName(CollectiveKind kind,
+                                        bool elementPermute) {
+  if (kind == CollectiveKind::Permute && !elementPermute)
+    return "rank_permute";
+  return stringifyCollectiveKind(kind);
+}

@@ -272,6 +272,9 @@ private:
     };
     integer("ranks_per_node", d.ranksPerNode);
     number("injection_bandwidth", d.injectionBandwidth);
+    // An extra key (seconds per hop) the simulator honours; phasec's own
+    // schedules do not depend on it.
+    number("link_latency", d.linkLatency);
     if (*kind == "percs") {
       d.kind = TopologyKind::Percs;
       integer("supernodes", d.supernodes);

@@ -20,8 +20,8 @@
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Collective.h"
+#include "phasec/Scheduling/ScheduleJSON.h"
 #include "phasec/Target/SimGrid/Runner.h"
-#include "phasec/Target/SimGrid/ScheduleInput.h"
 #include "phasec/Target/SimGrid/SimTarget.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -110,6 +110,12 @@ static cl::opt<double>
                         "many percent of the analytic phase model"),
                cl::init(-1), cl::cat(category));
 
+static cl::opt<bool> allowInvalid(
+    "allow-invalid",
+    cl::desc("Simulate a schedule that does not verify (congests or "
+             "delivers the wrong bytes) instead of rejecting it"),
+    cl::cat(category));
+
 static int fail(const llvm::Twine &msg) {
   llvm::errs() << "phasec-sim: error: " << msg << "\n";
   return 1;
@@ -123,36 +129,35 @@ int main(int argc, char **argv) {
                               "SimGrid SMPI\n");
 
   std::string error;
-  LoadedOperation op;
+  ParsedScheduleDocument op;
   if (!input.empty()) {
     auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
     if (!buf)
       return fail("cannot read " + input + ": " + buf.getError().message());
-    std::vector<LoadedOperation> ops;
-    if (failed(readScheduleJSON((*buf)->getBuffer(), ops, error)))
+    auto docs = readScheduleJSON((*buf)->getBuffer(), error);
+    if (failed(docs))
       return fail(input + ": " + error);
-    auto it = llvm::find_if(ops, [](const LoadedOperation &o) {
-      return operationName.empty() || o.operation == operationName;
+    auto it = llvm::find_if(*docs, [](const ParsedScheduleDocument &doc) {
+      return operationName.empty() || doc.info.operation == operationName;
     });
-    if (it == ops.end())
+    if (it == docs->end())
       return fail("no operation named '" + operationName + "' in " + input);
     op = std::move(*it);
   } else if (!topologySpec.empty()) {
     auto desc = TopologyDesc::parse(topologySpec, error);
     if (failed(desc))
       return fail("--topology: " + error);
-    op.desc = *desc;
-    op.operation = "alltoall";
-    op.kind = "alltoall";
+    op.topology = *desc;
+    op.info = {"alltoall", "alltoall"};
     if (alltoallBytes <= 0)
       return fail("--topology needs --alltoall=BYTES (> 0)");
   } else {
     return fail("give a schedule JSON file or --topology");
   }
 
-  auto topo = Topology::create(op.desc, error);
+  auto topo = Topology::create(op.topology, error);
   if (failed(topo))
-    return fail("invalid machine " + op.desc.str() + ": " + error);
+    return fail("invalid machine " + op.topology.str() + ": " + error);
   if (input.empty()) {
     Collective alltoall;
     alltoall.group.resize(static_cast<size_t>(topo->numRanks()));
@@ -176,11 +181,14 @@ int main(int argc, char **argv) {
       return fail("--schedule=" + scheduleName + ": " + report.error);
   }
 
+  // A schedule that does not deliver what its collective asks, or that
+  // congests, is simulated only on request: what it costs is worth seeing,
+  // but never by accident.
   llvm::SmallVector<ScheduleViolation, 4> violations;
-  if (failed(problem.verify(op.schedule, violations, 4))) {
-    llvm::errs() << "phasec-sim: warning: the schedule does not verify ("
-                 << violations.front().message << "); simulating it anyway\n";
-  }
+  if (failed(problem.verify(op.schedule, violations, 4)) && !allowInvalid)
+    return fail("the schedule does not verify (" +
+                violations.front().message +
+                "); --allow-invalid simulates it anyway");
   SimTargetOptions options;
   options.outDir = outDir;
   options.emitOnly = emitOnly;
@@ -193,6 +201,8 @@ int main(int argc, char **argv) {
   options.timeoutSeconds = timeout;
   options.platform.linkLatency = latency;
   options.checkModelPercent = checkModel;
-  SimOperation simOp{op.operation, &*topo, &problem, &op.schedule};
-  return runSimTarget(simOp, options, llvm::outs(), llvm::errs());
+  std::string name = op.info.operation.empty() ? "op" : op.info.operation;
+  SimOperation simOp{name, &*topo, &problem, &op.schedule};
+  return failed(runSimTarget(simOp, options, llvm::outs(), llvm::errs())) ? 1
+                                                                          : 0;
 }

@@ -125,6 +125,13 @@ public:
   /// traffic, in canonical order. Local copies are left out.
   llvm::FailureOr<TransferSet> lower(std::string &error) const;
 
+  /// The name schedules, plans and reports give the operation: the
+  /// vocabulary's spelling, "rank_permute" for a permute of whole blocks.
+  llvm::StringRef kindName() const {
+    return getKindName(kind, isElementPermute());
+  }
+  static llvm::StringRef getKindName(CollectiveKind kind, bool elementPermute);
+
 private:
   mutable std::optional<std::vector<int64_t>> perm_;
 };

@@ -74,7 +74,9 @@ struct ParsedScheduleDocument {
 /// hand-made or foreign schedules can go through Problem::verify(). Supports
 /// torus, mesh, hypercube and percs topologies; "dirs" become TieMasks
 /// (errors for a longer way); a "path" must be the route phasec's routing
-/// takes (PERCS: the gateway route of Topology.h). lower_bound.phases and
+/// takes (PERCS: the gateway route of Topology.h). The extra topology key
+/// "link_latency" (seconds per hop) is read for the simulator. This is the
+/// one reader of the format (phasec-sim uses it too). lower_bound.phases and
 /// .time are read into schedule.bound when present. Errors name the
 /// operation, phase and transfer.
 llvm::FailureOr<std::vector<ParsedScheduleDocument>>

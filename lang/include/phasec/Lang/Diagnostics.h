@@ -22,6 +22,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 namespace phasec::lang {
 
 class DiagnosticEngine {
@@ -39,6 +41,14 @@ public:
   /// `<command line>: error: msg`, for options such as --topology.
   void commandLineError(const llvm::Twine &msg);
 
+  /// Sends every diagnostic the engine would print to `consumer` instead of
+  /// the stream (lang::MLIRDiagnosticForwarder routes them into MLIR's
+  /// engine). Counting and the error limit stay the engine's. An invalid
+  /// location means the whole file or the command line.
+  using Consumer = std::function<void(llvm::SourceMgr::DiagKind, llvm::SMLoc,
+                                      const llvm::Twine &)>;
+  void setConsumer(Consumer consumer) { consumer_ = std::move(consumer); }
+
   unsigned numErrors() const { return numErrors_; }
   unsigned numWarnings() const { return numWarnings_; }
   bool hadError() const { return numErrors_ != 0; }
@@ -54,12 +64,16 @@ public:
   bool shouldStop() const { return errorLimit_ && numErrors_ >= errorLimit_; }
 
 private:
+  void print(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
+             const llvm::Twine &msg);
+
   llvm::SourceMgr &sm_;
   llvm::raw_ostream &os_;
   unsigned numErrors_ = 0;
   unsigned numWarnings_ = 0;
   unsigned errorLimit_ = 20;
   bool lastSuppressed_ = false;
+  Consumer consumer_;
 };
 
 } // namespace phasec::lang

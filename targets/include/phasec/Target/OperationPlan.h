@@ -78,10 +78,6 @@ struct ElementCType {
 llvm::FailureOr<ElementCType> parseElementType(llvm::StringRef name,
                                               std::string &error);
 
-/// The plan's name of an operation kind: the vocabulary's spelling, and
-/// "rank_permute" for a permute of whole blocks.
-llvm::StringRef stringifyPlanKind(CollectiveKind kind, bool elementLevel);
-
 /// One transfer of the schedule in group-index space: `bytes` bytes starting
 /// at byte `offset` of the data member `src` owes member `dst`.
 struct PlannedTransfer {

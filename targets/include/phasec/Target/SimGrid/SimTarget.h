@@ -80,8 +80,9 @@ llvm::LogicalResult buildBaseline(llvm::StringRef name, const Problem &problem,
                                   Schedule &out, std::string &error);
 
 /// Emits (and unless emitOnly, builds, runs and reports) every operation.
-/// Tables to `out`, progress and errors to `diag`. Returns the exit code.
-int runSimTarget(llvm::ArrayRef<SimOperation> operations,
+/// Tables to `out`, progress and errors to `diag`. Fails on any error and
+/// when a model check (checkModelPercent) misses.
+llvm::LogicalResult runSimTarget(llvm::ArrayRef<SimOperation> operations,
                  const SimTargetOptions &options, llvm::raw_ostream &out,
                  llvm::raw_ostream &diag);
 

@@ -8,7 +8,8 @@
 /// `phasec FILE.sched [--emit=ast|mlir|schedule-json|schedule-stats|mpi|shmem]
 /// [--main] [-o OUT]`, `phasec FILE.sched --emit=simgrid -o DIR` and
 /// `phasec FILE.sched --target=sim [--compare] [--report DIR] [-o DIR]`.
-/// Only option parsing: the pipeline is phasec::driver::runPhasec. The
+/// Only option parsing and exit codes: the pipeline is
+/// phasec::driver::runPhasec (tools/include/phasec/Driver/Driver.h). The
 /// options live in their own category so that --help lists only them.
 ///
 //===----------------------------------------------------------------------===//
@@ -204,10 +205,10 @@ int main(int argc, char **argv) {
   options.frontend.topologyOverride = topology;
   options.frontend.ranksPerNodeOverride = ranksPerNode;
   options.frontend.constantOverrides = std::move(constantOverrides);
-  options.solverRlimit = solverRlimit;
-  options.algorithm = algorithm;
-  options.cacheDir = cacheDir;
-  options.allowUnsupported = allowUnsupported;
+  options.scheduling.rlimit = solverRlimit;
+  options.scheduling.algorithm = algorithm;
+  options.scheduling.cacheDir = cacheDir;
+  options.scheduling.allowUnsupported = allowUnsupported;
   options.scheduleMLIR = scheduleMLIR;
   options.printDebugInfo = printLocations;
   options.emitMain = emitMain;
@@ -220,15 +221,15 @@ int main(int argc, char **argv) {
   if (simulate || emit == driver::EmitKind::SimGrid) {
     if (outputFile != "-")
       options.outDir = outputFile;
-    return driver::runPhasec(sourceMgr, options, outs(), errs());
+    return failed(driver::runPhasec(sourceMgr, options, outs(), errs())) ? 1
+                                                                         : 0;
   }
 
   // Buffer the output so that a failed compile leaves no partial file.
   std::string result;
   raw_string_ostream resultOS(result);
-  int rc = driver::runPhasec(sourceMgr, options, resultOS, errs());
-  if (rc != 0)
-    return rc;
+  if (failed(driver::runPhasec(sourceMgr, options, resultOS, errs())))
+    return 1;
   std::error_code ec;
   ToolOutputFile output(outputFile, ec, sys::fs::OF_Text);
   if (ec) {

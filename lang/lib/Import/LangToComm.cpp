@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Conversion/LangToComm.h"
+#include "phasec/Lang/ImportSched.h"
 #include "phasec/Dialect/Comm/CommOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -59,16 +59,21 @@ private:
 
 } // namespace
 
-Location Converter::loc(llvm::SMLoc smLoc) {
+Location phasec::lang::getLocation(llvm::SMLoc smLoc,
+                                   llvm::SourceMgr &sourceMgr,
+                                   MLIRContext &context) {
   if (!smLoc.isValid())
     return UnknownLoc::get(&context);
   unsigned buffer = sourceMgr.FindBufferContainingLoc(smLoc);
   if (!buffer)
     return UnknownLoc::get(&context);
   auto [line, column] = sourceMgr.getLineAndColumn(smLoc, buffer);
-  StringRef file =
-      sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier();
+  StringRef file = sourceMgr.getMemoryBuffer(buffer)->getBufferIdentifier();
   return FileLineColLoc::get(&context, file, line, column);
+}
+
+Location Converter::loc(llvm::SMLoc smLoc) {
+  return lang::getLocation(smLoc, sourceMgr, context);
 }
 
 Type Converter::elementType(ElementType type) {
@@ -336,8 +341,8 @@ OwningOpRef<ModuleOp> Converter::run() {
   return module;
 }
 
-OwningOpRef<ModuleOp> phasec::convertToComm(const lang::Program &program,
-                                            MLIRContext &context,
-                                            llvm::SourceMgr &sourceMgr) {
+OwningOpRef<ModuleOp>
+phasec::lang::convertToComm(const lang::Program &program, MLIRContext &context,
+                            llvm::SourceMgr &sourceMgr) {
   return Converter(program, context, sourceMgr).run();
 }

@@ -1,0 +1,109 @@
+//===- Pipeline.h - The scheduling pipeline and its results -----*- C++ -*-===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// What every tool and every embedding compiler runs on a comm module:
+/// comm-lower-collectives, comm-schedule-phases, comm-verify-schedule
+/// (`buildSchedulingPipeline`, also registered as the pass pipeline
+/// `comm-schedule-pipeline`), then the verified schedules read back out of
+/// the IR (`collectSchedules`) and written in the schedule JSON of
+/// shared/spec or as statistics. The JSON and the statistics are also
+/// translations (`--export-schedule-json`, `--export-schedule-stats`).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_TRANSFORMS_PIPELINE_H
+#define PHASEC_TRANSFORMS_PIPELINE_H
+
+#include "phasec/Dialect/Comm/CommOps.h"
+#include "phasec/Scheduling/Problem.h"
+#include "phasec/Topology/Topology.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace phasec {
+
+struct SchedulingPipelineOptions {
+  /// Warn about (instead of rejecting) operations that need relays.
+  bool allowUnsupported = false;
+  /// Override every operation's algorithm ("" = its directives).
+  std::string algorithm;
+  /// Z3 budget per query (0 = each operation's directive, else the
+  /// scheduler's default).
+  uint64_t rlimit = 0;
+  /// Directory caching solved ring cores ("" = memory only).
+  std::string cacheDir;
+};
+
+/// Adds comm-lower-collectives, comm-schedule-phases and
+/// comm-verify-schedule to `pm`.
+void buildSchedulingPipeline(mlir::OpPassManager &pm,
+                             const SchedulingPipelineOptions &options);
+
+/// Runs them on `module` (diagnostics through the context's handler).
+mlir::LogicalResult
+runSchedulingPipeline(mlir::ModuleOp module,
+                      const SchedulingPipelineOptions &options);
+
+/// `comm-schedule-pipeline` for phasec-opt and mlir-opt plugins.
+void registerSchedulingPipeline();
+
+/// One operation with its verified schedule, decoded from the IR.
+struct ScheduledOperation {
+  std::string name;
+  /// Collective::kindName(): "alltoall", "transpose", "rank_permute"...
+  std::string kind;
+  comm::CollectiveOpInterface op;
+  /// Owned by the enclosing ScheduledModule.
+  const Topology *topology = nullptr;
+  std::unique_ptr<Problem> problem;
+  Schedule schedule;
+  bool handWritten = false;
+  /// The schedule against the problem's bound; phaseOptimal also where the
+  /// scheduler proved it (comm.schedule's `phase_optimal`).
+  ScheduleCost cost;
+  /// The solver budget ran out (comm.schedule's `fell_back`).
+  bool fellBack = false;
+};
+
+struct ScheduledModule {
+  std::vector<std::unique_ptr<Topology>> topologies;
+  /// In program order; operations that move no data are left out.
+  std::vector<ScheduledOperation> operations;
+};
+
+/// Reads every scheduled operation (comm.schedule or comm.user_schedule
+/// with its comm.transfer_set) out of a module the pipeline has run on.
+/// Hand-written schedules get the computed lower bound. With
+/// `requireEveryOperation`, an operation that moves data but has no schedule
+/// is an error at its location (a module the pipeline has not run on, or
+/// one whose operations comm-lower-collectives skipped); without it, such
+/// operations are left out.
+mlir::FailureOr<ScheduledModule>
+collectSchedules(mlir::ModuleOp module, bool requireEveryOperation = false);
+
+/// The spec's JSON: one document for one operation, else
+/// {"format": ..., "operations": [...]}.
+void writeScheduleJSON(const ScheduledModule &scheduled, llvm::raw_ostream &os);
+
+/// Per operation: phases, lower bound, time / bound, and the same for the
+/// baselines.
+void writeScheduleStats(const ScheduledModule &scheduled,
+                        llvm::raw_ostream &os);
+
+/// `--export-schedule-json` and `--export-schedule-stats`: collectSchedules
+/// (every operation required) on a scheduled module, then the writers above.
+void registerScheduleTranslations();
+
+} // namespace phasec
+
+#endif // PHASEC_TRANSFORMS_PIPELINE_H

@@ -1,0 +1,217 @@
+//===- Pipeline.cpp - The scheduling pipeline and its results -------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Transforms/Pipeline.h"
+#include "phasec/Scheduling/Baselines.h"
+#include "phasec/Scheduling/Bounds.h"
+#include "phasec/Scheduling/Collective.h"
+#include "phasec/Scheduling/ScheduleJSON.h"
+#include "phasec/Transforms/Passes.h"
+#include "phasec/Transforms/ScheduleIR.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace phasec;
+
+void phasec::buildSchedulingPipeline(OpPassManager &pm,
+                                     const SchedulingPipelineOptions &options) {
+  comm::CommLowerCollectivesOptions lower;
+  lower.allowUnsupported = options.allowUnsupported;
+  pm.addPass(comm::createLowerCollectivesPass(lower));
+  comm::CommSchedulePhasesOptions schedule;
+  schedule.algorithm = options.algorithm;
+  schedule.rlimit = options.rlimit;
+  schedule.cacheDir = options.cacheDir;
+  pm.addPass(comm::createSchedulePhasesPass(schedule));
+  pm.addPass(comm::createVerifySchedulePass());
+}
+
+LogicalResult
+phasec::runSchedulingPipeline(ModuleOp module,
+                              const SchedulingPipelineOptions &options) {
+  PassManager pm(module.getContext());
+  buildSchedulingPipeline(pm, options);
+  return pm.run(module);
+}
+
+void phasec::registerSchedulingPipeline() {
+  PassPipelineRegistration<>(
+      "comm-schedule-pipeline",
+      "comm-lower-collectives, comm-schedule-phases and comm-verify-schedule "
+      "with their defaults (what phasec runs)",
+      [](OpPassManager &pm) {
+        buildSchedulingPipeline(pm, SchedulingPipelineOptions());
+      });
+}
+
+FailureOr<ScheduledModule>
+phasec::collectSchedules(ModuleOp module, bool requireEveryOperation) {
+  ScheduledModule result;
+  llvm::DenseMap<Operation *, const Topology *> topologies;
+  for (auto &entry : comm::collectOperations(module)) {
+    comm::OperationRecord &record = entry.second;
+    if (!record.transferSet || (!record.schedule && !record.userSchedule)) {
+      CollectiveKind kind = record.op.getCollectiveKind();
+      if (!requireEveryOperation || kind == CollectiveKind::Barrier ||
+          kind == CollectiveKind::Local)
+        continue;
+      return record.op.emitError("operation '")
+             << record.op.getCollectiveName()
+             << "' has no verified schedule (run comm-schedule-pipeline "
+                "first)";
+    }
+    const Topology *&topo = topologies[record.machine.getOperation()];
+    if (!topo) {
+      std::string error;
+      FailureOr<Topology> created =
+          Topology::create(record.machine.getTopologyDesc(), error);
+      if (failed(created))
+        return record.machine.emitError("invalid machine: ") << error;
+      result.topologies.push_back(
+          std::make_unique<Topology>(std::move(*created)));
+      topo = result.topologies.back().get();
+    }
+    ScheduledOperation &op = result.operations.emplace_back();
+    op.name = record.op.getCollectiveName().str();
+    auto permute = dyn_cast<comm::PermuteOp>(record.op.getOperation());
+    op.kind = Collective::getKindName(record.op.getCollectiveKind(),
+                                      permute && permute.getFrom())
+                  .str();
+    op.op = record.op;
+    op.topology = topo;
+    op.problem = std::make_unique<Problem>(
+        *topo, comm::getTransferSet(record.transferSet));
+    if (record.userSchedule) {
+      op.handWritten = true;
+      op.schedule = comm::getSchedule(record.userSchedule);
+    } else {
+      op.schedule = comm::getSchedule(record.schedule);
+      op.fellBack = record.schedule.getFellBack();
+    }
+    op.cost = op.problem->cost(op.schedule);
+    op.schedule.bound = op.cost.bound;
+    if (record.schedule && record.schedule.getPhaseOptimal())
+      op.cost.phaseOptimal = true;
+  }
+  return result;
+}
+
+void phasec::writeScheduleJSON(const ScheduledModule &scheduled,
+                               llvm::raw_ostream &os) {
+  std::vector<ScheduleDocument> documents;
+  for (const ScheduledOperation &op : scheduled.operations)
+    documents.push_back({op.problem.get(), &op.schedule, {op.name, op.kind}});
+  if (documents.size() == 1) {
+    writeScheduleJSON(os, *documents[0].problem, *documents[0].schedule,
+                      documents[0].info);
+    return;
+  }
+  writeScheduleJSON(os, documents);
+}
+
+void phasec::writeScheduleStats(const ScheduledModule &scheduled,
+                                llvm::raw_ostream &os) {
+  bool first = true;
+  for (const ScheduledOperation &op : scheduled.operations) {
+    if (!first)
+      os << "\n";
+    first = false;
+    const Problem &problem = *op.problem;
+    const Topology &topo = *op.topology;
+    const LowerBound &bound = op.cost.bound;
+    os << "operation " << op.name << " (" << op.kind << ", "
+       << problem.transfers().size() << " transfers, "
+       << problem.transfers().totalBytes() << " bytes) on " << topo.desc().str()
+       << "\n";
+    os << llvm::formatv("  lower bound: {0:e} s", bound.time);
+    if (bound.blocks > 0)
+      os << llvm::formatv(" = {0:F2} blocks", bound.blocks);
+    if (!bound.reason.empty())
+      os << " (" << bound.reason << ")";
+    os << "\n";
+    if (bound.minPhases > 0)
+      os << "  at least " << bound.minPhases
+         << (bound.minPhases == 1 ? " phase (" : " phases (")
+         << bound.phasesReason << ")\n";
+    os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14} {4,10}\n", "schedule",
+                        "algorithm", "phases", "time (s)", "time/bound");
+    auto row = [&](StringRef label, const Schedule &schedule,
+                   StringRef suffix) {
+      double time = problem.costModel().time(schedule);
+      std::string ratio = bound.time > 0
+                              ? llvm::formatv("{0:F3}", time / bound.time).str()
+                              : std::string("-");
+      os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14:e} {4,10}", label,
+                          schedule.algorithm, schedule.phases.size(), time,
+                          ratio)
+         << suffix << "\n";
+    };
+    // Two claims, each named: the time meets the bound, or (weaker, and
+    // possibly beside a gap above 1) no schedule has fewer phases.
+    std::string suffix;
+    if (op.cost.timeOptimal)
+      suffix += "  time-optimal";
+    if (op.cost.phaseOptimal)
+      suffix += "  phase-optimal";
+    if (op.fellBack)
+      suffix += "  (solver budget ran out)";
+    row(op.handWritten ? "hand-written" : "phasec", op.schedule, suffix);
+
+    using BaselineFn =
+        LogicalResult (*)(const Problem &, Schedule &, std::string &);
+    std::pair<StringRef, BaselineFn> baselines[] = {
+        {"linear_shift", scheduleLinearShift},
+        {"xor", scheduleXor},
+        {"greedy", scheduleGreedy}};
+    for (auto [label, fn] : baselines) {
+      Schedule schedule;
+      std::string error;
+      if (failed(fn(problem, schedule, error))) {
+        os << llvm::formatv("  {0,-14} n/a: {1}\n", label, error);
+        continue;
+      }
+      row(label, schedule, "");
+    }
+  }
+}
+
+/// A translation's input: a module on which the pipeline has run.
+static FailureOr<ScheduledModule> collectForExport(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    return op->emitError("expected a builtin.module");
+  return collectSchedules(module, /*requireEveryOperation=*/true);
+}
+
+/// One --export-* translation around a writer of this file. (The
+/// registration object only fills MLIR's global registry; it need not live.)
+static void registerWriter(StringRef name, StringRef description,
+                           void (*write)(const ScheduledModule &,
+                                         llvm::raw_ostream &)) {
+  TranslateFromMLIRRegistration(
+      name, description,
+      [write](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        FailureOr<ScheduledModule> scheduled = collectForExport(op);
+        if (failed(scheduled))
+          return failure();
+        write(*scheduled, os);
+        return success();
+      },
+      [](DialectRegistry &registry) { registry.insert<comm::CommDialect>(); });
+}
+
+void phasec::registerScheduleTranslations() {
+  registerWriter("export-schedule-json",
+                 "verified schedules in the phasec-schedule/1 JSON format",
+                 writeScheduleJSON);
+  registerWriter("export-schedule-stats",
+                 "phases, lower bound and time/bound per operation, beside "
+                 "the baselines",
+                 writeScheduleStats);
+}

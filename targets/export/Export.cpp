@@ -1,0 +1,286 @@
+//===- Export.cpp - The back ends as translations of comm IR --------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The MPI / OpenSHMEM back ends get one OperationPlan per scheduled
+/// operation, built from the same Collective comm-lower-collectives
+/// scheduled (so a plan can only disagree with its schedule through a bug,
+/// which buildOperationPlan reports); the SimGrid back end takes the
+/// problems and schedules as they are.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Target/Export.h"
+#include "phasec/Transforms/CollectiveIR.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace mlir;
+using namespace phasec;
+using namespace phasec::target;
+
+/// The back ends' name of an array element type ("i32", "u8", "f64",
+/// "c128"...), "" for a type the arrays do not allow (the verifier rejects
+/// those first).
+static std::string getElementTypeName(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return (intType.isUnsigned() ? "u" : "i") +
+           std::to_string(intType.getWidth());
+  if (type.isF32())
+    return "f32";
+  if (type.isF64())
+    return "f64";
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    if (complex.getElementType().isF32())
+      return "c64";
+    if (complex.getElementType().isF64())
+      return "c128";
+  }
+  return "";
+}
+
+/// A C identifier for an operation name: every other character becomes '_',
+/// a leading digit gets a '_' in front, and C11 keywords and `main` (the
+/// harness) get a '_' appended; .sched names such as `int` or `main` are
+/// fine there but would not compile as function names. The emitters reject
+/// the duplicates this could make.
+static std::string getCName(StringRef name) {
+  static const char *const reserved[] = {
+      "auto",      "break",     "case",           "char",
+      "const",     "continue",  "default",        "do",
+      "double",    "else",      "enum",           "extern",
+      "float",     "for",       "goto",           "if",
+      "inline",    "int",       "long",           "register",
+      "restrict",  "return",    "short",          "signed",
+      "sizeof",    "static",    "struct",         "switch",
+      "typedef",   "union",     "unsigned",       "void",
+      "volatile",  "while",     "main",           "_Bool",
+      "_Complex",  "_Alignas",  "_Alignof",       "_Atomic",
+      "_Generic",  "_Noreturn", "_Static_assert", "_Thread_local",
+      "_Imaginary"};
+  std::string result;
+  if (name.empty() || llvm::isDigit(name.front()))
+    result = "_";
+  for (char c : name)
+    result += llvm::isAlnum(c) || c == '_' ? c : '_';
+  if (llvm::is_contained(reserved, StringRef(result)))
+    result += "_";
+  return result;
+}
+
+/// The array whose elements a transpose or element permute moves.
+static comm::ArrayOp getSourceArray(comm::CollectiveOpInterface op,
+                                    SymbolTable &symbols) {
+  if (auto transpose = dyn_cast<comm::TransposeOp>(op.getOperation()))
+    return symbols.lookup<comm::ArrayOp>(transpose.getFrom());
+  if (auto permute = dyn_cast<comm::PermuteOp>(op.getOperation()))
+    if (auto from = permute.getFrom())
+      return symbols.lookup<comm::ArrayOp>(*from);
+  return nullptr;
+}
+
+/// The plan knobs the operation's directives set (style, sync; every
+/// operation has them, with the language's defaults packing and barrier);
+/// the rest keep the back ends' defaults.
+static PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
+  PlanOptions options;
+  Operation *operation = op.getOperation();
+  if (auto style = operation->getAttrOfType<comm::TransferStyleAttr>("style"))
+    options.style = style.getValue();
+  if (auto sync = operation->getAttrOfType<comm::SyncKindAttr>("sync"))
+    options.sync = sync.getValue();
+  return options;
+}
+
+FailureOr<std::vector<OperationPlan>>
+phasec::target::buildOperationPlans(ModuleOp module,
+                                    const ScheduledModule &scheduled) {
+  SymbolTable symbols(module);
+  std::vector<OperationPlan> plans;
+  bool hadError = false;
+  for (const ScheduledOperation &op : scheduled.operations) {
+    // A copy: the op handle is const in `op`, emitting diagnostics is not.
+    comm::CollectiveOpInterface collective = op.op;
+    FailureOr<Collective> described = comm::getCollective(collective, symbols);
+    if (failed(described)) {
+      hadError = true;
+      continue;
+    }
+    ElementCType elem{"u8", "uint8_t", 1};
+    if (described->from) {
+      comm::ArrayOp array = getSourceArray(collective, symbols);
+      std::string error;
+      FailureOr<ElementCType> parsed = parseElementType(
+          array ? getElementTypeName(array.getElementType()) : "", error);
+      if (failed(parsed)) {
+        collective.emitError("cannot emit '") << op.name << "': " << error;
+        hadError = true;
+        continue;
+      }
+      elem = *parsed;
+    }
+    // Local copies (src == dst) are harmless to the scheduling library
+    // (Problem::verify skips them; hand-written schedules may contain them)
+    // but are no transfer for the plans: the generated code copies a
+    // member's own part itself.
+    Schedule schedule = op.schedule;
+    for (Phase &phase : schedule.phases)
+      llvm::erase_if(phase.transfers,
+                     [](const Transfer &t) { return t.src == t.dst; });
+    std::string error;
+    FailureOr<OperationPlan> plan =
+        buildOperationPlan(getCName(op.name), *described, elem, schedule,
+                           getPlanOptions(collective), error);
+    if (failed(plan)) {
+      collective.emitError("cannot emit '") << op.name << "': " << error;
+      hadError = true;
+      continue;
+    }
+    plans.push_back(std::move(*plan));
+  }
+  if (hadError)
+    return failure();
+  if (plans.empty())
+    return module.emitError(
+        "nothing to emit: no operation of the program has a schedule");
+  return plans;
+}
+
+/// Plans, then one of the C emitters (MPIEmitter.h, SHMEMEmitter.h).
+template <typename Options>
+static LogicalResult
+exportC(ModuleOp module, const ScheduledModule &scheduled,
+        llvm::raw_ostream &os, const Options &options, StringRef backEnd,
+        LogicalResult (*emit)(llvm::ArrayRef<OperationPlan>,
+                              llvm::raw_ostream &, const Options &,
+                              std::string &)) {
+  FailureOr<std::vector<OperationPlan>> plans =
+      buildOperationPlans(module, scheduled);
+  if (failed(plans))
+    return failure();
+  std::string error;
+  if (failed(emit(*plans, os, options, error)))
+    return module.emitError("cannot emit ") << backEnd << " code: " << error;
+  return success();
+}
+
+LogicalResult phasec::target::exportMPI(ModuleOp module,
+                                        const ScheduledModule &scheduled,
+                                        llvm::raw_ostream &os,
+                                        const MPIOptions &options) {
+  return exportC<MPIOptions>(module, scheduled, os, options, "MPI", emitMPI);
+}
+
+LogicalResult phasec::target::exportSHMEM(ModuleOp module,
+                                          const ScheduledModule &scheduled,
+                                          llvm::raw_ostream &os,
+                                          const SHMEMOptions &options) {
+  return exportC<SHMEMOptions>(module, scheduled, os, options, "OpenSHMEM",
+                               emitSHMEM);
+}
+
+LogicalResult
+phasec::target::exportSimGrid(ModuleOp module, const ScheduledModule &scheduled,
+                              const simgrid::SimTargetOptions &options,
+                              llvm::raw_ostream &out,
+                              llvm::raw_ostream &diagOS) {
+  if (scheduled.operations.empty())
+    return module.emitError(
+        "nothing to simulate: no operation of the program has a schedule");
+  std::vector<simgrid::SimOperation> operations;
+  for (const ScheduledOperation &op : scheduled.operations)
+    operations.push_back(
+        {op.name, op.topology, op.problem.get(), &op.schedule});
+  return simgrid::runSimTarget(operations, options, out, diagOS);
+}
+
+namespace {
+/// The translations' options (mlir-translate parses them with its own).
+struct ExportOptions {
+  llvm::cl::opt<bool> emitMain{
+      "emit-main",
+      llvm::cl::desc("--export-mpi / --export-shmem: also emit a main that "
+                     "fills, times and verifies every byte")};
+  llvm::cl::opt<std::string> simgridDir{
+      "simgrid-dir",
+      llvm::cl::desc("--export-simgrid: the output directory (default: a new "
+                     "temporary directory)"),
+      llvm::cl::init("")};
+};
+} // namespace
+
+/// The translations' input: a module the scheduling pipeline has run on.
+static FailureOr<std::pair<ModuleOp, ScheduledModule>>
+getScheduledModule(Operation *op) {
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    return op->emitError("expected a builtin.module");
+  FailureOr<ScheduledModule> scheduled =
+      collectSchedules(module, /*requireEveryOperation=*/true);
+  if (failed(scheduled))
+    return failure();
+  return std::make_pair(module, std::move(*scheduled));
+}
+
+/// One --export-* translation: a scheduled module to `exporter`'s output.
+/// (The registration object only fills MLIR's global registry.)
+template <typename Exporter>
+static void registerExport(StringRef name, StringRef description,
+                           Exporter exporter) {
+  TranslateFromMLIRRegistration(
+      name, description,
+      [exporter](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
+        auto scheduled = getScheduledModule(op);
+        if (failed(scheduled))
+          return failure();
+        return exporter(scheduled->first, scheduled->second, os);
+      },
+      [](DialectRegistry &registry) { registry.insert<comm::CommDialect>(); });
+}
+
+/// The translations' options, created (and so registered with the command
+/// line) by registerExportTranslations.
+static ExportOptions &getExportOptions() {
+  static ExportOptions options;
+  return options;
+}
+
+/// --export-mpi / --export-shmem: the C back end with --emit-main.
+template <typename Options,
+          LogicalResult (*exportC)(ModuleOp, const ScheduledModule &,
+                                   llvm::raw_ostream &, const Options &)>
+static LogicalResult exportWithMain(ModuleOp module,
+                                    const ScheduledModule &scheduled,
+                                    llvm::raw_ostream &os) {
+  Options options;
+  options.main = getExportOptions().emitMain;
+  return exportC(module, scheduled, os, options);
+}
+
+void phasec::target::registerExportTranslations() {
+  getExportOptions();
+  registerExport("export-mpi", "C + MPI, one function per scheduled operation",
+                 exportWithMain<MPIOptions, exportMPI>);
+  registerExport("export-shmem",
+                 "C + OpenSHMEM, one function per scheduled operation",
+                 exportWithMain<SHMEMOptions, exportSHMEM>);
+  registerExport("export-simgrid",
+                 "a SimGrid SMPI directory per scheduled operation "
+                 "(platform, program, run script) in --simgrid-dir, not run; "
+                 "the output lists them",
+                 [](ModuleOp module, const ScheduledModule &scheduled,
+                    llvm::raw_ostream &os) {
+                   simgrid::SimTargetOptions sim;
+                   sim.outDir = getExportOptions().simgridDir;
+                   sim.emitOnly = true;
+                   return exportSimGrid(module, scheduled, sim, os,
+                                        llvm::errs());
+                 });
+}

@@ -1,0 +1,122 @@
+//===- Driver.cpp - The phasec pipeline the tools share -------------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// import -> passes -> write. Diagnostics of every stage go to one stream in
+/// the `file:line:col: error:` format with the source line and a caret: the
+/// front end prints its own, MLIR diagnostics go through a
+/// SourceMgrDiagnosticHandler on the same SourceMgr, so errors found by the
+/// passes and the back ends point into the .sched file.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Driver/Driver.h"
+#include "phasec/Lang/ImportSched.h"
+#include "phasec/Target/Export.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OperationSupport.h"
+
+using namespace mlir;
+using namespace phasec;
+using namespace phasec::driver;
+
+void phasec::driver::registerDialects(DialectRegistry &registry) {
+  registry.insert<comm::CommDialect>();
+}
+
+/// --emit=mlir, optionally after the pipeline.
+static LogicalResult printMLIR(ModuleOp module, const DriverOptions &options,
+                               llvm::raw_ostream &out) {
+  if (options.scheduleMLIR &&
+      failed(runSchedulingPipeline(module, options.scheduling)))
+    return failure();
+  OpPrintingFlags flags;
+  if (options.printDebugInfo)
+    flags.enableDebugInfo();
+  module.print(out, flags);
+  out << "\n";
+  return success();
+}
+
+/// Everything after the scheduling pipeline: the schedules' writers and the
+/// back ends.
+static LogicalResult writeScheduled(ModuleOp module,
+                                    const ScheduledModule &scheduled,
+                                    const DriverOptions &options,
+                                    llvm::raw_ostream &out,
+                                    llvm::raw_ostream &diagOS) {
+  if (options.simulate || options.emit == EmitKind::SimGrid) {
+    simgrid::SimTargetOptions sim;
+    sim.outDir = options.outDir;
+    sim.emitOnly = !options.simulate;
+    sim.compare = options.compare;
+    sim.reportDir = options.reportDir;
+    return target::exportSimGrid(module, scheduled, sim, out, diagOS);
+  }
+  switch (options.emit) {
+  case EmitKind::ScheduleJSON:
+    writeScheduleJSON(scheduled, out);
+    return success();
+  case EmitKind::ScheduleStats:
+    writeScheduleStats(scheduled, out);
+    return success();
+  case EmitKind::MPI: {
+    target::MPIOptions mpi;
+    mpi.main = options.emitMain;
+    return target::exportMPI(module, scheduled, out, mpi);
+  }
+  case EmitKind::SHMEM: {
+    target::SHMEMOptions shmem;
+    shmem.main = options.emitMain;
+    return target::exportSHMEM(module, scheduled, out, shmem);
+  }
+  case EmitKind::AST:
+  case EmitKind::MLIR:
+  case EmitKind::SimGrid:
+    break;
+  }
+  llvm_unreachable("AST and MLIR are written before scheduling");
+}
+
+LogicalResult phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
+                                        const DriverOptions &options,
+                                        llvm::raw_ostream &out,
+                                        llvm::raw_ostream &diagOS) {
+  DialectRegistry registry;
+  registerDialects(registry);
+  MLIRContext context(registry);
+  // Huge schedules are built on one thread anyway; threads only cost here.
+  context.disableMultithreading();
+  // Diagnostics point into the .sched file; a dump of the op adds nothing.
+  context.printOpOnDiagnostic(false);
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+
+  lang::DiagnosticEngine diag(sourceMgr, diagOS);
+  std::unique_ptr<lang::Program> program;
+  OwningOpRef<ModuleOp> module =
+      lang::importSched(sourceMgr, context, options.frontend, diag, &program);
+  if (!module)
+    return failure();
+
+  if (!options.simulate && options.emit == EmitKind::AST) {
+    program->print(out, /*maxItems=*/16);
+    return success();
+  }
+  if (!options.simulate && options.emit == EmitKind::MLIR)
+    return printMLIR(*module, options, out);
+
+  if (failed(runSchedulingPipeline(*module, options.scheduling)))
+    return failure();
+  // Operations the pipeline skipped (--allow-unsupported, with a warning)
+  // have no schedule; anything else without one is an error.
+  FailureOr<ScheduledModule> scheduled = collectSchedules(
+      *module,
+      /*requireEveryOperation=*/!options.scheduling.allowUnsupported);
+  if (failed(scheduled))
+    return failure();
+  return writeScheduled(*module, *scheduled, options, out, diagOS);
+}

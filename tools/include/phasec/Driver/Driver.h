@@ -1,0 +1,89 @@
+//===- Driver.h - The phasec pipeline the tools share -----------*- C++ -*-===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Everything `phasec` does, as one library call: import a .sched file
+/// (lang/ImportSched.h), run the scheduling pipeline
+/// (Transforms/Pipeline.h), and write the result: the AST, MLIR, the
+/// schedule JSON or statistics, or a back end's translation
+/// (Target/Export.h). It returns a LogicalResult after printing every
+/// diagnostic to one stream in the `file:line:col: error:` format; exit codes
+/// and colours are the tools' business. `phasec` is option parsing around
+/// runPhasec; `phasec-translate` reaches each stage on its own.
+///
+/// Dependencies point one way: this library (tools/) -> lang, targets ->
+/// compiler.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_DRIVER_DRIVER_H
+#define PHASEC_DRIVER_DRIVER_H
+
+#include "phasec/Lang/Parser.h"
+#include "phasec/Transforms/Pipeline.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace phasec::driver {
+
+/// What `phasec --emit=` writes.
+enum class EmitKind {
+  AST,
+  MLIR,
+  ScheduleJSON,
+  ScheduleStats,
+  /// C + MPI (Target/Export.h), one function per operation.
+  MPI,
+  /// C + OpenSHMEM (Target/Export.h).
+  SHMEM,
+  /// A SimGrid SMPI directory per operation (platform, program, run script),
+  /// written to DriverOptions::outDir, not built or run.
+  SimGrid,
+};
+
+struct DriverOptions {
+  EmitKind emit = EmitKind::MLIR;
+  /// --topology / --ranks-per-node / --define and the front end's resource
+  /// limits.
+  lang::FrontendOptions frontend;
+  /// --allow-unsupported, --algorithm, --solver-rlimit, --cache-dir.
+  SchedulingPipelineOptions scheduling;
+  /// --emit=mlir: also run the scheduling pipeline first.
+  bool scheduleMLIR = false;
+  /// --emit=mlir: print locations.
+  bool printDebugInfo = false;
+  /// --emit=mpi / --emit=shmem: also emit the verifying, timing `main`.
+  bool emitMain = false;
+  /// --target=sim: build and run the SimGrid simulation of every operation
+  /// and print its table (overrides `emit`).
+  bool simulate = false;
+  /// --emit=simgrid / --target=sim: the output directory (-o; "" = a new
+  /// temporary directory).
+  std::string outDir;
+  /// --target=sim: --compare (baselines and SimGrid's built-ins) and
+  /// --report DIR.
+  bool compare = false;
+  std::string reportDir;
+};
+
+/// The dialects phasec uses.
+void registerDialects(mlir::DialectRegistry &registry);
+
+/// The whole `phasec` tool on the main buffer of `sourceMgr`: output to
+/// `out`, diagnostics to `diagOS`.
+mlir::LogicalResult runPhasec(llvm::SourceMgr &sourceMgr,
+                              const DriverOptions &options,
+                              llvm::raw_ostream &out,
+                              llvm::raw_ostream &diagOS);
+
+} // namespace phasec::driver
+
+#endif // PHASEC_DRIVER_DRIVER_H
