@@ -18,37 +18,67 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 #include <algorithm>
 
 using namespace phasec;
 using namespace phasec::target;
 
+ElementCType phasec::target::getElementCType(ElementType type) {
+  using ET = ElementType;
+  auto make = [&](const char *name, const char *cType) {
+    return ElementCType{name, cType, elementTypeBytes(type)};
+  };
+  switch (type) {
+  case ET::Int8:
+    return make("i8", "int8_t");
+  case ET::UInt8:
+    return make("u8", "uint8_t");
+  case ET::Int16:
+    return make("i16", "int16_t");
+  case ET::UInt16:
+    return make("u16", "uint16_t");
+  case ET::Int32:
+    return make("i32", "int32_t");
+  case ET::UInt32:
+    return make("u32", "uint32_t");
+  case ET::Int64:
+    return make("i64", "int64_t");
+  case ET::UInt64:
+    return make("u64", "uint64_t");
+  case ET::F32:
+    return make("f32", "float");
+  case ET::F64:
+    return make("f64", "double");
+  case ET::Complex64:
+    return make("c64", "phasec_c64_t");
+  case ET::Complex128:
+    return make("c128", "phasec_c128_t");
+  }
+  llvm_unreachable("unknown element type");
+}
+
 llvm::FailureOr<ElementCType>
 phasec::target::parseElementType(llvm::StringRef name, std::string &error) {
-  struct Entry {
-    const char *names[3];
-    const char *canonical;
-    const char *cType;
-    int64_t size;
-  };
-  static const Entry entries[] = {
-      {{"i8", "int8", nullptr}, "i8", "int8_t", 1},
-      {{"u8", "uint8", "byte"}, "u8", "uint8_t", 1},
-      {{"i16", "int16", nullptr}, "i16", "int16_t", 2},
-      {{"u16", "uint16", nullptr}, "u16", "uint16_t", 2},
-      {{"i32", "int32", nullptr}, "i32", "int32_t", 4},
-      {{"u32", "uint32", nullptr}, "u32", "uint32_t", 4},
-      {{"i64", "int64", nullptr}, "i64", "int64_t", 8},
-      {{"u64", "uint64", nullptr}, "u64", "uint64_t", 8},
-      {{"f32", "float", "float32"}, "f32", "float", 4},
-      {{"f64", "double", "float64"}, "f64", "double", 8},
-      {{"c64", "complex64", nullptr}, "c64", "phasec_c64_t", 8},
-      {{"c128", "complex128", nullptr}, "c128", "phasec_c128_t", 16},
-  };
-  for (const Entry &e : entries)
-    for (const char *n : e.names)
-      if (n && name == n)
-        return ElementCType{e.canonical, e.cType, e.size};
+  // The short names the generated code uses, the vocabulary's spellings
+  // (int8 .. complex128, as in .sched files) and a few C-ish aliases.
+  for (uint32_t i = 0; i <= getMaxEnumValForElementType(); ++i) {
+    std::optional<ElementType> type = symbolizeElementType(i);
+    if (!type)
+      continue;
+    ElementCType ctype = getElementCType(*type);
+    if (name == ctype.name || name == stringifyElementType(*type))
+      return ctype;
+  }
+  std::optional<ElementType> alias =
+      llvm::StringSwitch<std::optional<ElementType>>(name)
+          .Case("byte", ElementType::UInt8)
+          .Cases("float", "float32", ElementType::F32)
+          .Cases("double", "float64", ElementType::F64)
+          .Default(std::nullopt);
+  if (alias)
+    return getElementCType(*alias);
   error = "unknown element type '" + name.str() +
           "' (expected i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, c64 "
           "or c128)";

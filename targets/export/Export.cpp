@@ -26,26 +26,6 @@ using namespace mlir;
 using namespace phasec;
 using namespace phasec::target;
 
-/// The back ends' name of an array element type ("i32", "u8", "f64",
-/// "c128"...), "" for a type the arrays do not allow (the verifier rejects
-/// those first).
-static std::string getElementTypeName(Type type) {
-  if (auto intType = dyn_cast<IntegerType>(type))
-    return (intType.isUnsigned() ? "u" : "i") +
-           std::to_string(intType.getWidth());
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  if (auto complex = dyn_cast<ComplexType>(type)) {
-    if (complex.getElementType().isF32())
-      return "c64";
-    if (complex.getElementType().isF64())
-      return "c128";
-  }
-  return "";
-}
-
 /// A C identifier for an operation name: every other character becomes '_',
 /// a leading digit gets a '_' in front, and C11 keywords and `main` (the
 /// harness) get a '_' appended; .sched names such as `int` or `main` are
@@ -115,16 +95,18 @@ phasec::target::buildOperationPlans(ModuleOp module,
     }
     ElementCType elem{"u8", "uint8_t", 1};
     if (described->from) {
+      // The verifier admits only element types of the vocabulary.
       comm::ArrayOp array = getSourceArray(collective, symbols);
-      std::string error;
-      FailureOr<ElementCType> parsed = parseElementType(
-          array ? getElementTypeName(array.getElementType()) : "", error);
-      if (failed(parsed)) {
-        collective.emitError("cannot emit '") << op.name << "': " << error;
+      std::optional<ElementType> kind =
+          array ? comm::getElementTypeKind(array.getElementType())
+                : std::nullopt;
+      if (!kind) {
+        collective.emitError("cannot emit '")
+            << op.name << "': its array has no element type of the back ends";
         hadError = true;
         continue;
       }
-      elem = *parsed;
+      elem = getElementCType(*kind);
     }
     // Local copies (src == dst) are harmless to the scheduling library
     // (Problem::verify skips them; hand-written schedules may contain them)

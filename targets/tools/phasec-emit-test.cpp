@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
+#include "phasec/Scheduling/BuildProblem.h"
 #include "phasec/Scheduling/Collective.h"
 #include "phasec/Target/MPI/MPIEmitter.h"
 #include "phasec/Target/SHMEM/SHMEMEmitter.h"
@@ -133,12 +134,9 @@ int main(int argc, char **argv) {
   std::string spec = machine.empty()
                          ? "torus:1;ranks=" + std::to_string(numRanks)
                          : machine.getValue();
-  llvm::FailureOr<TopologyDesc> desc = TopologyDesc::parse(spec, error);
-  if (failed(desc))
-    return fail(error);
-  llvm::FailureOr<Topology> topo = Topology::create(*desc, error);
-  if (failed(topo))
-    return fail(error);
+  llvm::Expected<std::unique_ptr<Topology>> topo = createTopology(spec);
+  if (!topo)
+    return fail(llvm::toString(topo.takeError()));
 
   // "permute" permutes array elements (--size of them), "rank_permute"
   // whole blocks between ranks.
@@ -150,7 +148,7 @@ int main(int argc, char **argv) {
   Collective req;
   req.kind = *kind;
   if (groupList.empty()) {
-    for (RankId r = 0; r < topo->numRanks(); ++r)
+    for (RankId r = 0; r < (*topo)->numRanks(); ++r)
       req.group.push_back(r);
   } else {
     std::vector<int64_t> g;
@@ -200,12 +198,11 @@ int main(int argc, char **argv) {
   }
 
   // The transfers, scheduled by a baseline and verified.
-  llvm::FailureOr<TransferSet> ts = req.lower(error);
-  if (failed(ts))
-    return fail(error);
-  Problem problem(*topo, *ts);
-  if (failed(problem.check(error)))
-    return fail(error);
+  llvm::Expected<std::unique_ptr<Problem>> lowered =
+      lowerCollective(**topo, req);
+  if (!lowered)
+    return fail(llvm::toString(lowered.takeError()));
+  const Problem &problem = **lowered;
   Schedule schedule;
   std::optional<SchedulerAlgorithm> alg = symbolizeSchedulerAlgorithm(
       algorithm == "shift" ? llvm::StringRef("linear_shift")

@@ -77,29 +77,7 @@ Location Converter::loc(llvm::SMLoc smLoc) {
 }
 
 Type Converter::elementType(ElementType type) {
-  using ET = ElementType;
-  switch (type) {
-  case ET::Int8:
-  case ET::Int16:
-  case ET::Int32:
-  case ET::Int64:
-    return builder.getIntegerType(8 * elementTypeBytes(type));
-  case ET::UInt8:
-  case ET::UInt16:
-  case ET::UInt32:
-  case ET::UInt64:
-    return builder.getIntegerType(8 * elementTypeBytes(type),
-                                  /*isSigned=*/false);
-  case ET::F32:
-    return builder.getF32Type();
-  case ET::F64:
-    return builder.getF64Type();
-  case ET::Complex64:
-    return ComplexType::get(builder.getF32Type());
-  case ET::Complex128:
-    return ComplexType::get(builder.getF64Type());
-  }
-  llvm_unreachable("unknown element type");
+  return getElementIRType(type, &context);
 }
 
 void Converter::convertMachine(const lang::Machine &m) {

@@ -19,6 +19,7 @@
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
+#include "phasec/Scheduling/BuildProblem.h"
 #include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 #include "phasec/Target/SimGrid/Runner.h"
@@ -163,10 +164,10 @@ int main(int argc, char **argv) {
     alltoall.group.resize(static_cast<size_t>(topo->numRanks()));
     std::iota(alltoall.group.begin(), alltoall.group.end(), 0);
     alltoall.blockBytes = alltoallBytes;
-    auto set = alltoall.lower(error);
-    if (failed(set))
-      return fail("--alltoall: " + error);
-    op.transfers = std::move(*set);
+    auto lowered = lowerCollective(*topo, alltoall);
+    if (!lowered)
+      return fail("--alltoall: " + llvm::toString(lowered.takeError()));
+    op.transfers = (*lowered)->transfers();
   }
   Problem problem(*topo, op.transfers);
   if (input.empty()) {

@@ -100,32 +100,75 @@ static bool isSortedUnique(ArrayRef<int64_t> values) {
   return true;
 }
 
+Type phasec::comm::getElementIRType(ElementType type, MLIRContext *context) {
+  using ET = ElementType;
+  unsigned bits = 8 * elementTypeBytes(type);
+  switch (type) {
+  case ET::Int8:
+  case ET::Int16:
+  case ET::Int32:
+  case ET::Int64:
+    return IntegerType::get(context, bits);
+  case ET::UInt8:
+  case ET::UInt16:
+  case ET::UInt32:
+  case ET::UInt64:
+    return IntegerType::get(context, bits, IntegerType::Unsigned);
+  case ET::F32:
+    return Float32Type::get(context);
+  case ET::F64:
+    return Float64Type::get(context);
+  case ET::Complex64:
+    return ComplexType::get(Float32Type::get(context));
+  case ET::Complex128:
+    return ComplexType::get(Float64Type::get(context));
+  }
+  llvm_unreachable("unknown element type");
+}
+
+std::optional<ElementType> phasec::comm::getElementTypeKind(Type type) {
+  using ET = ElementType;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    if (intType.isSigned())
+      return std::nullopt;
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
+    case 8:
+      return isUnsigned ? ET::UInt8 : ET::Int8;
+    case 16:
+      return isUnsigned ? ET::UInt16 : ET::Int16;
+    case 32:
+      return isUnsigned ? ET::UInt32 : ET::Int32;
+    case 64:
+      return isUnsigned ? ET::UInt64 : ET::Int64;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (type.isF32())
+    return ET::F32;
+  if (type.isF64())
+    return ET::F64;
+  if (auto complex = dyn_cast<ComplexType>(type)) {
+    if (complex.getElementType().isF32())
+      return ET::Complex64;
+    if (complex.getElementType().isF64())
+      return ET::Complex128;
+  }
+  return std::nullopt;
+}
+
 /// Bytes of one element of a supported array/reduction element type, 0 for
 /// anything else.
 static int64_t getTypeBytes(Type type) {
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    unsigned w = intType.getWidth();
-    if (intType.isSigned() || (w != 8 && w != 16 && w != 32 && w != 64))
-      return 0;
-    return w / 8;
-  }
-  if (type.isF32())
-    return 4;
-  if (type.isF64())
-    return 8;
-  if (auto complex = dyn_cast<ComplexType>(type)) {
-    if (complex.getElementType().isF32())
-      return 8;
-    if (complex.getElementType().isF64())
-      return 16;
-  }
-  return 0;
+  std::optional<ElementType> kind = getElementTypeKind(type);
+  return kind ? elementTypeBytes(*kind) : 0;
 }
 
 /// Element types: signless or unsigned integers of 8..64 bits, f32, f64,
 /// complex<f32>, complex<f64>.
 static bool isSupportedElementType(Type type) {
-  return getTypeBytes(type) != 0;
+  return getElementTypeKind(type).has_value();
 }
 
 //===----------------------------------------------------------------------===//

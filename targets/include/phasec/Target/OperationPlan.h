@@ -72,6 +72,9 @@ struct ElementCType {
   int64_t size = 1;
 };
 
+/// The C view of an element type of the vocabulary.
+ElementCType getElementCType(ElementType type);
+
 /// Parses "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32",
 /// "f64", "c64" (complex64) and "c128" (complex128); also "int8".."uint64",
 /// "float", "double", "complex64", "complex128", "byte".

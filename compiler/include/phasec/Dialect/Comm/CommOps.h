@@ -31,4 +31,15 @@ class UserScheduleOp;
 #define GET_OP_CLASSES
 #include "phasec/Dialect/Comm/CommOps.h.inc"
 
+namespace phasec::comm {
+/// The IR type of an element type of the vocabulary: signless integers for
+/// the signed kinds, unsigned integers, f32, f64, complex<f32>,
+/// complex<f64>.
+mlir::Type getElementIRType(ElementType type, mlir::MLIRContext *context);
+/// The element type an IR type stands for (signless or unsigned integers of
+/// 8..64 bits are the signed / unsigned kinds), or none for a type arrays and
+/// reductions do not allow.
+std::optional<ElementType> getElementTypeKind(mlir::Type type);
+} // namespace phasec::comm
+
 #endif // PHASEC_DIALECT_COMM_COMMOPS_H
