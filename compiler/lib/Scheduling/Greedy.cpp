@@ -52,6 +52,104 @@ struct RouteOption {
   uint64_t off;
 };
 
+/// What a greedy run orders its pending transfers by: a key, largest first,
+/// recomputed as links and ports drain. scheduleGreedyPriority tries a small
+/// portfolio of them and keeps the fastest schedule (see there which).
+enum class GreedyPriority {
+  /// The most loaded remaining link of the route (seconds): the bottleneck
+  /// links stay busy in every phase, which is what the link-load bound asks.
+  MostLoadedLink,
+  /// The sum of the remaining loads of the route's links: long routes over
+  /// busy links first.
+  RouteLoad,
+  /// Longer routes first, then the most loaded link: long transfers are the
+  /// hardest to fit into a phase late.
+  LongestRoute,
+  /// The most loaded link, longer routes first among near-equals.
+  MostLoadedLinkThenLongest,
+  /// The most loaded link, weighted up 5% per hop.
+  MostLoadedLinkPerHop5,
+  /// The most loaded link, weighted up 20% per hop.
+  MostLoadedLinkPerHop20,
+  /// The route load, weighted up 5% per hop.
+  RouteLoadPerHop5,
+  /// The most loaded link plus a quarter of the route load.
+  MostLoadedLinkPlusRouteLoad,
+  /// Larger transfers first, then the most loaded link: phases of similar
+  /// sizes (alltoallv), which waste less of a phase set by its first one.
+  LargestFirst,
+  /// One-port machines: the busier of the most loaded link and the two
+  /// injection ports (source sending, destination receiving) still to serve.
+  BusiestLinkOrPort,
+  /// One-port machines: the most loaded link or the sum of the two ports'
+  /// remaining work, whichever is larger.
+  BusiestLinkOrPortSum,
+};
+
+/// The priority's name in the report's notes.
+llvm::StringRef getPriorityName(GreedyPriority priority) {
+  switch (priority) {
+  case GreedyPriority::MostLoadedLink:
+    return "most-loaded-link";
+  case GreedyPriority::RouteLoad:
+    return "route-load";
+  case GreedyPriority::LongestRoute:
+    return "longest-route";
+  case GreedyPriority::MostLoadedLinkThenLongest:
+    return "most-loaded-link-then-longest";
+  case GreedyPriority::MostLoadedLinkPerHop5:
+    return "most-loaded-link-per-hop-5";
+  case GreedyPriority::MostLoadedLinkPerHop20:
+    return "most-loaded-link-per-hop-20";
+  case GreedyPriority::RouteLoadPerHop5:
+    return "route-load-per-hop-5";
+  case GreedyPriority::MostLoadedLinkPlusRouteLoad:
+    return "most-loaded-link-plus-route-load";
+  case GreedyPriority::LargestFirst:
+    return "largest-first";
+  case GreedyPriority::BusiestLinkOrPort:
+    return "busiest-link-or-port";
+  case GreedyPriority::BusiestLinkOrPortSum:
+    return "busiest-link-or-port-sum";
+  }
+  llvm_unreachable("unknown greedy priority");
+}
+
+/// The key of a pending transfer under `priority`. `mostLoaded` and
+/// `routeLoad` are the largest and the sum of the remaining loads of its
+/// route's links, `hops` the route's length, `srcPortLeft` and
+/// `dstPortLeft` what its source still sends and its destination still
+/// receives through their injection ports (seconds; 0 without ports).
+double priorityKey(GreedyPriority priority, double mostLoaded, double routeLoad,
+                   uint32_t hops, int64_t bytes, double srcPortLeft,
+                   double dstPortLeft) {
+  switch (priority) {
+  case GreedyPriority::MostLoadedLink:
+    return mostLoaded;
+  case GreedyPriority::RouteLoad:
+    return routeLoad;
+  case GreedyPriority::LongestRoute:
+    return hops * 1e30 + mostLoaded;
+  case GreedyPriority::MostLoadedLinkThenLongest:
+    return mostLoaded + 1e-6 * hops * mostLoaded;
+  case GreedyPriority::MostLoadedLinkPerHop5:
+    return mostLoaded * (1 + 0.05 * hops);
+  case GreedyPriority::MostLoadedLinkPerHop20:
+    return mostLoaded * (1 + 0.2 * hops);
+  case GreedyPriority::RouteLoadPerHop5:
+    return routeLoad * (1 + 0.05 * hops);
+  case GreedyPriority::MostLoadedLinkPlusRouteLoad:
+    return mostLoaded + 0.25 * routeLoad;
+  case GreedyPriority::LargestFirst:
+    return static_cast<double>(bytes) * 1e12 + mostLoaded;
+  case GreedyPriority::BusiestLinkOrPort:
+    return std::max({mostLoaded, srcPortLeft, dstPortLeft});
+  case GreedyPriority::BusiestLinkOrPortSum:
+    return std::max(mostLoaded, srcPortLeft + dstPortLeft);
+  }
+  llvm_unreachable("unknown greedy priority");
+}
+
 /// All tie masks of `m` (subsets), 0 first; at most 16.
 void tieOptions(TieMask m, llvm::SmallVectorImpl<TieMask> &out) {
   out.clear();
@@ -90,12 +188,9 @@ static void sortPending(std::vector<uint32_t> &pending, KeyOf keyOf,
     pending[i] = recs[i].idx;
 }
 
-/// One greedy run. `variant` picks the priority: 0 = the most loaded link
-/// of the route, 1 = the sum of the route's remaining loads, 2 = route length
-/// first, then the most loaded link, 3 = most loaded link, longest first
-/// among equals.
+/// One greedy run, transfers ordered by `priority`.
 static void greedyRun(const Problem &problem, Schedule &schedule,
-                      unsigned variant, double inj) {
+                      GreedyPriority priority, double inj) {
   const Topology &topo = problem.topology();
   const TransferSet &ts = problem.transfers();
   size_t numLinks = topo.numLinks();
@@ -138,27 +233,16 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
     items.push_back(it);
   }
 
-  // Transfers per route length, in total and still pending: variants 8, 9
-  // keep the mix of lengths the same in every phase.
   // Seconds each node still has to send (2n) and receive (2n+1) through
-  // its injection port (variants 11, 12).
+  // its injection port (the port-aware priorities).
   std::vector<double> portLeft(inj > 0 ? 2 * topo.numNodes() : 0, 0.0);
   if (inj > 0)
     for (const Item &it : items) {
       portLeft[2 * it.srcNode] += it.bytes / inj;
       portLeft[2 * it.dstNode + 1] += it.bytes / inj;
     }
-  std::vector<double> classTotal, classLeft;
-  for (const Item &it : items) {
-    if (classTotal.size() <= it.routeLen) {
-      classTotal.resize(it.routeLen + 1, 0);
-      classLeft.resize(it.routeLen + 1, 0);
-    }
-    classTotal[it.routeLen] += 1;
-    classLeft[it.routeLen] += 1;
-  }
-  // Priority: the most loaded link of the transfer's (option-0) route,
-  // tie options counted at their best.
+  // The key looks at the transfer's option-0 route; tie options share its
+  // load evenly (remLoad).
   auto computeKey = [&](Item &it) {
     double k = 0, sum = 0;
     const LinkId *r = routes.data() + it.routeOff;
@@ -166,54 +250,9 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       k = std::max(k, remLoad[r[i]]);
       sum += remLoad[r[i]];
     }
-    switch (variant) {
-    case 1:
-      it.key = sum;
-      break;
-    case 2:
-      it.key = it.routeLen * 1e30 + k;
-      break;
-    case 3:
-      it.key = k + 1e-6 * it.routeLen * k;
-      break;
-    case 4:
-      it.key = k * (1 + 0.05 * it.routeLen);
-      break;
-    case 5:
-      it.key = k * (1 + 0.2 * it.routeLen);
-      break;
-    case 6:
-      it.key = sum * (1 + 0.05 * it.routeLen);
-      break;
-    case 7:
-      it.key = k + 0.25 * sum;
-      break;
-    case 10:
-      // Size-major: phases of similar sizes (alltoallv).
-      it.key = static_cast<double>(it.bytes) * 1e12 + k;
-      break;
-    case 11:
-      // One-port: the busier of the link and the two ports still to serve.
-      it.key =
-          std::max({k, portLeft[2 * it.srcNode], portLeft[2 * it.dstNode + 1]});
-      break;
-    case 12:
-      it.key =
-          std::max(k, portLeft[2 * it.srcNode] + portLeft[2 * it.dstNode + 1]);
-      break;
-    case 8:
-      it.key = static_cast<double>(classLeft[it.routeLen]) /
-                   classTotal[it.routeLen] +
-               1e-3 * it.routeLen;
-      break;
-    case 9:
-      it.key = static_cast<double>(classLeft[it.routeLen]) /
-                   classTotal[it.routeLen] * (1 + 0.02 * it.routeLen) +
-               1e-9 * k;
-      break;
-    default:
-      it.key = k;
-    }
+    it.key = priorityKey(priority, k, sum, it.routeLen, it.bytes,
+                         inj > 0 ? portLeft[2 * it.srcNode] : 0,
+                         inj > 0 ? portLeft[2 * it.dstNode + 1] : 0);
   };
   std::vector<uint32_t> pending(items.size());
   for (uint32_t i = 0; i < items.size(); ++i)
@@ -374,7 +413,6 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       }
       TieMask bestMask = best->mask;
       phase.transfers.push_back({it.src, it.dst, it.bytes, bestMask});
-      classLeft[it.routeLen] -= 1;
       if (inj > 0) {
         portLeft[2 * it.srcNode] -= it.bytes / inj;
         portLeft[2 * it.dstNode + 1] -= it.bytes / inj;
@@ -487,12 +525,9 @@ struct SplitItem {
 };
 } // namespace
 
-/// One split run. `variant`: 0 = the most loaded remaining link of the
-/// route; 1 = that or the busier of the two injection ports still to serve
-/// (one-port machines), whichever is larger; 2 = the sum of the route's
-/// remaining link loads.
+/// One split run, pairs ordered by `priority` (of their remaining bytes).
 static void splitRun(const Problem &problem, Schedule &schedule,
-                     unsigned variant, double inj, int64_t quantum) {
+                     GreedyPriority priority, double inj, int64_t quantum) {
   const Topology &topo = problem.topology();
   const TransferSet &ts = problem.transfers();
   const int64_t granule = splitGranule(ts);
@@ -547,9 +582,9 @@ static void splitRun(const Problem &problem, Schedule &schedule,
       k = std::max(k, remLoad[r[i]]);
       sum += remLoad[r[i]];
     }
-    if (variant == 1 && inj > 0)
-      k = std::max({k, portLeft[2 * it.srcNode], portLeft[2 * it.dstNode + 1]});
-    it.key = variant == 2 ? sum : k;
+    it.key = priorityKey(priority, k, sum, opt.len, it.rem * granule,
+                         inj > 0 ? portLeft[2 * it.srcNode] : 0,
+                         inj > 0 ? portLeft[2 * it.dstNode + 1] : 0);
   };
   std::vector<uint32_t> pending(items.size());
   for (uint32_t i = 0; i < items.size(); ++i)
@@ -692,41 +727,53 @@ static void splitRun(const Problem &problem, Schedule &schedule,
   schedule.canonicalize();
 }
 
+/// The priorities of the whole-transfer runs for `n` transfers: a small
+/// portfolio where affordable, one or two where runs are expensive.
+static llvm::SmallVector<GreedyPriority, 8>
+getGreedyPortfolio(size_t n, bool uniformSizes, bool onePort) {
+  using P = GreedyPriority;
+  llvm::SmallVector<GreedyPriority, 8> priorities;
+  if (n <= 20000)
+    priorities = {P::MostLoadedLink,        P::RouteLoad,
+                  P::LongestRoute,          P::MostLoadedLinkThenLongest,
+                  P::MostLoadedLinkPerHop5, P::MostLoadedLinkPerHop20,
+                  P::RouteLoadPerHop5,      P::MostLoadedLinkPlusRouteLoad};
+  else if (n <= 300000)
+    priorities = {P::RouteLoad, P::MostLoadedLinkThenLongest};
+  else
+    priorities = {P::MostLoadedLinkThenLongest};
+  if (!uniformSizes) {
+    // Size-major order groups similar sizes into phases; on large skewed
+    // sets it is the one that wins, so it replaces the last one there.
+    if (n > 20000)
+      priorities.pop_back();
+    priorities.push_back(P::LargestFirst);
+  }
+  // Port-aware priorities for one-port machines; they did not help on the
+  // large skewed T3D set, so only small problems pay for them.
+  if (onePort && n <= 20000) {
+    priorities.push_back(P::BusiestLinkOrPort);
+    priorities.push_back(P::BusiestLinkOrPortSum);
+  }
+  return priorities;
+}
+
 llvm::LogicalResult
 phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
                                const SchedulerOptions &options,
                                SchedulerReport &report) {
   const Topology &topo = problem.topology();
-  // A small portfolio of priorities where affordable; the best (then the
-  // lowest variant) wins, so the result stays deterministic.
   size_t n = problem.transfers().size();
-  // Variants 8 and 9 (keep the mix of route lengths) are kept for
-  // experiments; they never won on the benchmark set.
-  llvm::SmallVector<unsigned, 8> variants;
-  if (n <= 20000)
-    variants = {0, 1, 2, 3, 4, 5, 6, 7};
-  else if (n <= 300000)
-    variants = {1, 3};
-  else
-    variants = {3};
-  if (!problem.transfers().uniformBytes()) {
-    // Size-major order groups similar sizes into phases; on large skewed
-    // sets it is the one that wins, so it replaces variant 3 there.
-    if (n > 20000)
-      variants.pop_back();
-    variants.push_back(10);
-  }
-  // Port-aware priorities for one-port machines; they did not help on the
-  // large skewed T3D set, so only small problems pay for them.
-  if (problem.costModel().injectionBandwidth() > 0 && n <= 20000) {
-    variants.push_back(11);
-    variants.push_back(12);
-  }
+  double inj = problem.costModel().injectionBandwidth();
+  llvm::SmallVector<GreedyPriority, 8> priorities = getGreedyPortfolio(
+      n, problem.transfers().uniformBytes().has_value(), inj > 0);
   double bestTime = 0;
   bool have = false;
-  for (unsigned v : variants) {
+  // The fastest schedule wins, the earlier priority on equal time, so the
+  // result stays deterministic.
+  for (GreedyPriority priority : priorities) {
     Schedule s;
-    greedyRun(problem, s, v, problem.costModel().injectionBandwidth());
+    greedyRun(problem, s, priority, inj);
     if (n <= 300000) {
       mergePhases(topo, s, 64);
       s.canonicalize();
@@ -736,9 +783,9 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
       have = true;
       bestTime = t;
       schedule = std::move(s);
-      report.notes.push_back(
-          llvm::formatv("greedy-priority variant {0}: {1} phases", v,
-                        schedule.phases.size()));
+      report.notes.push_back(llvm::formatv("greedy-priority {0}: {1} phases",
+                                           getPriorityName(priority),
+                                           schedule.phases.size()));
     }
   }
   // Split runs where some demand is larger than the common granule.
@@ -755,21 +802,23 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
     // Nine runs where affordable; on large sets only the one that won on the
     // skewed T3D benchmark (port-aware key, one granule to open a phase:
     // 1.066 x bound, where the other eight reached 1.09 to 1.27).
-    llvm::SmallVector<std::pair<int64_t, unsigned>, 9> runs;
+    llvm::SmallVector<std::pair<int64_t, GreedyPriority>, 9> runs;
     if (n <= 20000) {
       for (int64_t quantum : {1, 2, 4})
-        for (unsigned v : {0u, 1u, 2u})
-          runs.push_back({quantum, v});
+        for (GreedyPriority priority :
+             {GreedyPriority::MostLoadedLink, GreedyPriority::BusiestLinkOrPort,
+              GreedyPriority::RouteLoad})
+          runs.push_back({quantum, priority});
     } else {
-      runs.push_back({1, 1u});
+      runs.push_back({1, GreedyPriority::BusiestLinkOrPort});
     }
-    for (auto [quantum, v] : runs) {
+    for (auto [quantum, priority] : runs) {
       Schedule s;
-      splitRun(problem, s, v, problem.costModel().injectionBandwidth(), quantum);
+      splitRun(problem, s, priority, inj, quantum);
       double t = problem.costModel().time(s);
       report.notes.push_back(llvm::formatv(
-          "greedy-split variant {0} quantum {1}: {2} phases, time {3}", v,
-          quantum, s.phases.size(), t));
+          "greedy-split {0} quantum {1}: {2} phases, time {3}",
+          getPriorityName(priority), quantum, s.phases.size(), t));
       if (!have || t < bestTime * (1 - 1e-12)) {
         have = true;
         bestTime = t;
