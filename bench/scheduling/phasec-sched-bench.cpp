@@ -21,9 +21,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Collective.h"
+#include "phasec/Scheduling/Registry.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -42,7 +42,10 @@ static cl::opt<std::string> collective("collective", cl::init("alltoall"));
 static cl::opt<int64_t> bytes("bytes", cl::init(32768));
 static cl::opt<uint64_t> seed("seed", cl::init(1));
 static cl::opt<std::string>
-    algorithms("algorithms", cl::init("auto,linear_shift,xor,greedy"));
+    algorithms("algorithms",
+               cl::desc("comma-separated algorithms (default: auto and the "
+                        "registry's baselines)"),
+               cl::init(""));
 static cl::opt<uint64_t> rlimit("rlimit", cl::init(20000000));
 static cl::opt<std::string> cacheDir("cache", cl::init(""));
 static cl::opt<bool> onePort("one-port", cl::init(false));
@@ -106,7 +109,14 @@ int main(int argc, char **argv) {
   double buildSeconds = seconds(start);
 
   llvm::SmallVector<llvm::StringRef, 8> algs;
-  llvm::StringRef(algorithms).split(algs, ',', -1, false);
+  if (algorithms.empty()) {
+    algs.push_back(getScheduler(SchedulerAlgorithm::Auto).name);
+    for (const SchedulerEntry &entry : getSchedulers())
+      if (entry.baseline)
+        algs.push_back(entry.name);
+  } else {
+    llvm::StringRef(algorithms).split(algs, ',', -1, false);
+  }
   std::string name = label.empty() ? (topoSpec + " " + collective) : label;
   int rc = 0;
   for (llvm::StringRef a : algs) {
@@ -122,7 +132,8 @@ int main(int argc, char **argv) {
     SchedulerReport report;
     Schedule schedule;
     auto t0 = std::chrono::steady_clock::now();
-    llvm::LogicalResult r = scheduleAuto(problem, schedule, options, report);
+    llvm::LogicalResult r =
+        runScheduler(getScheduler(*alg), problem, schedule, options, report);
     double schedSeconds = seconds(t0);
     if (failed(r)) {
       if (format == "json")

@@ -1,21 +1,20 @@
-//===- Algorithms.cpp - Product and PERCS constructions, scheduleAuto -----===//
+//===- Algorithms.cpp - Product and PERCS constructions -------------------===//
 //
 // Part of phasec.
 //
 //===----------------------------------------------------------------------===//
 //
-// The structured constructions for complete uniform all-to-all (the product
-// of per-dimension ring schedules on grids, the c^2-phase PERCS supernode
-// schedule) and the dispatcher that picks the best algorithm for a problem.
+// The structured constructions for complete uniform all-to-all: the product
+// of per-dimension ring schedules on grids and the c^2-phase PERCS supernode
+// schedule. scheduleAuto, which picks among all algorithms, is in
+// Registry.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
 #include "AlgorithmsInternal.h"
-#include "phasec/Scheduling/Baselines.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -78,21 +77,60 @@ DimRing dimRing(const Topology &topo, unsigned d) {
 
 } // namespace
 
+/// The product and PERCS constructions: a complete all-to-all of uniform
+/// blocks on the machines `construction` is made for (`machineOk`, else
+/// the reason says it needs `machine`).
+static bool constructionApplies(const Problem &problem, bool machineOk,
+                                llvm::StringRef construction,
+                                llvm::StringRef machine, std::string *whyNot) {
+  std::string reason;
+  if (!machineOk)
+    reason = (construction + " construction needs " + machine).str();
+  else if (!completeUniformAlltoall(problem))
+    reason = (construction + " construction needs a complete all-to-all of "
+                             "uniform blocks over every rank")
+                 .str();
+  else
+    return true;
+  if (whyNot)
+    *whyNot = std::move(reason);
+  return false;
+}
+
+bool phasec::detail::productApplies(const Problem &problem,
+                                    const SchedulerOptions &options,
+                                    std::string *whyNot) {
+  return constructionApplies(problem, problem.topology().isGrid(), "product",
+                             "a torus, mesh or hypercube", whyNot);
+}
+
+bool phasec::detail::hasLatinRingCores(const Problem &problem,
+                                       const SchedulerOptions &options,
+                                       SchedulerReport &probe) {
+  const Topology &topo = problem.topology();
+  for (unsigned d = 0; d < topo.numDims(); ++d) {
+    DimRing r = dimRing(topo, d);
+    SchedulerReport ring;
+    auto rs = getRingSchedule(r.k, r.wrap, r.two, options, ring);
+    // Solver work done here counts for whatever schedule comes out.
+    probe.solverQueries += ring.solverQueries;
+    probe.cacheHits += ring.cacheHits;
+    probe.cacheMisses += ring.cacheMisses;
+    probe.rlimitUsed += ring.rlimitUsed;
+    if (failed(rs) || rs->perms.size() != r.k)
+      return false;
+  }
+  return true;
+}
+
 llvm::LogicalResult phasec::scheduleProduct(const Problem &problem,
                                             Schedule &schedule,
                                             const SchedulerOptions &options,
                                             SchedulerReport &report) {
   const Topology &topo = problem.topology();
-  if (!topo.isGrid()) {
-    report.error = "product construction needs a torus, mesh or hypercube";
+  if (!detail::productApplies(problem, options, &report.error))
     return llvm::failure();
-  }
   std::optional<int64_t> block = completeUniformAlltoall(problem);
-  if (!block) {
-    report.error = "product construction needs a complete all-to-all of "
-                   "uniform blocks over every rank";
-    return llvm::failure();
-  }
   unsigned nd = topo.numDims();
   std::vector<RingSchedule> rings;
   for (unsigned d = 0; d < nd; ++d) {
@@ -177,21 +215,23 @@ llvm::LogicalResult phasec::scheduleProduct(const Problem &problem,
   return llvm::success();
 }
 
+bool phasec::detail::percsApplies(const Problem &problem,
+                                  const SchedulerOptions &options,
+                                  std::string *whyNot) {
+  const Topology &topo = problem.topology();
+  return constructionApplies(problem,
+                             topo.isPercs() && topo.numSupernodes() == 1,
+                             "PERCS", "a single PERCS supernode", whyNot);
+}
+
 llvm::LogicalResult phasec::schedulePercs(const Problem &problem,
                                           Schedule &schedule,
                                           const SchedulerOptions &options,
                                           SchedulerReport &report) {
   const Topology &topo = problem.topology();
-  if (!topo.isPercs() || topo.numSupernodes() != 1) {
-    report.error = "PERCS construction needs a single PERCS supernode";
+  if (!detail::percsApplies(problem, options, &report.error))
     return llvm::failure();
-  }
   std::optional<int64_t> block = completeUniformAlltoall(problem);
-  if (!block) {
-    report.error = "PERCS construction needs a complete all-to-all of "
-                   "uniform blocks over every rank";
-    return llvm::failure();
-  }
   int64_t n = topo.numNodes(), c = topo.ranksPerNode();
   schedule = Schedule();
   schedule.algorithm = "percs";
@@ -223,190 +263,5 @@ llvm::LogicalResult phasec::schedulePercs(const Problem &problem,
                *block, 0});
   schedule.canonicalize();
   detail::finalizeReport(problem, schedule, options, report);
-  return llvm::success();
-}
-
-namespace {
-
-/// Runs a baseline and adapts its error reporting.
-llvm::LogicalResult runBaseline(SchedulerAlgorithm a, const Problem &problem,
-                                Schedule &schedule,
-                                const SchedulerOptions &options,
-                                SchedulerReport &report) {
-  std::string error;
-  llvm::LogicalResult r = llvm::failure();
-  if (a == SchedulerAlgorithm::LinearShift)
-    r = scheduleLinearShift(problem, schedule, error);
-  else if (a == SchedulerAlgorithm::Xor)
-    r = scheduleXor(problem, schedule, error);
-  else
-    r = scheduleGreedy(problem, schedule, error);
-  if (failed(r)) {
-    report.error = error;
-    return llvm::failure();
-  }
-  schedule.canonicalize();
-  detail::finalizeReport(problem, schedule, options, report);
-  return llvm::success();
-}
-
-} // namespace
-
-llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
-                                         Schedule &schedule,
-                                         const SchedulerOptions &options,
-                                         SchedulerReport &report) {
-  std::string error;
-  if (failed(problem.check(error))) {
-    report.error = error;
-    return llvm::failure();
-  }
-  switch (options.algorithm) {
-  case SchedulerAlgorithm::Product:
-    return scheduleProduct(problem, schedule, options, report);
-  case SchedulerAlgorithm::Percs:
-    return schedulePercs(problem, schedule, options, report);
-  case SchedulerAlgorithm::TorusQuotient:
-    return scheduleTorusQuotient(problem, schedule, options, report);
-  case SchedulerAlgorithm::GreedyPriority:
-    return scheduleGreedyPriority(problem, schedule, options, report);
-  case SchedulerAlgorithm::Z3Exact:
-    return scheduleExact(problem, schedule, options, report);
-  case SchedulerAlgorithm::LinearShift:
-  case SchedulerAlgorithm::Xor:
-  case SchedulerAlgorithm::Greedy:
-    return runBaseline(options.algorithm, problem, schedule, options, report);
-  case SchedulerAlgorithm::Auto:
-    break;
-  }
-
-  const Topology &topo = problem.topology();
-  if (problem.transfers().empty()) {
-    schedule = Schedule();
-    schedule.algorithm = "empty";
-    detail::finalizeReport(problem, schedule, options, report);
-    return llvm::success();
-  }
-  bool uniformA2A = completeUniformAlltoall(problem).has_value();
-  if (uniformA2A && topo.isPercs() && topo.numSupernodes() == 1)
-    return schedulePercs(problem, schedule, options, report);
-
-  // Candidates, best kept: the product construction (cheap, optimal on
-  // tori with extents <= 8 and one-port machines), the priority greedy
-  // where affordable, Z3 exact for small instances.
-  std::optional<int64_t> block = problem.transfers().uniformBytes();
-  int64_t numTransfers = static_cast<int64_t>(problem.transfers().size());
-  constexpr int64_t kGreedyLimit = 4000000;
-  Schedule product;
-  SchedulerReport pr;
-  bool haveProduct = false;
-  // The product is only worth building where every dimension has a Latin
-  // ring core (k steps) or where nothing better applies: on large cubic tori
-  // the quotient construction is far better and building both would double
-  // the time and memory (16.7 M transfers on 16x16x16).
-  bool quotientApplies =
-      uniformA2A && topo.kind() == TopologyKind::Torus && topo.numDims() >= 2 &&
-      topo.extent(0) >= 3 &&
-      llvm::all_of(topo.dims(), [&](int64_t e) { return e == topo.extent(0); });
-  bool latin = true;
-  if (uniformA2A && topo.isGrid())
-    for (unsigned d = 0; d < topo.numDims() && latin; ++d) {
-      DimRing r = dimRing(topo, d);
-      SchedulerReport probe;
-      auto rs = getRingSchedule(r.k, r.wrap, r.two, options, probe);
-      latin = succeeded(rs) && rs->perms.size() == r.k;
-      // Solver work done here counts for whatever schedule comes out.
-      pr.solverQueries += probe.solverQueries;
-      pr.cacheHits += probe.cacheHits;
-      pr.cacheMisses += probe.cacheMisses;
-      pr.rlimitUsed += probe.rlimitUsed;
-    }
-  if (uniformA2A && topo.isGrid() && (latin || !quotientApplies)) {
-    if (succeeded(scheduleProduct(problem, product, options, pr))) {
-      haveProduct = true;
-      bool quotientNext = topo.kind() == TopologyKind::Torus;
-      if (pr.timeOptimal || (numTransfers > kGreedyLimit && !quotientNext)) {
-        if (!pr.timeOptimal)
-          pr.notes.push_back(llvm::formatv(
-              "{0} transfers: too many for the greedy, product kept ({1:F3} x "
-              "the bound)",
-              numTransfers, pr.gap));
-        schedule = std::move(product);
-        report = std::move(pr);
-        return llvm::success();
-      }
-    } else {
-      report.notes.push_back("product construction not used: " + pr.error);
-    }
-  }
-  auto mergeCounters = [](SchedulerReport &into, const SchedulerReport &from) {
-    into.solverQueries += from.solverQueries;
-    into.cacheHits += from.cacheHits;
-    into.cacheMisses += from.cacheMisses;
-    into.rlimitUsed += from.rlimitUsed;
-    into.fellBack |= from.fellBack;
-  };
-  // Cubic tori: the translation quotient. Keeps the better of it and the
-  // product; the generic greedy only where it is affordable.
-  if (quotientApplies) {
-    Schedule quotient;
-    SchedulerReport qr;
-    if (succeeded(scheduleTorusQuotient(problem, quotient, options, qr))) {
-      if (!haveProduct || qr.time < pr.time * (1 - 1e-12)) {
-        if (haveProduct) {
-          qr.notes.insert(qr.notes.begin(), pr.notes.begin(), pr.notes.end());
-          qr.notes.push_back(llvm::formatv(
-              "product construction took {0} phases ({1:F3} x the bound)",
-              pr.phases, pr.gap));
-          mergeCounters(qr, pr);
-        }
-        product = std::move(quotient);
-        pr = std::move(qr);
-        haveProduct = true;
-      }
-      if (pr.timeOptimal || numTransfers > 300000) {
-        schedule = std::move(product);
-        report = std::move(pr);
-        return llvm::success();
-      }
-    }
-  }
-  Schedule greedy;
-  SchedulerReport gr;
-  if (failed(scheduleGreedyPriority(problem, greedy, options, gr))) {
-    report.error = gr.error;
-    return llvm::failure();
-  }
-  // The better of product and greedy (the product on equal time).
-  if (haveProduct && pr.time <= gr.time * (1 + 1e-12)) {
-    pr.notes.push_back(
-        llvm::formatv("greedy-priority took {0} phases ({1:F3} x the bound)",
-                      gr.phases, gr.gap));
-    greedy = std::move(product);
-    gr = std::move(pr);
-  } else if (haveProduct) {
-    gr.notes.insert(gr.notes.begin(), pr.notes.begin(), pr.notes.end());
-    gr.notes.push_back(llvm::formatv(
-        "product construction took {0} phases ({1:F3} x the bound)", pr.phases,
-        pr.gap));
-    mergeCounters(gr, pr);
-  }
-  gr.notes.insert(gr.notes.begin(), report.notes.begin(), report.notes.end());
-  bool small = block && topo.isGrid() &&
-               problem.transfers().size() <= options.exactMaxTransfers;
-  if (small && !gr.timeOptimal) {
-    SchedulerReport er = gr;
-    er.proof.clear();
-    er.phaseOptimal = false;
-    Schedule exact;
-    if (succeeded(scheduleExact(problem, exact, options, er, &greedy))) {
-      schedule = std::move(exact);
-      report = std::move(er);
-      return llvm::success();
-    }
-    gr.notes.push_back("z3 exact model not used: " + er.error);
-  }
-  schedule = std::move(greedy);
-  report = std::move(gr);
   return llvm::success();
 }

@@ -7,7 +7,8 @@
 /// \file
 /// What every scheduling algorithm does last, kept in one place so that the
 /// product, PERCS, quotient and greedy constructions report their bound, gap
-/// and optimality the same way.
+/// and optimality the same way; and each algorithm's precondition, which it
+/// checks itself and the registry (Registry.h) offers as `applies`.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,24 @@ namespace detail {
 /// bound, gap); marks the schedule optimal when its time meets the bound.
 void finalizeReport(const Problem &problem, Schedule &schedule,
                     const SchedulerOptions &options, SchedulerReport &report);
+
+/// The preconditions of the algorithms: true if the algorithm can schedule
+/// the (checked) problem, else false with the reason in `*whyNot` (if not
+/// null), which is the error the algorithm reports.
+bool productApplies(const Problem &problem, const SchedulerOptions &options,
+                    std::string *whyNot);
+bool percsApplies(const Problem &problem, const SchedulerOptions &options,
+                  std::string *whyNot);
+bool torusQuotientApplies(const Problem &problem,
+                          const SchedulerOptions &options, std::string *whyNot);
+bool exactApplies(const Problem &problem, const SchedulerOptions &options,
+                  std::string *whyNot);
+
+/// True if every dimension of the (grid) problem's machine has a ring core
+/// of k steps for its k nodes, the case where the product construction is
+/// optimal or close. The solver work of finding out is added to `probe`.
+bool hasLatinRingCores(const Problem &problem, const SchedulerOptions &options,
+                       SchedulerReport &probe);
 
 } // namespace detail
 } // namespace phasec

@@ -123,18 +123,22 @@ LogicalResult phasec::scheduleLinearShift(const Problem &problem,
   return success();
 }
 
+bool phasec::xorApplies(const Problem &problem, std::string *whyNot) {
+  int64_t numRanks = problem.topology().numRanks();
+  if (llvm::isPowerOf2_64(numRanks))
+    return true;
+  if (whyNot)
+    *whyNot = llvm::formatv("the XOR schedule needs a power-of-two number of "
+                            "ranks, the machine has {0}",
+                            numRanks)
+                  .str();
+  return false;
+}
+
 LogicalResult phasec::scheduleXor(const Problem &problem, Schedule &schedule,
                                   std::string &error) {
-  if (failed(checkProblem(problem, error)))
+  if (failed(checkProblem(problem, error)) || !xorApplies(problem, &error))
     return failure();
-  int64_t numRanks = problem.topology().numRanks();
-  if (!llvm::isPowerOf2_64(numRanks)) {
-    error = llvm::formatv("the XOR schedule needs a power-of-two number of "
-                          "ranks, the machine has {0}",
-                          numRanks)
-                .str();
-    return failure();
-  }
   schedule = Schedule();
   scheduleBySteps(problem, schedule,
                   [](const Demand &d) { return d.src ^ d.dst; });

@@ -23,6 +23,27 @@
 
 using namespace phasec;
 
+bool phasec::detail::exactApplies(const Problem &problem,
+                                  const SchedulerOptions &options,
+                                  std::string *whyNot) {
+  const Topology &topo = problem.topology();
+  const TransferSet &ts = problem.transfers();
+  std::string reason;
+  if (!topo.isGrid() || !ts.uniformBytes() ||
+      topo.minBandwidth() != topo.maxBandwidth())
+    reason = "the exact model needs uniform blocks on a torus, mesh or "
+             "hypercube with one link bandwidth";
+  else if (ts.size() > options.exactMaxTransfers)
+    reason = llvm::formatv("the exact model is limited to {0} transfers; this "
+                           "problem has {1}",
+                           options.exactMaxTransfers, ts.size());
+  else
+    return true;
+  if (whyNot)
+    *whyNot = std::move(reason);
+  return false;
+}
+
 llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
                                           Schedule &schedule,
                                           const SchedulerOptions &options,
@@ -30,18 +51,8 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
                                           const Schedule *startFrom) {
   const Topology &topo = problem.topology();
   const TransferSet &ts = problem.transfers();
-  std::optional<int64_t> block = ts.uniformBytes();
-  if (!topo.isGrid() || !block || topo.minBandwidth() != topo.maxBandwidth()) {
-    report.error = "the exact model needs uniform blocks on a torus, mesh or "
-                   "hypercube with one link bandwidth";
+  if (!detail::exactApplies(problem, options, &report.error))
     return llvm::failure();
-  }
-  if (ts.size() > options.exactMaxTransfers) {
-    report.error = llvm::formatv("the exact model is limited to {0} "
-                                 "transfers; this problem has {1}",
-                                 options.exactMaxTransfers, ts.size());
-    return llvm::failure();
-  }
   LowerBound bound = problem.bound();
   solver::AssignQuery q;
   q.numResources = static_cast<unsigned>(topo.numLinks());

@@ -52,6 +52,72 @@ struct RouteOption {
   uint64_t off;
 };
 
+/// What a greedy run orders its pending transfers by: a key, largest first,
+/// recomputed as links and ports drain. scheduleGreedyPriority tries a small
+/// portfolio of them and keeps the fastest schedule. These are the ones
+/// that produce the chosen schedule somewhere (docs/architecture.md, "One
+/// list of algorithms"); six more (route length first, three per-hop
+/// weightings, link plus route load, a port-sum key) never did and are
+/// gone.
+enum class GreedyPriority {
+  /// The most loaded remaining link of the route (seconds): the bottleneck
+  /// links stay busy in every phase, which is what the link-load bound asks.
+  MostLoadedLink,
+  /// The sum of the remaining loads of the route's links: long routes over
+  /// busy links first.
+  RouteLoad,
+  /// The most loaded link, longer routes first among near-equals (large
+  /// uniform sets, where only one or two runs are affordable).
+  MostLoadedLinkThenLongest,
+  /// Larger transfers first, then the most loaded link: phases of similar
+  /// sizes, which waste less of a phase set by its first transfer (large
+  /// skewed sets).
+  LargestFirst,
+  /// The busier of the most loaded link and the two injection ports (source
+  /// sending, destination receiving) still to serve: one-port machines.
+  BusiestLinkOrPort,
+};
+
+/// The priority's name in the report's notes.
+llvm::StringRef getPriorityName(GreedyPriority priority) {
+  switch (priority) {
+  case GreedyPriority::MostLoadedLink:
+    return "most-loaded-link";
+  case GreedyPriority::RouteLoad:
+    return "route-load";
+  case GreedyPriority::MostLoadedLinkThenLongest:
+    return "most-loaded-link-then-longest";
+  case GreedyPriority::LargestFirst:
+    return "largest-first";
+  case GreedyPriority::BusiestLinkOrPort:
+    return "busiest-link-or-port";
+  }
+  llvm_unreachable("unknown greedy priority");
+}
+
+/// The key of a pending transfer under `priority`. `mostLoaded` and
+/// `routeLoad` are the largest and the sum of the remaining loads of its
+/// route's links, `hops` the route's length, `srcPortLeft` and
+/// `dstPortLeft` what its source still sends and its destination still
+/// receives through their injection ports (seconds; 0 without ports).
+double priorityKey(GreedyPriority priority, double mostLoaded, double routeLoad,
+                   uint32_t hops, int64_t bytes, double srcPortLeft,
+                   double dstPortLeft) {
+  switch (priority) {
+  case GreedyPriority::MostLoadedLink:
+    return mostLoaded;
+  case GreedyPriority::RouteLoad:
+    return routeLoad;
+  case GreedyPriority::MostLoadedLinkThenLongest:
+    return mostLoaded + 1e-6 * hops * mostLoaded;
+  case GreedyPriority::LargestFirst:
+    return static_cast<double>(bytes) * 1e12 + mostLoaded;
+  case GreedyPriority::BusiestLinkOrPort:
+    return std::max({mostLoaded, srcPortLeft, dstPortLeft});
+  }
+  llvm_unreachable("unknown greedy priority");
+}
+
 /// All tie masks of `m` (subsets), 0 first; at most 16.
 void tieOptions(TieMask m, llvm::SmallVectorImpl<TieMask> &out) {
   out.clear();
@@ -90,12 +156,9 @@ static void sortPending(std::vector<uint32_t> &pending, KeyOf keyOf,
     pending[i] = recs[i].idx;
 }
 
-/// One greedy run. `variant` picks the priority: 0 = the most loaded link
-/// of the route, 1 = the sum of the route's remaining loads, 2 = route length
-/// first, then the most loaded link, 3 = most loaded link, longest first
-/// among equals.
+/// One greedy run, transfers ordered by `priority`.
 static void greedyRun(const Problem &problem, Schedule &schedule,
-                      unsigned variant, double inj) {
+                      GreedyPriority priority, double inj) {
   const Topology &topo = problem.topology();
   const TransferSet &ts = problem.transfers();
   size_t numLinks = topo.numLinks();
@@ -138,27 +201,16 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
     items.push_back(it);
   }
 
-  // Transfers per route length, in total and still pending: variants 8, 9
-  // keep the mix of lengths the same in every phase.
   // Seconds each node still has to send (2n) and receive (2n+1) through
-  // its injection port (variants 11, 12).
+  // its injection port (the port-aware priorities).
   std::vector<double> portLeft(inj > 0 ? 2 * topo.numNodes() : 0, 0.0);
   if (inj > 0)
     for (const Item &it : items) {
       portLeft[2 * it.srcNode] += it.bytes / inj;
       portLeft[2 * it.dstNode + 1] += it.bytes / inj;
     }
-  std::vector<double> classTotal, classLeft;
-  for (const Item &it : items) {
-    if (classTotal.size() <= it.routeLen) {
-      classTotal.resize(it.routeLen + 1, 0);
-      classLeft.resize(it.routeLen + 1, 0);
-    }
-    classTotal[it.routeLen] += 1;
-    classLeft[it.routeLen] += 1;
-  }
-  // Priority: the most loaded link of the transfer's (option-0) route,
-  // tie options counted at their best.
+  // The key looks at the transfer's option-0 route; tie options share its
+  // load evenly (remLoad).
   auto computeKey = [&](Item &it) {
     double k = 0, sum = 0;
     const LinkId *r = routes.data() + it.routeOff;
@@ -166,54 +218,9 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       k = std::max(k, remLoad[r[i]]);
       sum += remLoad[r[i]];
     }
-    switch (variant) {
-    case 1:
-      it.key = sum;
-      break;
-    case 2:
-      it.key = it.routeLen * 1e30 + k;
-      break;
-    case 3:
-      it.key = k + 1e-6 * it.routeLen * k;
-      break;
-    case 4:
-      it.key = k * (1 + 0.05 * it.routeLen);
-      break;
-    case 5:
-      it.key = k * (1 + 0.2 * it.routeLen);
-      break;
-    case 6:
-      it.key = sum * (1 + 0.05 * it.routeLen);
-      break;
-    case 7:
-      it.key = k + 0.25 * sum;
-      break;
-    case 10:
-      // Size-major: phases of similar sizes (alltoallv).
-      it.key = static_cast<double>(it.bytes) * 1e12 + k;
-      break;
-    case 11:
-      // One-port: the busier of the link and the two ports still to serve.
-      it.key =
-          std::max({k, portLeft[2 * it.srcNode], portLeft[2 * it.dstNode + 1]});
-      break;
-    case 12:
-      it.key =
-          std::max(k, portLeft[2 * it.srcNode] + portLeft[2 * it.dstNode + 1]);
-      break;
-    case 8:
-      it.key = static_cast<double>(classLeft[it.routeLen]) /
-                   classTotal[it.routeLen] +
-               1e-3 * it.routeLen;
-      break;
-    case 9:
-      it.key = static_cast<double>(classLeft[it.routeLen]) /
-                   classTotal[it.routeLen] * (1 + 0.02 * it.routeLen) +
-               1e-9 * k;
-      break;
-    default:
-      it.key = k;
-    }
+    it.key = priorityKey(priority, k, sum, it.routeLen, it.bytes,
+                         inj > 0 ? portLeft[2 * it.srcNode] : 0,
+                         inj > 0 ? portLeft[2 * it.dstNode + 1] : 0);
   };
   std::vector<uint32_t> pending(items.size());
   for (uint32_t i = 0; i < items.size(); ++i)
@@ -374,7 +381,6 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       }
       TieMask bestMask = best->mask;
       phase.transfers.push_back({it.src, it.dst, it.bytes, bestMask});
-      classLeft[it.routeLen] -= 1;
       if (inj > 0) {
         portLeft[2 * it.srcNode] -= it.bytes / inj;
         portLeft[2 * it.dstNode + 1] -= it.bytes / inj;
@@ -458,7 +464,7 @@ static void mergePhases(const Topology &topo, Schedule &schedule,
 // the rest of the phase. The spec only asks that every pair receives its
 // bytes in total, so a pair may be cut into chunks delivered in different
 // phases. The split run below builds phases of balanced duration: the most
-// critical pending transfer opens the phase with at most `quantum` granules
+// critical pending transfer opens the phase with one granule
 // (the gcd of all demands, so an element-wise operation is never cut inside
 // an element), and every later transfer sends as much as fits in that
 // duration on its links and ports, keeping the rest for later phases.
@@ -487,12 +493,9 @@ struct SplitItem {
 };
 } // namespace
 
-/// One split run. `variant`: 0 = the most loaded remaining link of the
-/// route; 1 = that or the busier of the two injection ports still to serve
-/// (one-port machines), whichever is larger; 2 = the sum of the route's
-/// remaining link loads.
+/// One split run, pairs ordered by `priority` (of their remaining bytes).
 static void splitRun(const Problem &problem, Schedule &schedule,
-                     unsigned variant, double inj, int64_t quantum) {
+                     GreedyPriority priority, double inj) {
   const Topology &topo = problem.topology();
   const TransferSet &ts = problem.transfers();
   const int64_t granule = splitGranule(ts);
@@ -547,9 +550,9 @@ static void splitRun(const Problem &problem, Schedule &schedule,
       k = std::max(k, remLoad[r[i]]);
       sum += remLoad[r[i]];
     }
-    if (variant == 1 && inj > 0)
-      k = std::max({k, portLeft[2 * it.srcNode], portLeft[2 * it.dstNode + 1]});
-    it.key = variant == 2 ? sum : k;
+    it.key = priorityKey(priority, k, sum, opt.len, it.rem * granule,
+                         inj > 0 ? portLeft[2 * it.srcNode] : 0,
+                         inj > 0 ? portLeft[2 * it.dstNode + 1] : 0);
   };
   std::vector<uint32_t> pending(items.size());
   for (uint32_t i = 0; i < items.size(); ++i)
@@ -586,7 +589,7 @@ static void splitRun(const Problem &problem, Schedule &schedule,
     for (uint32_t idx : pending) {
       SplitItem &it = items[idx];
       // Granules the ports still take in this phase.
-      int64_t cap = tau > 0 ? it.rem : std::min(it.rem, quantum);
+      int64_t cap = tau > 0 ? it.rem : std::min<int64_t>(it.rem, 1);
       if (inj > 0 && tau > 0) {
         double snd =
             nodeStamp[it.srcNode] == phaseId ? nodeSend[it.srcNode] : 0.0;
@@ -692,41 +695,40 @@ static void splitRun(const Problem &problem, Schedule &schedule,
   schedule.canonicalize();
 }
 
+/// The priorities of the whole-transfer runs for `n` transfers: two where
+/// affordable, one or two where runs are expensive. On the examples, the
+/// test inputs and the scheduling benchmark the small sets' winner is always
+/// MostLoadedLink or RouteLoad; six more priorities, LargestFirst and, on
+/// one-port machines, two port-aware ones ran there too and never won.
+static llvm::SmallVector<GreedyPriority, 2>
+getGreedyPortfolio(size_t n, bool uniformSizes) {
+  using P = GreedyPriority;
+  if (n <= 20000)
+    return {P::MostLoadedLink, P::RouteLoad};
+  // Size-major order groups similar sizes into phases; on large skewed
+  // sets it is the one that wins, so it replaces the second one there.
+  if (n <= 300000)
+    return {P::RouteLoad,
+            uniformSizes ? P::MostLoadedLinkThenLongest : P::LargestFirst};
+  return {uniformSizes ? P::MostLoadedLinkThenLongest : P::LargestFirst};
+}
+
 llvm::LogicalResult
 phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
                                const SchedulerOptions &options,
                                SchedulerReport &report) {
   const Topology &topo = problem.topology();
-  // A small portfolio of priorities where affordable; the best (then the
-  // lowest variant) wins, so the result stays deterministic.
   size_t n = problem.transfers().size();
-  // Variants 8 and 9 (keep the mix of route lengths) are kept for
-  // experiments; they never won on the benchmark set.
-  llvm::SmallVector<unsigned, 8> variants;
-  if (n <= 20000)
-    variants = {0, 1, 2, 3, 4, 5, 6, 7};
-  else if (n <= 300000)
-    variants = {1, 3};
-  else
-    variants = {3};
-  if (!problem.transfers().uniformBytes()) {
-    // Size-major order groups similar sizes into phases; on large skewed
-    // sets it is the one that wins, so it replaces variant 3 there.
-    if (n > 20000)
-      variants.pop_back();
-    variants.push_back(10);
-  }
-  // Port-aware priorities for one-port machines; they did not help on the
-  // large skewed T3D set, so only small problems pay for them.
-  if (problem.costModel().injectionBandwidth() > 0 && n <= 20000) {
-    variants.push_back(11);
-    variants.push_back(12);
-  }
+  double inj = problem.costModel().injectionBandwidth();
+  llvm::SmallVector<GreedyPriority, 2> priorities =
+      getGreedyPortfolio(n, problem.transfers().uniformBytes().has_value());
   double bestTime = 0;
   bool have = false;
-  for (unsigned v : variants) {
+  // The fastest schedule wins, the earlier priority on equal time, so the
+  // result stays deterministic.
+  for (GreedyPriority priority : priorities) {
     Schedule s;
-    greedyRun(problem, s, v, problem.costModel().injectionBandwidth());
+    greedyRun(problem, s, priority, inj);
     if (n <= 300000) {
       mergePhases(topo, s, 64);
       s.canonicalize();
@@ -736,9 +738,9 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
       have = true;
       bestTime = t;
       schedule = std::move(s);
-      report.notes.push_back(
-          llvm::formatv("greedy-priority variant {0}: {1} phases", v,
-                        schedule.phases.size()));
+      report.notes.push_back(llvm::formatv("greedy-priority {0}: {1} phases",
+                                           getPriorityName(priority),
+                                           schedule.phases.size()));
     }
   }
   // Split runs where some demand is larger than the common granule.
@@ -752,29 +754,22 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
   // demand is a few granules (alltoallv in blocks), not where the granule is
   // one element of a large permutation.
   if (granule > 0 && most > granule && most / granule <= kMaxSplitGranules) {
-    // Nine runs where affordable; on large sets only the one that won on the
-    // skewed T3D benchmark (port-aware key, one granule to open a phase:
-    // 1.066 x bound, where the other eight reached 1.09 to 1.27).
-    llvm::SmallVector<std::pair<int64_t, unsigned>, 9> runs;
-    if (n <= 20000) {
-      for (int64_t quantum : {1, 2, 4})
-        for (unsigned v : {0u, 1u, 2u})
-          runs.push_back({quantum, v});
-    } else {
-      runs.push_back({1, 1u});
-    }
-    for (auto [quantum, v] : runs) {
-      Schedule s;
-      splitRun(problem, s, v, problem.costModel().injectionBandwidth(), quantum);
-      double t = problem.costModel().time(s);
-      report.notes.push_back(llvm::formatv(
-          "greedy-split variant {0} quantum {1}: {2} phases, time {3}", v,
-          quantum, s.phases.size(), t));
-      if (!have || t < bestTime * (1 - 1e-12)) {
-        have = true;
-        bestTime = t;
-        schedule = std::move(s);
-      }
+    // One run: on large sets the one that won on the skewed T3D benchmark
+    // (port-aware key: 1.066 x bound, where eight others reached 1.09 to
+    // 1.27), on small ones the only one of nine (three keys, phases opened
+    // with 1, 2 or 4 granules) that ever won.
+    GreedyPriority priority = n <= 20000 ? GreedyPriority::MostLoadedLink
+                                         : GreedyPriority::BusiestLinkOrPort;
+    Schedule s;
+    splitRun(problem, s, priority, inj);
+    double t = problem.costModel().time(s);
+    report.notes.push_back(
+        llvm::formatv("greedy-split {0}: {1} phases, time {2}",
+                      getPriorityName(priority), s.phases.size(), t));
+    if (!have || t < bestTime * (1 - 1e-12)) {
+      have = true;
+      bestTime = t;
+      schedule = std::move(s);
     }
   }
   detail::finalizeReport(problem, schedule, options, report);

@@ -65,17 +65,25 @@ static uint64_t quotientSearchBudget(size_t numItems) {
   return std::min<uint64_t>(100000ull * numItems, 500000000ull);
 }
 
+bool phasec::detail::torusQuotientApplies(const Problem &problem,
+                                          const SchedulerOptions &options,
+                                          std::string *whyNot) {
+  if (completeUniformAlltoall(problem) && quotientApplies(problem.topology()))
+    return true;
+  if (whyNot)
+    *whyNot = "the torus quotient construction needs a complete uniform "
+              "all-to-all on a torus with d >= 2 equal extents >= 3";
+  return false;
+}
+
 llvm::LogicalResult
 phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
                               const SchedulerOptions &options,
                               SchedulerReport &report) {
   const Topology &topo = problem.topology();
-  std::optional<int64_t> block = completeUniformAlltoall(problem);
-  if (!block || !quotientApplies(topo)) {
-    report.error = "the torus quotient construction needs a complete uniform "
-                   "all-to-all on a torus with d >= 2 equal extents >= 3";
+  if (!detail::torusQuotientApplies(problem, options, &report.error))
     return llvm::failure();
-  }
+  std::optional<int64_t> block = completeUniformAlltoall(problem);
   unsigned D = topo.numDims();
   int64_t k = topo.extent(0), P = topo.numNodes(), c = topo.ranksPerNode();
   auto sumCoord = [&](NodeId u) {

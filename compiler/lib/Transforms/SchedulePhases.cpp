@@ -6,21 +6,21 @@
 ///
 /// \file
 /// Schedules every transfer set that has no schedule yet with the scheduling
-/// library (scheduleAuto and the baselines behind it) and records the
+/// library (the registry's entry of the chosen algorithm: scheduleAuto's
+/// candidates or a baseline) and records the
 /// result, its proven lower bound and the gap in a comm.schedule. The
 /// choices here are only which algorithm and budget to ask for; everything
 /// else happens in phasec/Scheduling.
 ///
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Bounds.h"
+#include "phasec/Scheduling/Registry.h"
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/ScheduleIR.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace phasec::comm {
 #define GEN_PASS_DEF_COMMSCHEDULEPHASES
@@ -41,7 +41,7 @@ struct SchedulePhasesPass
 
   /// The algorithm to run for `record`, or failure() after an error.
   FailureOr<SchedulerAlgorithm> chooseAlgorithm(OperationRecord &record,
-                                                const Topology &topo);
+                                                const Problem &problem);
   /// Records bound, time and gap of a hand-written schedule.
   void annotateUserSchedule(OperationRecord &record, const Problem &problem);
 };
@@ -50,7 +50,7 @@ struct SchedulePhasesPass
 
 FailureOr<SchedulerAlgorithm>
 SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
-                                    const Topology &topo) {
+                                    const Problem &problem) {
   if (!algorithm.empty()) {
     std::optional<SchedulerAlgorithm> parsed =
         symbolizeSchedulerAlgorithm(algorithm);
@@ -74,7 +74,8 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
     return SchedulerAlgorithm::Xor;
   case Algorithm::Pairwise:
     // Pairwise exchange: the XOR pattern where it exists, else the shift.
-    return llvm::isPowerOf2_64(topo.numRanks())
+    return getScheduler(SchedulerAlgorithm::Xor)
+                   .applies(problem, SchedulerOptions(), nullptr)
                ? SchedulerAlgorithm::Xor
                : SchedulerAlgorithm::LinearShift;
   case Algorithm::KLevel:
@@ -139,7 +140,7 @@ void SchedulePhasesPass::runOnOperation() {
       continue;
     }
 
-    FailureOr<SchedulerAlgorithm> chosen = chooseAlgorithm(record, **topo);
+    FailureOr<SchedulerAlgorithm> chosen = chooseAlgorithm(record, problem);
     if (failed(chosen)) {
       hadError = true;
       continue;
@@ -160,7 +161,8 @@ void SchedulePhasesPass::runOnOperation() {
       report.algorithm = "none";
       report.gap = 1.0;
       report.timeOptimal = report.phaseOptimal = true;
-    } else if (failed(scheduleAuto(problem, schedule, options, report))) {
+    } else if (failed(runScheduler(getScheduler(*chosen), problem, schedule,
+                                   options, report))) {
       record.op.emitError("cannot schedule '")
           << record.op.getCollectiveName() << "' with algorithm "
           << stringifySchedulerAlgorithm(*chosen) << ": " << report.error;

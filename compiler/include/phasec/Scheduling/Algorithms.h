@@ -26,13 +26,18 @@
 /// - `scheduleTorusQuotient`: complete uniform all-to-all on a cubic torus,
 ///   scheduled on a quotient by translations (fast, near the bound).
 /// - `scheduleGreedyPriority`: any transfer set on any topology; byte-aware
-///   list scheduling, bottleneck links first, tie directions balanced.
+///   list scheduling under a small portfolio of priorities (bottleneck
+///   links first, ...), tie directions balanced.
 /// - `scheduleExact`: Z3 phase assignment for small uniform instances,
 ///   iterating T up from the lower bound; proves optimality (unsat at T-1 or
 ///   T = bound).
 /// - `scheduleAuto`: picks the best of the above for the problem; when the
 ///   solver budget runs out it falls back to the heuristic and reports the
 ///   achieved gap. Never hangs.
+///
+/// Every algorithm, the baselines (Baselines.h) included, is also an entry
+/// of the registry (Registry.h): its name, when it applies, how to run it,
+/// and how scheduleAuto uses it.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -154,7 +159,8 @@ llvm::LogicalResult scheduleExact(const Problem &problem, Schedule &schedule,
                                   SchedulerReport &report,
                                   const Schedule *startFrom = nullptr);
 
-/// Dispatches on options.algorithm (Auto: the best applicable construction).
+/// Runs the registry entry of options.algorithm (Auto: tries the candidate
+/// algorithms in registry order and keeps the best; see Registry.cpp).
 /// Fills the report's time, bound, gap, phases and optimality. Times and
 /// bounds are the problem's CostModel's (one-port: build the Problem with
 /// CostModel::onePort).

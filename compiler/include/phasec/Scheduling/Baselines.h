@@ -23,7 +23,8 @@
 ///
 /// All take tie direction "+" (TieMask 0). `schedule.bound` is set to
 /// problem.bound(); `schedule.algorithm` to "linear_shift",
-/// "xor", "greedy".
+/// "xor", "greedy". They are also entries of the scheduler registry
+/// (Registry.h, `baseline`), which is how the tools run them.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,9 @@ namespace phasec {
 
 llvm::LogicalResult scheduleLinearShift(const Problem &problem,
                                         Schedule &schedule, std::string &error);
+/// Whether the XOR schedule exists: the machine has a power-of-two number
+/// of ranks. If not, `*whyNot` (if not null) says so.
+bool xorApplies(const Problem &problem, std::string *whyNot);
 /// Fails (with `error`) unless the number of ranks is a power of two.
 llvm::LogicalResult scheduleXor(const Problem &problem, Schedule &schedule,
                                 std::string &error);

@@ -1,0 +1,88 @@
+//===- Registry.h - The scheduling algorithms in one list -------*- C++ -*-===//
+//
+// Part of phasec. MLIR-free: only LLVM ADT/Support.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Every value of `SchedulerAlgorithm` (Vocabulary.td) has one entry here:
+/// its name, when it applies, and how to run it. `scheduleAuto` is the loop
+/// over the entries that are its candidates (in registry order, each under
+/// the options' Z3 `rlimit`), and the baselines a programmer would write by
+/// hand (linear shift, XOR, first-fit greedy) are entries too, marked
+/// `baseline`, so that the statistics table, the benchmark and the simulator
+/// name and run them the same way:
+///
+///   for (const SchedulerEntry &entry : getSchedulers())
+///     if (entry.baseline)
+///       if (succeeded(runScheduler(entry, problem, schedule, {}, report)))
+///         ...
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_SCHEDULING_REGISTRY_H
+#define PHASEC_SCHEDULING_REGISTRY_H
+
+#include "phasec/Scheduling/Algorithms.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+namespace phasec {
+
+/// One scheduling algorithm. `applies` and `run` are the algorithm's own;
+/// the `auto...` hooks and `refine` say how `scheduleAuto` uses it as a
+/// candidate (an entry without `autoTry` is not one: `auto` itself and the
+/// baselines).
+struct SchedulerEntry {
+  SchedulerAlgorithm algorithm;
+  /// stringifySchedulerAlgorithm(algorithm): the `--algorithm` spelling.
+  llvm::StringRef name;
+  /// A hand-written pattern shown beside phasec's schedules for comparison;
+  /// `auto` never picks one.
+  bool baseline;
+  /// Whether `run` can schedule the (checked) problem; if not, `*whyNot`
+  /// says why, as `run` would report it. Takes the options because some
+  /// limits are options (the exact model's instance size).
+  bool (*applies)(const Problem &problem, const SchedulerOptions &options,
+                  std::string *whyNot);
+  /// Schedules the problem: a canonical schedule carrying problem.bound(),
+  /// and the report's figures (time, bound, gap, phases, optimality).
+  llvm::LogicalResult (*run)(const Problem &problem, Schedule &schedule,
+                             const SchedulerOptions &options,
+                             SchedulerReport &report);
+  /// scheduleAuto: whether the candidate, which applies, is worth running
+  /// given the report of the best schedule so far (null: none yet). Solver
+  /// work done to decide goes into `probe`, which starts the candidate's
+  /// report if it runs.
+  bool (*autoTry)(const Problem &problem, const SchedulerOptions &options,
+                  const SchedulerReport *best, SchedulerReport &probe);
+  /// scheduleAuto: improves a given schedule instead of building one. Auto
+  /// runs it on its best schedule so far, with a copy of that schedule's
+  /// report (minus its proof), and takes its result, which is never slower.
+  llvm::LogicalResult (*refine)(const Problem &problem, const Schedule &start,
+                                Schedule &schedule,
+                                const SchedulerOptions &options,
+                                SchedulerReport &report);
+  /// scheduleAuto: whether to stop after this candidate ran, given the best
+  /// schedule so far; `why` may explain a stop that is not obvious.
+  bool (*autoStop)(const Problem &problem, const SchedulerReport &best,
+                   std::string &why);
+};
+
+/// Every algorithm, one entry per SchedulerAlgorithm value, in the order
+/// scheduleAuto tries its candidates.
+llvm::ArrayRef<SchedulerEntry> getSchedulers();
+
+/// The entry of `algorithm`.
+const SchedulerEntry &getScheduler(SchedulerAlgorithm algorithm);
+
+/// Checks the problem, then runs `entry` if it applies; otherwise fails with
+/// the reason in report.error.
+llvm::LogicalResult runScheduler(const SchedulerEntry &entry,
+                                 const Problem &problem, Schedule &schedule,
+                                 const SchedulerOptions &options,
+                                 SchedulerReport &report);
+
+} // namespace phasec
+
+#endif // PHASEC_SCHEDULING_REGISTRY_H

@@ -1,0 +1,269 @@
+//===- Registry.cpp - The scheduling algorithms in one list, scheduleAuto -===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+//
+// The table of every algorithm (Registry.h) and scheduleAuto, the loop over
+// its candidates. The candidates' hooks hold what auto knows about each one:
+// the product only where its ring cores are Latin (or nothing better
+// applies), the PERCS construction and a time-optimal result end the search,
+// and the Z3 model last, to improve on the best schedule so far where that
+// is not already optimal.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Registry.h"
+#include "AlgorithmsInternal.h"
+#include "phasec/Scheduling/Baselines.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace phasec;
+
+namespace {
+
+bool alwaysApplies(const Problem &, const SchedulerOptions &, std::string *) {
+  return true;
+}
+
+bool alwaysTry(const Problem &, const SchedulerOptions &,
+               const SchedulerReport *, SchedulerReport &) {
+  return true;
+}
+
+bool alwaysStop(const Problem &, const SchedulerReport &, std::string &) {
+  return true;
+}
+
+bool xorBaselineApplies(const Problem &problem, const SchedulerOptions &,
+                        std::string *whyNot) {
+  return xorApplies(problem, whyNot);
+}
+
+/// The baselines keep their own signature (the driver's statistics called
+/// them directly); this adapts one to `SchedulerEntry::run`.
+template <llvm::LogicalResult (*Baseline)(const Problem &, Schedule &,
+                                          std::string &)>
+llvm::LogicalResult runBaseline(const Problem &problem, Schedule &schedule,
+                                const SchedulerOptions &options,
+                                SchedulerReport &report) {
+  if (failed(Baseline(problem, schedule, report.error)))
+    return llvm::failure();
+  schedule.canonicalize();
+  detail::finalizeReport(problem, schedule, options, report);
+  return llvm::success();
+}
+
+llvm::LogicalResult runExact(const Problem &problem, Schedule &schedule,
+                             const SchedulerOptions &options,
+                             SchedulerReport &report) {
+  return scheduleExact(problem, schedule, options, report);
+}
+
+llvm::LogicalResult refineExact(const Problem &problem, const Schedule &start,
+                                Schedule &schedule,
+                                const SchedulerOptions &options,
+                                SchedulerReport &report) {
+  return scheduleExact(problem, schedule, options, report, &start);
+}
+
+/// Past this many transfers the greedy costs more than it can gain over a
+/// product that is not optimal, unless the quotient comes next (tori).
+constexpr int64_t kGreedyLimit = 4000000;
+/// Past this many transfers the quotient's result is kept as it is.
+constexpr int64_t kQuotientKeptLimit = 300000;
+
+int64_t numTransfers(const Problem &problem) {
+  return static_cast<int64_t>(problem.transfers().size());
+}
+
+/// The product is only worth building where every dimension has a Latin
+/// ring core (k steps) or where nothing better applies: on large cubic tori
+/// the quotient construction is far better and building both would double
+/// the time and memory (16.7 M transfers on 16x16x16).
+bool productWorthTrying(const Problem &problem, const SchedulerOptions &options,
+                        const SchedulerReport *, SchedulerReport &probe) {
+  // The probe comes first: its solver work counts wherever the product runs.
+  return detail::hasLatinRingCores(problem, options, probe) ||
+         !detail::torusQuotientApplies(problem, options, nullptr);
+}
+
+bool productEnough(const Problem &problem, const SchedulerReport &best,
+                   std::string &why) {
+  if (best.timeOptimal)
+    return true;
+  if (numTransfers(problem) <= kGreedyLimit ||
+      problem.topology().kind() == TopologyKind::Torus)
+    return false;
+  why = llvm::formatv("{0} transfers: too many for the greedy, {1} kept "
+                      "({2:F3} x the bound)",
+                      numTransfers(problem), best.algorithm, best.gap);
+  return true;
+}
+
+bool quotientEnough(const Problem &problem, const SchedulerReport &best,
+                    std::string &) {
+  return best.timeOptimal || numTransfers(problem) > kQuotientKeptLimit;
+}
+
+/// The exact model only improves on a schedule that is not time-optimal.
+bool exactWorthTrying(const Problem &, const SchedulerOptions &,
+                      const SchedulerReport *best, SchedulerReport &) {
+  return best && !best->timeOptimal;
+}
+
+llvm::LogicalResult runAutoCandidates(const Problem &problem,
+                                      Schedule &schedule,
+                                      const SchedulerOptions &options,
+                                      SchedulerReport &report);
+
+// In SchedulerAlgorithm order, which is also the order auto tries its
+// candidates in (the product and PERCS constructions never both apply).
+const SchedulerEntry kSchedulers[] = {
+    {SchedulerAlgorithm::Auto, "auto", false, alwaysApplies, runAutoCandidates,
+     nullptr, nullptr, nullptr},
+    {SchedulerAlgorithm::Product, "product", false, detail::productApplies,
+     scheduleProduct, productWorthTrying, nullptr, productEnough},
+    {SchedulerAlgorithm::Percs, "percs", false, detail::percsApplies,
+     schedulePercs, alwaysTry, nullptr, alwaysStop},
+    {SchedulerAlgorithm::TorusQuotient, "torus-quotient", false,
+     detail::torusQuotientApplies, scheduleTorusQuotient, alwaysTry, nullptr,
+     quotientEnough},
+    {SchedulerAlgorithm::GreedyPriority, "greedy-priority", false,
+     alwaysApplies, scheduleGreedyPriority, alwaysTry, nullptr, nullptr},
+    {SchedulerAlgorithm::Z3Exact, "z3-exact", false, detail::exactApplies,
+     runExact, exactWorthTrying, refineExact, nullptr},
+    {SchedulerAlgorithm::LinearShift, "linear_shift", true, alwaysApplies,
+     runBaseline<scheduleLinearShift>, nullptr, nullptr, nullptr},
+    {SchedulerAlgorithm::Xor, "xor", true, xorBaselineApplies,
+     runBaseline<scheduleXor>, nullptr, nullptr, nullptr},
+    {SchedulerAlgorithm::Greedy, "greedy", true, alwaysApplies,
+     runBaseline<scheduleGreedy>, nullptr, nullptr, nullptr},
+};
+
+/// Adds the solver work and the fallback flag of `from` to `into`.
+void mergeCounters(SchedulerReport &into, const SchedulerReport &from) {
+  into.solverQueries += from.solverQueries;
+  into.cacheHits += from.cacheHits;
+  into.cacheMisses += from.cacheMisses;
+  into.rlimitUsed += from.rlimitUsed;
+  into.fellBack |= from.fellBack;
+}
+
+std::string describeRunnerUp(const SchedulerReport &r) {
+  return llvm::formatv("{0} took {1} phases ({2:F3} x the bound)", r.algorithm,
+                       r.phases, r.gap);
+}
+
+/// Auto: the candidates in registry order. Each that applies and is worth
+/// trying runs under the options' budget; a strictly faster schedule
+/// replaces the best (on equal time the earlier candidate stays), a
+/// refinement replaces it always, and a candidate's stop hook ends the
+/// search.
+llvm::LogicalResult runAutoCandidates(const Problem &problem,
+                                      Schedule &schedule,
+                                      const SchedulerOptions &options,
+                                      SchedulerReport &report) {
+  if (problem.transfers().empty()) {
+    schedule = Schedule();
+    schedule.algorithm = "empty";
+    detail::finalizeReport(problem, schedule, options, report);
+    return llvm::success();
+  }
+  Schedule best;
+  SchedulerReport bestReport;
+  bool found = false;
+  // Candidates that failed, noted first in the final report.
+  std::vector<std::string> unused;
+  std::string lastError;
+  for (const SchedulerEntry &entry : kSchedulers) {
+    if (!entry.autoTry || !entry.applies(problem, options, nullptr))
+      continue;
+    SchedulerReport candidate;
+    if (!entry.autoTry(problem, options, found ? &bestReport : nullptr,
+                       candidate))
+      continue;
+    Schedule result;
+    if (entry.refine) {
+      // A refinement starts from the best schedule and its report; its
+      // proof is its own.
+      candidate = bestReport;
+      candidate.proof.clear();
+      candidate.phaseOptimal = false;
+      if (failed(entry.refine(problem, best, result, options, candidate))) {
+        bestReport.notes.push_back(entry.name.str() +
+                                   " not used: " + candidate.error);
+        continue;
+      }
+      best = std::move(result);
+      bestReport = std::move(candidate);
+    } else {
+      if (failed(entry.run(problem, result, options, candidate))) {
+        unused.push_back(entry.name.str() + " not used: " + candidate.error);
+        lastError = candidate.error;
+        continue;
+      }
+      if (!found) {
+        found = true;
+        best = std::move(result);
+        bestReport = std::move(candidate);
+      } else if (candidate.time < bestReport.time * (1 - 1e-12)) {
+        candidate.notes.insert(candidate.notes.begin(),
+                               bestReport.notes.begin(),
+                               bestReport.notes.end());
+        candidate.notes.push_back(describeRunnerUp(bestReport));
+        mergeCounters(candidate, bestReport);
+        best = std::move(result);
+        bestReport = std::move(candidate);
+      } else {
+        bestReport.notes.push_back(describeRunnerUp(candidate));
+      }
+    }
+    std::string why;
+    if (entry.autoStop && entry.autoStop(problem, bestReport, why)) {
+      if (!why.empty())
+        bestReport.notes.push_back(why);
+      break;
+    }
+  }
+  if (!found) {
+    report.error = lastError;
+    return llvm::failure();
+  }
+  bestReport.notes.insert(bestReport.notes.begin(), unused.begin(),
+                          unused.end());
+  schedule = std::move(best);
+  report = std::move(bestReport);
+  return llvm::success();
+}
+
+} // namespace
+
+llvm::ArrayRef<SchedulerEntry> phasec::getSchedulers() { return kSchedulers; }
+
+const SchedulerEntry &phasec::getScheduler(SchedulerAlgorithm algorithm) {
+  for (const SchedulerEntry &entry : kSchedulers)
+    if (entry.algorithm == algorithm)
+      return entry;
+  llvm_unreachable("every SchedulerAlgorithm has a registry entry");
+}
+
+llvm::LogicalResult phasec::runScheduler(const SchedulerEntry &entry,
+                                         const Problem &problem,
+                                         Schedule &schedule,
+                                         const SchedulerOptions &options,
+                                         SchedulerReport &report) {
+  if (failed(problem.check(report.error)) ||
+      !entry.applies(problem, options, &report.error))
+    return llvm::failure();
+  return entry.run(problem, schedule, options, report);
+}
+
+llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
+                                         Schedule &schedule,
+                                         const SchedulerOptions &options,
+                                         SchedulerReport &report) {
+  return runScheduler(getScheduler(options.algorithm), problem, schedule,
+                      options, report);
+}

@@ -1,0 +1,209 @@
+//===- RegistryTest.cpp - Tests of the scheduler registry -----------------===//
+//
+// Part of phasec. One entry per SchedulerAlgorithm, named as the vocabulary
+// spells it; `applies` says why not; scheduleAuto, the loop over the
+// registry's candidates, picks what the hand-written dispatcher it replaced
+// picked (the expectations below are that dispatcher's results, from
+// phasec-sched-bench at 560bdb9).
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Registry.h"
+#include "phasec/Scheduling/Baselines.h"
+
+#include "TestUtil.h"
+
+#include "gtest/gtest.h"
+
+#include <tuple>
+
+using namespace phasec;
+using phasec::test::allRanks;
+using phasec::test::makeTopology;
+
+namespace {
+
+/// The benchmark's collectives: blocks of 32 KiB over every rank, root 0;
+/// a random permutation and skewed alltoallv sizes from seed 1.
+TransferSet benchCollective(const Topology &t, CollectiveKind kind) {
+  Collective c;
+  c.kind = kind;
+  c.blockBytes = 32768;
+  c.root = 0;
+  c.group = allRanks(t);
+  if (kind == CollectiveKind::Permute) {
+    c.permutation.kind = PermuteKind::Random;
+    c.permutation.seed = 1;
+  } else if (kind == CollectiveKind::Alltoallv) {
+    uint64_t state = 1;
+    c.sizes.resize(c.group.size() * c.group.size());
+    for (int64_t &s : c.sizes)
+      s = c.blockBytes * (int64_t(1) << (splitmix64(state) % 5));
+  }
+  std::string error;
+  auto set = c.lower(error);
+  EXPECT_TRUE(succeeded(set)) << error;
+  return std::move(*set);
+}
+
+/// A schedule as (phase, src, dst, bytes, ties) rows, for comparisons.
+std::vector<std::tuple<size_t, RankId, RankId, int64_t, TieMask>>
+rows(const Schedule &s) {
+  std::vector<std::tuple<size_t, RankId, RankId, int64_t, TieMask>> out;
+  for (size_t p = 0; p < s.phases.size(); ++p)
+    for (const Transfer &t : s.phases[p].transfers)
+      out.emplace_back(p, t.src, t.dst, t.bytes, t.ties);
+  return out;
+}
+
+} // namespace
+
+TEST(Registry, OneEntryPerAlgorithm) {
+  llvm::ArrayRef<SchedulerEntry> entries = getSchedulers();
+  unsigned maxValue = getMaxEnumValForSchedulerAlgorithm();
+  EXPECT_EQ(entries.size(), maxValue + 1);
+  for (unsigned v = 0; v <= maxValue; ++v) {
+    auto algorithm = static_cast<SchedulerAlgorithm>(v);
+    unsigned count = llvm::count_if(entries, [&](const SchedulerEntry &e) {
+      return e.algorithm == algorithm;
+    });
+    EXPECT_EQ(count, 1u) << stringifySchedulerAlgorithm(algorithm).str();
+    const SchedulerEntry &entry = getScheduler(algorithm);
+    EXPECT_EQ(entry.algorithm, algorithm);
+    EXPECT_EQ(entry.name, stringifySchedulerAlgorithm(algorithm));
+    EXPECT_NE(entry.applies, nullptr);
+    EXPECT_NE(entry.run, nullptr);
+  }
+}
+
+/// The baselines are the three hand-written patterns; auto never tries
+/// them, and every other algorithm but auto itself is one of its candidates.
+TEST(Registry, BaselinesAndCandidates) {
+  std::vector<std::string> baselines, candidates;
+  for (const SchedulerEntry &e : getSchedulers()) {
+    if (e.baseline)
+      baselines.push_back(e.name.str());
+    if (e.autoTry)
+      candidates.push_back(e.name.str());
+    EXPECT_FALSE(e.baseline && e.autoTry) << e.name.str();
+  }
+  EXPECT_EQ(baselines,
+            (std::vector<std::string>{"linear_shift", "xor", "greedy"}));
+  EXPECT_EQ(candidates,
+            (std::vector<std::string>{"product", "percs", "torus-quotient",
+                                      "greedy-priority", "z3-exact"}));
+}
+
+TEST(Registry, AppliesSaysWhyNot) {
+  Topology torus = makeTopology("torus:4x4");
+  Problem a2a(torus, benchCollective(torus, CollectiveKind::Alltoall));
+  SchedulerOptions options;
+  std::string why;
+  EXPECT_FALSE(
+      getScheduler(SchedulerAlgorithm::Percs).applies(a2a, options, &why));
+  EXPECT_NE(why.find("PERCS supernode"), std::string::npos) << why;
+  EXPECT_TRUE(
+      getScheduler(SchedulerAlgorithm::Product).applies(a2a, options, nullptr));
+
+  // runScheduler reports the same reason as the algorithm's error.
+  Schedule s;
+  SchedulerReport r;
+  EXPECT_TRUE(failed(runScheduler(getScheduler(SchedulerAlgorithm::Percs), a2a,
+                                  s, options, r)));
+  EXPECT_EQ(r.error, why);
+
+  Topology percs = makeTopology("percs:supernodes=1,drawers=2,nodes=4;ranks=2");
+  Problem onPercs(percs, benchCollective(percs, CollectiveKind::Alltoall));
+  EXPECT_FALSE(getScheduler(SchedulerAlgorithm::Product)
+                   .applies(onPercs, options, &why));
+  EXPECT_NE(why.find("torus, mesh or hypercube"), std::string::npos) << why;
+
+  Problem gather(torus, benchCollective(torus, CollectiveKind::Gather));
+  EXPECT_FALSE(getScheduler(SchedulerAlgorithm::TorusQuotient)
+                   .applies(gather, options, &why));
+  EXPECT_NE(why.find("complete uniform all-to-all"), std::string::npos) << why;
+
+  options.exactMaxTransfers = 100;
+  EXPECT_FALSE(
+      getScheduler(SchedulerAlgorithm::Z3Exact).applies(a2a, options, &why));
+  EXPECT_NE(why.find("limited to 100 transfers"), std::string::npos) << why;
+
+  Topology six = makeTopology("torus:6");
+  Problem ring(six, benchCollective(six, CollectiveKind::Alltoall));
+  EXPECT_FALSE(
+      getScheduler(SchedulerAlgorithm::Xor).applies(ring, options, &why));
+  EXPECT_NE(why.find("power-of-two number of ranks"), std::string::npos) << why;
+  for (SchedulerAlgorithm a :
+       {SchedulerAlgorithm::Auto, SchedulerAlgorithm::GreedyPriority,
+        SchedulerAlgorithm::LinearShift, SchedulerAlgorithm::Greedy})
+    EXPECT_TRUE(getScheduler(a).applies(ring, options, nullptr))
+        << stringifySchedulerAlgorithm(a).str();
+}
+
+/// A baseline run through the registry is the baseline's schedule.
+TEST(Registry, BaselinesRunAsBefore) {
+  Topology t = makeTopology("torus:4x4");
+  Problem p(t, benchCollective(t, CollectiveKind::Alltoall));
+  Schedule direct, viaRegistry;
+  std::string error;
+  ASSERT_TRUE(succeeded(scheduleLinearShift(p, direct, error))) << error;
+  direct.canonicalize();
+  SchedulerReport r;
+  ASSERT_TRUE(succeeded(runScheduler(
+      getScheduler(SchedulerAlgorithm::LinearShift), p, viaRegistry, {}, r)))
+      << r.error;
+  EXPECT_EQ(r.algorithm, "linear_shift");
+  EXPECT_EQ(r.phases, direct.phases.size());
+  EXPECT_EQ(rows(direct), rows(viaRegistry));
+}
+
+/// What auto picked before the registry, on each kind of winner.
+TEST(Registry, AutoPicksAsBefore) {
+  struct Case {
+    const char *spec;
+    CollectiveKind kind;
+    const char *algorithm;
+    size_t phases;
+    bool timeOptimal, phaseOptimal;
+  } cases[] = {
+      {"torus:4x4", CollectiveKind::Alltoall, "torus-quotient", 8, true, false},
+      {"percs:supernodes=1,drawers=2,nodes=4;ranks=2", CollectiveKind::Alltoall,
+       "percs", 4, true, false},
+      {"mesh:4x4", CollectiveKind::Alltoall, "product", 16, true, false},
+      {"torus:9x9", CollectiveKind::Alltoall, "torus-quotient", 99, false,
+       false},
+      {"hypercube:3", CollectiveKind::Alltoall, "greedy-priority", 4, true,
+       true},
+      {"torus:4x4", CollectiveKind::Gather, "greedy-priority", 6, false, true},
+      {"torus:4x4x2", CollectiveKind::Permute, "greedy-priority", 2, false,
+       true},
+      {"torus:4x4;injection=link", CollectiveKind::Alltoallv, "greedy-priority",
+       11, true, false},
+  };
+  for (const Case &c : cases) {
+    Topology t = makeTopology(c.spec);
+    Problem p(t, benchCollective(t, c.kind));
+    Schedule s;
+    SchedulerReport r;
+    ASSERT_TRUE(succeeded(scheduleAuto(p, s, {}, r))) << r.error;
+    std::string label =
+        std::string(c.spec) + " " + stringifyCollectiveKind(c.kind).str();
+    EXPECT_EQ(r.algorithm, c.algorithm) << label;
+    EXPECT_EQ(s.phases.size(), c.phases) << label;
+    EXPECT_EQ(r.timeOptimal, c.timeOptimal) << label;
+    EXPECT_EQ(r.phaseOptimal, c.phaseOptimal) << label;
+    llvm::SmallVector<ScheduleViolation, 4> violations;
+    EXPECT_TRUE(succeeded(p.verify(s, violations, 4))) << label;
+
+    // The winner's own run gives the same schedule: auto only chooses.
+    std::optional<SchedulerAlgorithm> winner =
+        symbolizeSchedulerAlgorithm(r.algorithm);
+    ASSERT_TRUE(winner.has_value()) << label;
+    Schedule alone;
+    SchedulerReport ar;
+    ASSERT_TRUE(
+        succeeded(runScheduler(getScheduler(*winner), p, alone, {}, ar)))
+        << label << ": " << ar.error;
+    EXPECT_EQ(rows(s), rows(alone)) << label;
+  }
+}
