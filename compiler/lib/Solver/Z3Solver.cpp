@@ -84,6 +84,18 @@ SolveStatus toStatus(z3::check_result r) {
   }
 }
 
+/// Runs the query: records its verdict and the resources it used in
+/// `result` (a RingCore or an AssignResult), and gives the model if it is
+/// sat, for the caller to read the answer from.
+template <typename Result>
+std::optional<z3::model> checkInto(z3::solver &s, Result &result) {
+  result.status = toStatus(s.check());
+  result.rlimitUsed = rlimitCount(s);
+  if (result.status != SolveStatus::Sat)
+    return std::nullopt;
+  return s.get_model();
+}
+
 void addExactlyOne(z3::solver &s, z3::expr_vector &v) {
   if (v.size() == 1) {
     s.add(v[0]);
@@ -226,21 +238,19 @@ llvm::FailureOr<RingCore> phasec::solver::solveRingCore(
       }
 
     RingCore result;
-    result.status = toStatus(s.check());
-    result.rlimitUsed = rlimitCount(s);
-    if (result.status != SolveStatus::Sat)
+    std::optional<z3::model> model = checkInto(s, result);
+    if (!model)
       return result;
-    z3::model model = s.get_model();
     result.perms.assign(k, std::vector<int32_t>(k, -1));
     result.minus.assign(k, std::vector<uint8_t>(k, 0));
     for (unsigned p = 0; p < k; ++p)
       for (unsigned a = 0; a < k; ++a)
         for (unsigned b = 0; b < k; ++b) {
-          if (!model.eval(X(p, a, b), true).is_true())
+          if (!model->eval(X(p, a, b), true).is_true())
             continue;
           result.perms[p][a] = static_cast<int32_t>(b);
           if (isTie(q, a, b))
-            result.minus[p][a] = model.eval(m[a * k + b], true).is_true();
+            result.minus[p][a] = model->eval(m[a * k + b], true).is_true();
         }
     return result;
   } catch (const z3::exception &e) {
@@ -323,21 +333,19 @@ llvm::FailureOr<AssignResult> phasec::solver::solvePhaseAssignment(
       }
     }
     AssignResult result;
-    result.status = toStatus(s.check());
-    result.rlimitUsed = rlimitCount(s);
-    if (result.status != SolveStatus::Sat)
+    std::optional<z3::model> model = checkInto(s, result);
+    if (!model)
       return result;
-    z3::model model = s.get_model();
     result.phase.assign(n, -1);
     result.option.assign(n, 0);
     for (unsigned i = 0; i < n; ++i) {
       for (unsigned t = 0; t < T; ++t)
-        if (model.eval(x[static_cast<size_t>(i) * T + t], true).is_true()) {
+        if (model->eval(x[static_cast<size_t>(i) * T + t], true).is_true()) {
           result.phase[i] = static_cast<int32_t>(t);
           break;
         }
       for (unsigned j = 0; j < q.items[i].options.size(); ++j)
-        if (model.eval(o[optBase[i] + j], true).is_true()) {
+        if (model->eval(o[optBase[i] + j], true).is_true()) {
           result.option[i] = static_cast<int32_t>(j);
           break;
         }
