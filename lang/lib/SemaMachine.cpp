@@ -147,16 +147,25 @@ void Sema::overrideMachine(Machine &m) {
   unsigned given = ovSpec.given;
   if (given & TopologySpec::Ranks)
     m.ranksPerNode = d.ranksPerNode;
-  if (given & TopologySpec::LinkBandwidth)
-    m.bandwidth = d.linkBandwidth;
-  if (given & TopologySpec::LLBandwidth)
-    m.llBandwidth = d.llBandwidth;
-  if (given & TopologySpec::LRBandwidth)
-    m.lrBandwidth = d.lrBandwidth;
-  if (given & TopologySpec::DBandwidth)
-    m.dBandwidth = d.dBandwidth;
-  if (given & TopologySpec::Latency)
-    m.latency = d.linkLatency;
+  // The real-valued options, each with the machine field it replaces.
+  static const struct {
+    TopologySpec::Option option;
+    double TopologyDesc::*value;
+    double Machine::*field;
+  } realOverrides[] = {
+      {TopologySpec::LinkBandwidth, &TopologyDesc::linkBandwidth,
+       &Machine::bandwidth},
+      {TopologySpec::LLBandwidth, &TopologyDesc::llBandwidth,
+       &Machine::llBandwidth},
+      {TopologySpec::LRBandwidth, &TopologyDesc::lrBandwidth,
+       &Machine::lrBandwidth},
+      {TopologySpec::DBandwidth, &TopologyDesc::dBandwidth,
+       &Machine::dBandwidth},
+      {TopologySpec::Latency, &TopologyDesc::linkLatency, &Machine::latency},
+  };
+  for (const auto &o : realOverrides)
+    if (given & o.option)
+      m.*o.field = d.*o.value;
   if (given & TopologySpec::Injection)
     m.injectionBandwidth =
         ovSpec.injectionIsLink ? m.bandwidth : d.injectionBandwidth;
