@@ -133,6 +133,23 @@ private:
   bool countIteration(llvm::SMLoc loc);
   OptInt fail(llvm::SMLoc loc, const llvm::Twine &msg);
 
+  /// A new machine, array or operation named and located as its
+  /// declaration `d`; null after reporting that `prev`, an earlier
+  /// definition of the same name, exists. `noun` names the kind in the error.
+  template <typename T, typename Decl>
+  std::unique_ptr<T> newDefinition(const Decl &d, const T *prev,
+                                   llvm::StringRef noun) {
+    if (prev) {
+      diag.error(d.loc, "duplicate " + noun + " '" + d.name + "'");
+      diag.note(prev->loc, "previous definition is here");
+      return nullptr;
+    }
+    auto def = std::make_unique<T>();
+    def->name = d.name;
+    def->loc = d.loc;
+    return def;
+  }
+
   //===------------------------------------------------------------------===//
   // SemaExpr.cpp: expressions, units, constants
   //===------------------------------------------------------------------===//

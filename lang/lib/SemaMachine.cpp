@@ -297,14 +297,9 @@ bool Sema::finishMachine(Machine &m, bool hasRouting,
 void Sema::checkMachines() {
   bool overrideOk = applyTopologyOverride();
   for (const MachineDecl &d : mod.machines) {
-    if (const Machine *prev = prog->lookupMachine(d.name)) {
-      diag.error(d.loc, "duplicate machine '" + d.name + "'");
-      diag.note(prev->loc, "previous definition is here");
+    auto m = newDefinition(d, prog->lookupMachine(d.name), "machine");
+    if (!m)
       continue;
-    }
-    auto m = std::make_unique<Machine>();
-    m->name = d.name;
-    m->loc = d.loc;
     bool ok = overrideOk;
     bool hasRouting = false;
     const Property *routingProp = nullptr;
