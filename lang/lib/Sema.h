@@ -173,6 +173,9 @@ private:
   std::optional<double> evalScaled(const syntax::Value &v, Env &env,
                                    llvm::StringRef what, bool rate);
   OptInt evalPlainInt(const syntax::Value &v, Env &env, llvm::StringRef what);
+  /// A plain integer that must be positive (a count, an rlimit).
+  OptInt evalPositiveInt(const syntax::Value &v, Env &env,
+                         llvm::StringRef what);
   /// The identifier a value names (`barrier`, `rows`), or "" after an error.
   std::string identValue(const syntax::Value &v, llvm::StringRef what);
   void unknownValue(const syntax::Value &v, llvm::StringRef what,

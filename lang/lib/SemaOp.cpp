@@ -386,13 +386,9 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     dir.style = *style;
   }
   if (const Property *p = c.get("rlimit")) {
-    OptInt r = evalPlainInt(p->value, env, "rlimit");
+    OptInt r = evalPositiveInt(p->value, env, "rlimit");
     if (!r)
       return false;
-    if (*r <= 0) {
-      diag.error(p->value.loc, "rlimit must be positive, got " + Twine(*r));
-      return false;
-    }
     dir.rlimit = *r;
   }
 

@@ -83,13 +83,9 @@ bool Sema::checkReduction(OpContext &c) {
     return false;
   op.count = 1;
   if (const Property *p = c.get("count")) {
-    OptInt count = evalPlainInt(p->value, env, "count");
+    OptInt count = evalPositiveInt(p->value, env, "count");
     if (!count)
       return false;
-    if (*count <= 0) {
-      diag.error(p->value.loc, "count must be positive, got " + Twine(*count));
-      return false;
-    }
     op.count = *count;
   }
   bool isFloat = op.elementType == ElementType::F32 ||
