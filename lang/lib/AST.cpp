@@ -70,40 +70,40 @@ uint64_t Operation::numScheduledTransfers() const {
   return n;
 }
 
+/// The first of `items` that `pred` accepts, or null: every lookup of the
+/// program is a linear search over one of its lists.
+template <typename T, typename Pred>
+static const T *findFirst(const std::vector<std::unique_ptr<T>> &items,
+                          Pred pred) {
+  auto it = llvm::find_if(
+      items, [&](const std::unique_ptr<T> &item) { return pred(*item); });
+  return it == items.end() ? nullptr : it->get();
+}
+
 const Machine *Program::lookupMachine(llvm::StringRef name) const {
-  for (const auto &m : machines)
-    if (m->name == name)
-      return m.get();
-  return nullptr;
+  return findFirst(machines, [&](const Machine &m) { return m.name == name; });
 }
 
 const Group *Program::lookupGroup(llvm::StringRef name,
                                   const Machine *machine) const {
-  for (const auto &g : groups)
-    if (g->name == name && (!machine || g->machine == machine))
-      return g.get();
-  return nullptr;
+  return findFirst(groups, [&](const Group &g) {
+    return g.name == name && (!machine || g.machine == machine);
+  });
 }
 
 const Array *Program::lookupArray(llvm::StringRef name) const {
-  for (const auto &a : arrays)
-    if (a->name == name)
-      return a.get();
-  return nullptr;
+  return findFirst(arrays, [&](const Array &a) { return a.name == name; });
 }
 
 const Operation *Program::lookupOperation(llvm::StringRef name) const {
-  for (const auto &o : operations)
-    if (o->name == name)
-      return o.get();
-  return nullptr;
+  return findFirst(operations,
+                   [&](const Operation &o) { return o.name == name; });
 }
 
 const Group *Program::allGroup(const Machine *machine) const {
-  for (const auto &g : groups)
-    if (g->implicitAll && g->machine == machine)
-      return g.get();
-  return nullptr;
+  return findFirst(groups, [&](const Group &g) {
+    return g.implicitAll && g.machine == machine;
+  });
 }
 
 //===----------------------------------------------------------------------===//
