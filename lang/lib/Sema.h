@@ -46,6 +46,7 @@
 #include "llvm/Support/SMLoc.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -270,6 +271,14 @@ private:
   bool checkReduction(OpContext &c);
   bool checkAnyAll(OpContext &c);
   bool checkWaitvec(OpContext &c);
+  /// Whether the operation's n x n size matrix is within the limit; reports
+  /// the group if not (`quoteLimit`: the message names the limit).
+  bool sizeMatrixFits(const OpContext &c, bool quoteLimit);
+  /// Binds the variables of one iteration over a group, in place of the
+  /// previous iteration's, after counting it against the budget.
+  bool bindIteration(
+      Env &env, llvm::SMLoc loc,
+      std::initializer_list<std::pair<llvm::StringRef, int64_t>> vars);
   bool checkPutget(OpContext &c);
   bool checkAlltoallv(OpContext &c);
   bool checkTranspose(OpContext &c);
