@@ -7,6 +7,7 @@
 #ifndef PHASEC_TEST_UNIT_TESTUTIL_H
 #define PHASEC_TEST_UNIT_TESTUTIL_H
 
+#include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/Problem.h"
 #include "phasec/Topology/Topology.h"
@@ -40,6 +41,16 @@ inline TransferSet alltoall(const Topology &t, int64_t block) {
   auto set = c.lower(error);
   EXPECT_TRUE(succeeded(set)) << error;
   return std::move(*set);
+}
+
+/// Runs the greedy baseline on `p` into `s`, for ASSERT_TRUE: a failure
+/// carries the scheduler's error.
+inline testing::AssertionResult scheduleGreedily(const Problem &p,
+                                                 Schedule &s) {
+  std::string error;
+  if (succeeded(scheduleGreedy(p, s, error)))
+    return testing::AssertionSuccess();
+  return testing::AssertionFailure() << error;
 }
 
 /// The messages of all violations, for failure output.
