@@ -61,6 +61,15 @@ inline std::string describe(llvm::ArrayRef<ScheduleViolation> vs) {
   return out;
 }
 
+/// Whether `p` accepts `s` (Problem::verify), for EXPECT_TRUE: a failure
+/// lists the violations.
+inline testing::AssertionResult verifies(const Problem &p, const Schedule &s) {
+  llvm::SmallVector<ScheduleViolation> vs;
+  if (succeeded(p.verify(s, vs)))
+    return testing::AssertionSuccess();
+  return testing::AssertionFailure() << describe(vs);
+}
+
 } // namespace phasec::test
 
 #endif // PHASEC_TEST_UNIT_TESTUTIL_H

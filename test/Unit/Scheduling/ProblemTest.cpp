@@ -71,8 +71,7 @@ TEST(Problem, VerifyAcceptsCorrectSchedule) {
   Problem p(t, alltoall(t, 1));
   Schedule s = handSchedule();
   s.bound.time = 3;
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+  EXPECT_TRUE(verifies(p, s));
   // Every phase moves one byte over its busiest links.
   EXPECT_DOUBLE_EQ(p.costModel().time(s), 4);
   EXPECT_EQ(s.numTransfers(), 12u);
@@ -109,8 +108,7 @@ TEST(Problem, SameSourceMayShareALink) {
   Problem p(t, TransferSet({{0, 1, 1}, {0, 2, 1}}));
   Schedule s;
   s.phases.push_back({{{0, 1, 1}, {0, 2, 1}}});
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+  EXPECT_TRUE(verifies(p, s));
   // Link 0->1 carries 2 bytes in that phase.
   EXPECT_DOUBLE_EQ(p.costModel().time(s), 2);
 }
@@ -140,8 +138,7 @@ TEST(Problem, SplittingAPairIsAllowed) {
   Schedule s;
   s.phases.push_back({{{0, 2, 4}}});
   s.phases.push_back({{{0, 2, 6}}});
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+  EXPECT_TRUE(verifies(p, s));
   EXPECT_DOUBLE_EQ(p.costModel().time(s), 10);
 }
 
@@ -191,8 +188,7 @@ TEST(Problem, PercsTimeUsesLinkClasses) {
   Problem p(t, TransferSet({{0, 1, 24000}, {0, 2, 5000}}));
   Schedule s;
   s.phases.push_back({{{0, 1, 24000}, {0, 2, 5000}}});
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+  EXPECT_TRUE(verifies(p, s));
   // LL: 24000 / 24e9 = 1e-6; LR: 5000 / 5e9 = 1e-6.
   EXPECT_NEAR(p.costModel().time(s), 1e-6, 1e-18);
 }

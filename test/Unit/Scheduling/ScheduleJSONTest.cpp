@@ -77,8 +77,7 @@ TEST(ScheduleJSON, TorusWithTiesPassesChecker) {
     TieMask m = t.tieMask(t.nodeOfRank(d.src), t.nodeOfRank(d.dst));
     alt.phases.push_back({{{d.src, d.dst, d.bytes, m}}});
   }
-  llvm::SmallVector<ScheduleViolation> vs;
-  ASSERT_TRUE(succeeded(p.verify(alt, vs))) << describe(vs);
+  ASSERT_TRUE(verifies(p, alt));
   std::string text = write(p, alt, {"aapc", "alltoall"});
 
   auto doc = llvm::json::parse(text);
@@ -294,8 +293,7 @@ TEST(ScheduleJSON, ReadBackRoundTrips) {
     auto topo = Topology::create(doc.topology, error);
     ASSERT_TRUE(succeeded(topo)) << error;
     Problem again(*topo, doc.transfers);
-    llvm::SmallVector<ScheduleViolation> vs;
-    EXPECT_TRUE(succeeded(again.verify(doc.schedule, vs))) << describe(vs);
+    EXPECT_TRUE(verifies(again, doc.schedule));
   }
 }
 
