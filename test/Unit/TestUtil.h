@@ -70,6 +70,14 @@ inline testing::AssertionResult verifies(const Problem &p, const Schedule &s) {
   return testing::AssertionFailure() << describe(vs);
 }
 
+/// The violations Problem::verify reports for `s`, which it must reject.
+inline llvm::SmallVector<ScheduleViolation> violations(const Problem &p,
+                                                       const Schedule &s) {
+  llvm::SmallVector<ScheduleViolation> vs;
+  EXPECT_TRUE(failed(p.verify(s, vs)));
+  return vs;
+}
+
 } // namespace phasec::test
 
 #endif // PHASEC_TEST_UNIT_TESTUTIL_H

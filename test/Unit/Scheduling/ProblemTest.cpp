@@ -87,8 +87,7 @@ TEST(Problem, VerifyCatchesCongestion) {
   std::swap(s.phases[2].transfers[0], s.phases[3].transfers[1]);
   // Phase 2 now: 3->1 (-: 3->2, 2->1), 2->0 (+: 2->3, 3->0). Phase 3: 1->3
   // (+: 1->2, 2->3), 0->2 (+: 0->1, 1->2).
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(failed(p.verify(s, vs)));
+  llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 1u) << describe(vs);
   EXPECT_EQ(vs[0].kind, ScheduleViolation::Congestion);
   EXPECT_EQ(vs[0].phase, 3);
@@ -119,8 +118,7 @@ TEST(Problem, VerifyCatchesIncompleteAndDuplicate) {
   Schedule s = handSchedule();
   s.phases[0].transfers.pop_back();                          // 3 -> 0 lost
   s.phases[1].transfers.push_back(s.phases[1].transfers[0]); // 1 -> 0 twice
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(failed(p.verify(s, vs)));
+  llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 2u) << describe(vs);
   EXPECT_EQ(vs[0].kind, ScheduleViolation::Duplicate);
   EXPECT_EQ(vs[0].src, 1);
@@ -149,8 +147,7 @@ TEST(Problem, VerifyCatchesBadTransfersRoutesAndBounds) {
   s.phases.push_back({{{0, 1, 1, 1}}}); // distance 1: no tie to choose
   s.phases.push_back({{{0, 2, 1, 1}, {1, 3, 1}, {0, 9, 1}}});
   s.bound.time = 100;
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(failed(p.verify(s, vs)));
+  llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 4u) << describe(vs);
   EXPECT_EQ(vs[0].kind, ScheduleViolation::BadRoute);
   EXPECT_EQ(vs[0].phase, 0);
@@ -176,8 +173,7 @@ TEST(Problem, VerifyOnAnInvalidProblemDoesNotCrash) {
   EXPECT_TRUE(failed(p.check(error)));
   Schedule s;
   s.phases.push_back({{{0, 1, 1}, {0, 3, 1}}});
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(failed(p.verify(s, vs)));
+  llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 1u) << describe(vs);
   EXPECT_EQ(vs[0].kind, ScheduleViolation::Incomplete);
   EXPECT_EQ(vs[0].dst, 9);
