@@ -33,14 +33,30 @@ inline std::vector<RankId> allRanks(const Topology &t) {
   return g;
 }
 
-inline TransferSet alltoall(const Topology &t, int64_t block) {
-  std::string error;
+/// A `kind` collective over every rank of `t`, for the test to complete.
+inline Collective collectiveOver(const Topology &t, CollectiveKind kind) {
   Collective c;
+  c.kind = kind;
   c.group = allRanks(t);
-  c.blockBytes = block;
+  return c;
+}
+
+/// Lowers `c` into `out`, for ASSERT_TRUE: a failure carries the error.
+inline testing::AssertionResult lowers(const Collective &c, TransferSet &out) {
+  std::string error;
   auto set = c.lower(error);
-  EXPECT_TRUE(succeeded(set)) << error;
-  return std::move(*set);
+  if (failed(set))
+    return testing::AssertionFailure() << error;
+  out = std::move(*set);
+  return testing::AssertionSuccess();
+}
+
+inline TransferSet alltoall(const Topology &t, int64_t block) {
+  Collective c = collectiveOver(t, CollectiveKind::Alltoall);
+  c.blockBytes = block;
+  TransferSet set;
+  EXPECT_TRUE(lowers(c, set));
+  return set;
 }
 
 /// Runs the greedy baseline on `p` into `s`, for ASSERT_TRUE: a failure

@@ -157,15 +157,12 @@ TEST(ScheduleJSON, BaselinesOfManyMachinesPassChecker) {
 
 TEST(ScheduleJSON, PartialOperationsAreWrittenAsPermute) {
   Topology t = makeTopology("torus:4x4");
-  std::string error;
-  Collective gather;
-  gather.kind = CollectiveKind::Gather;
-  gather.group = allRanks(t);
+  Collective gather = collectiveOver(t, CollectiveKind::Gather);
   gather.root = 5;
   gather.blockBytes = 64;
-  auto g = gather.lower(error);
-  ASSERT_TRUE(succeeded(g)) << error;
-  Problem p(t, *g);
+  TransferSet traffic;
+  ASSERT_TRUE(lowers(gather, traffic));
+  Problem p(t, traffic);
   Schedule s;
   ASSERT_TRUE(scheduleGreedily(p, s));
   std::string text = write(p, s, {"collect", "gather"});
