@@ -70,40 +70,40 @@ uint64_t Operation::numScheduledTransfers() const {
   return n;
 }
 
+/// The first of `items` that `pred` accepts, or null: every lookup of the
+/// program is a linear search over one of its lists.
+template <typename T, typename Pred>
+static const T *findFirst(const std::vector<std::unique_ptr<T>> &items,
+                          Pred pred) {
+  auto it = llvm::find_if(
+      items, [&](const std::unique_ptr<T> &item) { return pred(*item); });
+  return it == items.end() ? nullptr : it->get();
+}
+
 const Machine *Program::lookupMachine(llvm::StringRef name) const {
-  for (const auto &m : machines)
-    if (m->name == name)
-      return m.get();
-  return nullptr;
+  return findFirst(machines, [&](const Machine &m) { return m.name == name; });
 }
 
 const Group *Program::lookupGroup(llvm::StringRef name,
                                   const Machine *machine) const {
-  for (const auto &g : groups)
-    if (g->name == name && (!machine || g->machine == machine))
-      return g.get();
-  return nullptr;
+  return findFirst(groups, [&](const Group &g) {
+    return g.name == name && (!machine || g.machine == machine);
+  });
 }
 
 const Array *Program::lookupArray(llvm::StringRef name) const {
-  for (const auto &a : arrays)
-    if (a->name == name)
-      return a.get();
-  return nullptr;
+  return findFirst(arrays, [&](const Array &a) { return a.name == name; });
 }
 
 const Operation *Program::lookupOperation(llvm::StringRef name) const {
-  for (const auto &o : operations)
-    if (o->name == name)
-      return o.get();
-  return nullptr;
+  return findFirst(operations,
+                   [&](const Operation &o) { return o.name == name; });
 }
 
 const Group *Program::allGroup(const Machine *machine) const {
-  for (const auto &g : groups)
-    if (g->implicitAll && g->machine == machine)
-      return g.get();
-  return nullptr;
+  return findFirst(groups, [&](const Group &g) {
+    return g.implicitAll && g.machine == machine;
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -112,7 +112,12 @@ const Group *Program::allGroup(const Machine *machine) const {
 
 namespace {
 
-void printReal(llvm::raw_ostream &os, double v) { os << llvm::format("%g", v); }
+/// One line of a machine's dump for a real-valued property:
+/// `  key = value unit`.
+void printRealProperty(llvm::raw_ostream &os, llvm::StringRef key, double v,
+                       llvm::StringRef unit) {
+  os << "  " << key << " = " << llvm::format("%g", v) << ' ' << unit << '\n';
+}
 
 template <typename T>
 void printList(llvm::raw_ostream &os, const std::vector<T> &items,
@@ -154,47 +159,33 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
        << " ranks\n";
     os << "  ranks_per_node = " << m->ranksPerNode << "\n";
     if (m->kind == TopologyKind::Percs) {
-      os << "  bandwidth.LL = ";
-      printReal(os, m->llBandwidth);
-      os << " B/s\n  bandwidth.LR = ";
-      printReal(os, m->lrBandwidth);
-      os << " B/s\n  bandwidth.D = ";
-      printReal(os, m->dBandwidth);
-      os << " B/s\n  latency.LL = ";
-      printReal(os, m->llLatency);
-      os << " s\n  latency.LR = ";
-      printReal(os, m->lrLatency);
-      os << " s\n  latency.D = ";
-      printReal(os, m->dLatency);
-      os << " s\n";
+      printRealProperty(os, "bandwidth.LL", m->llBandwidth, "B/s");
+      printRealProperty(os, "bandwidth.LR", m->lrBandwidth, "B/s");
+      printRealProperty(os, "bandwidth.D", m->dBandwidth, "B/s");
+      printRealProperty(os, "latency.LL", m->llLatency, "s");
+      printRealProperty(os, "latency.LR", m->lrLatency, "s");
+      printRealProperty(os, "latency.D", m->dLatency, "s");
     } else {
-      os << "  bandwidth = ";
-      printReal(os, m->bandwidth);
-      os << " B/s\n  latency = ";
-      printReal(os, m->latency);
-      os << " s\n";
+      printRealProperty(os, "bandwidth", m->bandwidth, "B/s");
+      printRealProperty(os, "latency", m->latency, "s");
     }
-    os << "  injection = ";
-    if (m->injectionBandwidth > 0) {
-      printReal(os, m->injectionBandwidth);
-      os << " B/s\n";
-    } else {
-      os << "unlimited\n";
-    }
+    if (m->injectionBandwidth > 0)
+      printRealProperty(os, "injection", m->injectionBandwidth, "B/s");
+    else
+      os << "  injection = unlimited\n";
     os << "  routing = " << stringifyRouting(m->routing);
     if (m->routing == Routing::DimensionOrder) {
       os << '(';
       llvm::interleaveComma(m->dimOrder, os);
       os << ')';
     }
-    os << "\n  setup_cost = ";
-    printReal(os, m->cost.setupCost);
-    os << " s\n  packet_length = " << m->cost.packetLength
-       << " B\n  copy_rate.contiguous = ";
-    printReal(os, m->cost.copyRateContiguous);
-    os << " B/s\n  copy_rate.strided = ";
-    printReal(os, m->cost.copyRateStrided);
-    os << " B/s\n}\n";
+    os << '\n';
+    printRealProperty(os, "setup_cost", m->cost.setupCost, "s");
+    os << "  packet_length = " << m->cost.packetLength << " B\n";
+    printRealProperty(os, "copy_rate.contiguous", m->cost.copyRateContiguous,
+                      "B/s");
+    printRealProperty(os, "copy_rate.strided", m->cost.copyRateStrided, "B/s");
+    os << "}\n";
   }
   for (const auto &g : groups) {
     os << "group " << groupName(g.get()) << " over "

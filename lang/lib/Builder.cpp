@@ -154,6 +154,12 @@ public:
   static std::string text(antlr4::tree::TerminalNode *node) {
     return node ? node->getText() : std::string();
   }
+  /// A token's text and where it stands: most declaration fields keep both.
+  template <typename Node>
+  void take(Node *node, std::string &out, llvm::SMLoc &at) {
+    out = text(node);
+    at = loc(node);
+  }
 
   void build(SchedParser::FileContext *file, Module &module) {
     for (SchedParser::ItemContext *item : file->item()) {
@@ -161,14 +167,12 @@ public:
         continue;
       if (auto *c = item->constDecl()) {
         ConstDecl d;
-        d.name = text(c->ID());
-        d.loc = loc(c->ID());
+        take(c->ID(), d.name, d.loc);
         d.value = value(c->value());
         module.constants.push_back(std::move(d));
       } else if (auto *m = item->machineDecl()) {
         MachineDecl d;
-        d.name = text(m->ID());
-        d.loc = loc(m->ID());
+        take(m->ID(), d.name, d.loc);
         for (auto *p : m->property())
           d.props.push_back(property(p));
         module.machines.push_back(std::move(d));
@@ -226,17 +230,14 @@ private:
 
   GroupDecl group(SchedParser::GroupDeclContext *g) {
     GroupDecl d;
-    d.name = text(g->ID(0));
-    d.loc = loc(g->ID(0));
+    take(g->ID(0), d.name, d.loc);
     if (g->machine) {
-      d.machine = text(g->machine);
-      d.machineLoc = loc(g->machine);
+      take(g->machine, d.machine, d.machineLoc);
     }
     auto *set = g->groupSet();
     if (!set)
       return d;
-    d.setKind = text(set->kind);
-    d.setKindLoc = loc(set->kind);
+    take(set->kind, d.setKind, d.setKindLoc);
     if (auto *list = set->exprList()) {
       d.hasList = true;
       for (auto *e : list->expr())
@@ -262,25 +263,20 @@ private:
 
   ArrayDecl array(SchedParser::ArrayDeclContext *a) {
     ArrayDecl d;
-    d.name = text(a->name);
-    d.loc = loc(a->name);
-    d.type = text(a->type);
-    d.typeLoc = loc(a->type);
+    take(a->name, d.name, d.loc);
+    take(a->type, d.type, d.typeLoc);
     if (auto *list = a->exprList())
       for (auto *e : list->expr())
         d.shape.push_back(expr(e));
-    d.dist = text(a->dist);
-    d.distLoc = loc(a->dist);
+    take(a->dist, d.dist, d.distLoc);
     d.over = target(a->target());
     return d;
   }
 
   OpDecl op(SchedParser::OpDeclContext *o) {
     OpDecl d;
-    d.kind = text(o->kind);
-    d.kindLoc = loc(o->kind);
-    d.name = text(o->name);
-    d.loc = loc(o->name);
+    take(o->kind, d.kind, d.kindLoc);
+    take(o->name, d.name, d.loc);
     d.on = target(o->target());
     for (auto *item : o->opItem()) {
       if (!item)

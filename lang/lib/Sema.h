@@ -46,6 +46,7 @@
 #include "llvm/Support/SMLoc.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -133,6 +134,23 @@ private:
   bool countIteration(llvm::SMLoc loc);
   OptInt fail(llvm::SMLoc loc, const llvm::Twine &msg);
 
+  /// A new machine, array or operation named and located as its
+  /// declaration `d`; null after reporting that `prev`, an earlier
+  /// definition of the same name, exists. `noun` names the kind in the error.
+  template <typename T, typename Decl>
+  std::unique_ptr<T> newDefinition(const Decl &d, const T *prev,
+                                   llvm::StringRef noun) {
+    if (prev) {
+      diag.error(d.loc, "duplicate " + noun + " '" + d.name + "'");
+      diag.note(prev->loc, "previous definition is here");
+      return nullptr;
+    }
+    auto def = std::make_unique<T>();
+    def->name = d.name;
+    def->loc = d.loc;
+    return def;
+  }
+
   //===------------------------------------------------------------------===//
   // SemaExpr.cpp: expressions, units, constants
   //===------------------------------------------------------------------===//
@@ -156,6 +174,9 @@ private:
   std::optional<double> evalScaled(const syntax::Value &v, Env &env,
                                    llvm::StringRef what, bool rate);
   OptInt evalPlainInt(const syntax::Value &v, Env &env, llvm::StringRef what);
+  /// A plain integer that must be positive (a count, an rlimit).
+  OptInt evalPositiveInt(const syntax::Value &v, Env &env,
+                         llvm::StringRef what);
   /// The identifier a value names (`barrier`, `rows`), or "" after an error.
   std::string identValue(const syntax::Value &v, llvm::StringRef what);
   void unknownValue(const syntax::Value &v, llvm::StringRef what,
@@ -250,6 +271,14 @@ private:
   bool checkReduction(OpContext &c);
   bool checkAnyAll(OpContext &c);
   bool checkWaitvec(OpContext &c);
+  /// Whether the operation's n x n size matrix is within the limit; reports
+  /// the group if not (`quoteLimit`: the message names the limit).
+  bool sizeMatrixFits(const OpContext &c, bool quoteLimit);
+  /// Binds the variables of one iteration over a group, in place of the
+  /// previous iteration's, after counting it against the budget.
+  bool bindIteration(
+      Env &env, llvm::SMLoc loc,
+      std::initializer_list<std::pair<llvm::StringRef, int64_t>> vars);
   bool checkPutget(OpContext &c);
   bool checkAlltoallv(OpContext &c);
   bool checkTranspose(OpContext &c);

@@ -484,6 +484,13 @@ OptInt Sema::evalPlainInt(const Value &v, Env &env, StringRef what) {
   return evalInt(*v.expr, env);
 }
 
+OptInt Sema::evalPositiveInt(const Value &v, Env &env, StringRef what) {
+  OptInt x = evalPlainInt(v, env, what);
+  if (x && *x <= 0)
+    return fail(v.loc, Twine(what) + " must be positive, got " + Twine(*x));
+  return x;
+}
+
 std::string Sema::identValue(const Value &v, StringRef what) {
   if (!v.expr)
     return "";

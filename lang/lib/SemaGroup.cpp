@@ -265,14 +265,9 @@ const Group *Sema::resolveTarget(const Target &t, const Machine *machineHint,
 
 void Sema::checkArrays() {
   for (const ArrayDecl &d : mod.arrays) {
-    if (const Array *prev = prog->lookupArray(d.name)) {
-      diag.error(d.loc, "duplicate array '" + d.name + "'");
-      diag.note(prev->loc, "previous definition is here");
+    auto a = newDefinition(d, prog->lookupArray(d.name), "array");
+    if (!a)
       continue;
-    }
-    auto a = std::make_unique<Array>();
-    a->name = d.name;
-    a->loc = d.loc;
     bool ok = true;
     std::optional<ElementType> type = symbolizeElementType(d.type);
     if (type) {

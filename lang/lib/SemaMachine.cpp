@@ -147,16 +147,25 @@ void Sema::overrideMachine(Machine &m) {
   unsigned given = ovSpec.given;
   if (given & TopologySpec::Ranks)
     m.ranksPerNode = d.ranksPerNode;
-  if (given & TopologySpec::LinkBandwidth)
-    m.bandwidth = d.linkBandwidth;
-  if (given & TopologySpec::LLBandwidth)
-    m.llBandwidth = d.llBandwidth;
-  if (given & TopologySpec::LRBandwidth)
-    m.lrBandwidth = d.lrBandwidth;
-  if (given & TopologySpec::DBandwidth)
-    m.dBandwidth = d.dBandwidth;
-  if (given & TopologySpec::Latency)
-    m.latency = d.linkLatency;
+  // The real-valued options, each with the machine field it replaces.
+  static const struct {
+    TopologySpec::Option option;
+    double TopologyDesc::*value;
+    double Machine::*field;
+  } realOverrides[] = {
+      {TopologySpec::LinkBandwidth, &TopologyDesc::linkBandwidth,
+       &Machine::bandwidth},
+      {TopologySpec::LLBandwidth, &TopologyDesc::llBandwidth,
+       &Machine::llBandwidth},
+      {TopologySpec::LRBandwidth, &TopologyDesc::lrBandwidth,
+       &Machine::lrBandwidth},
+      {TopologySpec::DBandwidth, &TopologyDesc::dBandwidth,
+       &Machine::dBandwidth},
+      {TopologySpec::Latency, &TopologyDesc::linkLatency, &Machine::latency},
+  };
+  for (const auto &o : realOverrides)
+    if (given & o.option)
+      m.*o.field = d.*o.value;
   if (given & TopologySpec::Injection)
     m.injectionBandwidth =
         ovSpec.injectionIsLink ? m.bandwidth : d.injectionBandwidth;
@@ -288,14 +297,9 @@ bool Sema::finishMachine(Machine &m, bool hasRouting,
 void Sema::checkMachines() {
   bool overrideOk = applyTopologyOverride();
   for (const MachineDecl &d : mod.machines) {
-    if (const Machine *prev = prog->lookupMachine(d.name)) {
-      diag.error(d.loc, "duplicate machine '" + d.name + "'");
-      diag.note(prev->loc, "previous definition is here");
+    auto m = newDefinition(d, prog->lookupMachine(d.name), "machine");
+    if (!m)
       continue;
-    }
-    auto m = std::make_unique<Machine>();
-    m->name = d.name;
-    m->loc = d.loc;
     bool ok = overrideOk;
     bool hasRouting = false;
     const Property *routingProp = nullptr;
@@ -310,16 +314,9 @@ void Sema::checkMachines() {
         ok = false;
         continue;
       }
-      auto setRate = [&](double &field, StringRef what) {
-        auto v = evalScaled(p.value, env, what, /*rate=*/true);
-        if (v)
-          field = *v;
-        else
-          ok = false;
-      };
-      auto setTime = [&](double &field, StringRef what) {
-        auto v = evalScaled(p.value, env, what, /*rate=*/false);
-        if (v)
+      // A rate or a time, with its unit.
+      auto setScaled = [&](double &field, StringRef what, bool rate) {
+        if (std::optional<double> v = evalScaled(p.value, env, what, rate))
           field = *v;
         else
           ok = false;
@@ -327,26 +324,26 @@ void Sema::checkMachines() {
       if (p.key == "topology" && p.sub.empty()) {
         ok &= setTopology(*m, p.value);
       } else if (p.key == "bandwidth" || p.key == "latency") {
+        // The link class's bandwidth or latency, as the key says.
         bool bw = p.key == "bandwidth";
+        auto setLinkClass = [&](double &bandwidth, double &latency) {
+          setScaled(bw ? bandwidth : latency, p.key, /*rate=*/bw);
+        };
         if (p.sub.empty())
-          bw ? setRate(m->bandwidth, "bandwidth")
-             : setTime(m->latency, "latency");
+          setLinkClass(m->bandwidth, m->latency);
         else if (p.sub == "LL")
-          bw ? setRate(m->llBandwidth, "bandwidth")
-             : setTime(m->llLatency, "latency");
+          setLinkClass(m->llBandwidth, m->llLatency);
         else if (p.sub == "LR")
-          bw ? setRate(m->lrBandwidth, "bandwidth")
-             : setTime(m->lrLatency, "latency");
+          setLinkClass(m->lrBandwidth, m->lrLatency);
         else if (p.sub == "D")
-          bw ? setRate(m->dBandwidth, "bandwidth")
-             : setTime(m->dLatency, "latency");
+          setLinkClass(m->dBandwidth, m->dLatency);
         else {
           diag.error(p.loc, "unknown link class '" + p.sub + "'");
           diag.note(p.loc, "valid link classes: LL, LR, D (PERCS)");
           ok = false;
         }
       } else if (p.key == "injection" && p.sub.empty()) {
-        setRate(m->injectionBandwidth, "injection bandwidth");
+        setScaled(m->injectionBandwidth, "injection bandwidth", /*rate=*/true);
       } else if (p.key == "ranks_per_node" && p.sub.empty()) {
         OptInt v = evalPlainInt(p.value, env, "ranks_per_node");
         if (v && (*v <= 0 || *v > opts.maxRanks)) {
@@ -392,7 +389,7 @@ void Sema::checkMachines() {
           ok = false;
         }
       } else if (p.key == "setup_cost" && p.sub.empty()) {
-        setTime(m->cost.setupCost, "setup_cost");
+        setScaled(m->cost.setupCost, "setup_cost", /*rate=*/false);
       } else if (p.key == "packet_length" && p.sub.empty()) {
         OptInt v = evalSize(p.value, env, "packet_length");
         if (v)
@@ -401,9 +398,9 @@ void Sema::checkMachines() {
           ok = false;
       } else if (p.key == "copy_rate" &&
                  (p.sub == "contiguous" || p.sub == "strided")) {
-        setRate(p.sub == "contiguous" ? m->cost.copyRateContiguous
-                                      : m->cost.copyRateStrided,
-                "copy rate");
+        setScaled(p.sub == "contiguous" ? m->cost.copyRateContiguous
+                                        : m->cost.copyRateStrided,
+                  "copy rate", /*rate=*/true);
       } else {
         diag.error(p.loc, "unknown machine property '" + key + "'");
         diag.note(p.loc, "machine properties: topology, bandwidth[.LL|.LR|.D], "

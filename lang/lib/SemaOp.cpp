@@ -114,8 +114,6 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   }
   op.kind = spec->kind;
   op.aggregate = spec->aggregate;
-  op.name = d.name;
-  op.loc = d.loc;
   OpContext c{d, *spec, op};
   bool ok = true;
 
@@ -388,13 +386,9 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     dir.style = *style;
   }
   if (const Property *p = c.get("rlimit")) {
-    OptInt r = evalPlainInt(p->value, env, "rlimit");
+    OptInt r = evalPositiveInt(p->value, env, "rlimit");
     if (!r)
       return false;
-    if (*r <= 0) {
-      diag.error(p->value.loc, "rlimit must be positive, got " + Twine(*r));
-      return false;
-    }
     dir.rlimit = *r;
   }
 
@@ -431,12 +425,9 @@ bool Sema::checkHandWrittenSchedule(OpContext &c) {
 
 void Sema::checkOps() {
   for (const OpDecl &d : mod.ops) {
-    if (const Operation *prev = prog->lookupOperation(d.name)) {
-      diag.error(d.loc, "duplicate operation '" + d.name + "'");
-      diag.note(prev->loc, "previous definition is here");
+    auto op = newDefinition(d, prog->lookupOperation(d.name), "operation");
+    if (!op)
       continue;
-    }
-    auto op = std::make_unique<Operation>();
     unsigned before = diag.numErrors();
     bool ok = checkOp(d, *op);
     if (ok && diag.numErrors() == before)

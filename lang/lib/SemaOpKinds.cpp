@@ -83,13 +83,9 @@ bool Sema::checkReduction(OpContext &c) {
     return false;
   op.count = 1;
   if (const Property *p = c.get("count")) {
-    OptInt count = evalPlainInt(p->value, env, "count");
+    OptInt count = evalPositiveInt(p->value, env, "count");
     if (!count)
       return false;
-    if (*count <= 0) {
-      diag.error(p->value.loc, "count must be positive, got " + Twine(*count));
-      return false;
-    }
     op.count = *count;
   }
   bool isFloat = op.elementType == ElementType::F32 ||
@@ -141,24 +137,41 @@ bool Sema::checkWaitvec(OpContext &c) {
   return true;
 }
 
+bool Sema::sizeMatrixFits(const OpContext &c, bool quoteLimit) {
+  if (c.n * c.n <= opts.maxMatrixEntries)
+    return true;
+  std::string limit =
+      quoteLimit
+          ? (" (limit " + Twine(opts.maxMatrixEntries) + " entries)").str()
+          : "";
+  diag.error(c.decl.loc, "group '" + c.op.group->name + "' of " + Twine(c.n) +
+                             " ranks is too large for a size matrix" + limit);
+  return false;
+}
+
+bool Sema::bindIteration(
+    Env &env, SMLoc loc,
+    std::initializer_list<std::pair<StringRef, int64_t>> vars) {
+  if (!countIteration(loc))
+    return false;
+  env.vars.clear();
+  for (const auto &[name, value] : vars)
+    env.vars.emplace_back(name.str(), value);
+  return true;
+}
+
 bool Sema::checkPutget(OpContext &c) {
-  const OpDecl &d = c.decl;
   Operation &op = c.op;
   Env &env = c.env;
   int64_t n = c.n;
   const Property *p = c.get("source");
-  if (n * n > opts.maxMatrixEntries) {
-    diag.error(d.loc, "group '" + op.group->name + "' of " + Twine(n) +
-                          " ranks is too large for a size matrix");
+  if (!sizeMatrixFits(c, /*quoteLimit=*/false))
     return false;
-  }
   op.sizes.assign(n * n, 0);
   for (int64_t i = 0; i < n; ++i) {
-    if (!countIteration(p->value.loc))
+    if (!bindIteration(env, p->value.loc,
+                       {{"rank", op.group->ranks[i]}, {"index", i}}))
       return false;
-    env.vars.clear();
-    env.vars.emplace_back("rank", op.group->ranks[i]);
-    env.vars.emplace_back("index", i);
     OptInt s = evalPlainInt(p->value, env, "source");
     if (!s)
       return false;
@@ -179,17 +192,12 @@ bool Sema::checkPutget(OpContext &c) {
 }
 
 bool Sema::checkAlltoallv(OpContext &c) {
-  const OpDecl &d = c.decl;
   Operation &op = c.op;
   Env &env = c.env;
   int64_t n = c.n;
   const Property *p = c.get("sizes");
-  if (n * n > opts.maxMatrixEntries) {
-    diag.error(d.loc, "group '" + op.group->name + "' of " + Twine(n) +
-                          " ranks is too large for a size matrix (limit " +
-                          Twine(opts.maxMatrixEntries) + " entries)");
+  if (!sizeMatrixFits(c, /*quoteLimit=*/true))
     return false;
-  }
   auto *call = llvm::dyn_cast_or_null<CallExpr>(p->value.expr.get());
   if (call && call->callee == "file") {
     auto *file = call->args.size() == 1
@@ -212,13 +220,12 @@ bool Sema::checkAlltoallv(OpContext &c) {
     op.sizes.assign(n * n, 0);
     for (int64_t si = 0; si < n; ++si)
       for (int64_t di = 0; di < n; ++di) {
-        if (!countIteration(p->value.loc))
+        if (!bindIteration(env, p->value.loc,
+                           {{"src", op.group->ranks[si]},
+                            {"dst", op.group->ranks[di]},
+                            {"src_index", si},
+                            {"dst_index", di}}))
           return false;
-        env.vars.clear();
-        env.vars.emplace_back("src", op.group->ranks[si]);
-        env.vars.emplace_back("dst", op.group->ranks[di]);
-        env.vars.emplace_back("src_index", si);
-        env.vars.emplace_back("dst_index", di);
         OptInt s = evalSize(p->value, env, "size", /*allowZero=*/true);
         if (!s)
           return false;

@@ -7,6 +7,7 @@
 #ifndef PHASEC_TEST_UNIT_TESTUTIL_H
 #define PHASEC_TEST_UNIT_TESTUTIL_H
 
+#include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/Problem.h"
 #include "phasec/Topology/Topology.h"
@@ -32,14 +33,40 @@ inline std::vector<RankId> allRanks(const Topology &t) {
   return g;
 }
 
-inline TransferSet alltoall(const Topology &t, int64_t block) {
-  std::string error;
+/// A `kind` collective over every rank of `t`, for the test to complete.
+inline Collective collectiveOver(const Topology &t, CollectiveKind kind) {
   Collective c;
+  c.kind = kind;
   c.group = allRanks(t);
-  c.blockBytes = block;
+  return c;
+}
+
+/// Lowers `c` into `out`, for ASSERT_TRUE: a failure carries the error.
+inline testing::AssertionResult lowers(const Collective &c, TransferSet &out) {
+  std::string error;
   auto set = c.lower(error);
-  EXPECT_TRUE(succeeded(set)) << error;
-  return std::move(*set);
+  if (failed(set))
+    return testing::AssertionFailure() << error;
+  out = std::move(*set);
+  return testing::AssertionSuccess();
+}
+
+inline TransferSet alltoall(const Topology &t, int64_t block) {
+  Collective c = collectiveOver(t, CollectiveKind::Alltoall);
+  c.blockBytes = block;
+  TransferSet set;
+  EXPECT_TRUE(lowers(c, set));
+  return set;
+}
+
+/// Runs the greedy baseline on `p` into `s`, for ASSERT_TRUE: a failure
+/// carries the scheduler's error.
+inline testing::AssertionResult scheduleGreedily(const Problem &p,
+                                                 Schedule &s) {
+  std::string error;
+  if (succeeded(scheduleGreedy(p, s, error)))
+    return testing::AssertionSuccess();
+  return testing::AssertionFailure() << error;
 }
 
 /// The messages of all violations, for failure output.
@@ -48,6 +75,23 @@ inline std::string describe(llvm::ArrayRef<ScheduleViolation> vs) {
   for (const ScheduleViolation &v : vs)
     out += v.message + "\n";
   return out;
+}
+
+/// Whether `p` accepts `s` (Problem::verify), for EXPECT_TRUE: a failure
+/// lists the violations.
+inline testing::AssertionResult verifies(const Problem &p, const Schedule &s) {
+  llvm::SmallVector<ScheduleViolation> vs;
+  if (succeeded(p.verify(s, vs)))
+    return testing::AssertionSuccess();
+  return testing::AssertionFailure() << describe(vs);
+}
+
+/// The violations Problem::verify reports for `s`, which it must reject.
+inline llvm::SmallVector<ScheduleViolation> violations(const Problem &p,
+                                                       const Schedule &s) {
+  llvm::SmallVector<ScheduleViolation> vs;
+  EXPECT_TRUE(failed(p.verify(s, vs)));
+  return vs;
 }
 
 } // namespace phasec::test

@@ -43,6 +43,24 @@ static bool parseDouble(StringRef text, double &out) {
   return end == s.c_str() + s.size();
 }
 
+namespace {
+/// An option that sets one real-valued field of the description: the
+/// bandwidths and the latency parse and record alike.
+struct RealOption {
+  StringRef key;
+  double TopologyDesc::*field;
+  TopologySpec::Option flag;
+};
+} // namespace
+
+static const RealOption realOptions[] = {
+    {"bw", &TopologyDesc::linkBandwidth, TopologySpec::LinkBandwidth},
+    {"ll", &TopologyDesc::llBandwidth, TopologySpec::LLBandwidth},
+    {"lr", &TopologyDesc::lrBandwidth, TopologySpec::LRBandwidth},
+    {"d", &TopologyDesc::dBandwidth, TopologySpec::DBandwidth},
+    {"latency", &TopologyDesc::linkLatency, TopologySpec::Latency},
+};
+
 FailureOr<TopologyDesc> TopologyDesc::parse(StringRef spec,
                                             std::string &error) {
   FailureOr<TopologySpec> parsed = TopologySpec::parse(spec, error);
@@ -135,6 +153,8 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
       error = ("bad value '" + value + "' for '" + key + "'").str();
       return failure();
     };
+    const RealOption *real = llvm::find_if(
+        realOptions, [&](const RealOption &o) { return o.key == key; });
     if (key == "supernodes" || key == "drawers" || key == "nodes" ||
         key == "ranks") {
       if (!parseInt(value, iv))
@@ -151,26 +171,11 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
         desc.drawers = iv;
       else
         desc.nodesPerDrawer = iv;
-    } else if (key == "bw" || key == "ll" || key == "lr" || key == "d" ||
-               key == "latency") {
+    } else if (real != std::end(realOptions)) {
       if (!parseDouble(value, dv))
         return badValue();
-      if (key == "bw") {
-        desc.linkBandwidth = dv;
-        result.given |= LinkBandwidth;
-      } else if (key == "ll") {
-        desc.llBandwidth = dv;
-        result.given |= LLBandwidth;
-      } else if (key == "lr") {
-        desc.lrBandwidth = dv;
-        result.given |= LRBandwidth;
-      } else if (key == "d") {
-        desc.dBandwidth = dv;
-        result.given |= DBandwidth;
-      } else {
-        desc.linkLatency = dv;
-        result.given |= Latency;
-      }
+      desc.*real->field = dv;
+      result.given |= real->flag;
     } else if (key == "injection") {
       result.given |= Injection;
       result.injectionIsLink = value == "link";

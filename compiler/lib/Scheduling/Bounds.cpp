@@ -29,6 +29,23 @@ struct Candidate {
 };
 } // namespace
 
+/// Calls `f(demand, srcNode, dstNode)` for every demand of `problem` whose
+/// ranks sit on different nodes, in the demands' order (sorted by source).
+/// Only those load links or ports; a rank out of range is Problem::check()'s
+/// to reject, so the bounds pass over it.
+template <typename F>
+static void forEachInterNodeDemand(const Problem &problem, F f) {
+  const Topology &topo = problem.topology();
+  const int64_t numRanks = topo.numRanks();
+  for (const Demand &d : problem.transfers()) {
+    if (d.src < 0 || d.dst < 0 || d.src >= numRanks || d.dst >= numRanks)
+      continue;
+    NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
+    if (s != t)
+      f(d, s, t);
+  }
+}
+
 /// Forced per-link load, and for tori the tie bytes per tie segment, keyed
 /// dim * numNodes + (the node where the segment starts).
 static void computeLoads(const Problem &problem, std::vector<double> &load,
@@ -54,20 +71,14 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
     }
   };
   llvm::SmallVector<LinkId, 64> route;
-  const int64_t numRanks = topo.numRanks();
-  for (const Demand &d : problem.transfers()) {
-    if (d.src < 0 || d.dst < 0 || d.src >= numRanks || d.dst >= numRanks)
-      continue; // rejected by Problem::check()
-    NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
-    if (s == t)
-      continue;
+  forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
     double bytes = static_cast<double>(d.bytes);
     TieMask mask = topo.tieMask(s, t);
     topo.route(s, t, 0, route);
     if (!mask) {
       for (LinkId l : route)
         addForced(l, bytes, d.src);
-      continue;
+      return;
     }
     TieMask seen = 0;
     for (LinkId l : route) {
@@ -86,7 +97,7 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
         (*ringTies)[dim * topo.numNodes() + u] += bytes;
       }
     }
-  }
+  });
 }
 
 std::vector<double> phasec::forcedLinkLoad(const Problem &problem) {
@@ -187,16 +198,10 @@ static Candidate injectionCandidate(const Problem &problem) {
   if (bw <= 0)
     return best;
   std::vector<double> sent(topo.numNodes(), 0.0), recv(topo.numNodes(), 0.0);
-  const int64_t numRanks = topo.numRanks();
-  for (const Demand &d : problem.transfers()) {
-    if (d.src < 0 || d.dst < 0 || d.src >= numRanks || d.dst >= numRanks)
-      continue; // rejected by Problem::check()
-    NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
-    if (s == t)
-      continue;
+  forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
     sent[s] += static_cast<double>(d.bytes);
     recv[t] += static_cast<double>(d.bytes);
-  }
+  });
   NodeId worst = -1;
   bool isSend = true;
   double most = 0;
@@ -274,14 +279,8 @@ static void phaseCountBound(const Problem &problem,
   std::vector<int32_t> senders(topo.numNodes(), 0),
       receivedFrom(topo.numNodes(), 0);
   std::vector<RankId> lastSource(topo.numNodes(), -1);
-  const int64_t numRanks = topo.numRanks();
   RankId lastSender = -1;
-  for (const Demand &d : transfers) {
-    if (d.src < 0 || d.dst < 0 || d.src >= numRanks || d.dst >= numRanks)
-      continue; // rejected by Problem::check()
-    NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
-    if (s == t)
-      continue;
+  forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
     if (lastSender != d.src) {
       lastSender = d.src;
       ++senders[s];
@@ -290,7 +289,7 @@ static void phaseCountBound(const Problem &problem,
       lastSource[t] = d.src;
       ++receivedFrom[t];
     }
-  }
+  });
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   for (NodeId n = 0; n < topo.numNodes(); ++n) {
     if (senders[n] > 0 && outDegree[n] > 0)

@@ -215,6 +215,17 @@ Problem::verify(const Schedule &schedule,
     if (!full())
       violations.push_back(std::move(v));
   };
+  // Every violation about one transfer names its phase, its index and its
+  // pair the same way.
+  auto transferViolation = [](ScheduleViolation::Kind kind, size_t phase,
+                              size_t index, const Transfer &t) {
+    ScheduleViolation v{kind};
+    v.phase = phase;
+    v.transferA = index;
+    v.src = t.src;
+    v.dst = t.dst;
+    return v;
+  };
 
   // Row index: demands of source s are demands[rowStart[s], rowStart[s+1]).
   std::vector<int64_t> rowStart(numRanks + 1, 0);
@@ -257,11 +268,8 @@ Problem::verify(const Schedule &schedule,
       const Transfer &t = ts[i];
       if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
           t.bytes <= 0) {
-        ScheduleViolation v{ScheduleViolation::BadTransfer};
-        v.phase = p;
-        v.transferA = i;
-        v.src = t.src;
-        v.dst = t.dst;
+        ScheduleViolation v =
+            transferViolation(ScheduleViolation::BadTransfer, p, i, t);
         v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}, {4} "
                                   "bytes): {5}",
                                   p, i, t.src, t.dst, t.bytes,
@@ -277,11 +285,8 @@ Problem::verify(const Schedule &schedule,
       NodeId sn = topo.nodeOfRank(t.src), dn = topo.nodeOfRank(t.dst);
       TieMask allowed = topo.tieMask(sn, dn);
       if (t.ties & ~allowed) {
-        ScheduleViolation v{ScheduleViolation::BadRoute};
-        v.phase = p;
-        v.transferA = i;
-        v.src = t.src;
-        v.dst = t.dst;
+        ScheduleViolation v =
+            transferViolation(ScheduleViolation::BadRoute, p, i, t);
         v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}) takes "
                                   "the longer way round (tie mask {4:x} where "
                                   "only {5:x} has a tie)",
@@ -291,11 +296,8 @@ Problem::verify(const Schedule &schedule,
       }
       int64_t di = findDemand(t.src, t.dst);
       if (di < 0) {
-        ScheduleViolation v{ScheduleViolation::Unrequested};
-        v.phase = p;
-        v.transferA = i;
-        v.src = t.src;
-        v.dst = t.dst;
+        ScheduleViolation v =
+            transferViolation(ScheduleViolation::Unrequested, p, i, t);
         v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}) "
                                   "delivers {4} bytes nobody asked for",
                                   p, i, t.src, t.dst, t.bytes)
@@ -317,13 +319,11 @@ Problem::verify(const Schedule &schedule,
         if (owner[l] == t.src)
           continue;
         const Transfer &a = ts[ownerIndex[l]];
-        ScheduleViolation v{ScheduleViolation::Congestion};
-        v.phase = p;
+        ScheduleViolation v =
+            transferViolation(ScheduleViolation::Congestion, p, i, t);
         v.link = l;
         v.transferA = ownerIndex[l];
         v.transferB = i;
-        v.src = t.src;
-        v.dst = t.dst;
         v.message =
             llvm::formatv("phase {0}: link {1} carries source ranks {2} "
                           "(transfer {3}: {2} -> {4}) and {5} (transfer {6}: "

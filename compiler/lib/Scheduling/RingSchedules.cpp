@@ -38,37 +38,6 @@ namespace {
 /// cache files are never used.
 constexpr unsigned kRingCoreVersion = 1;
 
-/// Links of a ring / line of k: node * 2 + (step < 0).
-void ringLinks(unsigned k, bool wrap, bool two, unsigned a, unsigned b,
-               bool minus, llvm::SmallVectorImpl<unsigned> &out) {
-  out.clear();
-  if (a == b)
-    return;
-  int ik = static_cast<int>(k);
-  int step, dist;
-  if (!wrap || (k == 2 && !two)) {
-    step = b > a ? 1 : -1;
-    dist = std::abs(static_cast<int>(b) - static_cast<int>(a));
-  } else {
-    int fwd = (static_cast<int>(b) - static_cast<int>(a) + ik) % ik;
-    int bwd = ik - fwd;
-    if (fwd != bwd)
-      step = fwd < bwd ? 1 : -1, dist = std::min(fwd, bwd);
-    else
-      step = minus ? -1 : 1, dist = fwd;
-  }
-  int x = static_cast<int>(a);
-  for (int i = 0; i < dist; ++i) {
-    out.push_back(static_cast<unsigned>(x) * 2 + (step < 0 ? 1 : 0));
-    x = ((x + step) % ik + ik) % ik;
-  }
-}
-
-bool ringTie(unsigned k, bool wrap, bool two, unsigned a, unsigned b) {
-  if (!wrap || k % 2 || a == b || (k == 2 && !two))
-    return false;
-  return (b + k - a) % k == k / 2;
-}
 
 /// Largest number of ordered pairs that must cross one directed link (ties
 /// split evenly, rounded up): no schedule of link-disjoint steps is shorter.
@@ -266,7 +235,7 @@ RingSchedule greedyRing(unsigned k, bool wrap, bool two) {
   llvm::SmallVector<unsigned, 16> links;
   for (unsigned a = 0; a < k; ++a)
     for (unsigned b = 0; b < k; ++b) {
-      ringLinks(k, wrap, two, a, b, false, links);
+      solver::ringLinks(k, wrap, two, a, b, false, links);
       pending.push_back({a, b, static_cast<unsigned>(links.size())});
     }
   // Longest first; then by a rotation-invariant key so that the greedy
@@ -286,11 +255,11 @@ RingSchedule greedyRing(unsigned k, bool wrap, bool two) {
         continue;
       }
       bool placed = false;
-      bool tie = ringTie(k, wrap, two, pr.a, pr.b);
+      bool tie = solver::isRingTie(k, wrap, two, pr.a, pr.b);
       for (bool m : {false, true}) {
         if (m && !tie)
           break;
-        ringLinks(k, wrap, two, pr.a, pr.b, m, links);
+        solver::ringLinks(k, wrap, two, pr.a, pr.b, m, links);
         if (llvm::any_of(links, [&](unsigned l) { return used[l]; }))
           continue;
         for (unsigned l : links)
@@ -361,11 +330,13 @@ llvm::LogicalResult phasec::checkRingSchedule(const RingSchedule &rs,
         error = llvm::formatv("ring schedule: pair {0}->{1} twice", a, b);
         return llvm::failure();
       }
-      if (rs.minus[p][a] && !ringTie(k, rs.wrap, rs.twoLinksPerPair, a, b)) {
+      if (rs.minus[p][a] &&
+          !solver::isRingTie(k, rs.wrap, rs.twoLinksPerPair, a, b)) {
         error = llvm::formatv("ring schedule: {0}->{1} is no tie", a, b);
         return llvm::failure();
       }
-      ringLinks(k, rs.wrap, rs.twoLinksPerPair, a, b, rs.minus[p][a], links);
+      solver::ringLinks(k, rs.wrap, rs.twoLinksPerPair, a, b, rs.minus[p][a],
+                        links);
       for (unsigned l : links)
         if (used[l]++) {
           error = llvm::formatv("ring schedule: step {0} uses link {1} twice",

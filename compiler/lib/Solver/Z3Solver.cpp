@@ -84,6 +84,18 @@ SolveStatus toStatus(z3::check_result r) {
   }
 }
 
+/// Runs the query: records its verdict and the resources it used in
+/// `result` (a RingCore or an AssignResult), and gives the model if it is
+/// sat, for the caller to read the answer from.
+template <typename Result>
+std::optional<z3::model> checkInto(z3::solver &s, Result &result) {
+  result.status = toStatus(s.check());
+  result.rlimitUsed = rlimitCount(s);
+  if (result.status != SolveStatus::Sat)
+    return std::nullopt;
+  return s.get_model();
+}
+
 void addExactlyOne(z3::solver &s, z3::expr_vector &v) {
   if (v.size() == 1) {
     s.add(v[0]);
@@ -93,46 +105,40 @@ void addExactlyOne(z3::solver &s, z3::expr_vector &v) {
   s.add(z3::atmost(v, 1));
 }
 
-/// The directed links of a ring/line of k as (node, dir) -> index
-/// node * 2 + (dir < 0).
-void ringRoute(const RingCoreQuery &q, unsigned a, unsigned b, bool minus,
-               llvm::SmallVectorImpl<unsigned> &links) {
+} // namespace
+
+void phasec::solver::ringLinks(unsigned k, bool wrap, bool twoLinksPerPair,
+                               unsigned a, unsigned b, bool minus,
+                               llvm::SmallVectorImpl<unsigned> &links) {
   links.clear();
   if (a == b)
     return;
-  int k = static_cast<int>(q.k);
-  int step;
-  int dist;
-  if (!q.wrap || (q.k == 2 && !q.twoLinksPerPair)) {
+  int ik = static_cast<int>(k);
+  int step, dist;
+  if (!wrap || (k == 2 && !twoLinksPerPair)) {
     step = b > a ? 1 : -1;
     dist = std::abs(static_cast<int>(b) - static_cast<int>(a));
   } else {
-    int fwd = (static_cast<int>(b) - static_cast<int>(a) + k) % k;
-    int bwd = k - fwd;
-    if (fwd < bwd)
-      step = 1, dist = fwd;
-    else if (bwd < fwd)
-      step = -1, dist = bwd;
+    int fwd = (static_cast<int>(b) - static_cast<int>(a) + ik) % ik;
+    int bwd = ik - fwd;
+    if (fwd != bwd)
+      step = fwd < bwd ? 1 : -1, dist = std::min(fwd, bwd);
     else
       step = minus ? -1 : 1, dist = fwd;
   }
   int x = static_cast<int>(a);
   for (int i = 0; i < dist; ++i) {
     links.push_back(static_cast<unsigned>(x) * 2 + (step < 0 ? 1 : 0));
-    x = ((x + step) % k + k) % k;
+    x = ((x + step) % ik + ik) % ik;
   }
 }
 
-bool isTie(const RingCoreQuery &q, unsigned a, unsigned b) {
-  if (!q.wrap || q.k % 2 != 0 || a == b)
+bool phasec::solver::isRingTie(unsigned k, bool wrap, bool twoLinksPerPair,
+                               unsigned a, unsigned b) {
+  if (!wrap || k % 2 || a == b || (k == 2 && !twoLinksPerPair))
     return false;
-  if (q.k == 2 && !q.twoLinksPerPair)
-    return false;
-  unsigned fwd = (b + q.k - a) % q.k;
-  return fwd == q.k / 2;
+  return (b + k - a) % k == k / 2;
 }
-
-} // namespace
 
 llvm::FailureOr<RingCore> phasec::solver::solveRingCore(
     const RingCoreQuery &q, const SolverOptions &options, std::string &error) {
@@ -198,14 +204,14 @@ llvm::FailureOr<RingCore> phasec::solver::solveRingCore(
       for (unsigned b = 0; b < k; ++b) {
         if (a == b)
           continue;
-        if (!isTie(q, a, b)) {
-          ringRoute(q, a, b, false, route);
+        if (!isRingTie(q.k, q.wrap, q.twoLinksPerPair, a, b)) {
+          ringLinks(q.k, q.wrap, q.twoLinksPerPair, a, b, false, route);
           for (unsigned l : route)
             users[l].push_back({a * k + b, std::nullopt});
           continue;
         }
         for (bool minus : {false, true}) {
-          ringRoute(q, a, b, minus, route);
+          ringLinks(q.k, q.wrap, q.twoLinksPerPair, a, b, minus, route);
           for (unsigned l : route)
             users[l].push_back({a * k + b, minus});
         }
@@ -226,21 +232,19 @@ llvm::FailureOr<RingCore> phasec::solver::solveRingCore(
       }
 
     RingCore result;
-    result.status = toStatus(s.check());
-    result.rlimitUsed = rlimitCount(s);
-    if (result.status != SolveStatus::Sat)
+    std::optional<z3::model> model = checkInto(s, result);
+    if (!model)
       return result;
-    z3::model model = s.get_model();
     result.perms.assign(k, std::vector<int32_t>(k, -1));
     result.minus.assign(k, std::vector<uint8_t>(k, 0));
     for (unsigned p = 0; p < k; ++p)
       for (unsigned a = 0; a < k; ++a)
         for (unsigned b = 0; b < k; ++b) {
-          if (!model.eval(X(p, a, b), true).is_true())
+          if (!model->eval(X(p, a, b), true).is_true())
             continue;
           result.perms[p][a] = static_cast<int32_t>(b);
-          if (isTie(q, a, b))
-            result.minus[p][a] = model.eval(m[a * k + b], true).is_true();
+          if (isRingTie(q.k, q.wrap, q.twoLinksPerPair, a, b))
+            result.minus[p][a] = model->eval(m[a * k + b], true).is_true();
         }
     return result;
   } catch (const z3::exception &e) {
@@ -323,21 +327,19 @@ llvm::FailureOr<AssignResult> phasec::solver::solvePhaseAssignment(
       }
     }
     AssignResult result;
-    result.status = toStatus(s.check());
-    result.rlimitUsed = rlimitCount(s);
-    if (result.status != SolveStatus::Sat)
+    std::optional<z3::model> model = checkInto(s, result);
+    if (!model)
       return result;
-    z3::model model = s.get_model();
     result.phase.assign(n, -1);
     result.option.assign(n, 0);
     for (unsigned i = 0; i < n; ++i) {
       for (unsigned t = 0; t < T; ++t)
-        if (model.eval(x[static_cast<size_t>(i) * T + t], true).is_true()) {
+        if (model->eval(x[static_cast<size_t>(i) * T + t], true).is_true()) {
           result.phase[i] = static_cast<int32_t>(t);
           break;
         }
       for (unsigned j = 0; j < q.items[i].options.size(); ++j)
-        if (model.eval(o[optBase[i] + j], true).is_true()) {
+        if (model->eval(o[optBase[i] + j], true).is_true()) {
           result.option[i] = static_cast<int32_t>(j);
           break;
         }

@@ -69,8 +69,11 @@ machine t3d {
 }
 )";
 
-bool contains(const std::string &hay, llvm::StringRef needle) {
-  return hay.find(needle.str()) != std::string::npos;
+/// Whether `r`'s diagnostics contain `needle`; a failure shows them all.
+testing::AssertionResult hasDiag(const Result &r, llvm::StringRef needle) {
+  if (r.diags.find(needle.str()) != std::string::npos)
+    return testing::AssertionSuccess();
+  return testing::AssertionFailure() << r.diags;
 }
 
 /// Seed 002's all-to-all on one PERCS supernode of 4 nodes x 4 ranks,
@@ -330,9 +333,8 @@ TEST(LangTest, TopologyOverride) {
   opts.topologyOverride = "torus:8xq";
   r = run(kT3d, opts);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "<command line>: error: invalid --topology "
-                                "'torus:8xq'"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "<command line>: error: invalid --topology "
+                         "'torus:8xq'"));
 }
 
 TEST(LangTest, DiagnosticFormat) {
@@ -341,16 +343,12 @@ TEST(LangTest, DiagnosticFormat) {
                  "alltoall b { block = 4 KiB; bogus = 1; }\n");
   EXPECT_FALSE(r.program);
   EXPECT_EQ(r.errors, 2u);
-  EXPECT_TRUE(contains(r.diags, "t.sched:2:22: error: block size must be "
-                                "positive, got 0 bytes\n"
-                                "alltoall a { block = 0 B; }\n"
-                                "                     ^\n"))
-      << r.diags;
-  EXPECT_TRUE(
-      contains(r.diags, "t.sched:3:29: error: unknown directive 'bogus'"))
-      << r.diags;
-  EXPECT_TRUE(contains(r.diags, "t.sched:3:29: note: 'alltoall' takes:"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "t.sched:2:22: error: block size must be "
+                         "positive, got 0 bytes\n"
+                         "alltoall a { block = 0 B; }\n"
+                         "                     ^\n"));
+  EXPECT_TRUE(hasDiag(r, "t.sched:3:29: error: unknown directive 'bogus'"));
+  EXPECT_TRUE(hasDiag(r, "t.sched:3:29: note: 'alltoall' takes:"));
 }
 
 TEST(LangTest, SyntaxErrorsAreReportedWithColumns) {
@@ -361,15 +359,12 @@ TEST(LangTest, SyntaxErrorsAreReportedWithColumns) {
   EXPECT_GE(r.errors, 2u);
   // `mesh(4) bandwidth` reads as a value with the unit 'bandwidth', so the
   // parser stops at the '='.
-  EXPECT_TRUE(contains(r.diags, "t.sched:1:42: error: syntax error: mismatched "
-                                "input '=' expecting ';'"))
-      << r.diags;
-  EXPECT_TRUE(contains(r.diags, "t.sched:2:28: error: syntax error: missing "
-                                "';' at '}'"))
-      << r.diags;
-  EXPECT_TRUE(contains(r.diags, "t.sched:3:1: error: syntax error: invalid "
-                                "character '#'"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "t.sched:1:42: error: syntax error: mismatched "
+                         "input '=' expecting ';'"));
+  EXPECT_TRUE(hasDiag(r, "t.sched:2:28: error: syntax error: missing "
+                         "';' at '}'"));
+  EXPECT_TRUE(hasDiag(r, "t.sched:3:1: error: syntax error: invalid "
+                         "character '#'"));
 }
 
 TEST(LangTest, ArrayNotDivisibleHasNote) {
@@ -378,13 +373,11 @@ group g = nodes 0 .. 48;
 array A : f64[4096, 4096] by rows over g;
 )");
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "array 'A' has 4096 rows, which group 'g' of "
-                                "48 ranks cannot divide evenly"))
-      << r.diags;
-  EXPECT_TRUE(contains(r.diags, "note: group sizes that divide 4096 (up to the "
-                                "machine's 512 ranks): 1, 2, 4, 8, 16, 32, "
-                                "64, 128, 256, 512"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "array 'A' has 4096 rows, which group 'g' of "
+                         "48 ranks cannot divide evenly"));
+  EXPECT_TRUE(hasDiag(r, "note: group sizes that divide 4096 (up to the "
+                         "machine's 512 ranks): 1, 2, 4, 8, 16, 32, "
+                         "64, 128, 256, 512"));
 }
 
 TEST(LangTest, LimitsAreErrorsNotHangs) {
@@ -397,21 +390,20 @@ alltoall a { block = 8 B; schedule { for i in 0 .. 1000000 { phase {
 )",
                  opts);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "unroll to more than 1000 transfers"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "unroll to more than 1000 transfers"));
 
   std::string deep = "const X = " + std::string(5000, '(') + "1" +
                      std::string(5000, ')') + ";\n";
   r = run(deep);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "nesting deeper than 200 levels")) << r.diags;
+  EXPECT_TRUE(hasDiag(r, "nesting deeper than 200 levels"));
 
   std::string chain = "const X = 1";
   for (int i = 0; i < 100000; ++i)
     chain += "+1";
   r = run(chain + ";\n");
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "operators is not supported")) << r.diags;
+  EXPECT_TRUE(hasDiag(r, "operators is not supported"));
 }
 
 TEST(LangTest, GarbageBytesDoNotCrash) {
@@ -433,8 +425,7 @@ TEST(LangTest, ErrorLimitStopsOutput) {
     many += "machine m" + std::to_string(i) + " { topology = mesh(0); }\n";
   Result r = run(many);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "error: too many errors emitted, stopping now"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "error: too many errors emitted, stopping now"));
 }
 
 TEST(LangTest, ExamplesParseAndCheck) {
@@ -470,9 +461,8 @@ TEST(LangTest, OptionLimits) {
   Result r =
       run("machine m { topology = mesh(2); bandwidth = 1 GB/s; }\n", opts);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "t.sched:1:1: error: input of 54 bytes exceeds "
-                                "the limit of 16 bytes"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "t.sched:1:1: error: input of 54 bytes exceeds "
+                         "the limit of 16 bytes"));
 
   opts = FrontendOptions();
   opts.allowFileReads = false;
@@ -480,7 +470,7 @@ TEST(LangTest, OptionLimits) {
           "alltoallv v { sizes = file(\"x.txt\"); }\n",
           opts);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "error: reading files is disabled")) << r.diags;
+  EXPECT_TRUE(hasDiag(r, "error: reading files is disabled"));
 
   // Predicates count as evaluation steps too.
   opts = FrontendOptions();
@@ -489,9 +479,8 @@ TEST(LangTest, OptionLimits) {
           "group g = nodes where x % 2 == 0;\n",
           opts);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "error: evaluation exceeds the limit of 100 "
-                                "loop iterations"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "error: evaluation exceeds the limit of 100 "
+                         "loop iterations"));
 
   // Nested loops whose inner trip count fits but whose total does not.
   opts = FrontendOptions();
@@ -501,9 +490,8 @@ TEST(LangTest, OptionLimits) {
           "0 .. 100 { } } } }\n",
           opts);
   EXPECT_FALSE(r.program);
-  EXPECT_TRUE(contains(r.diags, "error: loop of 100 iterations exceeds the "
-                                "limit of 1000 loop iterations"))
-      << r.diags;
+  EXPECT_TRUE(hasDiag(r, "error: loop of 100 iterations exceeds the "
+                         "limit of 1000 loop iterations"));
 }
 
 TEST(LangTest, OperationDiagnosticsKeepTheirOrder) {

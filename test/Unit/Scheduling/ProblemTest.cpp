@@ -71,8 +71,7 @@ TEST(Problem, VerifyAcceptsCorrectSchedule) {
   Problem p(t, alltoall(t, 1));
   Schedule s = handSchedule();
   s.bound.time = 3;
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+  EXPECT_TRUE(verifies(p, s));
   // Every phase moves one byte over its busiest links.
   EXPECT_DOUBLE_EQ(p.costModel().time(s), 4);
   EXPECT_EQ(s.numTransfers(), 12u);
@@ -88,8 +87,7 @@ TEST(Problem, VerifyCatchesCongestion) {
   std::swap(s.phases[2].transfers[0], s.phases[3].transfers[1]);
   // Phase 2 now: 3->1 (-: 3->2, 2->1), 2->0 (+: 2->3, 3->0). Phase 3: 1->3
   // (+: 1->2, 2->3), 0->2 (+: 0->1, 1->2).
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(failed(p.verify(s, vs)));
+  llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 1u) << describe(vs);
   EXPECT_EQ(vs[0].kind, ScheduleViolation::Congestion);
   EXPECT_EQ(vs[0].phase, 3);
@@ -109,8 +107,7 @@ TEST(Problem, SameSourceMayShareALink) {
   Problem p(t, TransferSet({{0, 1, 1}, {0, 2, 1}}));
   Schedule s;
   s.phases.push_back({{{0, 1, 1}, {0, 2, 1}}});
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+  EXPECT_TRUE(verifies(p, s));
   // Link 0->1 carries 2 bytes in that phase.
   EXPECT_DOUBLE_EQ(p.costModel().time(s), 2);
 }
@@ -121,8 +118,7 @@ TEST(Problem, VerifyCatchesIncompleteAndDuplicate) {
   Schedule s = handSchedule();
   s.phases[0].transfers.pop_back();                          // 3 -> 0 lost
   s.phases[1].transfers.push_back(s.phases[1].transfers[0]); // 1 -> 0 twice
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(failed(p.verify(s, vs)));
+  llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 2u) << describe(vs);
   EXPECT_EQ(vs[0].kind, ScheduleViolation::Duplicate);
   EXPECT_EQ(vs[0].src, 1);
@@ -140,8 +136,7 @@ TEST(Problem, SplittingAPairIsAllowed) {
   Schedule s;
   s.phases.push_back({{{0, 2, 4}}});
   s.phases.push_back({{{0, 2, 6}}});
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+  EXPECT_TRUE(verifies(p, s));
   EXPECT_DOUBLE_EQ(p.costModel().time(s), 10);
 }
 
@@ -152,8 +147,7 @@ TEST(Problem, VerifyCatchesBadTransfersRoutesAndBounds) {
   s.phases.push_back({{{0, 1, 1, 1}}}); // distance 1: no tie to choose
   s.phases.push_back({{{0, 2, 1, 1}, {1, 3, 1}, {0, 9, 1}}});
   s.bound.time = 100;
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(failed(p.verify(s, vs)));
+  llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 4u) << describe(vs);
   EXPECT_EQ(vs[0].kind, ScheduleViolation::BadRoute);
   EXPECT_EQ(vs[0].phase, 0);
@@ -179,8 +173,7 @@ TEST(Problem, VerifyOnAnInvalidProblemDoesNotCrash) {
   EXPECT_TRUE(failed(p.check(error)));
   Schedule s;
   s.phases.push_back({{{0, 1, 1}, {0, 3, 1}}});
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(failed(p.verify(s, vs)));
+  llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 1u) << describe(vs);
   EXPECT_EQ(vs[0].kind, ScheduleViolation::Incomplete);
   EXPECT_EQ(vs[0].dst, 9);
@@ -191,8 +184,7 @@ TEST(Problem, PercsTimeUsesLinkClasses) {
   Problem p(t, TransferSet({{0, 1, 24000}, {0, 2, 5000}}));
   Schedule s;
   s.phases.push_back({{{0, 1, 24000}, {0, 2, 5000}}});
-  llvm::SmallVector<ScheduleViolation> vs;
-  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+  EXPECT_TRUE(verifies(p, s));
   // LL: 24000 / 24e9 = 1e-6; LR: 5000 / 5e9 = 1e-6.
   EXPECT_NEAR(p.costModel().time(s), 1e-6, 1e-18);
 }

@@ -67,8 +67,7 @@ TEST(ScheduleJSON, TorusWithTiesPassesChecker) {
   Topology t = makeTopology("torus:4x2");
   Problem p(t, alltoall(t, 32));
   Schedule s;
-  std::string error;
-  ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+  ASSERT_TRUE(scheduleGreedily(p, s));
   // Flip some ties to "-" where that stays congestion-free: put every tie
   // transfer in a phase of its own with "-" everywhere it may.
   Schedule alt;
@@ -78,8 +77,7 @@ TEST(ScheduleJSON, TorusWithTiesPassesChecker) {
     TieMask m = t.tieMask(t.nodeOfRank(d.src), t.nodeOfRank(d.dst));
     alt.phases.push_back({{{d.src, d.dst, d.bytes, m}}});
   }
-  llvm::SmallVector<ScheduleViolation> vs;
-  ASSERT_TRUE(succeeded(p.verify(alt, vs))) << describe(vs);
+  ASSERT_TRUE(verifies(p, alt));
   std::string text = write(p, alt, {"aapc", "alltoall"});
 
   auto doc = llvm::json::parse(text);
@@ -151,8 +149,7 @@ TEST(ScheduleJSON, BaselinesOfManyMachinesPassChecker) {
     Topology t = makeTopology(c.spec);
     Problem p(t, alltoall(t, 100));
     Schedule s;
-    std::string error;
-    ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+    ASSERT_TRUE(scheduleGreedily(p, s));
     std::string out;
     EXPECT_EQ(runChecker(write(p, s, {"op", c.kind}), out), 0) << out;
   }
@@ -160,17 +157,14 @@ TEST(ScheduleJSON, BaselinesOfManyMachinesPassChecker) {
 
 TEST(ScheduleJSON, PartialOperationsAreWrittenAsPermute) {
   Topology t = makeTopology("torus:4x4");
-  std::string error;
-  Collective gather;
-  gather.kind = CollectiveKind::Gather;
-  gather.group = allRanks(t);
+  Collective gather = collectiveOver(t, CollectiveKind::Gather);
   gather.root = 5;
   gather.blockBytes = 64;
-  auto g = gather.lower(error);
-  ASSERT_TRUE(succeeded(g)) << error;
-  Problem p(t, *g);
+  TransferSet traffic;
+  ASSERT_TRUE(lowers(gather, traffic));
+  Problem p(t, traffic);
   Schedule s;
-  ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+  ASSERT_TRUE(scheduleGreedily(p, s));
   std::string text = write(p, s, {"collect", "gather"});
   auto doc = llvm::json::parse(text);
   ASSERT_TRUE(bool(doc)) << llvm::toString(doc.takeError());
@@ -187,9 +181,8 @@ TEST(ScheduleJSON, SeveralOperations) {
   Problem a(t, alltoall(t, 8));
   Problem b(t, TransferSet({{0, 3, 5}}));
   Schedule sa, sb;
-  std::string error;
-  ASSERT_TRUE(succeeded(scheduleGreedy(a, sa, error)));
-  ASSERT_TRUE(succeeded(scheduleGreedy(b, sb, error)));
+  ASSERT_TRUE(scheduleGreedily(a, sa));
+  ASSERT_TRUE(scheduleGreedily(b, sb));
   std::string text;
   llvm::raw_string_ostream os(text);
   ScheduleDocument docs[] = {{&a, &sa, {"first", "alltoall"}},
@@ -264,7 +257,7 @@ TEST(ScheduleJSON, ReadBackRoundTrips) {
     Problem p(t, alltoall(t, 16));
     Schedule s;
     std::string error;
-    ASSERT_TRUE(succeeded(scheduleGreedy(p, s, error))) << error;
+    ASSERT_TRUE(scheduleGreedily(p, s));
     // Flip every tie to "-" where it stays alone in its own phase.
     for (const Demand &d : p.transfers())
       if (TieMask m = t.tieMask(t.nodeOfRank(d.src), t.nodeOfRank(d.dst)))
@@ -297,8 +290,7 @@ TEST(ScheduleJSON, ReadBackRoundTrips) {
     auto topo = Topology::create(doc.topology, error);
     ASSERT_TRUE(succeeded(topo)) << error;
     Problem again(*topo, doc.transfers);
-    llvm::SmallVector<ScheduleViolation> vs;
-    EXPECT_TRUE(succeeded(again.verify(doc.schedule, vs))) << describe(vs);
+    EXPECT_TRUE(verifies(again, doc.schedule));
   }
 }
 

@@ -25,6 +25,34 @@ RingSchedule asSchedule(const RingCore &core, const RingCoreQuery &q) {
   return rs;
 }
 
+/// A ring of k (a torus dimension: two links between neighbours, wrapping
+/// around), whose first step is the identity if `withIdentity`.
+RingCoreQuery ringQuery(unsigned k, bool withIdentity = false) {
+  RingCoreQuery q;
+  q.k = k;
+  q.withIdentity = withIdentity;
+  return q;
+}
+
+/// A line of k (a mesh or hypercube dimension: one link each way between
+/// neighbours, no wrap-around).
+RingCoreQuery lineQuery(unsigned k, bool withIdentity = false) {
+  RingCoreQuery q = ringQuery(k, withIdentity);
+  q.wrap = false;
+  q.twoLinksPerPair = false;
+  return q;
+}
+
+/// Whether `core` is a congestion-free ring schedule, checked independently
+/// of Z3; a failure carries the checker's error.
+testing::AssertionResult isValidSchedule(const RingCore &core,
+                                         const RingCoreQuery &q) {
+  std::string error;
+  if (succeeded(checkRingSchedule(asSchedule(core, q), error)))
+    return testing::AssertionSuccess();
+  return testing::AssertionFailure() << error;
+}
+
 RingCore solve(const RingCoreQuery &q, uint64_t rlimit = 50000000) {
   SolverOptions o;
   o.rlimit = rlimit;
@@ -39,69 +67,48 @@ RingCore solve(const RingCoreQuery &q, uint64_t rlimit = 50000000) {
 /// Rings of 2..8 have Latin-square cores; checked independently.
 TEST(RingCore, TorusRingsWithoutIdentity) {
   for (unsigned k = 2; k <= 8; ++k) {
-    RingCoreQuery q;
-    q.k = k;
+    RingCoreQuery q = ringQuery(k);
     RingCore core = solve(q);
     ASSERT_EQ(core.status, SolveStatus::Sat) << "k=" << k;
     ASSERT_EQ(core.perms.size(), k);
-    std::string error;
-    EXPECT_TRUE(succeeded(checkRingSchedule(asSchedule(core, q), error)))
-        << "k=" << k << ": " << error;
+    EXPECT_TRUE(isValidSchedule(core, q)) << "k=" << k;
   }
 }
 
 /// Rings of 2..7 have cores whose step 0 is the identity.
 TEST(RingCore, TorusRingsWithIdentity) {
   for (unsigned k = 2; k <= 7; ++k) {
-    RingCoreQuery q;
-    q.k = k;
-    q.withIdentity = true;
+    RingCoreQuery q = ringQuery(k, /*withIdentity=*/true);
     RingCore core = solve(q);
     ASSERT_EQ(core.status, SolveStatus::Sat) << "k=" << k;
     for (unsigned a = 0; a < k; ++a)
       EXPECT_EQ(core.perms[0][a], static_cast<int32_t>(a));
-    std::string error;
-    EXPECT_TRUE(succeeded(checkRingSchedule(asSchedule(core, q), error)))
-        << "k=" << k << ": " << error;
+    EXPECT_TRUE(isValidSchedule(core, q)) << "k=" << k;
   }
 }
 
 /// A ring of 8 is link-tight (8 pairs over every link): no identity core.
 /// Z3 proves it.
 TEST(RingCore, RingOfEightHasNoIdentityCore) {
-  RingCoreQuery q;
-  q.k = 8;
-  q.withIdentity = true;
-  EXPECT_EQ(solve(q).status, SolveStatus::Unsat);
+  EXPECT_EQ(solve(ringQuery(8, /*withIdentity=*/true)).status,
+            SolveStatus::Unsat);
 }
 
 /// Lines (meshes): a line of 4 has a Latin core (middle link carries 4
 /// pairs in 4 steps), a line of 5 has none (6 pairs over the middle link).
 TEST(RingCore, Lines) {
-  RingCoreQuery q;
-  q.k = 4;
-  q.wrap = false;
-  q.twoLinksPerPair = false;
+  RingCoreQuery q = lineQuery(4);
   RingCore core = solve(q);
   ASSERT_EQ(core.status, SolveStatus::Sat);
-  std::string error;
-  EXPECT_TRUE(succeeded(checkRingSchedule(asSchedule(core, q), error)))
-      << error;
-  q.k = 5;
-  EXPECT_EQ(solve(q).status, SolveStatus::Unsat);
-  q.k = 3;
-  q.withIdentity = true;
-  EXPECT_EQ(solve(q).status, SolveStatus::Sat);
+  EXPECT_TRUE(isValidSchedule(core, q));
+  EXPECT_EQ(solve(lineQuery(5)).status, SolveStatus::Unsat);
+  EXPECT_EQ(solve(lineQuery(3, /*withIdentity=*/true)).status,
+            SolveStatus::Sat);
 }
 
 /// A ring of 2 with a single link each way (hypercube dimension).
 TEST(RingCore, HypercubePair) {
-  RingCoreQuery q;
-  q.k = 2;
-  q.wrap = false;
-  q.twoLinksPerPair = false;
-  q.withIdentity = true;
-  RingCore core = solve(q);
+  RingCore core = solve(lineQuery(2, /*withIdentity=*/true));
   ASSERT_EQ(core.status, SolveStatus::Sat);
   EXPECT_EQ(core.perms[1][0], 1);
   EXPECT_EQ(core.perms[1][1], 0);
@@ -109,18 +116,14 @@ TEST(RingCore, HypercubePair) {
 
 /// A tiny budget gives Unknown, never a wrong answer or a hang.
 TEST(RingCore, BudgetExhausted) {
-  RingCoreQuery q;
-  q.k = 8;
-  RingCore core = solve(q, 2000);
+  RingCore core = solve(ringQuery(8), 2000);
   EXPECT_EQ(core.status, SolveStatus::Unknown);
   EXPECT_TRUE(core.perms.empty());
 }
 
 /// Same query, same answer.
 TEST(RingCore, Deterministic) {
-  RingCoreQuery q;
-  q.k = 6;
-  RingCore a = solve(q), b = solve(q);
+  RingCore a = solve(ringQuery(6)), b = solve(ringQuery(6));
   ASSERT_EQ(a.status, SolveStatus::Sat);
   EXPECT_EQ(a.perms, b.perms);
   EXPECT_EQ(a.minus, b.minus);

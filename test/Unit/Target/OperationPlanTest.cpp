@@ -33,6 +33,14 @@ Schedule shiftSchedule(const Collective &req, int p, const char *spec) {
   return s;
 }
 
+/// The back ends' element type `name`, which must exist.
+ElementCType elementType(llvm::StringRef name) {
+  std::string error;
+  auto elem = parseElementType(name, error);
+  EXPECT_TRUE(succeeded(elem)) << error;
+  return succeeded(elem) ? *elem : ElementCType();
+}
+
 Collective alltoall(int p, int64_t block) {
   Collective r;
   r.kind = CollectiveKind::Alltoall;
@@ -59,9 +67,8 @@ TEST(OperationPlan, ShiftFormulaOnOneNode) {
   Collective req = alltoall(4, 64);
   Schedule s = shiftSchedule(req, 4, "torus:1;ranks=4");
   std::string error;
-  auto elem = parseElementType("u8", error);
-  ASSERT_TRUE(succeeded(elem));
-  auto plan = buildOperationPlan("a2a", req, *elem, s, PlanOptions(), error);
+  auto plan = buildOperationPlan("a2a", req, elementType("u8"), s,
+                                 PlanOptions(), error);
   ASSERT_TRUE(succeeded(plan)) << error;
   EXPECT_EQ(plan->phases.size(), 3u);
   EXPECT_TRUE(plan->useFormulas);
@@ -102,10 +109,9 @@ TEST(OperationPlan, RectangularTranspose) {
   // traffic of an all-to-all.
   Collective req = transpose(4, 8, 12, 8);
   Schedule s = shiftSchedule(req, 4, "torus:1;ranks=4");
+  ElementCType elem = elementType("f64");
   std::string error;
-  auto elem = parseElementType("f64", error);
-  ASSERT_TRUE(succeeded(elem));
-  auto plan = buildOperationPlan("t", req, *elem, s, PlanOptions(), error);
+  auto plan = buildOperationPlan("t", req, elem, s, PlanOptions(), error);
   ASSERT_TRUE(succeeded(plan)) << error;
   EXPECT_EQ(plan->kind, CollectiveKind::Transpose);
   EXPECT_FALSE(plan->isSquare());
@@ -116,11 +122,11 @@ TEST(OperationPlan, RectangularTranspose) {
   EXPECT_TRUE(plan->useFormulas);
 
   // A schedule of blocks of another size is refused.
-  auto other = buildOperationPlan("t", transpose(4, 8, 16, 8), *elem, s,
+  auto other = buildOperationPlan("t", transpose(4, 8, 16, 8), elem, s,
                                   PlanOptions(), error);
   EXPECT_TRUE(failed(other));
   // Extents the group does not divide.
-  auto indivisible = buildOperationPlan("t", transpose(4, 8, 10, 8), *elem, s,
+  auto indivisible = buildOperationPlan("t", transpose(4, 8, 10, 8), elem, s,
                                         PlanOptions(), error);
   EXPECT_TRUE(failed(indivisible));
   EXPECT_NE(error.find("do not both divide evenly over 4 ranks"),
@@ -178,12 +184,11 @@ TEST(OperationPlan, RejectsIncompleteSchedules) {
 }
 
 TEST(OperationPlan, EmittersAreDeterministic) {
-  std::string error;
-  auto elem = parseElementType("c128", error);
-  ASSERT_TRUE(succeeded(elem));
-  Collective req = transpose(4, 64, 64, elem->size);
+  ElementCType elem = elementType("c128");
+  Collective req = transpose(4, 64, 64, elem.size);
   Schedule s = shiftSchedule(req, 4, "torus:4");
-  auto plan = buildOperationPlan("t", req, *elem, s, PlanOptions(), error);
+  std::string error;
+  auto plan = buildOperationPlan("t", req, elem, s, PlanOptions(), error);
   ASSERT_TRUE(succeeded(plan)) << error;
   std::string a, b, c;
   llvm::raw_string_ostream oa(a), ob(b), oc(c);

@@ -65,6 +65,17 @@ struct RingCoreQuery {
   bool withIdentity = false;
 };
 
+/// The directed links the transfer a -> b takes on a ring or line of k (as
+/// RingCoreQuery describes it), each as node * 2 + (1 if it goes "-"); a tie
+/// goes "-" if `minus`. The one link model of ring cores: the query's
+/// constraints and every ring schedule built or checked from a core use it.
+void ringLinks(unsigned k, bool wrap, bool twoLinksPerPair, unsigned a,
+               unsigned b, bool minus, llvm::SmallVectorImpl<unsigned> &links);
+/// Whether a -> b is a tie: half way round an even ring that has a "+" and
+/// a "-" way to it.
+bool isRingTie(unsigned k, bool wrap, bool twoLinksPerPair, unsigned a,
+               unsigned b);
+
 /// A solution: perms[p][a] = sigma_p(a); minus[p][a] = 1 if the transfer
 /// a -> sigma_p(a) is a tie (distance k/2 on an even ring) and travels "-".
 struct RingCore {

@@ -411,6 +411,28 @@ static LogicalResult verifyReduction(Operation *op, Type elementType,
   return verifyPositive(op, count, "count");
 }
 
+/// The checks of an operation that moves `block` bytes per pair, from or to
+/// `root` if it has one.
+static LogicalResult verifyBlockOp(CollectiveOpInterface op, int64_t block,
+                                   std::optional<int64_t> root = std::nullopt) {
+  Operation *operation = op.getOperation();
+  if (failed(verifyDirectives(op)) ||
+      (root && failed(verifyRootAttr(operation, *root))))
+    return failure();
+  return verifyPositive(operation, block, "block");
+}
+
+/// The checks of a reduction of `count` elements, to `root` if it has one.
+static LogicalResult
+verifyReductionOp(CollectiveOpInterface op, Type elementType, int64_t count,
+                  std::optional<int64_t> root = std::nullopt) {
+  Operation *operation = op.getOperation();
+  if (failed(verifyDirectives(op)) ||
+      (root && failed(verifyRootAttr(operation, *root))))
+    return failure();
+  return verifyReduction(operation, elementType, count);
+}
+
 /// Machine, group and root checks every communication operation needs.
 static FailureOr<GroupOp> verifyPlacement(CollectiveOpInterface op,
                                           SymbolTableCollection &symbolTable,
@@ -443,11 +465,7 @@ static FailureOr<GroupOp> verifyPlacement(CollectiveOpInterface op,
     return verifyPlacement(*this, symbolTable, getRoot());                     \
   }
 
-LogicalResult AlltoallOp::verify() {
-  if (failed(verifyDirectives(*this)))
-    return failure();
-  return verifyPositive(*this, getBlock(), "block");
-}
+LogicalResult AlltoallOp::verify() { return verifyBlockOp(*this, getBlock()); }
 COMM_TRIVIAL_SYMBOL_USES(AlltoallOp)
 
 LogicalResult AlltoallvOp::verify() {
@@ -544,65 +562,45 @@ LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 LogicalResult GatherOp::verify() {
-  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
-    return failure();
-  return verifyPositive(*this, getBlock(), "block");
+  return verifyBlockOp(*this, getBlock(), getRoot());
 }
 COMM_ROOTED_SYMBOL_USES(GatherOp)
 
 LogicalResult ScatterOp::verify() {
-  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
-    return failure();
-  return verifyPositive(*this, getBlock(), "block");
+  return verifyBlockOp(*this, getBlock(), getRoot());
 }
 COMM_ROOTED_SYMBOL_USES(ScatterOp)
 
-LogicalResult AllgatherOp::verify() {
-  if (failed(verifyDirectives(*this)))
-    return failure();
-  return verifyPositive(*this, getBlock(), "block");
-}
+LogicalResult AllgatherOp::verify() { return verifyBlockOp(*this, getBlock()); }
 COMM_TRIVIAL_SYMBOL_USES(AllgatherOp)
 
 LogicalResult BroadcastOp::verify() {
-  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
-    return failure();
-  return verifyPositive(*this, getBlock(), "block");
+  return verifyBlockOp(*this, getBlock(), getRoot());
 }
 COMM_ROOTED_SYMBOL_USES(BroadcastOp)
 
 LogicalResult ReduceOp::verify() {
-  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
-    return failure();
-  return verifyReduction(*this, getElementType(), getCount());
+  return verifyReductionOp(*this, getElementType(), getCount(), getRoot());
 }
 COMM_ROOTED_SYMBOL_USES(ReduceOp)
 
 LogicalResult AllreduceOp::verify() {
-  if (failed(verifyDirectives(*this)))
-    return failure();
-  return verifyReduction(*this, getElementType(), getCount());
+  return verifyReductionOp(*this, getElementType(), getCount());
 }
 COMM_TRIVIAL_SYMBOL_USES(AllreduceOp)
 
 LogicalResult ScanOp::verify() {
-  if (failed(verifyDirectives(*this)))
-    return failure();
-  return verifyReduction(*this, getElementType(), getCount());
+  return verifyReductionOp(*this, getElementType(), getCount());
 }
 COMM_TRIVIAL_SYMBOL_USES(ScanOp)
 
 LogicalResult OneToAllOp::verify() {
-  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
-    return failure();
-  return verifyPositive(*this, getBlock(), "block");
+  return verifyBlockOp(*this, getBlock(), getRoot());
 }
 COMM_ROOTED_SYMBOL_USES(OneToAllOp)
 
 LogicalResult AllToOneOp::verify() {
-  if (failed(verifyDirectives(*this)) || failed(verifyRootAttr(*this, getRoot())))
-    return failure();
-  return verifyPositive(*this, getBlock(), "block");
+  return verifyBlockOp(*this, getBlock(), getRoot());
 }
 COMM_ROOTED_SYMBOL_USES(AllToOneOp)
 
