@@ -54,7 +54,11 @@ struct RouteOption {
 
 /// What a greedy run orders its pending transfers by: a key, largest first,
 /// recomputed as links and ports drain. scheduleGreedyPriority tries a small
-/// portfolio of them and keeps the fastest schedule (see there which).
+/// portfolio of them and keeps the fastest schedule. These are the ones
+/// that produce the chosen schedule somewhere (docs/architecture.md, "One
+/// list of algorithms"); six more (route length first, three per-hop
+/// weightings, link plus route load, a port-sum key) never did and are
+/// gone.
 enum class GreedyPriority {
   /// The most loaded remaining link of the route (seconds): the bottleneck
   /// links stay busy in every phase, which is what the link-load bound asks.
@@ -62,28 +66,16 @@ enum class GreedyPriority {
   /// The sum of the remaining loads of the route's links: long routes over
   /// busy links first.
   RouteLoad,
-  /// Longer routes first, then the most loaded link: long transfers are the
-  /// hardest to fit into a phase late.
-  LongestRoute,
-  /// The most loaded link, longer routes first among near-equals.
+  /// The most loaded link, longer routes first among near-equals (large
+  /// uniform sets, where only one or two runs are affordable).
   MostLoadedLinkThenLongest,
-  /// The most loaded link, weighted up 5% per hop.
-  MostLoadedLinkPerHop5,
-  /// The most loaded link, weighted up 20% per hop.
-  MostLoadedLinkPerHop20,
-  /// The route load, weighted up 5% per hop.
-  RouteLoadPerHop5,
-  /// The most loaded link plus a quarter of the route load.
-  MostLoadedLinkPlusRouteLoad,
   /// Larger transfers first, then the most loaded link: phases of similar
-  /// sizes (alltoallv), which waste less of a phase set by its first one.
+  /// sizes, which waste less of a phase set by its first transfer (large
+  /// skewed sets).
   LargestFirst,
-  /// One-port machines: the busier of the most loaded link and the two
-  /// injection ports (source sending, destination receiving) still to serve.
+  /// The busier of the most loaded link and the two injection ports (source
+  /// sending, destination receiving) still to serve: one-port machines.
   BusiestLinkOrPort,
-  /// One-port machines: the most loaded link or the sum of the two ports'
-  /// remaining work, whichever is larger.
-  BusiestLinkOrPortSum,
 };
 
 /// The priority's name in the report's notes.
@@ -93,24 +85,12 @@ llvm::StringRef getPriorityName(GreedyPriority priority) {
     return "most-loaded-link";
   case GreedyPriority::RouteLoad:
     return "route-load";
-  case GreedyPriority::LongestRoute:
-    return "longest-route";
   case GreedyPriority::MostLoadedLinkThenLongest:
     return "most-loaded-link-then-longest";
-  case GreedyPriority::MostLoadedLinkPerHop5:
-    return "most-loaded-link-per-hop-5";
-  case GreedyPriority::MostLoadedLinkPerHop20:
-    return "most-loaded-link-per-hop-20";
-  case GreedyPriority::RouteLoadPerHop5:
-    return "route-load-per-hop-5";
-  case GreedyPriority::MostLoadedLinkPlusRouteLoad:
-    return "most-loaded-link-plus-route-load";
   case GreedyPriority::LargestFirst:
     return "largest-first";
   case GreedyPriority::BusiestLinkOrPort:
     return "busiest-link-or-port";
-  case GreedyPriority::BusiestLinkOrPortSum:
-    return "busiest-link-or-port-sum";
   }
   llvm_unreachable("unknown greedy priority");
 }
@@ -128,24 +108,12 @@ double priorityKey(GreedyPriority priority, double mostLoaded, double routeLoad,
     return mostLoaded;
   case GreedyPriority::RouteLoad:
     return routeLoad;
-  case GreedyPriority::LongestRoute:
-    return hops * 1e30 + mostLoaded;
   case GreedyPriority::MostLoadedLinkThenLongest:
     return mostLoaded + 1e-6 * hops * mostLoaded;
-  case GreedyPriority::MostLoadedLinkPerHop5:
-    return mostLoaded * (1 + 0.05 * hops);
-  case GreedyPriority::MostLoadedLinkPerHop20:
-    return mostLoaded * (1 + 0.2 * hops);
-  case GreedyPriority::RouteLoadPerHop5:
-    return routeLoad * (1 + 0.05 * hops);
-  case GreedyPriority::MostLoadedLinkPlusRouteLoad:
-    return mostLoaded + 0.25 * routeLoad;
   case GreedyPriority::LargestFirst:
     return static_cast<double>(bytes) * 1e12 + mostLoaded;
   case GreedyPriority::BusiestLinkOrPort:
     return std::max({mostLoaded, srcPortLeft, dstPortLeft});
-  case GreedyPriority::BusiestLinkOrPortSum:
-    return std::max(mostLoaded, srcPortLeft + dstPortLeft);
   }
   llvm_unreachable("unknown greedy priority");
 }
@@ -496,7 +464,7 @@ static void mergePhases(const Topology &topo, Schedule &schedule,
 // the rest of the phase. The spec only asks that every pair receives its
 // bytes in total, so a pair may be cut into chunks delivered in different
 // phases. The split run below builds phases of balanced duration: the most
-// critical pending transfer opens the phase with at most `quantum` granules
+// critical pending transfer opens the phase with one granule
 // (the gcd of all demands, so an element-wise operation is never cut inside
 // an element), and every later transfer sends as much as fits in that
 // duration on its links and ports, keeping the rest for later phases.
@@ -527,7 +495,7 @@ struct SplitItem {
 
 /// One split run, pairs ordered by `priority` (of their remaining bytes).
 static void splitRun(const Problem &problem, Schedule &schedule,
-                     GreedyPriority priority, double inj, int64_t quantum) {
+                     GreedyPriority priority, double inj) {
   const Topology &topo = problem.topology();
   const TransferSet &ts = problem.transfers();
   const int64_t granule = splitGranule(ts);
@@ -621,7 +589,7 @@ static void splitRun(const Problem &problem, Schedule &schedule,
     for (uint32_t idx : pending) {
       SplitItem &it = items[idx];
       // Granules the ports still take in this phase.
-      int64_t cap = tau > 0 ? it.rem : std::min(it.rem, quantum);
+      int64_t cap = tau > 0 ? it.rem : std::min<int64_t>(it.rem, 1);
       if (inj > 0 && tau > 0) {
         double snd =
             nodeStamp[it.srcNode] == phaseId ? nodeSend[it.srcNode] : 0.0;
@@ -727,35 +695,22 @@ static void splitRun(const Problem &problem, Schedule &schedule,
   schedule.canonicalize();
 }
 
-/// The priorities of the whole-transfer runs for `n` transfers: a small
-/// portfolio where affordable, one or two where runs are expensive.
-static llvm::SmallVector<GreedyPriority, 8>
-getGreedyPortfolio(size_t n, bool uniformSizes, bool onePort) {
+/// The priorities of the whole-transfer runs for `n` transfers: two where
+/// affordable, one or two where runs are expensive. On the examples, the
+/// test inputs and the scheduling benchmark the small sets' winner is always
+/// MostLoadedLink or RouteLoad; six more priorities, LargestFirst and, on
+/// one-port machines, two port-aware ones ran there too and never won.
+static llvm::SmallVector<GreedyPriority, 2>
+getGreedyPortfolio(size_t n, bool uniformSizes) {
   using P = GreedyPriority;
-  llvm::SmallVector<GreedyPriority, 8> priorities;
   if (n <= 20000)
-    priorities = {P::MostLoadedLink,        P::RouteLoad,
-                  P::LongestRoute,          P::MostLoadedLinkThenLongest,
-                  P::MostLoadedLinkPerHop5, P::MostLoadedLinkPerHop20,
-                  P::RouteLoadPerHop5,      P::MostLoadedLinkPlusRouteLoad};
-  else if (n <= 300000)
-    priorities = {P::RouteLoad, P::MostLoadedLinkThenLongest};
-  else
-    priorities = {P::MostLoadedLinkThenLongest};
-  if (!uniformSizes) {
-    // Size-major order groups similar sizes into phases; on large skewed
-    // sets it is the one that wins, so it replaces the last one there.
-    if (n > 20000)
-      priorities.pop_back();
-    priorities.push_back(P::LargestFirst);
-  }
-  // Port-aware priorities for one-port machines; they did not help on the
-  // large skewed T3D set, so only small problems pay for them.
-  if (onePort && n <= 20000) {
-    priorities.push_back(P::BusiestLinkOrPort);
-    priorities.push_back(P::BusiestLinkOrPortSum);
-  }
-  return priorities;
+    return {P::MostLoadedLink, P::RouteLoad};
+  // Size-major order groups similar sizes into phases; on large skewed
+  // sets it is the one that wins, so it replaces the second one there.
+  if (n <= 300000)
+    return {P::RouteLoad,
+            uniformSizes ? P::MostLoadedLinkThenLongest : P::LargestFirst};
+  return {uniformSizes ? P::MostLoadedLinkThenLongest : P::LargestFirst};
 }
 
 llvm::LogicalResult
@@ -765,8 +720,8 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
   const Topology &topo = problem.topology();
   size_t n = problem.transfers().size();
   double inj = problem.costModel().injectionBandwidth();
-  llvm::SmallVector<GreedyPriority, 8> priorities = getGreedyPortfolio(
-      n, problem.transfers().uniformBytes().has_value(), inj > 0);
+  llvm::SmallVector<GreedyPriority, 2> priorities =
+      getGreedyPortfolio(n, problem.transfers().uniformBytes().has_value());
   double bestTime = 0;
   bool have = false;
   // The fastest schedule wins, the earlier priority on equal time, so the
@@ -799,31 +754,22 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
   // demand is a few granules (alltoallv in blocks), not where the granule is
   // one element of a large permutation.
   if (granule > 0 && most > granule && most / granule <= kMaxSplitGranules) {
-    // Nine runs where affordable; on large sets only the one that won on the
-    // skewed T3D benchmark (port-aware key, one granule to open a phase:
-    // 1.066 x bound, where the other eight reached 1.09 to 1.27).
-    llvm::SmallVector<std::pair<int64_t, GreedyPriority>, 9> runs;
-    if (n <= 20000) {
-      for (int64_t quantum : {1, 2, 4})
-        for (GreedyPriority priority :
-             {GreedyPriority::MostLoadedLink, GreedyPriority::BusiestLinkOrPort,
-              GreedyPriority::RouteLoad})
-          runs.push_back({quantum, priority});
-    } else {
-      runs.push_back({1, GreedyPriority::BusiestLinkOrPort});
-    }
-    for (auto [quantum, priority] : runs) {
-      Schedule s;
-      splitRun(problem, s, priority, inj, quantum);
-      double t = problem.costModel().time(s);
-      report.notes.push_back(llvm::formatv(
-          "greedy-split {0} quantum {1}: {2} phases, time {3}",
-          getPriorityName(priority), quantum, s.phases.size(), t));
-      if (!have || t < bestTime * (1 - 1e-12)) {
-        have = true;
-        bestTime = t;
-        schedule = std::move(s);
-      }
+    // One run: on large sets the one that won on the skewed T3D benchmark
+    // (port-aware key: 1.066 x bound, where eight others reached 1.09 to
+    // 1.27), on small ones the only one of nine (three keys, phases opened
+    // with 1, 2 or 4 granules) that ever won.
+    GreedyPriority priority = n <= 20000 ? GreedyPriority::MostLoadedLink
+                                         : GreedyPriority::BusiestLinkOrPort;
+    Schedule s;
+    splitRun(problem, s, priority, inj);
+    double t = problem.costModel().time(s);
+    report.notes.push_back(
+        llvm::formatv("greedy-split {0}: {1} phases, time {2}",
+                      getPriorityName(priority), s.phases.size(), t));
+    if (!have || t < bestTime * (1 - 1e-12)) {
+      have = true;
+      bestTime = t;
+      schedule = std::move(s);
     }
   }
   detail::finalizeReport(problem, schedule, options, report);
