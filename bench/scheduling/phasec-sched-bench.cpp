@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Scheduling/BuildProblem.h"
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/Registry.h"
@@ -66,14 +67,9 @@ static double seconds(std::chrono::steady_clock::time_point a) {
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "phasec scheduler benchmark\n");
   std::string error;
-  auto desc = TopologyDesc::parse(topoSpec, error);
-  if (failed(desc)) {
-    llvm::errs() << "error: " << error << "\n";
-    return 2;
-  }
-  auto topo = Topology::create(*desc, error);
-  if (failed(topo)) {
-    llvm::errs() << "error: " << error << "\n";
+  llvm::Expected<std::unique_ptr<Topology>> topo = createTopology(topoSpec);
+  if (!topo) {
+    llvm::errs() << "error: " << llvm::toString(topo.takeError()) << "\n";
     return 2;
   }
   auto start = std::chrono::steady_clock::now();
@@ -86,7 +82,7 @@ int main(int argc, char **argv) {
   req.kind = *kind;
   req.blockBytes = bytes;
   req.root = 0;
-  int64_t R = topo->numRanks();
+  int64_t R = (*topo)->numRanks();
   for (int64_t r = 0; r < R; ++r)
     req.group.push_back(static_cast<RankId>(r));
   if (req.kind == CollectiveKind::Permute) {
@@ -99,13 +95,13 @@ int main(int argc, char **argv) {
     for (auto &s : req.sizes)
       s = bytes * (int64_t(1) << (splitmix64(state) % 5));
   }
-  auto ts = req.lower(error);
-  if (failed(ts)) {
-    llvm::errs() << "error: " << error << "\n";
+  llvm::Expected<std::unique_ptr<Problem>> lowered =
+      lowerCollective(**topo, req, onePort);
+  if (!lowered) {
+    llvm::errs() << "error: " << llvm::toString(lowered.takeError()) << "\n";
     return 2;
   }
-  Problem problem(*topo, std::move(*ts),
-                  onePort ? CostModel::onePort(*topo) : CostModel(*topo));
+  const Problem &problem = **lowered;
   double buildSeconds = seconds(start);
 
   llvm::SmallVector<llvm::StringRef, 8> algs;

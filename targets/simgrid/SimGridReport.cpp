@@ -69,7 +69,7 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
     return failure();
   }
   if (result.variants.empty() ||
-      result.variants.front().status != VariantResult::Ok) {
+      result.variants.front().status != SimulationStatus::Ok) {
     log << "error: no simulation of phasec's schedule to report\n";
     return failure();
   }
@@ -87,9 +87,9 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
             os << "variant,platform,kind,status,sim_time_s,eff_bandwidth_Bps,"
                   "pct_of_bound,model_time_s,phases\n";
             for (const VariantResult &v : result.variants) {
-              bool ok = v.status == VariantResult::Ok && v.simTime > 0;
+              bool ok = v.status == SimulationStatus::Ok && v.simTime > 0;
               os << v.name << "," << v.platform << "," << v.kind << ","
-                 << stringifyStatus(v.status) << ","
+                 << stringifySimulationStatus(v.status) << ","
                  << (ok ? num(v.simTime) : "") << ","
                  << (ok ? num(result.totalBytes / v.simTime) : "") << ","
                  << (ok ? num(100.0 * result.boundTime / v.simTime) : "") << ","

@@ -35,20 +35,6 @@ extern char **environ;
 using namespace phasec;
 using namespace phasec::simgrid;
 
-StringRef simgrid::stringifyStatus(VariantResult::Status status) {
-  switch (status) {
-  case VariantResult::Ok:
-    return "ok";
-  case VariantResult::Skipped:
-    return "skipped";
-  case VariantResult::TimedOut:
-    return "timeout";
-  case VariantResult::Failed:
-    return "failed";
-  }
-  llvm_unreachable("unknown status");
-}
-
 //===----------------------------------------------------------------------===//
 // The analytic model
 //===----------------------------------------------------------------------===//
@@ -331,7 +317,7 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     if (job.kind == "builtin" &&
         StringRef(job.name).starts_with("basic_linear") &&
         topo.numRanks() > request.maxBasicLinearRanks) {
-      v.status = VariantResult::Skipped;
+      v.status = SimulationStatus::Skipped;
       v.note = "basic_linear posts all R*(R-1) messages at once; at " +
                std::to_string(topo.numRanks()) +
                " ranks SimGrid's max-min solver does not finish in "
@@ -355,28 +341,28 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     v.wallSeconds = wall;
     if (request.timeoutSeconds && wall >= request.timeoutSeconds &&
         (rc == 124 || rc == 137)) {
-      v.status = VariantResult::TimedOut;
+      v.status = SimulationStatus::TimedOut;
       v.note = "no result within " + std::to_string(request.timeoutSeconds) +
                " s of wall time";
     } else if (rc == 137) {
-      v.status = VariantResult::Failed;
+      v.status = SimulationStatus::Failed;
       v.note = "killed (SIGKILL) before its time limit: out of memory?";
     } else if (rc != 0 || !parseOutput(out, v)) {
-      v.status = VariantResult::Failed;
+      v.status = SimulationStatus::Failed;
       v.note = "exit code " + std::to_string(rc) +
                (error.empty() ? "" : ": " + error);
       log << "[sim] " << job.platform << "/" << job.name
           << ": failed (exit code " << rc << ")\n"
           << tail(err);
     } else {
-      v.status = VariantResult::Ok;
+      v.status = SimulationStatus::Ok;
     }
     log << "[sim] " << job.platform << "/" << job.name << ": "
-        << stringifyStatus(v.status);
-    if (v.status == VariantResult::Ok)
+        << stringifySimulationStatus(v.status);
+    if (v.status == SimulationStatus::Ok)
       log << ", simulated " << llvm::format("%.6g", v.simTime) << " s";
     log << " (" << llvm::format("%.1f", wall) << " s wall)\n";
-    if (j == 0 && v.status != VariantResult::Ok) {
+    if (j == 0 && v.status != SimulationStatus::Ok) {
       log << "error: phasec's schedule did not simulate\n";
       result.variants.push_back(std::move(v));
       return failure();
@@ -427,8 +413,8 @@ void simgrid::printSimulationTable(llvm::raw_ostream &os,
        "model[s]", "wall[s]", "note"});
   for (const VariantResult &v : result.variants) {
     std::string wall = llvm::formatv("{0:f1}", v.wallSeconds).str();
-    if (v.status != VariantResult::Ok) {
-      row({v.name, v.platform, v.kind, stringifyStatus(v.status).str(), "-",
+    if (v.status != SimulationStatus::Ok) {
+      row({v.name, v.platform, v.kind, stringifySimulationStatus(v.status).str(), "-",
            "-", "-", wall, v.note});
       continue;
     }

@@ -17,6 +17,7 @@
 
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
+#include "phasec/Scheduling/Registry.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -67,12 +68,18 @@ static LogicalResult schedulePercsSeed(const Problem &problem, Schedule &out,
 
 LogicalResult simgrid::buildBaseline(StringRef name, const Problem &problem,
                                      Schedule &out, std::string &error) {
-  if (name == "shift" || name == "linear_shift")
-    return scheduleLinearShift(problem, out, error);
-  if (name == "xor")
-    return scheduleXor(problem, out, error);
-  if (name == "greedy")
-    return scheduleGreedy(problem, out, error);
+  // The registry's baselines, plus seed 002's PERCS pattern, which only the
+  // simulator compares against.
+  std::optional<SchedulerAlgorithm> algorithm =
+      symbolizeSchedulerAlgorithm(name == "shift" ? "linear_shift" : name);
+  if (algorithm && getScheduler(*algorithm).baseline) {
+    SchedulerReport report;
+    if (succeeded(runScheduler(getScheduler(*algorithm), problem, out,
+                               SchedulerOptions(), report)))
+      return success();
+    error = report.error;
+    return failure();
+  }
   if (name == "percs-seed")
     return schedulePercsSeed(problem, out, error);
   error = "unknown baseline '" + name.str() +

@@ -52,48 +52,9 @@ struct RouteOption {
   uint64_t off;
 };
 
-/// What a greedy run orders its pending transfers by: a key, largest first,
-/// recomputed as links and ports drain. scheduleGreedyPriority tries a small
-/// portfolio of them and keeps the fastest schedule. These are the ones
-/// that produce the chosen schedule somewhere (docs/architecture.md, "One
-/// list of algorithms"); six more (route length first, three per-hop
-/// weightings, link plus route load, a port-sum key) never did and are
-/// gone.
-enum class GreedyPriority {
-  /// The most loaded remaining link of the route (seconds): the bottleneck
-  /// links stay busy in every phase, which is what the link-load bound asks.
-  MostLoadedLink,
-  /// The sum of the remaining loads of the route's links: long routes over
-  /// busy links first.
-  RouteLoad,
-  /// The most loaded link, longer routes first among near-equals (large
-  /// uniform sets, where only one or two runs are affordable).
-  MostLoadedLinkThenLongest,
-  /// Larger transfers first, then the most loaded link: phases of similar
-  /// sizes, which waste less of a phase set by its first transfer (large
-  /// skewed sets).
-  LargestFirst,
-  /// The busier of the most loaded link and the two injection ports (source
-  /// sending, destination receiving) still to serve: one-port machines.
-  BusiestLinkOrPort,
-};
-
-/// The priority's name in the report's notes.
-llvm::StringRef getPriorityName(GreedyPriority priority) {
-  switch (priority) {
-  case GreedyPriority::MostLoadedLink:
-    return "most-loaded-link";
-  case GreedyPriority::RouteLoad:
-    return "route-load";
-  case GreedyPriority::MostLoadedLinkThenLongest:
-    return "most-loaded-link-then-longest";
-  case GreedyPriority::LargestFirst:
-    return "largest-first";
-  case GreedyPriority::BusiestLinkOrPort:
-    return "busiest-link-or-port";
-  }
-  llvm_unreachable("unknown greedy priority");
-}
+// The priorities are Vocabulary.td's GreedyPriority (each case says what it
+// orders by); scheduleGreedyPriority tries a small portfolio of them and
+// keeps the fastest schedule.
 
 /// The key of a pending transfer under `priority`. `mostLoaded` and
 /// `routeLoad` are the largest and the sum of the remaining loads of its
@@ -739,7 +700,7 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
       bestTime = t;
       schedule = std::move(s);
       report.notes.push_back(llvm::formatv("greedy-priority {0}: {1} phases",
-                                           getPriorityName(priority),
+                                           stringifyGreedyPriority(priority),
                                            schedule.phases.size()));
     }
   }
@@ -765,7 +726,7 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
     double t = problem.costModel().time(s);
     report.notes.push_back(
         llvm::formatv("greedy-split {0}: {1} phases, time {2}",
-                      getPriorityName(priority), s.phases.size(), t));
+                      stringifyGreedyPriority(priority), s.phases.size(), t));
     if (!have || t < bestTime * (1 - 1e-12)) {
       have = true;
       bestTime = t;

@@ -140,26 +140,6 @@ void Schedule::canonicalize() {
 // Problem
 //===----------------------------------------------------------------------===//
 
-llvm::StringRef phasec::stringifyViolationKind(ScheduleViolation::Kind kind) {
-  switch (kind) {
-  case ScheduleViolation::BadTransfer:
-    return "bad-transfer";
-  case ScheduleViolation::BadRoute:
-    return "bad-route";
-  case ScheduleViolation::Incomplete:
-    return "incomplete";
-  case ScheduleViolation::Duplicate:
-    return "duplicate";
-  case ScheduleViolation::Unrequested:
-    return "unrequested";
-  case ScheduleViolation::Congestion:
-    return "congestion";
-  case ScheduleViolation::Bound:
-    return "bound";
-  }
-  llvm_unreachable("unknown violation kind");
-}
-
 Problem::Problem(const Topology &topo, TransferSet transfers)
     : Problem(topo, std::move(transfers), CostModel(topo)) {}
 
@@ -217,7 +197,7 @@ Problem::verify(const Schedule &schedule,
   };
   // Every violation about one transfer names its phase, its index and its
   // pair the same way.
-  auto transferViolation = [](ScheduleViolation::Kind kind, size_t phase,
+  auto transferViolation = [](ViolationKind kind, size_t phase,
                               size_t index, const Transfer &t) {
     ScheduleViolation v{kind};
     v.phase = phase;
@@ -269,7 +249,7 @@ Problem::verify(const Schedule &schedule,
       if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
           t.bytes <= 0) {
         ScheduleViolation v =
-            transferViolation(ScheduleViolation::BadTransfer, p, i, t);
+            transferViolation(ViolationKind::BadTransfer, p, i, t);
         v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}, {4} "
                                   "bytes): {5}",
                                   p, i, t.src, t.dst, t.bytes,
@@ -286,7 +266,7 @@ Problem::verify(const Schedule &schedule,
       TieMask allowed = topo.tieMask(sn, dn);
       if (t.ties & ~allowed) {
         ScheduleViolation v =
-            transferViolation(ScheduleViolation::BadRoute, p, i, t);
+            transferViolation(ViolationKind::BadRoute, p, i, t);
         v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}) takes "
                                   "the longer way round (tie mask {4:x} where "
                                   "only {5:x} has a tie)",
@@ -297,7 +277,7 @@ Problem::verify(const Schedule &schedule,
       int64_t di = findDemand(t.src, t.dst);
       if (di < 0) {
         ScheduleViolation v =
-            transferViolation(ScheduleViolation::Unrequested, p, i, t);
+            transferViolation(ViolationKind::Unrequested, p, i, t);
         v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}) "
                                   "delivers {4} bytes nobody asked for",
                                   p, i, t.src, t.dst, t.bytes)
@@ -320,7 +300,7 @@ Problem::verify(const Schedule &schedule,
           continue;
         const Transfer &a = ts[ownerIndex[l]];
         ScheduleViolation v =
-            transferViolation(ScheduleViolation::Congestion, p, i, t);
+            transferViolation(ViolationKind::Congestion, p, i, t);
         v.link = l;
         v.transferA = ownerIndex[l];
         v.transferB = i;
@@ -348,8 +328,8 @@ Problem::verify(const Schedule &schedule,
     if (delivered[i] == d.bytes)
       continue;
     bool less = delivered[i] < d.bytes;
-    ScheduleViolation v{less ? ScheduleViolation::Incomplete
-                             : ScheduleViolation::Duplicate};
+    ScheduleViolation v{less ? ViolationKind::Incomplete
+                             : ViolationKind::Duplicate};
     v.src = d.src;
     v.dst = d.dst;
     v.message = llvm::formatv("pair {0} -> {1} receives {2} bytes, expected "
@@ -361,7 +341,7 @@ Problem::verify(const Schedule &schedule,
   }
 
   if (schedule.bound.time > time * (1 + 1e-9) + 1e-300) {
-    ScheduleViolation v{ScheduleViolation::Bound};
+    ScheduleViolation v{ViolationKind::Bound};
     v.message = llvm::formatv("the recorded lower bound {0} s exceeds the "
                               "schedule time {1} s",
                               schedule.bound.time, time)
@@ -369,7 +349,7 @@ Problem::verify(const Schedule &schedule,
     report(std::move(v));
   }
   if (schedule.bound.minPhases > static_cast<int64_t>(schedule.phases.size())) {
-    ScheduleViolation v{ScheduleViolation::Bound};
+    ScheduleViolation v{ViolationKind::Bound};
     v.message = llvm::formatv("the recorded lower bound of {0} phases exceeds "
                               "the schedule's {1} phases",
                               schedule.bound.minPhases, schedule.phases.size())

@@ -19,18 +19,6 @@
 using namespace phasec;
 using namespace phasec::solver;
 
-llvm::StringRef phasec::solver::stringifySolveStatus(SolveStatus status) {
-  switch (status) {
-  case SolveStatus::Sat:
-    return "sat";
-  case SolveStatus::Unsat:
-    return "unsat";
-  case SolveStatus::Unknown:
-    return "unknown";
-  }
-  return "unknown";
-}
-
 std::string phasec::solver::z3Version() {
   unsigned major = 0, minor = 0, build = 0, rev = 0;
   Z3_get_version(&major, &minor, &build, &rev);

@@ -5,9 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Transforms/Pipeline.h"
-#include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Collective.h"
+#include "phasec/Scheduling/Registry.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/ScheduleIR.h"
@@ -163,20 +163,18 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       suffix += "  (solver budget ran out)";
     row(op.handWritten ? "hand-written" : "phasec", op.schedule, suffix);
 
-    using BaselineFn =
-        LogicalResult (*)(const Problem &, Schedule &, std::string &);
-    std::pair<StringRef, BaselineFn> baselines[] = {
-        {"linear_shift", scheduleLinearShift},
-        {"xor", scheduleXor},
-        {"greedy", scheduleGreedy}};
-    for (auto [label, fn] : baselines) {
+    // The registry's baselines, in its order, for comparison.
+    for (const SchedulerEntry &entry : getSchedulers()) {
+      if (!entry.baseline)
+        continue;
       Schedule schedule;
-      std::string error;
-      if (failed(fn(problem, schedule, error))) {
-        os << llvm::formatv("  {0,-14} n/a: {1}\n", label, error);
+      SchedulerReport report;
+      if (failed(runScheduler(entry, problem, schedule, SchedulerOptions(),
+                              report))) {
+        os << llvm::formatv("  {0,-14} n/a: {1}\n", entry.name, report.error);
         continue;
       }
-      row(label, schedule, "");
+      row(entry.name, schedule, "");
     }
   }
 }

@@ -77,7 +77,7 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
   StringRef what = handWritten ? "hand-written schedule" : "schedule";
   for (const ScheduleViolation &v : violations) {
     switch (v.kind) {
-    case ScheduleViolation::Congestion: {
+    case ViolationKind::Congestion: {
       InFlightDiagnostic diag =
           emitError(transferLoc(phases, v.phase, v.transferB, scheduleLoc))
           << what << " of '" << name << "' is not congestion-free: "
@@ -90,17 +90,17 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
             << "phase " << v.phase << " is here";
       break;
     }
-    case ScheduleViolation::BadTransfer:
-    case ScheduleViolation::BadRoute:
-    case ScheduleViolation::Unrequested:
+    case ViolationKind::BadTransfer:
+    case ViolationKind::BadRoute:
+    case ViolationKind::Unrequested:
       emitError(transferLoc(phases, v.phase, v.transferA, scheduleLoc))
           << what << " of '" << name << "' is invalid: " << v.message;
       break;
-    case ScheduleViolation::Incomplete:
+    case ViolationKind::Incomplete:
       emitError(scheduleLoc) << what << " of '" << name
                              << "' is incomplete: " << v.message;
       break;
-    case ScheduleViolation::Duplicate: {
+    case ViolationKind::Duplicate: {
       // Point at the last transfer of the pair: the one too many.
       Location loc = scheduleLoc;
       for (auto [p, phase] : llvm::enumerate(phases)) {
@@ -113,7 +113,7 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
                      << "' delivers data twice: " << v.message;
       break;
     }
-    case ScheduleViolation::Bound:
+    case ViolationKind::Bound:
       emitError(scheduleLoc) << what << " of '" << name
                              << "' has a wrong lower bound: " << v.message;
       break;

@@ -321,7 +321,7 @@ TEST(Heuristics, SplitAlltoallv) {
   dup.phases.back().transfers.push_back(copy);
   EXPECT_TRUE(failed(p.verify(dup, violations, 4)));
   ASSERT_FALSE(violations.empty());
-  EXPECT_EQ(violations.front().kind, ScheduleViolation::Duplicate);
+  EXPECT_EQ(violations.front().kind, ViolationKind::Duplicate);
   // Incomplete: the chunk dropped.
   Schedule lost = s;
   auto &tr = lost.phases[chunkPhase].transfers;
@@ -331,7 +331,7 @@ TEST(Heuristics, SplitAlltoallv) {
   violations.clear();
   EXPECT_TRUE(failed(p.verify(lost, violations, 4)));
   ASSERT_FALSE(violations.empty());
-  EXPECT_EQ(violations.front().kind, ScheduleViolation::Incomplete);
+  EXPECT_EQ(violations.front().kind, ViolationKind::Incomplete);
 }
 
 /// General transfer sets on the T3D, byte-aware.

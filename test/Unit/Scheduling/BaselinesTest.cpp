@@ -71,7 +71,7 @@ TEST(Baselines, OnePortCostModelTimesAndVerifies) {
   vs.clear();
   EXPECT_TRUE(failed(links.verify(s, vs)));
   ASSERT_FALSE(vs.empty());
-  EXPECT_EQ(vs.back().kind, ScheduleViolation::Bound);
+  EXPECT_EQ(vs.back().kind, ViolationKind::Bound);
 }
 
 TEST(Baselines, HypercubeXorIsOptimal) {

@@ -170,7 +170,7 @@ TEST(Bounds, MinPhasesNeverAboveAVerifiedSchedule) {
     s.bound.minPhases = static_cast<int64_t>(s.phases.size()) + 1;
     vs.clear();
     ASSERT_TRUE(failed(p.verify(s, vs)));
-    EXPECT_EQ(vs.back().kind, ScheduleViolation::Bound);
+    EXPECT_EQ(vs.back().kind, ViolationKind::Bound);
     EXPECT_NE(vs.back().message.find("phases exceeds"), std::string::npos)
         << vs.back().message;
   }

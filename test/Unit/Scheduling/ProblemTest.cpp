@@ -89,7 +89,7 @@ TEST(Problem, VerifyCatchesCongestion) {
   // (+: 1->2, 2->3), 0->2 (+: 0->1, 1->2).
   llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 1u) << describe(vs);
-  EXPECT_EQ(vs[0].kind, ScheduleViolation::Congestion);
+  EXPECT_EQ(vs[0].kind, ViolationKind::Congestion);
   EXPECT_EQ(vs[0].phase, 3);
   EXPECT_EQ(vs[0].transferA, 0);
   EXPECT_EQ(vs[0].transferB, 1);
@@ -120,12 +120,12 @@ TEST(Problem, VerifyCatchesIncompleteAndDuplicate) {
   s.phases[1].transfers.push_back(s.phases[1].transfers[0]); // 1 -> 0 twice
   llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 2u) << describe(vs);
-  EXPECT_EQ(vs[0].kind, ScheduleViolation::Duplicate);
+  EXPECT_EQ(vs[0].kind, ViolationKind::Duplicate);
   EXPECT_EQ(vs[0].src, 1);
   EXPECT_EQ(vs[0].dst, 0);
   EXPECT_NE(vs[0].message.find("pair 1 -> 0 receives 2 bytes, expected 1"),
             std::string::npos);
-  EXPECT_EQ(vs[1].kind, ScheduleViolation::Incomplete);
+  EXPECT_EQ(vs[1].kind, ViolationKind::Incomplete);
   EXPECT_EQ(vs[1].src, 3);
   EXPECT_EQ(vs[1].dst, 0);
 }
@@ -149,13 +149,13 @@ TEST(Problem, VerifyCatchesBadTransfersRoutesAndBounds) {
   s.bound.time = 100;
   llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 4u) << describe(vs);
-  EXPECT_EQ(vs[0].kind, ScheduleViolation::BadRoute);
+  EXPECT_EQ(vs[0].kind, ViolationKind::BadRoute);
   EXPECT_EQ(vs[0].phase, 0);
-  EXPECT_EQ(vs[1].kind, ScheduleViolation::Unrequested);
+  EXPECT_EQ(vs[1].kind, ViolationKind::Unrequested);
   EXPECT_EQ(vs[1].transferA, 1);
-  EXPECT_EQ(vs[2].kind, ScheduleViolation::BadTransfer);
+  EXPECT_EQ(vs[2].kind, ViolationKind::BadTransfer);
   EXPECT_EQ(vs[2].transferA, 2);
-  EXPECT_EQ(vs[3].kind, ScheduleViolation::Bound);
+  EXPECT_EQ(vs[3].kind, ViolationKind::Bound);
   EXPECT_NE(vs[3].message.find("exceeds the schedule time"), std::string::npos);
   // maxViolations caps the list.
   vs.clear();
@@ -175,7 +175,7 @@ TEST(Problem, VerifyOnAnInvalidProblemDoesNotCrash) {
   s.phases.push_back({{{0, 1, 1}, {0, 3, 1}}});
   llvm::SmallVector<ScheduleViolation> vs = violations(p, s);
   ASSERT_EQ(vs.size(), 1u) << describe(vs);
-  EXPECT_EQ(vs[0].kind, ScheduleViolation::Incomplete);
+  EXPECT_EQ(vs[0].kind, ViolationKind::Incomplete);
   EXPECT_EQ(vs[0].dst, 9);
 }
 

@@ -339,7 +339,7 @@ TEST(ScheduleJSON, ReadCongestedScheduleFailsVerify) {
   llvm::SmallVector<ScheduleViolation> vs;
   EXPECT_TRUE(failed(p.verify((*docs)[0].schedule, vs)));
   ASSERT_EQ(vs.size(), 1u);
-  EXPECT_EQ(vs[0].kind, ScheduleViolation::Congestion);
+  EXPECT_EQ(vs[0].kind, ViolationKind::Congestion);
   std::string out;
   EXPECT_EQ(runChecker(text, out), 1) << out;
 }

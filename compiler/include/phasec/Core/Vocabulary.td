@@ -182,4 +182,67 @@ def Phasec_SchedulerAlgorithm : Phasec_Enum<"SchedulerAlgorithm",
   I32EnumAttrCase<"Xor", 7, "xor">,
   I32EnumAttrCase<"Greedy", 8, "greedy">]>;
 
+// What Problem::verify found wrong (ScheduleViolation::kind); the spelling is
+// the one the verifier's reports and tests use.
+def Phasec_ViolationKind : Phasec_Enum<"ViolationKind",
+    "kind of schedule violation", [
+  // A transfer with a rank out of range or bytes <= 0.
+  I32EnumAttrCase<"BadTransfer", 0, "bad-transfer">,
+  // A transfer whose ties ask for a direction where there is no tie.
+  I32EnumAttrCase<"BadRoute", 1, "bad-route">,
+  // A pair receives fewer bytes than demanded.
+  I32EnumAttrCase<"Incomplete", 2, "incomplete">,
+  // A demanded pair receives more bytes than demanded (delivered twice).
+  I32EnumAttrCase<"Duplicate", 3, "duplicate">,
+  // A transfer between a pair that demands nothing.
+  I32EnumAttrCase<"Unrequested", 4, "unrequested">,
+  // Two source ranks share a directed link in one phase.
+  I32EnumAttrCase<"Congestion", 5, "congestion">,
+  // The recorded lower bound exceeds the schedule time, or its minimum
+  // number of phases exceeds the schedule's.
+  I32EnumAttrCase<"Bound", 6, "bound">]>;
+
+// What a greedy-priority run orders its pending transfers by: a key, largest
+// first, recomputed as links and ports drain (Greedy.cpp). Only the ones
+// that produce the chosen schedule somewhere are here (docs/architecture.md,
+// "One list of algorithms"); the spelling names the run in report notes.
+def Phasec_GreedyPriority : Phasec_Enum<"GreedyPriority",
+    "greedy scheduling priority", [
+  // The most loaded remaining link of the route (seconds): the bottleneck
+  // links stay busy in every phase, which is what the link-load bound asks.
+  I32EnumAttrCase<"MostLoadedLink", 0, "most-loaded-link">,
+  // The sum of the remaining loads of the route's links: long routes over
+  // busy links first.
+  I32EnumAttrCase<"RouteLoad", 1, "route-load">,
+  // The most loaded link, longer routes first among near-equals (large
+  // uniform sets, where only one or two runs are affordable).
+  I32EnumAttrCase<"MostLoadedLinkThenLongest", 2,
+                  "most-loaded-link-then-longest">,
+  // Larger transfers first, then the most loaded link: phases of similar
+  // sizes, which waste less of a phase set by its first transfer (large
+  // skewed sets).
+  I32EnumAttrCase<"LargestFirst", 3, "largest-first">,
+  // The busier of the most loaded link and the two injection ports (source
+  // sending, destination receiving) still to serve: one-port machines.
+  I32EnumAttrCase<"BusiestLinkOrPort", 4, "busiest-link-or-port">]>;
+
+// A Z3 query's verdict (Z3Solver.h).
+def Phasec_SolveStatus : Phasec_Enum<"SolveStatus", "solver verdict", [
+  I32EnumAttrCase<"Sat", 0, "sat">,
+  I32EnumAttrCase<"Unsat", 1, "unsat">,
+  I32EnumAttrCase<"Unknown", 2, "unknown">]>;
+
+//===----------------------------------------------------------------------===//
+// Simulation
+//===----------------------------------------------------------------------===//
+
+// How one simulated variant ended (SimGrid/Runner.h); the spelling is the
+// table's and the report's.
+def Phasec_SimulationStatus : Phasec_Enum<"SimulationStatus",
+    "outcome of a simulated variant", [
+  I32EnumAttrCase<"Ok", 0, "ok">,
+  I32EnumAttrCase<"Skipped", 1, "skipped">,
+  I32EnumAttrCase<"TimedOut", 2, "timeout">,
+  I32EnumAttrCase<"Failed", 3, "failed">]>;
+
 #endif // PHASEC_CORE_VOCABULARY_TD

@@ -144,23 +144,8 @@ struct ScheduleCost {
 
 /// One thing verify() found wrong.
 struct ScheduleViolation {
-  enum Kind {
-    /// A transfer with a rank out of range or bytes <= 0.
-    BadTransfer,
-    /// A transfer whose ties ask for a direction where there is no tie.
-    BadRoute,
-    /// A pair receives fewer bytes than demanded.
-    Incomplete,
-    /// A demanded pair receives more bytes than demanded (delivered twice).
-    Duplicate,
-    /// A transfer between a pair that demands nothing.
-    Unrequested,
-    /// Two source ranks share a directed link in one phase.
-    Congestion,
-    /// The recorded lower bound exceeds the schedule time, or its minimum
-    /// number of phases exceeds the schedule's.
-    Bound,
-  };
+  /// What is wrong (Vocabulary.td's ViolationKind says each case).
+  using Kind = ViolationKind;
   Kind kind;
   /// Phase index, or -1 where no single phase is at fault.
   int64_t phase = -1;
@@ -172,8 +157,6 @@ struct ScheduleViolation {
   RankId src = -1, dst = -1;
   std::string message;
 };
-
-llvm::StringRef stringifyViolationKind(ScheduleViolation::Kind kind);
 
 /// A topology plus the transfers that must happen on it, and the CostModel
 /// that says how long a schedule of them takes.

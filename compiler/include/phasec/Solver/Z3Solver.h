@@ -29,6 +29,8 @@
 #ifndef PHASEC_SOLVER_Z3SOLVER_H
 #define PHASEC_SOLVER_Z3SOLVER_H
 
+#include "phasec/Core/Vocabulary.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LogicalResult.h"
@@ -40,10 +42,10 @@
 namespace phasec {
 namespace solver {
 
-enum class SolveStatus : uint8_t { Sat, Unsat, Unknown };
-
-/// "sat", "unsat", "unknown".
-llvm::StringRef stringifySolveStatus(SolveStatus status);
+/// Sat, Unsat, Unknown: the vocabulary's (Vocabulary.td), spelled "sat",
+/// "unsat", "unknown".
+using ::phasec::SolveStatus;
+using ::phasec::stringifySolveStatus;
 
 struct SolverOptions {
   /// Z3 resource limit per query (0 = unlimited; avoid). Deterministic.

@@ -86,14 +86,15 @@ struct SimulationRequest {
 };
 
 struct VariantResult {
-  enum Status { Ok, Skipped, TimedOut, Failed };
+  /// Ok, Skipped, TimedOut, Failed (Vocabulary.td).
+  using Status = SimulationStatus;
   /// "phasec", "shift", "pair", ...
   std::string name;
   /// "phased" (a schedule) or "builtin" (an smpi/alltoall algorithm).
   std::string kind;
   /// "phasec" (our routes) or "stock" (SimGrid's TORUS zone).
   std::string platform;
-  Status status = Failed;
+  Status status = SimulationStatus::Failed;
   std::string note;
   double simTime = 0;
   double wallSeconds = 0;
@@ -114,7 +115,6 @@ struct SimulationResult {
   std::vector<VariantResult> variants;
 };
 
-llvm::StringRef stringifyStatus(VariantResult::Status status);
 
 /// The whole pipeline; `log` gets one line per step. Fails (with the reason
 /// in `log`) if the directory cannot be written or built or phasec's own
