@@ -256,9 +256,12 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
         break;
       }
       os << (op->elementLevel ? "  // element level" : "  // rank level")
-         << "\n  permutation = ";
-      printList(os, op->permutation, maxItems);
-      os << "\n";
+         << "\n";
+      if (!op->permutation.empty()) {
+        os << "  permutation = ";
+        printList(os, op->permutation, maxItems);
+        os << "\n";
+      }
     }
     if (!op->sizes.empty()) {
       int64_t total = 0;

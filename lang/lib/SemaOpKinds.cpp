@@ -22,23 +22,6 @@ using namespace phasec::lang;
 using namespace phasec::lang::sema;
 using namespace phasec::lang::syntax;
 
-namespace {
-
-/// Deterministic 64-bit generator for `random(seed)` permutations
-/// (SplitMix64; documented in docs/language.md so that other tools can
-/// reproduce the permutation).
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-};
-
-} // namespace
-
 bool Sema::setElementType(OpContext &c) {
   Operation &op = c.op;
   op.elementType = ElementType::Int32;
@@ -452,22 +435,15 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
       return fail(e->loc, "'" + e->name + "' takes one argument");
     return evalInt(*e->args[0], env);
   };
+  // Sema checks the pattern and records it; Collective::getPermutation is
+  // the one place that materialises it. Only a table, which is data, is kept.
   bool pow2 = n > 0 && (n & (n - 1)) == 0;
-  op.permutation.resize(n);
   if (e->name == "random") {
     OptInt seed = oneArg();
     if (!seed)
       return false;
     op.permuteKind = PermuteKind::Random;
     op.seed = static_cast<uint64_t>(*seed);
-    for (int64_t i = 0; i < n; ++i)
-      op.permutation[i] = i;
-    SplitMix64 rng{op.seed};
-    // Fisher-Yates from the back: swap i with j uniform in [0, i].
-    for (int64_t i = n - 1; i > 0; --i) {
-      uint64_t j = rng.next() % static_cast<uint64_t>(i + 1);
-      std::swap(op.permutation[i], op.permutation[j]);
-    }
     return true;
   }
   if (e->name == "bit_reversal") {
@@ -484,14 +460,6 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
       return false;
     }
     op.permuteKind = PermuteKind::BitReversal;
-    unsigned bits = static_cast<unsigned>(63 - __builtin_clzll(n));
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t r = 0;
-      for (unsigned b = 0; b < bits; ++b)
-        if (i & (int64_t(1) << b))
-          r |= int64_t(1) << (bits - 1 - b);
-      op.permutation[i] = r;
-    }
     return true;
   }
   if (e->name == "xor") {
@@ -507,8 +475,6 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
     }
     op.permuteKind = PermuteKind::Xor;
     op.mask = *mask;
-    for (int64_t i = 0; i < n; ++i)
-      op.permutation[i] = i ^ *mask;
     return true;
   }
   if (e->name == "shift") {
@@ -517,9 +483,6 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
       return false;
     op.permuteKind = PermuteKind::Shift;
     op.shift = *k;
-    int64_t s = ((*k % n) + n) % n;
-    for (int64_t i = 0; i < n; ++i)
-      op.permutation[i] = (i + s) % n;
     return true;
   }
   if (e->name == "table") {
@@ -536,6 +499,7 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
     if (!readIntegers(op.tableFile, p.value.loc, table, n, "permutation table"))
       return false;
     std::vector<bool> seen(n, false);
+    op.permutation.resize(n);
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = table[i];
       if (v < 0 || v >= n || seen[v]) {

@@ -200,7 +200,9 @@ struct Operation {
   /// Transpose and element-level permute: source and destination arrays.
   const Array *from = nullptr, *to = nullptr;
 
-  /// Permute: the rule and its parameters, and the explicit table: for a
+  /// Permute: the rule and its parameters; `permutation` holds only a
+  /// `table` pattern's entries (the other rules are materialised by
+  /// Collective::getPermutation, in the scheduling library): for a
   /// rank-level permute `permutation[i]` is the group index receiving group
   /// index i's block; for an element-level permute (over `from`) it is the
   /// destination element (row-major linear index) of element i.
