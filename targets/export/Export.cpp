@@ -198,19 +198,6 @@ struct ExportOptions {
 };
 } // namespace
 
-/// The translations' input: a module the scheduling pipeline has run on.
-static FailureOr<std::pair<ModuleOp, ScheduledModule>>
-getScheduledModule(Operation *op) {
-  auto module = dyn_cast<ModuleOp>(op);
-  if (!module)
-    return op->emitError("expected a builtin.module");
-  FailureOr<ScheduledModule> scheduled =
-      collectSchedules(module, /*requireEveryOperation=*/true);
-  if (failed(scheduled))
-    return failure();
-  return std::make_pair(module, std::move(*scheduled));
-}
-
 /// One --export-* translation: a scheduled module to `exporter`'s output.
 /// (The registration object only fills MLIR's global registry.)
 template <typename Exporter>
@@ -219,10 +206,10 @@ static void registerExport(StringRef name, StringRef description,
   TranslateFromMLIRRegistration(
       name, description,
       [exporter](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        auto scheduled = getScheduledModule(op);
+        FailureOr<ScheduledModule> scheduled = collectSchedulesForExport(op);
         if (failed(scheduled))
           return failure();
-        return exporter(scheduled->first, scheduled->second, os);
+        return exporter(cast<ModuleOp>(op), *scheduled, os);
       },
       [](DialectRegistry &registry) { registry.insert<comm::CommDialect>(); });
 }

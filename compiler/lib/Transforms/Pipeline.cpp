@@ -179,8 +179,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
   }
 }
 
-/// A translation's input: a module on which the pipeline has run.
-static FailureOr<ScheduledModule> collectForExport(Operation *op) {
+FailureOr<ScheduledModule> phasec::collectSchedulesForExport(Operation *op) {
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
     return op->emitError("expected a builtin.module");
@@ -195,7 +194,7 @@ static void registerWriter(StringRef name, StringRef description,
   TranslateFromMLIRRegistration(
       name, description,
       [write](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        FailureOr<ScheduledModule> scheduled = collectForExport(op);
+        FailureOr<ScheduledModule> scheduled = collectSchedulesForExport(op);
         if (failed(scheduled))
           return failure();
         write(*scheduled, os);

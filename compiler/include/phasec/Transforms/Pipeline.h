@@ -91,6 +91,11 @@ struct ScheduledModule {
 mlir::FailureOr<ScheduledModule>
 collectSchedules(mlir::ModuleOp module, bool requireEveryOperation = false);
 
+/// A translation's input: `op` must be a builtin.module the pipeline has
+/// run on; collectSchedules with every operation required. The --export-*
+/// translations of the compiler and of the targets all start here.
+mlir::FailureOr<ScheduledModule> collectSchedulesForExport(mlir::Operation *op);
+
 /// The spec's JSON: one document for one operation, else
 /// {"format": ..., "operations": [...]}.
 void writeScheduleJSON(const ScheduledModule &scheduled, llvm::raw_ostream &os);
