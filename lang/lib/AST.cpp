@@ -225,6 +225,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     case CollectiveKind::Reduce:
     case CollectiveKind::Allreduce:
     case CollectiveKind::Scan:
+    case CollectiveKind::Exscan:
+    case CollectiveKind::ReduceScatter:
       os << "  op = " << stringifyReduceKind(op->reduceOp) << "\n";
       [[fallthrough]];
     default:
@@ -283,6 +285,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
         os << ", " << stringifyKLevelShape(d.kShape);
       os << ')';
     }
+    if (d.algorithmParam > 0)
+      os << '(' << d.algorithmParam << ')';
     os << "\n  sync = " << stringifySyncKind(d.sync)
        << "\n  style = " << stringifyTransferStyle(d.style)
        << "\n  rlimit = " << d.rlimit << "\n";

@@ -51,6 +51,13 @@ std::string joinNames(llvm::ArrayRef<StringRef> names) {
 // The PAPERS aggregates (seed 004) are rows too: each maps onto the CollectiveKind
 // that moves its data (see docs/language.md). The order of the rows is the
 // order of the "operations:" note.
+/// What the "algorithms:" notes list.
+static const std::string kAlgorithmList =
+    "auto, direct, pairwise, linear_shift, xor, bruck, k_level(k), "
+    "k_level(k, rec|sq), k_level(logp, sq), binomial, binary, knomial(k), "
+    "chain(s), ring(s), recursive_doubling, recursive_halving, "
+    "rabenseifner(s), scatter_allgather, reduce_broadcast, dissemination";
+
 const Sema::OpSpec Sema::opSpecs[] = {
     {"alltoall", CollectiveKind::Alltoall, Aggregate::None, "block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
@@ -76,6 +83,11 @@ const Sema::OpSpec Sema::opSpecs[] = {
      "operation", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
     {"scan", CollectiveKind::Scan, Aggregate::None, "op type count", "op", "operation",
      "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
+    {"exscan", CollectiveKind::Exscan, Aggregate::None, "op type count", "op",
+     "operation", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
+    {"reduce_scatter", CollectiveKind::ReduceScatter, Aggregate::None,
+     "op type count", "op", "operation", "'op = add|mul|min|max|and|or|xor;'",
+     &Sema::checkReduction},
     {"one_to_all", CollectiveKind::OneToAll, Aggregate::None, "root block", "block",
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
     {"all_to_one", CollectiveKind::AllToOne, Aggregate::None, "root block", "block",
@@ -275,24 +287,43 @@ bool Sema::checkCommonDirectives(OpContext &c) {
       alg = std::nullopt;
     if (name.empty()) {
       diag.error(p->value.loc, "expected an algorithm name");
-      diag.note(p->value.loc, "algorithms: auto, pairwise, linear_shift, xor, "
-                              "bruck, direct, k_level(k), k_level(k, rec|sq), "
-                              "k_level(logp, sq)");
+      diag.note(p->value.loc, "algorithms: " + kAlgorithmList);
       return false;
     }
-    if (alg && e->isCall && *alg != Algorithm::KLevel) {
+    if (alg && e->isCall && *alg != Algorithm::KLevel &&
+        !takesRelayParameter(*alg)) {
       diag.error(p->value.loc, "algorithm '" + name + "' takes no arguments");
       return false;
     }
     if (!alg) {
       unknownValue(p->value, "algorithm", name,
-                   "auto, pairwise, linear_shift, xor, bruck, direct, "
-                   "k_level(k), k_level(k, rec|sq), k_level(logp, sq); a "
-                   "'schedule { ... }' block selects the hand-written "
-                   "schedule");
+                   kAlgorithmList + "; a 'schedule { ... }' block selects "
+                                    "the hand-written schedule");
       return false;
     }
     dir.algorithm = *alg;
+    if (takesRelayParameter(*alg) && e->isCall) {
+      if (e->args.size() != 1) {
+        diag.error(p->value.loc, "algorithm '" + name +
+                                     "' takes one argument (" +
+                                     (*alg == Algorithm::Knomial
+                                          ? "the radix"
+                                          : "the number of segments") +
+                                     ")");
+        return false;
+      }
+      OptInt v = evalInt(*e->args[0], env);
+      if (!v)
+        return false;
+      int64_t least = *alg == Algorithm::Knomial ? 2 : 1;
+      if (*v < least || *v > (int64_t(1) << 20)) {
+        diag.error(e->args[0]->getLoc(),
+                   "the argument of '" + name + "' must be in " +
+                       Twine(least) + " .. 1048576, got " + Twine(*v));
+        return false;
+      }
+      dir.algorithmParam = *v;
+    }
     if (*alg == Algorithm::KLevel) {
       if (!e->isCall || e->args.empty() || e->args.size() > 2) {
         diag.error(p->value.loc, "k_level takes (levels) or (levels, rec|sq); "
@@ -341,6 +372,12 @@ bool Sema::checkCommonDirectives(OpContext &c) {
       break;
     case Algorithm::Bruck:
       supported = op.kind == CollectiveKind::Alltoall || op.kind == CollectiveKind::Allgather;
+      break;
+    default:
+      // The relaying algorithms: the scheduler's table
+      // (phasec/Core/Vocabulary.h).
+      supported = isRelayAlgorithm(*alg) &&
+                  llvm::is_contained(getRelayAlgorithms(op.kind), *alg);
       break;
     case Algorithm::KLevel:
       supported = op.kind == CollectiveKind::OneToAll || op.kind == CollectiveKind::AllToOne ||

@@ -164,7 +164,7 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
 }
 
 /// The member map: member m is rank NAME_rank(m).
-static void emitMemberMap(llvm::raw_ostream &os, const OperationPlan &plan) {
+void detail::emitMemberMap(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   bool identity = true;
   for (auto [i, r] : llvm::enumerate(plan.group))
@@ -326,7 +326,6 @@ static void emitDisplacements(llvm::raw_ostream &os,
     break;
   case CollectiveKind::Allgather:
   case CollectiveKind::Gather:
-  case CollectiveKind::AllToOne:
     rd = "(int64_t)peer * " + n + "_BLOCK";
     break;
   case CollectiveKind::Scatter:
@@ -649,7 +648,6 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
     break;
   case CollectiveKind::Allgather:
   case CollectiveKind::Gather:
-  case CollectiveKind::AllToOne:
     sendBytes = n + "_BLOCK";
     recvBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
     size = n + "_BLOCK";
@@ -658,9 +656,6 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
     sendBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
     recvBytes = n + "_BLOCK";
     size = n + "_BLOCK";
-    break;
-  case CollectiveKind::OneToAll:
-    sendBytes = recvBytes = size = n + "_BLOCK";
     break;
   default:
     llvm_unreachable("no plan for a relaying operation");
@@ -770,7 +765,6 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
        << "_P, 0, (size_t)" << n << "_rdispl_of(me, s));\n";
     break;
   case CollectiveKind::Gather:
-  case CollectiveKind::AllToOne:
     os << "  if (me == " << n << "_ROOT)\n"
        << "    for (int s = 0; s < " << n << "_P; ++s)\n"
        << "      bad += phasec_check(st, \"block\", r + " << n
@@ -780,10 +774,6 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
   case CollectiveKind::Scatter:
     os << "  bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, " << n
        << "_ROOT, me, 0, 0);\n";
-    break;
-  case CollectiveKind::OneToAll:
-    os << "  bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, " << n
-       << "_ROOT, " << n << "_P, 0, 0);\n";
     break;
   default:
     llvm_unreachable("no plan for a relaying operation");
@@ -812,16 +802,12 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
     os << "  memcpy(r + (int64_t)me * " << B << ", s, " << B << ");\n";
     break;
   case CollectiveKind::Gather:
-  case CollectiveKind::AllToOne:
     os << "  if (me == " << n << "_ROOT)\n    memcpy(r + (int64_t)me * " << B
        << ", s, " << B << ");\n";
     break;
   case CollectiveKind::Scatter:
     os << "  if (me == " << n << "_ROOT)\n    memcpy(r, s + (int64_t)me * " << B
        << ", " << B << ");\n";
-    break;
-  case CollectiveKind::OneToAll:
-    os << "  if (me == " << n << "_ROOT)\n    memcpy(r, s, " << B << ");\n";
     break;
   case CollectiveKind::Transpose: {
     TransposeShape sh = getTransposeShape(plan);

@@ -38,6 +38,18 @@ void emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan);
 /// permutation support, transpose kernels.
 void emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan);
 
+/// NAME_rank(m) and NAME_member(rank).
+void emitMemberMap(llvm::raw_ostream &os, const OperationPlan &plan);
+
+/// Relaying operations (RelayC.cpp): the schedule tables, the reduction
+/// and the copy-in/copy-out of the work space, the MPI and OpenSHMEM
+/// functions, and the harness helpers (fill, check against a serial
+/// evaluation, sizes).
+void emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan);
+void emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan);
+void emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan);
+void emitRelayHarnessHelpers(llvm::raw_ostream &os, const OperationPlan &plan);
+
 /// Block ops: `static void NAME_local(int me, const void *sendbuf, void
 /// *recvbuf)`, the part of the operation that stays on the member.
 void emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan);

@@ -146,7 +146,13 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
 
   OperationPlan plan;
   plan.name = name.str();
-  plan.kind = collective.kind;
+  // C^3's one-to-all and all-to-one are personalized (seed 003): the
+  // generated code is a scatter's and a gather's.
+  plan.kind = collective.kind == CollectiveKind::OneToAll
+                  ? CollectiveKind::Scatter
+              : collective.kind == CollectiveKind::AllToOne
+                  ? CollectiveKind::Gather
+                  : collective.kind;
   plan.elementLevel = collective.isElementPermute();
   plan.elem = elem;
   plan.group = collective.group;

@@ -93,33 +93,38 @@ phasec::target::buildOperationPlans(ModuleOp module,
       hadError = true;
       continue;
     }
-    ElementCType elem{"u8", "uint8_t", 1};
-    if (described->from) {
-      // The verifier admits only element types of the vocabulary.
-      comm::ArrayOp array = getSourceArray(collective, symbols);
-      std::optional<ElementType> kind =
-          array ? comm::getElementTypeKind(array.getElementType())
-                : std::nullopt;
-      if (!kind) {
-        collective.emitError("cannot emit '")
-            << op.name << "': its array has no element type of the back ends";
-        hadError = true;
-        continue;
-      }
-      elem = getElementCType(*kind);
-    }
-    // Local copies (src == dst) are harmless to the scheduling library
-    // (Problem::verify skips them; hand-written schedules may contain them)
-    // but are no transfer for the plans: the generated code copies a
-    // member's own part itself.
-    Schedule schedule = op.schedule;
-    for (Phase &phase : schedule.phases)
-      llvm::erase_if(phase.transfers,
-                     [](const Transfer &t) { return t.src == t.dst; });
     std::string error;
-    FailureOr<OperationPlan> plan =
-        buildOperationPlan(getCName(op.name), *described, elem, schedule,
-                           getPlanOptions(collective), error);
+    FailureOr<OperationPlan> plan = failure();
+    if (const ChunkSpec *chunks = op.problem->chunkSpec()) {
+      plan = buildRelayPlan(getCName(op.name), *described, *chunks,
+                            op.schedule, getPlanOptions(collective), error);
+    } else {
+      ElementCType elem{"u8", "uint8_t", 1};
+      if (described->from) {
+        // The verifier admits only element types of the vocabulary.
+        comm::ArrayOp array = getSourceArray(collective, symbols);
+        std::optional<ElementType> kind =
+            array ? comm::getElementTypeKind(array.getElementType())
+                  : std::nullopt;
+        if (!kind) {
+          collective.emitError("cannot emit '")
+              << op.name << "': its array has no element type of the back ends";
+          hadError = true;
+          continue;
+        }
+        elem = getElementCType(*kind);
+      }
+      // Local copies (src == dst) are harmless to the scheduling library
+      // (Problem::verify skips them; hand-written schedules may contain
+      // them) but are no transfer for the plans: the generated code copies a
+      // member's own part itself.
+      Schedule schedule = op.schedule;
+      for (Phase &phase : schedule.phases)
+        llvm::erase_if(phase.transfers,
+                       [](const Transfer &t) { return t.src == t.dst; });
+      plan = buildOperationPlan(getCName(op.name), *described, elem, schedule,
+                                getPlanOptions(collective), error);
+    }
     if (failed(plan)) {
       collective.emitError("cannot emit '") << op.name << "': " << error;
       hadError = true;
@@ -177,9 +182,17 @@ phasec::target::exportSimGrid(ModuleOp module, const ScheduledModule &scheduled,
     return module.emitError(
         "nothing to simulate: no operation of the program has a schedule");
   std::vector<simgrid::SimOperation> operations;
-  for (const ScheduledOperation &op : scheduled.operations)
+  for (const ScheduledOperation &op : scheduled.operations) {
+    // The simulator's programs and baselines are direct exchanges.
+    comm::CollectiveOpInterface collective = op.op;
+    if (op.problem->chunkSpec())
+      return collective->emitError("not yet supported: simulating '")
+             << op.name << "', a relaying "
+             << stringifyCollectiveKind(collective.getCollectiveKind())
+             << " (SimGrid runs direct schedules only)";
     operations.push_back(
         {op.name, op.topology, op.problem.get(), &op.schedule});
+  }
   return simgrid::runSimTarget(operations, options, out, diagOS);
 }
 

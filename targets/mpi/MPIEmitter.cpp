@@ -393,6 +393,12 @@ void MPIWriter::emitPermuteBody(bool formula) {
 }
 
 void MPIWriter::emitFunction() {
+  if (plan.relaying) {
+    emitRelayCommon(os, plan);
+    emitGroupComm();
+    emitRelayMPI(os, plan);
+    return;
+  }
   emitPlanComment(os, plan);
   emitPlanData(os, plan);
   emitLocalCopy(os, plan);
@@ -560,6 +566,14 @@ static const HarnessTransport &mpiHarness() {
 }
 
 void MPIWriter::emitRunner() {
+  if (plan.relaying) {
+    emitRelayHarnessHelpers(os, plan);
+    emitHarnessRunner(os, plan, mpiHarness(),
+                      "  char *r = (char *)PHASEC_XMALLOC(" + n +
+                          "_recv_bytes(), \"receive buffer\");\n",
+                      "  free(r);\n");
+    return;
+  }
   emitHarnessHelpers(os, plan);
   // Direct-deposit transposes put their output into a shared window.
   bool dd = isTranspose(plan) &&

@@ -285,6 +285,11 @@ void SHMEMWriter::emitPermuteBody(bool formula) {
 }
 
 void SHMEMWriter::emitFunction() {
+  if (plan.relaying) {
+    emitRelayCommon(os, plan);
+    emitRelaySHMEM(os, plan);
+    return;
+  }
   emitPlanComment(os, plan);
   emitPlanData(os, plan);
   emitLocalCopy(os, plan);
@@ -389,7 +394,10 @@ static const HarnessTransport &shmemHarness() {
 }
 
 void SHMEMWriter::emitRunner() {
-  emitHarnessHelpers(os, plan);
+  if (plan.relaying)
+    emitRelayHarnessHelpers(os, plan);
+  else
+    emitHarnessHelpers(os, plan);
   emitHarnessRunner(os, plan, shmemHarness(),
                     "  char *r = (char *)PHASEC_SHMEM_MALLOC(" + n +
                         "_recv_bytes(), \"receive buffer\");\n",

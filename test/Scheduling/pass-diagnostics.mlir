@@ -7,12 +7,12 @@
 
 comm.machine @r #comm.torus<[6]> {bandwidth = 1.0e6 : f64}
 comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]
-// expected-error @below {{cannot lower 'b': not yet supported: broadcast needs relays (a later issue)}}
-comm.broadcast @b on @r group @all {root = 0 : i64, block = 8 : i64}
-// expected-error @below {{cannot lower 's': not yet supported: scan needs relays (a later issue)}}
-comm.scan @s on @r group @all {op = #comm.reduce<add>, element_type = i64, count = 4 : i64}
-// ALLOW: warning: 'b' is not scheduled: not yet supported: broadcast needs relays (a later issue)
-// ALLOW: warning: 's' is not scheduled: not yet supported: scan needs relays (a later issue)
+// expected-error @below {{cannot lower 'o': not yet supported: algorithm 'k_level(2)' for 'alltoall' (seed 003's all-to-all k-level algorithms); k_level(1), the direct transfers, is implemented}}
+comm.alltoall @o on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64}
+// expected-error @below {{cannot lower 'l': not yet supported: algorithm 'k_level(logp)'}}
+comm.alltoall @l on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 0 : i64}
+// ALLOW: warning: 'o' is not scheduled: not yet supported: algorithm 'k_level(2)'
+// ALLOW: warning: 'l' is not scheduled: not yet supported: algorithm 'k_level(logp)'
 
 // -----
 
@@ -30,12 +30,17 @@ comm.machine @r #comm.torus<[6]> {bandwidth = 1.0e6 : f64}
 comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]
 // expected-error @below {{cannot schedule 'y' with algorithm xor: the XOR schedule needs a power-of-two number of ranks, the machine has 6}}
 comm.alltoall @y on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<xor>}
-// expected-warning @below {{algorithm 'k_level' of 'o' relays data and is not yet supported; the scheduler chooses the direct transfers' phases instead}}
-comm.one_to_all @o on @r group @all {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64}
-// One level (1-lev-dir) is the direct algorithm: no warning.
+// One level (1-lev-dir) is the direct algorithm.
 comm.one_to_all @o1 on @r group @all {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 1 : i64}
-// expected-warning @below {{algorithm 'bruck' of 'q' relays data and is not yet supported}}
+// Bruck relays: scheduled by chunks.
 comm.alltoall @q on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<bruck>}
+// expected-error @+2 {{cannot schedule 'p': k_level(2, rec): k_level(2, rec) partitions a 1-D or 2-D mesh or torus into submachines: the group must be every node of one, one rank per node}}
+comm.group @three on @r ranks [0, 1, 2]
+comm.one_to_all @p on @r group @three {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64, k_shape = #comm.k_shape<rec>}
+// expected-error @below {{cannot schedule 'rh': recursive_halving: recursive_halving needs a power-of-two group, got 6 members}}
+comm.reduce_scatter @rh on @r group @all {op = #comm.reduce<add>, element_type = i32, count = 4 : i64, algorithm = #comm.algorithm<recursive_halving>}
+// expected-error @below {{cannot schedule 'ring': ring(1): ring(1) cuts the data into 6 chunks (segments per member times members), which do not divide its 4 elements}}
+comm.allreduce @ring on @r group @all {op = #comm.reduce<max>, element_type = f32, count = 4 : i64, algorithm = #comm.algorithm<ring>}
 
 // -----
 

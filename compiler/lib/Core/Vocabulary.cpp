@@ -6,10 +6,13 @@
 
 #include "phasec/Core/Vocabulary.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include "phasec/Core/Vocabulary.cpp.inc"
+
+using namespace phasec;
 
 int64_t phasec::elementTypeBytes(ElementType type) {
   switch (type) {
@@ -32,4 +35,87 @@ int64_t phasec::elementTypeBytes(ElementType type) {
     return 16;
   }
   llvm_unreachable("unknown element type");
+}
+
+bool phasec::needsRelaying(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Scan:
+  case CollectiveKind::Exscan:
+    return true;
+  default:
+    return false;
+  }
+}
+
+llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
+  using A = Algorithm;
+  static const A broadcast[] = {A::Direct, A::Binomial,         A::Binary,
+                                A::Knomial, A::Chain,            A::ScatterAllgather,
+                                A::KLevel};
+  static const A reduce[] = {A::Direct, A::Binomial, A::Binary, A::Knomial,
+                             A::Chain};
+  static const A allreduce[] = {A::Direct, A::ReduceBroadcast,
+                                A::RecursiveDoubling, A::Ring,
+                                A::Rabenseifner};
+  static const A reduceScatter[] = {A::Direct, A::Ring, A::RecursiveHalving};
+  static const A scan[] = {A::Direct, A::RecursiveDoubling, A::Chain};
+  static const A scatterGather[] = {A::Binomial, A::KLevel};
+  static const A allgather[] = {A::Ring, A::RecursiveDoubling, A::Bruck};
+  static const A alltoall[] = {A::Bruck};
+  static const A barrier[] = {A::Dissemination, A::RecursiveDoubling};
+  switch (kind) {
+  case CollectiveKind::Broadcast:
+    return broadcast;
+  case CollectiveKind::Reduce:
+    return reduce;
+  case CollectiveKind::Allreduce:
+    return allreduce;
+  case CollectiveKind::ReduceScatter:
+    return reduceScatter;
+  case CollectiveKind::Scan:
+  case CollectiveKind::Exscan:
+    return scan;
+  case CollectiveKind::Scatter:
+  case CollectiveKind::Gather:
+  case CollectiveKind::OneToAll:
+  case CollectiveKind::AllToOne:
+    return scatterGather;
+  case CollectiveKind::Allgather:
+    return allgather;
+  case CollectiveKind::Alltoall:
+    return alltoall;
+  case CollectiveKind::Barrier:
+    return barrier;
+  default:
+    return {};
+  }
+}
+
+bool phasec::takesRelayParameter(Algorithm algorithm) {
+  return algorithm == Algorithm::Knomial || algorithm == Algorithm::Chain ||
+         algorithm == Algorithm::Ring || algorithm == Algorithm::Rabenseifner;
+}
+
+bool phasec::isRelayAlgorithm(Algorithm algorithm) {
+  switch (algorithm) {
+  case Algorithm::Binomial:
+  case Algorithm::Binary:
+  case Algorithm::Knomial:
+  case Algorithm::Chain:
+  case Algorithm::Ring:
+  case Algorithm::RecursiveDoubling:
+  case Algorithm::RecursiveHalving:
+  case Algorithm::Rabenseifner:
+  case Algorithm::ScatterAllgather:
+  case Algorithm::ReduceBroadcast:
+  case Algorithm::Dissemination:
+  case Algorithm::Bruck:
+    return true;
+  default:
+    return false;
+  }
 }

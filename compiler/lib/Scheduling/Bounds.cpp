@@ -13,6 +13,10 @@
 
 #include "phasec/Scheduling/Bounds.h"
 
+#include "ChunkReplay.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -312,7 +316,116 @@ LowerBound phasec::injectionBound(const Problem &problem) {
   return finish(problem, injectionCandidate(problem));
 }
 
+/// The bound of a relaying collective (Problem with a ChunkSpec). Its
+/// schedules choose their own routes and relays, so link loads bound
+/// nothing; what holds is what every node must receive and send through its
+/// port (the injection bandwidth, else the sum of its links):
+/// - receive: a chunk some rank of the node must end with, whose required
+///   contributions the node's ranks do not hold at the start, arrives over
+///   the network at least once (chunk_bytes);
+/// - send: a chunk with a contribution of a rank of the node that a rank of
+///   another node needs and does not start with leaves the node at least
+///   once;
+/// - allreduce with one member per node: every member sends and receives at
+///   least 2(n-1)/n of the data (Patarasuk and Yuan 2009), as the shared
+///   verifier counts it.
+/// The phase bound is 1: one source may drive every link in a phase (a root
+/// can send to every member in one congestion-free phase), so ceil(log2 n)
+/// holds only where a rank sends one message per phase, which phasec's
+/// phases do not require.
+static LowerBound relayBound(const Problem &problem, const ChunkSpec &spec) {
+  const Topology &topo = problem.topology();
+  LowerBound bound;
+  const int64_t n = spec.numMembers(), C = spec.numChunks;
+  if (n < 2 || spec.chunkBytes == 0)
+    return bound;
+  ChunkConditions cond = getChunkConditions(spec);
+  const NodeId numNodes = topo.numNodes();
+  std::vector<NodeId> nodeOf(n);
+  for (int64_t i = 0; i < n; ++i)
+    nodeOf[i] = topo.nodeOfRank(spec.group[i]);
+  // Per node and chunk: the union of the tags its members start with.
+  llvm::DenseMap<std::pair<NodeId, int64_t>, llvm::BitVector> start;
+  for (int64_t i = 0; i < n; ++i)
+    for (const HeldChunk &h : cond.before[i]) {
+      llvm::BitVector &u = start[{nodeOf[i], h.chunk}];
+      if (u.empty())
+        u.resize(n);
+      u |= cond.tags[h.tag];
+    }
+  // The contributions a requirement asks for; `any` (scatter) asks for the
+  // chunk's one initial holder's.
+  std::vector<llvm::BitVector> holders(C, llvm::BitVector(n));
+  for (int64_t i = 0; i < n; ++i)
+    for (const HeldChunk &h : cond.before[i])
+      holders[h.chunk].set(i);
+  std::vector<double> sent(numNodes, 0), recv(numNodes, 0);
+  llvm::DenseSet<std::pair<NodeId, int64_t>> recvs;
+  // Per chunk, every member whose contribution some other node lacks; each
+  // such member's node sends the chunk at least once.
+  std::vector<llvm::BitVector> leaving(C, llvm::BitVector(n));
+  for (int64_t i = 0; i < n; ++i)
+    for (const HeldChunk &want : cond.after[i]) {
+      const llvm::BitVector &need =
+          want.tag >= 0 ? cond.tags[want.tag] : holders[want.chunk];
+      NodeId node = nodeOf[i];
+      llvm::BitVector missing = need;
+      auto it = start.find({node, want.chunk});
+      if (it != start.end())
+        missing.reset(it->second);
+      if (missing.none())
+        continue;
+      if (recvs.insert({node, want.chunk}).second)
+        recv[node] += spec.chunkBytes;
+      leaving[want.chunk] |= missing;
+    }
+  llvm::DenseSet<std::pair<NodeId, int64_t>> sends;
+  for (int64_t c = 0; c < C; ++c)
+    for (int m : leaving[c].set_bits())
+      if (sends.insert({nodeOf[m], c}).second)
+        sent[nodeOf[m]] += spec.chunkBytes;
+  std::vector<NodeId> distinct(nodeOf);
+  llvm::sort(distinct);
+  bool onePerNode =
+      std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end();
+  if (spec.kind == CollectiveKind::Allreduce && onePerNode) {
+    double least = 2.0 * (n - 1) / n * static_cast<double>(C * spec.chunkBytes);
+    for (NodeId node : distinct) {
+      sent[node] = std::max(sent[node], least);
+      recv[node] = std::max(recv[node], least);
+    }
+  }
+  double injection = problem.costModel().injectionBandwidth();
+  std::vector<double> outRate(numNodes, 0), inRate(numNodes, 0);
+  for (const Link &link : topo.links()) {
+    outRate[link.src] += link.bandwidth;
+    inRate[link.dst] += link.bandwidth;
+  }
+  for (NodeId node = 0; node < numNodes; ++node) {
+    for (int dir = 0; dir < 2; ++dir) {
+      double bytes = dir ? recv[node] : sent[node];
+      double rate = injection > 0 ? injection
+                                  : (dir ? inRate[node] : outRate[node]);
+      if (bytes <= 0 || rate <= 0 || bytes / rate <= bound.time)
+        continue;
+      bound.time = bytes / rate;
+      bound.reason =
+          llvm::formatv("{0} bytes node {1} must {2} through {3}", bytes,
+                        node, dir ? "receive" : "send",
+                        injection > 0 ? "its injection port" : "its links")
+              .str();
+    }
+  }
+  if (!sends.empty() || !recvs.empty()) {
+    bound.minPhases = 1;
+    bound.phasesReason = "the operation moves data";
+  }
+  return bound;
+}
+
 LowerBound phasec::computeLowerBound(const Problem &problem) {
+  if (const ChunkSpec *spec = problem.chunkSpec())
+    return relayBound(problem, *spec);
   std::vector<int32_t> linkSources;
   Candidate link = linkCandidate(problem, &linkSources);
   Candidate inj = injectionCandidate(problem);

@@ -381,9 +381,12 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
   case CollectiveKind::Broadcast:
   case CollectiveKind::Reduce:
   case CollectiveKind::Allreduce:
+  case CollectiveKind::ReduceScatter:
   case CollectiveKind::Scan:
-    error = ("not yet supported: " + stringifyCollectiveKind(kind) +
-             " needs relays (a later issue)")
+  case CollectiveKind::Exscan:
+    error = ("'" + stringifyCollectiveKind(kind) +
+             "' forwards or combines data: it has no direct traffic (phasec "
+             "schedules it by relaying)")
                 .str();
     return failure();
   case CollectiveKind::Barrier:

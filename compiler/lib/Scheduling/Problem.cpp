@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Problem.h"
+
+#include "ChunkReplay.h"
 #include "phasec/Scheduling/Bounds.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -124,16 +126,44 @@ size_t Schedule::numTransfers() const {
 
 void Schedule::canonicalize() {
   llvm::erase_if(phases, [](const Phase &p) { return p.transfers.empty(); });
-  for (Phase &p : phases)
-    llvm::sort(p.transfers, [](const Transfer &a, const Transfer &b) {
-      if (a.src != b.src)
-        return a.src < b.src;
-      if (a.dst != b.dst)
-        return a.dst < b.dst;
-      if (a.ties != b.ties)
-        return a.ties < b.ties;
-      return a.bytes < b.bytes;
+  auto less = [](const Transfer &a, const Transfer &b) {
+    if (a.src != b.src)
+      return a.src < b.src;
+    if (a.dst != b.dst)
+      return a.dst < b.dst;
+    if (a.ties != b.ties)
+      return a.ties < b.ties;
+    return a.bytes < b.bytes;
+  };
+  for (Phase &p : phases) {
+    if (p.chunks.empty()) {
+      llvm::sort(p.transfers, less);
+      continue;
+    }
+    // Relaying phases sort their chunk lists along (stable: two transfers of
+    // one pair keep their order, their chunks differ).
+    std::vector<size_t> order(p.transfers.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return less(p.transfers[a], p.transfers[b]);
     });
+    std::vector<Transfer> transfers;
+    std::vector<ChunkTransfer> chunks;
+    transfers.reserve(order.size());
+    chunks.reserve(order.size());
+    for (size_t i : order) {
+      transfers.push_back(p.transfers[i]);
+      chunks.push_back(std::move(p.chunks[i]));
+    }
+    p.transfers = std::move(transfers);
+    p.chunks = std::move(chunks);
+  }
+}
+
+bool phasec::isRelaying(const Schedule &schedule) {
+  return llvm::any_of(schedule.phases,
+                      [](const Phase &p) { return !p.chunks.empty(); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -147,6 +177,11 @@ Problem::Problem(const Topology &topo, TransferSet transfers, CostModel model)
     : topo_(&topo), transfers_(std::move(transfers)), model_(model) {
   assert(&model.topology() == &topo && "cost model of another machine");
   transfers_.canonicalize();
+}
+
+Problem::Problem(const Topology &topo, ChunkSpec chunks, CostModel model)
+    : topo_(&topo), model_(model), chunks_(std::move(chunks)) {
+  assert(&model.topology() == &topo && "cost model of another machine");
 }
 
 LowerBound Problem::bound() const { return computeLowerBound(*this); }
@@ -164,6 +199,8 @@ ScheduleCost Problem::cost(const Schedule &schedule) const {
 
 LogicalResult Problem::check(std::string &error) const {
   int64_t numRanks = topo_->numRanks();
+  if (chunks_)
+    return chunks_->check(numRanks, error);
   for (const Demand &d : transfers_) {
     if (d.src < 0 || d.src >= numRanks || d.dst < 0 || d.dst >= numRanks) {
       error = llvm::formatv("transfer {0} -> {1}: rank out of range (the "
@@ -246,15 +283,18 @@ Problem::verify(const Schedule &schedule,
     llvm::ArrayRef<Transfer> ts = schedule.phases[p].transfers;
     for (size_t i = 0; i < ts.size() && !full(); ++i) {
       const Transfer &t = ts[i];
+      // Only a barrier's chunks have no bytes.
+      bool badSize = chunks_ && chunks_->chunkBytes == 0 ? t.bytes != 0
+                                                          : t.bytes <= 0;
       if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
-          t.bytes <= 0) {
+          badSize) {
         ScheduleViolation v =
             transferViolation(ViolationKind::BadTransfer, p, i, t);
         v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}, {4} "
                                   "bytes): {5}",
                                   p, i, t.src, t.dst, t.bytes,
-                                  t.bytes <= 0 ? "size must be positive"
-                                               : "rank out of range")
+                                  badSize ? "size must be positive"
+                                          : "rank out of range")
                         .str();
         report(std::move(v));
         continue;
@@ -274,8 +314,10 @@ Problem::verify(const Schedule &schedule,
                         .str();
         report(std::move(v));
       }
-      int64_t di = findDemand(t.src, t.dst);
-      if (di < 0) {
+      int64_t di = chunks_ ? 0 : findDemand(t.src, t.dst);
+      if (chunks_) {
+        // The chunk replay below checks what a relaying transfer carries.
+      } else if (di < 0) {
         ScheduleViolation v =
             transferViolation(ViolationKind::Unrequested, p, i, t);
         v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}) "
@@ -322,6 +364,10 @@ Problem::verify(const Schedule &schedule,
   }
   if (full())
     return failure();
+
+  if (chunks_)
+    replayChunks(*chunks_, schedule, numRanks, violations,
+                 maxViolations - (violations.size() - before));
 
   for (size_t i = 0; i < demands.size() && !full(); ++i) {
     const Demand &d = demands[i];

@@ -69,11 +69,32 @@ static json::Object topologyObject(const CostModel &model) {
 }
 
 /// The spec's checker knows alltoall/transpose (complete, uniform) and
-/// permute (explicit pairs); everything else is written as permute.
+/// permute (explicit pairs); every other direct kind is written as permute.
+/// Relaying collectives (/2) give their chunks instead.
 static void writeCollective(llvm::raw_ostream &os, const Problem &problem,
                             const CollectiveInfo &info) {
-  const TransferSet &set = problem.transfers();
   int64_t r = problem.topology().numRanks();
+  if (const ChunkSpec *spec = problem.chunkSpec()) {
+    json::Object obj{{"kind", stringifyCollectiveKind(spec->kind)}};
+    if (spec->root >= 0)
+      obj["root"] = spec->root;
+    obj["chunks"] = spec->numChunks;
+    obj["chunk_bytes"] = spec->chunkBytes;
+    bool everyRank = spec->numMembers() == r;
+    for (int64_t i = 0; everyRank && i < r; ++i)
+      everyRank = spec->group[i] == i;
+    if (!everyRank) {
+      json::Array group;
+      for (RankId g : spec->group)
+        group.push_back(g);
+      obj["group"] = std::move(group);
+    }
+    if (info.kind != stringifyCollectiveKind(spec->kind))
+      obj["op"] = info.kind;
+    os << json::Value(std::move(obj));
+    return;
+  }
+  const TransferSet &set = problem.transfers();
   auto uniform = set.uniformBytes();
   bool complete = uniform && static_cast<int64_t>(set.size()) == r * (r - 1);
   if ((info.kind == "alltoall" || info.kind == "transpose") && complete) {
@@ -94,15 +115,19 @@ static void writeCollective(llvm::raw_ostream &os, const Problem &problem,
 }
 
 static void writeTransfer(llvm::raw_ostream &os, const Topology &topo,
-                          const Transfer &t,
+                          const Transfer &t, const ChunkTransfer *chunks,
                           llvm::SmallVectorImpl<NodeId> &path) {
   os << '[' << t.src << ',' << t.dst << ',' << t.bytes;
+  // The fourth element: the route where the default does not say it, then
+  // the chunks of a relaying transfer.
+  std::string extra;
+  llvm::raw_string_ostream ex(extra);
   NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
   if (s != d && topo.isPercs() && topo.supernodeOf(s) != topo.supernodeOf(d)) {
     topo.routeNodes(s, d, 0, path);
-    os << ",{\"path\":[";
-    llvm::interleave(path, os, ",");
-    os << "]}";
+    ex << "\"path\":[";
+    llvm::interleave(path, ex, ",");
+    ex << "]";
   } else if (s != d && topo.isGrid()) {
     bool identity = true;
     for (unsigned i = 0; i < topo.dimOrder().size(); ++i)
@@ -111,17 +136,26 @@ static void writeTransfer(llvm::raw_ostream &os, const Topology &topo,
     if (!identity) {
       // Not the spec's default order: only an explicit path says it.
       topo.routeNodes(s, d, t.ties & allowed, path);
-      os << ",{\"path\":[";
-      llvm::interleave(path, os, ",");
-      os << "]}";
+      ex << "\"path\":[";
+      llvm::interleave(path, ex, ",");
+      ex << "]";
     } else if (allowed) {
       llvm::SmallVector<int64_t, 8> dirs;
       topo.dirsFromTies(s, d, t.ties, dirs);
-      os << ",{\"dirs\":[";
-      llvm::interleave(dirs, os, ",");
-      os << "]}";
+      ex << "\"dirs\":[";
+      llvm::interleave(dirs, ex, ",");
+      ex << "]";
     }
   }
+  if (chunks) {
+    ex << (extra.empty() ? "" : ",") << "\"chunks\":[";
+    llvm::interleave(chunks->ids, ex, ",");
+    ex << "]";
+    if (chunks->reduce)
+      ex << ",\"reduce\":true";
+  }
+  if (!extra.empty())
+    os << ",{" << extra << "}";
   os << ']';
 }
 
@@ -142,11 +176,14 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
   llvm::SmallVector<NodeId, 16> path;
   for (size_t p = 0; p < schedule.phases.size(); ++p) {
     os << (p ? ",\n" : "\n") << indent << "  [";
-    const std::vector<Transfer> &ts = schedule.phases[p].transfers;
+    const Phase &phase = schedule.phases[p];
+    const std::vector<Transfer> &ts = phase.transfers;
     for (size_t i = 0; i < ts.size(); ++i) {
       if (i)
         os << ',';
-      writeTransfer(os, topo, ts[i], path);
+      writeTransfer(os, topo, ts[i],
+                    i < phase.chunks.size() ? &phase.chunks[i] : nullptr,
+                    path);
     }
     os << ']';
   }
@@ -167,17 +204,27 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
      << json::Value(number(problem.costModel().time(schedule))) << '\n';
 }
 
+/// `/2` where a document relays (a /2 reader accepts /1 documents inside).
+static llvm::StringRef formatOf(bool relaying) {
+  return relaying ? "phasec-schedule/2" : "phasec-schedule/1";
+}
+
 void phasec::writeScheduleJSON(llvm::raw_ostream &os, const Problem &problem,
                                const Schedule &schedule,
                                const CollectiveInfo &info) {
-  os << "{\n  \"format\": \"phasec-schedule/1\",\n";
+  os << "{\n  \"format\": \"" << formatOf(problem.chunkSpec() != nullptr)
+     << "\",\n";
   writeBody(os, problem, schedule, info, "  ");
   os << "}\n";
 }
 
 void phasec::writeScheduleJSON(llvm::raw_ostream &os,
                                llvm::ArrayRef<ScheduleDocument> documents) {
-  os << "{\n  \"format\": \"phasec-schedule/1\",\n  \"operations\": [";
+  bool relaying = llvm::any_of(documents, [](const ScheduleDocument &d) {
+    return d.problem->chunkSpec() != nullptr;
+  });
+  os << "{\n  \"format\": \"" << formatOf(relaying)
+     << "\",\n  \"operations\": [";
   for (size_t i = 0; i < documents.size(); ++i) {
     os << (i ? ",\n" : "\n") << "    {\n";
     writeBody(os, *documents[i].problem, *documents[i].schedule,
@@ -230,11 +277,14 @@ public:
       Phase &ph = out.schedule.phases.emplace_back();
       ph.transfers.reserve(phase->size());
       for (size_t i = 0; i < phase->size(); ++i) {
-        auto t = readTransfer((*phase)[i], *topology);
+        ChunkTransfer chunks;
+        auto t = readTransfer((*phase)[i], *topology, chunks);
         if (failed(t))
           return fail("phase " + std::to_string(p) + ", transfer " +
                       std::to_string(i) + ": " + detail_);
         ph.transfers.push_back(*t);
+        if (out.chunks)
+          ph.chunks.push_back(std::move(chunks));
       }
     }
     if (auto alg = doc.getString("algorithm"))
@@ -327,6 +377,8 @@ private:
     out.info.kind = kind->str();
     if (auto op = c.getString("op"))
       out.info.kind = op->str();
+    if (c.get("chunks"))
+      return readChunks(c, *kind, t, out);
     if (*kind == "alltoall" || *kind == "transpose") {
       auto bytes = c.getInteger("bytes");
       if (!bytes || *bytes < 0)
@@ -368,8 +420,49 @@ private:
     return llvm::success();
   }
 
+  /// A relaying collective (/2): its ChunkSpec, checked.
+  llvm::LogicalResult readChunks(const json::Object &c, llvm::StringRef kind,
+                                 const Topology &t,
+                                 ParsedScheduleDocument &out) {
+    if (!relaying_)
+      return failure("\"chunks\" needs format phasec-schedule/2");
+    ChunkSpec spec;
+    std::optional<CollectiveKind> k = symbolizeCollectiveKind(kind);
+    if (!k || !ChunkSpec::hasChunkSemantics(*k))
+      return failure(("collective kind '" + kind +
+                      "' has no chunk semantics")
+                         .str());
+    spec.kind = *k;
+    auto chunks = c.getInteger("chunks");
+    auto bytes = c.getInteger("chunk_bytes");
+    if (!chunks || !bytes)
+      return failure("a relaying collective needs integer \"chunks\" and "
+                     "\"chunk_bytes\"");
+    spec.numChunks = *chunks;
+    spec.chunkBytes = *bytes;
+    if (auto root = c.getInteger("root"))
+      spec.root = static_cast<RankId>(*root);
+    if (const json::Array *group = c.getArray("group")) {
+      for (const json::Value &v : *group) {
+        auto r = v.getAsInteger();
+        if (!r)
+          return failure("\"group\" must hold ranks");
+        spec.group.push_back(static_cast<RankId>(*r));
+      }
+    } else {
+      for (RankId r = 0; r < t.numRanks(); ++r)
+        spec.group.push_back(r);
+    }
+    std::string why;
+    if (failed(spec.check(t.numRanks(), why)))
+      return failure(why);
+    out.chunks = std::move(spec);
+    return llvm::success();
+  }
+
   llvm::FailureOr<Transfer> readTransfer(const json::Value &v,
-                                         const Topology &t) {
+                                         const Topology &t,
+                                         ChunkTransfer &chunks) {
     const json::Array *a = v.getAsArray();
     std::optional<int64_t> s, d, b;
     if (a && (a->size() == 3 || a->size() == 4)) {
@@ -409,6 +502,18 @@ private:
         return llvm::failure();
       tr.ties = *ties;
     }
+    if (const json::Array *ids = extra->getArray("chunks")) {
+      for (const json::Value &x : *ids) {
+        auto c = x.getAsInteger();
+        if (!c) {
+          detail_ = "\"chunks\" must hold integers";
+          return llvm::failure();
+        }
+        chunks.ids.push_back(*c);
+      }
+    }
+    if (auto reduce = extra->getBoolean("reduce"))
+      chunks.reduce = *reduce;
     if (const json::Array *path = extra->getArray("path")) {
       llvm::SmallVector<NodeId, 16> want;
       t.routeNodes(sn, dn, tr.ties, want);
@@ -428,6 +533,11 @@ private:
     return llvm::failure();
   }
 
+public:
+  /// The document's format is /2 (chunks allowed).
+  bool relaying_ = false;
+
+private:
   std::string &error_;
   std::string prefix_;
   std::string detail_;
@@ -442,12 +552,16 @@ phasec::readScheduleJSON(llvm::StringRef text, std::string &error) {
     return llvm::failure();
   }
   const json::Object *root = value->getAsObject();
-  if (!root || root->getString("format") != "phasec-schedule/1") {
-    error = "not a phasec-schedule/1 document";
+  std::optional<llvm::StringRef> format =
+      root ? root->getString("format") : std::nullopt;
+  if (!format ||
+      (*format != "phasec-schedule/1" && *format != "phasec-schedule/2")) {
+    error = "not a phasec-schedule/1 or /2 document";
     return llvm::failure();
   }
   std::vector<ParsedScheduleDocument> out;
   DocumentReader reader(error);
+  reader.relaying_ = *format == "phasec-schedule/2";
   if (const json::Array *ops = root->getArray("operations")) {
     for (const json::Value &op : *ops) {
       const json::Object *doc = op.getAsObject();

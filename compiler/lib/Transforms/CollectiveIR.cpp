@@ -37,6 +37,42 @@ static PermutationSpec getPermutationSpec(PermuteOp op) {
   return spec;
 }
 
+/// k_level(k > 1) of a kind that has k-level relaying (seed 003's
+/// one-to-all family); k_level(1) is the direct transfers.
+static bool isKLevelRelay(CollectiveOpInterface op) {
+  auto levels = op->getAttrOfType<IntegerAttr>("k_levels");
+  return op.getAlgorithmDirective() == Algorithm::KLevel &&
+         (!levels || levels.getInt() != 1 ||
+          needsRelaying(op.getCollectiveKind())) &&
+         llvm::is_contained(getRelayAlgorithms(op.getCollectiveKind()),
+                            Algorithm::KLevel);
+}
+
+bool phasec::comm::isRelayedOperation(CollectiveOpInterface op) {
+  return needsRelaying(op.getCollectiveKind()) ||
+         isRelayAlgorithm(op.getAlgorithmDirective()) || isKLevelRelay(op);
+}
+
+RelayChoice phasec::comm::getRelayChoice(CollectiveOpInterface op) {
+  RelayChoice choice;
+  Algorithm algorithm = op.getAlgorithmDirective();
+  // A relaying kind under `direct` sends straight from the holders: the
+  // relaying algorithm of that name.
+  if (isRelayAlgorithm(algorithm) ||
+      (algorithm == Algorithm::Direct && needsRelaying(op.getCollectiveKind())))
+    choice.algorithm = algorithm;
+  if (auto param = op->getAttrOfType<IntegerAttr>("algorithm_param"))
+    choice.param = param.getInt();
+  if (isKLevelRelay(op)) {
+    choice.algorithm = Algorithm::KLevel;
+    if (auto levels = op->getAttrOfType<IntegerAttr>("k_levels"))
+      choice.param = levels.getInt();
+    if (auto shape = op->getAttrOfType<KLevelShapeAttr>("k_shape"))
+      choice.shape = shape.getValue();
+  }
+  return choice;
+}
+
 FailureOr<Collective> phasec::comm::getCollective(CollectiveOpInterface op,
                                                   SymbolTable &symbols) {
   Operation *operation = op.getOperation();
@@ -68,10 +104,21 @@ FailureOr<Collective> phasec::comm::getCollective(CollectiveOpInterface op,
                 collective.blockBytes = typed.getBlock();
                 return success();
               })
-          .Case<ReduceOp>([&](ReduceOp typed) {
-            collective.root = static_cast<RankId>(typed.getRoot());
-            return success();
-          })
+          .Case<ReduceOp, AllreduceOp, ScanOp, ExscanOp, ReduceScatterOp>(
+              [&](auto typed) -> LogicalResult {
+                if constexpr (std::is_same_v<decltype(typed), ReduceOp>)
+                  collective.root = static_cast<RankId>(typed.getRoot());
+                collective.reduceOp = typed.getOp();
+                collective.elementType =
+                    getElementTypeKind(typed.getElementType());
+                if (!collective.elementType)
+                  return typed.emitError("cannot lower '")
+                         << op.getCollectiveName()
+                         << "': its element type has no C type";
+                collective.blockBytes =
+                    typed.getCount() * collective.elementBytes();
+                return success();
+              })
           .Case<AlltoallvOp>([&](AlltoallvOp typed) {
             collective.sizes.assign(typed.getSizes().begin(),
                                     typed.getSizes().end());

@@ -9,6 +9,7 @@
 #include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/Registry.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
+#include "phasec/Transforms/CollectiveIR.h"
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/ScheduleIR.h"
 
@@ -56,7 +57,9 @@ phasec::collectSchedules(ModuleOp module, bool requireEveryOperation) {
   llvm::DenseMap<Operation *, const Topology *> topologies;
   for (auto &entry : comm::collectOperations(module)) {
     comm::OperationRecord &record = entry.second;
-    if (!record.transferSet || (!record.schedule && !record.userSchedule)) {
+    bool relaying = comm::isRelaying(record);
+    if ((!record.transferSet && !relaying) ||
+        (!record.schedule && !record.userSchedule)) {
       CollectiveKind kind = record.op.getCollectiveKind();
       if (!requireEveryOperation || kind == CollectiveKind::Barrier ||
           kind == CollectiveKind::Local)
@@ -85,8 +88,11 @@ phasec::collectSchedules(ModuleOp module, bool requireEveryOperation) {
                   .str();
     op.op = record.op;
     op.topology = topo;
-    op.problem = std::make_unique<Problem>(
-        *topo, comm::getTransferSet(record.transferSet));
+    FailureOr<std::unique_ptr<Problem>> problem =
+        comm::getProblem(record, *topo);
+    if (failed(problem))
+      return failure();
+    op.problem = std::move(*problem);
     if (record.userSchedule) {
       op.handWritten = true;
       op.schedule = comm::getSchedule(record.userSchedule);
@@ -125,10 +131,16 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
     const Problem &problem = *op.problem;
     const Topology &topo = *op.topology;
     const LowerBound &bound = op.cost.bound;
-    os << "operation " << op.name << " (" << op.kind << ", "
-       << problem.transfers().size() << " transfers, "
-       << problem.transfers().totalBytes() << " bytes) on " << topo.desc().str()
-       << "\n";
+    const ChunkSpec *chunks = problem.chunkSpec();
+    if (chunks)
+      os << "operation " << op.name << " (" << op.kind << ", "
+         << chunks->numChunks << " chunks of " << chunks->chunkBytes
+         << " bytes, relayed) on " << topo.desc().str() << "\n";
+    else
+      os << "operation " << op.name << " (" << op.kind << ", "
+         << problem.transfers().size() << " transfers, "
+         << problem.transfers().totalBytes() << " bytes) on "
+         << topo.desc().str() << "\n";
     os << llvm::formatv("  lower bound: {0:e} s", bound.time);
     if (bound.blocks > 0)
       os << llvm::formatv(" = {0:F2} blocks", bound.blocks);
@@ -163,6 +175,36 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       suffix += "  (solver budget ran out)";
     row(op.handWritten ? "hand-written" : "phasec", op.schedule, suffix);
 
+    if (chunks) {
+      // A relaying operation compares with the other relaying algorithms
+      // of its kind (at their default parameters), each verified.
+      SymbolTable symbols(op.op->getParentOfType<ModuleOp>());
+      FailureOr<Collective> collective = comm::getCollective(op.op, symbols);
+      if (failed(collective))
+        continue;
+      for (Algorithm algorithm : getRelayAlgorithms(collective->kind)) {
+        std::string error;
+        FailureOr<RelaySchedule> other =
+            scheduleRelaying(topo, problem.costModel(), *collective,
+                             {algorithm, 0}, error);
+        if (failed(other)) {
+          os << llvm::formatv("  {0,-14} n/a: {1}\n",
+                              stringifyAlgorithm(algorithm), error);
+          continue;
+        }
+        // Times compare under this problem's model; the chunks may differ.
+        Problem own(topo, other->chunks, problem.costModel());
+        double time = own.costModel().time(other->schedule);
+        std::string ratio =
+            bound.time > 0 ? llvm::formatv("{0:F3}", time / bound.time).str()
+                           : std::string("-");
+        os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14:e} {4,10}\n",
+                            "",
+                            other->schedule.algorithm,
+                            other->schedule.phases.size(), time, ratio);
+      }
+      continue;
+    }
     // The registry's baselines, in its order, for comparison.
     for (const SchedulerEntry &entry : getSchedulers()) {
       if (!entry.baseline)

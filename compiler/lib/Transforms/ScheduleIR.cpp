@@ -93,6 +93,7 @@ void phasec::comm::getPhases(Region &body, Schedule &schedule) {
       phase.transfers.push_back({static_cast<RankId>(t[i]),
                                  static_cast<RankId>(t[i + 1]), t[i + 2],
                                  static_cast<TieMask>(t[i + 3])});
+    phase.chunks = phaseOp.getChunkTransfers();
   }
 }
 
@@ -131,13 +132,51 @@ void phasec::comm::appendPhases(OpBuilder &builder, Location loc, Region &body,
     body.emplaceBlock();
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&body.front());
-  SmallVector<int64_t> values;
+  SmallVector<int64_t> values, chunks;
   for (const Phase &phase : schedule.phases) {
     values.clear();
     values.reserve(phase.transfers.size() * 4);
     for (const Transfer &t : phase.transfers)
       values.append({t.src, t.dst, t.bytes, static_cast<int64_t>(t.ties)});
-    builder.create<PhaseOp>(loc, builder.getDenseI64ArrayAttr(values),
-                            /*locs=*/nullptr, /*loc_index=*/nullptr);
+    chunks.clear();
+    for (const ChunkTransfer &c : phase.chunks) {
+      chunks.append({static_cast<int64_t>(c.ids.size()), c.reduce ? 1 : 0});
+      chunks.append(c.ids.begin(), c.ids.end());
+    }
+    builder.create<PhaseOp>(
+        loc, builder.getDenseI64ArrayAttr(values),
+        phase.chunks.empty() ? nullptr : builder.getDenseI64ArrayAttr(chunks),
+        /*locs=*/nullptr, /*loc_index=*/nullptr);
   }
+}
+
+bool phasec::comm::isRelaying(OperationRecord record) {
+  return record.schedule && record.schedule.getNumChunks().has_value();
+}
+
+FailureOr<std::unique_ptr<Problem>>
+phasec::comm::getProblem(OperationRecord record, const Topology &topo) {
+  if (!isRelaying(record)) {
+    if (!record.transferSet)
+      return emitError(record.op.getLoc(), "'")
+             << record.op.getCollectiveName()
+             << "' has no comm.transfer_set (run comm-lower-collectives "
+                "first)";
+    return std::make_unique<Problem>(topo, getTransferSet(record.transferSet),
+                                     CostModel(topo));
+  }
+  ChunkSpec spec;
+  spec.kind = ChunkSpec::getChunkKind(record.op.getCollectiveKind());
+  if (record.group)
+    for (int64_t r : record.group.getRanks())
+      spec.group.push_back(static_cast<RankId>(r));
+  if (auto root = record.op->getAttrOfType<IntegerAttr>("root"))
+    spec.root = static_cast<RankId>(root.getInt());
+  spec.numChunks = *record.schedule.getNumChunks();
+  spec.chunkBytes = record.schedule.getChunkBytes().value_or(0);
+  std::string error;
+  if (failed(spec.check(topo.numRanks(), error)))
+    return record.schedule.emitError("invalid chunks of '")
+           << record.op.getCollectiveName() << "': " << error;
+  return std::make_unique<Problem>(topo, std::move(spec), CostModel(topo));
 }

@@ -16,6 +16,7 @@
 
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Registry.h"
+#include "phasec/Transforms/CollectiveIR.h"
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/ScheduleIR.h"
 
@@ -42,6 +43,9 @@ struct SchedulePhasesPass
   /// The algorithm to run for `record`, or failure() after an error.
   FailureOr<SchedulerAlgorithm> chooseAlgorithm(OperationRecord &record,
                                                 const Problem &problem);
+  /// Schedules a relayed operation (Relay.h); failure() after an error.
+  LogicalResult scheduleRelayed(OperationRecord &record, const Topology &topo,
+                                SymbolTable &symbols, OpBuilder &builder);
   /// Records bound, time and gap of a hand-written schedule.
   void annotateUserSchedule(OperationRecord &record, const Problem &problem);
 };
@@ -78,22 +82,24 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
                    .applies(problem, SchedulerOptions(), nullptr)
                ? SchedulerAlgorithm::Xor
                : SchedulerAlgorithm::LinearShift;
-  case Algorithm::KLevel:
+  case Algorithm::KLevel: {
     // 1-lev-dir (seed 003) sends every block straight to its destination:
     // exactly the direct transfers the scheduler phases anyway.
-    if (auto levels = record.op->getAttrOfType<IntegerAttr>("k_levels");
-        levels && levels.getInt() == 1)
+    auto levels = record.op->getAttrOfType<IntegerAttr>("k_levels");
+    if (levels && levels.getInt() == 1)
       return SchedulerAlgorithm::Auto;
-    [[fallthrough]];
-  case Algorithm::Bruck:
-    emitWarning(record.op.getLoc(), "algorithm '")
-        << stringifyAlgorithm(record.op.getAlgorithmDirective()) << "' of '"
-        << record.op.getCollectiveName()
-        << "' relays data and is not yet supported; the scheduler chooses "
-           "the direct transfers' phases instead";
-    return SchedulerAlgorithm::Auto;
+    return emitError(record.op.getLoc(), "not yet supported: algorithm '")
+           << "k_level(" << (levels ? levels.getInt() : 0)
+           << ")' of '" << record.op.getCollectiveName()
+           << "' relays through submachines (seed 003); only k_level(1), "
+              "the direct transfers, is implemented";
   }
-  llvm_unreachable("unknown algorithm directive");
+  default:
+    // Relaying algorithms never get here (isRelayedOperation).
+    return emitError(record.op.getLoc(), "algorithm '")
+           << stringifyAlgorithm(record.op.getAlgorithmDirective())
+           << "' does not apply to '" << record.op.getCollectiveName() << "'";
+  }
 }
 
 void SchedulePhasesPass::annotateUserSchedule(OperationRecord &record,
@@ -112,14 +118,61 @@ void SchedulePhasesPass::annotateUserSchedule(OperationRecord &record,
   user.setPhaseOptimal(cost.phaseOptimal);
 }
 
+LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
+                                                  const Topology &topo,
+                                                  SymbolTable &symbols,
+                                                  OpBuilder &builder) {
+  FailureOr<Collective> collective = getCollective(record.op, symbols);
+  if (failed(collective))
+    return failure();
+  RelayChoice choice = getRelayChoice(record.op);
+  std::string error;
+  CostModel model(topo);
+  FailureOr<RelaySchedule> relay =
+      scheduleRelaying(topo, model, *collective, choice, error);
+  if (failed(relay))
+    return record.op.emitError("cannot schedule '")
+           << record.op.getCollectiveName() << "': " << error;
+  Problem problem(topo, relay->chunks, model);
+  ScheduleCost cost = problem.cost(relay->schedule);
+  builder.setInsertionPointAfter(record.op);
+  auto scheduleOp = builder.create<ScheduleOp>(
+      record.op.getLoc(),
+      FlatSymbolRefAttr::get(builder.getContext(),
+                             record.op.getCollectiveName()),
+      builder.getStringAttr(relay->schedule.algorithm),
+      builder.getF64FloatAttr(cost.bound.time),
+      builder.getF64FloatAttr(cost.bound.blocks),
+      builder.getI64IntegerAttr(cost.bound.minPhases),
+      builder.getStringAttr(cost.bound.reason),
+      builder.getStringAttr(cost.bound.phasesReason),
+      builder.getF64FloatAttr(cost.time), builder.getF64FloatAttr(cost.gap),
+      cost.timeOptimal ? builder.getUnitAttr() : UnitAttr(),
+      cost.phaseOptimal ? builder.getUnitAttr() : UnitAttr(), UnitAttr(),
+      builder.getI64IntegerAttr(relay->chunks.numChunks),
+      builder.getI64IntegerAttr(relay->chunks.chunkBytes));
+  appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(),
+               relay->schedule);
+  return success();
+}
+
 void SchedulePhasesPass::runOnOperation() {
   ModuleOp module = getOperation();
   auto records = collectOperations(module);
+  SymbolTable symbols(module);
   TopologyCache topologies;
   OpBuilder builder(module.getContext());
   bool hadError = false;
   for (auto &entry : records) {
     OperationRecord &record = entry.second;
+    if (!record.schedule && !record.userSchedule && record.machine &&
+        record.group && isRelayedOperation(record.op)) {
+      FailureOr<const Topology *> topo = topologies.get(record.machine);
+      if (failed(topo) ||
+          failed(scheduleRelayed(record, **topo, symbols, builder)))
+        hadError = true;
+      continue;
+    }
     if (!record.transferSet || record.schedule || !record.machine)
       continue;
     FailureOr<const Topology *> topo = topologies.get(record.machine);
@@ -193,7 +246,8 @@ void SchedulePhasesPass::runOnOperation() {
         builder.getF64FloatAttr(report.gap),
         report.timeOptimal ? builder.getUnitAttr() : UnitAttr(),
         report.phaseOptimal ? builder.getUnitAttr() : UnitAttr(),
-        report.fellBack ? builder.getUnitAttr() : UnitAttr());
+        report.fellBack ? builder.getUnitAttr() : UnitAttr(),
+        /*num_chunks=*/IntegerAttr(), /*chunk_bytes=*/IntegerAttr());
     appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(), schedule);
   }
   if (hadError)

@@ -57,7 +57,7 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
                                             const Schedule &schedule,
                                             TopologyCache &topologies) {
   StringRef name = record.op.getCollectiveName();
-  if (!record.transferSet)
+  if (!record.transferSet && !isRelaying(record))
     return scheduleOp->emitError("cannot verify the schedule of '")
            << name << "': it has no comm.transfer_set (run "
                       "comm-lower-collectives first)";
@@ -66,7 +66,10 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
   FailureOr<const Topology *> topo = topologies.get(record.machine);
   if (failed(topo))
     return failure();
-  Problem problem(**topo, getTransferSet(record.transferSet));
+  FailureOr<std::unique_ptr<Problem>> built = getProblem(record, **topo);
+  if (failed(built))
+    return failure();
+  const Problem &problem = **built;
   SmallVector<ScheduleViolation> violations;
   if (succeeded(problem.verify(schedule, violations, /*maxViolations=*/16)))
     return success();
@@ -116,6 +119,19 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
     case ViolationKind::Bound:
       emitError(scheduleLoc) << what << " of '" << name
                              << "' has a wrong lower bound: " << v.message;
+      break;
+    case ViolationKind::BadChunks:
+    case ViolationKind::ChunkNotHeld:
+    case ViolationKind::ReduceWithoutChunk:
+    case ViolationKind::CountedTwice:
+    case ViolationKind::ConflictingCopies:
+      emitError(transferLoc(phases, v.phase, v.transferA, scheduleLoc))
+          << what << " of '" << name << "' is invalid: " << v.message;
+      break;
+    case ViolationKind::MissingChunk:
+    case ViolationKind::WrongContributions:
+      emitError(scheduleLoc) << what << " of '" << name
+                             << "' is incomplete: " << v.message;
       break;
     }
   }

@@ -230,6 +230,8 @@ void Converter::convertOperation(const lang::Operation &o) {
     break;
   case CollectiveKind::Allreduce:
   case CollectiveKind::Scan:
+  case CollectiveKind::Exscan:
+  case CollectiveKind::ReduceScatter:
     reduction();
     break;
   case CollectiveKind::Barrier:
@@ -240,6 +242,8 @@ void Converter::convertOperation(const lang::Operation &o) {
   // Directives.
   const lang::Directives &d = o.directives;
   set("algorithm", AlgorithmAttr::get(&context, d.algorithm));
+  if (d.algorithmParam > 0)
+    set("algorithm_param", i64(d.algorithmParam));
   if (d.algorithm == Algorithm::KLevel) {
     set("k_levels", i64(d.kLevels));
     set("k_shape", KLevelShapeAttr::get(&context, d.kShape));
@@ -292,7 +296,7 @@ void Converter::convertSchedule(const lang::Operation &o) {
     }
     auto phaseOp = builder.create<PhaseOp>(
         loc(phase.loc), builder.getDenseI64ArrayAttr(values),
-        /*locs=*/nullptr, /*loc_index=*/nullptr);
+        /*chunks=*/nullptr, /*locs=*/nullptr, /*loc_index=*/nullptr);
     if (!locs.empty())
       phaseOp.setLocsAttr(builder.getArrayAttr(locs));
     // One distinct location: loc_index would be all zeros; leave it out.

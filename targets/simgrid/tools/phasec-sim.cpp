@@ -144,6 +144,10 @@ int main(int argc, char **argv) {
     if (it == docs->end())
       return fail("no operation named '" + operationName + "' in " + input);
     op = std::move(*it);
+    if (op.chunks)
+      return fail("not yet supported: simulating a relaying schedule "
+                  "(phasec-schedule/2, operation '" +
+                  op.info.operation + "')");
   } else if (!topologySpec.empty()) {
     auto desc = TopologyDesc::parse(topologySpec, error);
     if (failed(desc))

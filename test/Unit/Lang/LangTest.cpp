@@ -535,7 +535,8 @@ frobnicate f;
             "t.sched:8:1: error: unknown operation 'frobnicate'\n"
             "t.sched:8:1: note: operations: alltoall, alltoallv, transpose, "
             "permute, gather, scatter, allgather, broadcast, reduce, "
-            "allreduce, scan, one_to_all, all_to_one, barrier, local; PAPERS "
+            "allreduce, scan, exscan, reduce_scatter, one_to_all, all_to_one, "
+      "barrier, local; PAPERS "
             "aggregates: putget, waitvec, vote, match, rank, population, "
             "enumerate, any, all\n");
 }

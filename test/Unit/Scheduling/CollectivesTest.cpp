@@ -238,15 +238,17 @@ TEST(Collectives, RootedOperations) {
   EXPECT_EQ(error, "root rank 5 is not in the group");
 }
 
-TEST(Collectives, RelaysAreNotYetSupported) {
+TEST(Collectives, RelayingKindsHaveNoDirectTraffic) {
   std::string error;
   for (CollectiveKind kind :
        {CollectiveKind::Broadcast, CollectiveKind::Reduce,
-        CollectiveKind::Allreduce, CollectiveKind::Scan}) {
+        CollectiveKind::Allreduce, CollectiveKind::ReduceScatter,
+        CollectiveKind::Scan, CollectiveKind::Exscan}) {
+    EXPECT_TRUE(needsRelaying(kind));
     EXPECT_TRUE(failed(make(kind, {0, 1, 2}, 4, 0).lower(error)));
-    EXPECT_EQ(error,
-              "not yet supported: " + stringifyCollectiveKind(kind).str() +
-                  " needs relays (a later issue)");
+    EXPECT_EQ(error, "'" + stringifyCollectiveKind(kind).str() +
+                         "' forwards or combines data: it has no direct "
+                         "traffic (phasec schedules it by relaying)");
   }
   // Barriers move nothing.
   auto none = make(CollectiveKind::Barrier, {0, 1, 2}).lower(error);

@@ -312,7 +312,7 @@ TEST(ScheduleJSON, ReaderErrors) {
               "phase 0, transfer 0: \"path\" is not the route");
   expectError(head + "[[[0, 8, 4]]]}", "rank out of range");
   expectError(head + "[[[0, 3]]]}", "expected [src, dst, bytes]");
-  expectError("{\"format\": \"other\"}", "not a phasec-schedule/1 document");
+  expectError("{\"format\": \"other\"}", "not a phasec-schedule/1 or /2 document");
   expectError("{", "invalid JSON");
   expectError(R"({"format": "phasec-schedule/1", "topology": {"kind": "graph",
       "nodes": 2, "links": []}, "ranks": 2, "collective": {"kind": "permute",
@@ -345,3 +345,38 @@ TEST(ScheduleJSON, ReadCongestedScheduleFailsVerify) {
 }
 
 } // namespace
+
+// The shared spec's /2 samples: phasec's reader and chunk replay agree with
+// each file's verdict (`_ok` accepted, `_bad` rejected), independently of
+// the shared verifier that produced those verdicts.
+TEST(ScheduleJSON, SharedRelayingSamples) {
+  std::error_code ec;
+  int seen = 0;
+  for (llvm::sys::fs::directory_iterator it(
+           PHASEC_SHARED_DIR "/spec/examples", ec),
+       end;
+       it != end && !ec; it.increment(ec)) {
+    llvm::StringRef path = it->path();
+    if (!path.ends_with(".json"))
+      continue;
+    ++seen;
+    bool ok = path.ends_with("_ok.json");
+    auto buf = llvm::MemoryBuffer::getFile(path);
+    ASSERT_TRUE(bool(buf)) << path.str();
+    std::string error;
+    auto docs = readScheduleJSON((*buf)->getBuffer(), error);
+    ASSERT_TRUE(succeeded(docs)) << path.str() << ": " << error;
+    for (ParsedScheduleDocument &doc : *docs) {
+      ASSERT_TRUE(doc.chunks.has_value()) << path.str();
+      auto topo = Topology::create(doc.topology, error);
+      ASSERT_TRUE(succeeded(topo)) << error;
+      Problem problem(*topo, *doc.chunks, CostModel(*topo));
+      llvm::SmallVector<ScheduleViolation, 4> violations;
+      bool verified = succeeded(problem.verify(doc.schedule, violations));
+      EXPECT_EQ(verified, ok)
+          << path.str() << ": "
+          << (violations.empty() ? "" : violations.front().message);
+    }
+  }
+  EXPECT_GE(seen, 10);
+}

@@ -16,6 +16,7 @@
 #define PHASEC_CORE_VOCABULARY_H
 
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMapInfo.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -30,6 +31,22 @@ namespace phasec {
 
 /// Size of one element in bytes.
 int64_t elementTypeBytes(ElementType type);
+
+/// The kinds that only relaying schedules can implement (a direct schedule
+/// of their traffic does not exist: data must be combined or forwarded).
+bool needsRelaying(CollectiveKind kind);
+
+/// The relaying algorithms (phasec/Scheduling/Relay.h) that exist for
+/// `kind`, Auto excluded, in the order the scheduler's `auto` tries them.
+llvm::ArrayRef<Algorithm> getRelayAlgorithms(CollectiveKind kind);
+
+/// The directives that name a relaying algorithm (trees, rings, Bruck, ...;
+/// not k_level, which relays only for some kinds and levels).
+bool isRelayAlgorithm(Algorithm algorithm);
+
+/// Relaying algorithms that take a parameter: knomial(radix),
+/// chain(segments), ring(segments), rabenseifner(segments).
+bool takesRelayParameter(Algorithm algorithm);
 
 /// Every spelling of an enum, in case order, joined by ", ": for "expected
 /// one of" diagnostics. `maxValue` is the generated getMaxEnumValForX().

@@ -94,7 +94,11 @@ def Phasec_CollectiveKind : Phasec_Enum<"CollectiveKind",
   // A barrier over the group (no data).
   I32EnumAttrCase<"Barrier", 13, "barrier">,
   // Local computation only, e.g. PAPERS population/enumerate.
-  I32EnumAttrCase<"Local", 14, "local">]>;
+  I32EnumAttrCase<"Local", 14, "local">,
+  // Member i ends with block i of the reduction of every member's data.
+  I32EnumAttrCase<"ReduceScatter", 15, "reduce_scatter">,
+  // Exclusive prefix reduction: member i ends with members 0..i-1's.
+  I32EnumAttrCase<"Exscan", 16, "exscan">]>;
 
 // The PAPERS aggregate (seed 004) an operation was written as; Sema maps
 // each onto a CollectiveKind (docs/language.md).
@@ -143,7 +147,19 @@ def Phasec_Algorithm : Phasec_Enum<"Algorithm", "algorithm directive", [
   I32EnumAttrCase<"KLevel", 5, "k_level">,
   I32EnumAttrCase<"Direct", 6, "direct">,
   // The operation's hand-written `schedule { ... }`.
-  I32EnumAttrCase<"Schedule", 7, "schedule">]>;
+  I32EnumAttrCase<"Schedule", 7, "schedule">,
+  // Relaying algorithms (Relay.h says what each does and for which kinds).
+  I32EnumAttrCase<"Binomial", 8, "binomial">,
+  I32EnumAttrCase<"Binary", 9, "binary">,
+  I32EnumAttrCase<"Knomial", 10, "knomial">,
+  I32EnumAttrCase<"Chain", 11, "chain">,
+  I32EnumAttrCase<"Ring", 12, "ring">,
+  I32EnumAttrCase<"RecursiveDoubling", 13, "recursive_doubling">,
+  I32EnumAttrCase<"RecursiveHalving", 14, "recursive_halving">,
+  I32EnumAttrCase<"Rabenseifner", 15, "rabenseifner">,
+  I32EnumAttrCase<"ScatterAllgather", 16, "scatter_allgather">,
+  I32EnumAttrCase<"ReduceBroadcast", 17, "reduce_broadcast">,
+  I32EnumAttrCase<"Dissemination", 18, "dissemination">]>;
 
 // Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
 // rectangles/rows (2-lev-rec), squares (3-lev-sq, logp-lev-sq).
@@ -200,7 +216,25 @@ def Phasec_ViolationKind : Phasec_Enum<"ViolationKind",
   I32EnumAttrCase<"Congestion", 5, "congestion">,
   // The recorded lower bound exceeds the schedule time, or its minimum
   // number of phases exceeds the schedule's.
-  I32EnumAttrCase<"Bound", 6, "bound">]>;
+  I32EnumAttrCase<"Bound", 6, "bound">,
+  // Relaying schedules (the chunk replay, Chunks.h):
+  // a transfer without chunks, with chunk ids out of range, or whose bytes
+  // are not its chunks' bytes.
+  I32EnumAttrCase<"BadChunks", 7, "bad-chunks">,
+  // A rank sends a chunk it does not hold when the phase starts.
+  I32EnumAttrCase<"ChunkNotHeld", 8, "chunk-not-held">,
+  // A reduce into a rank that does not hold the chunk.
+  I32EnumAttrCase<"ReduceWithoutChunk", 9, "reduce-without-chunk">,
+  // A reduce joins two tags that share a member: a contribution counted
+  // twice.
+  I32EnumAttrCase<"CountedTwice", 10, "counted-twice">,
+  // Two copies of one chunk into one rank in one phase with different tags.
+  I32EnumAttrCase<"ConflictingCopies", 11, "conflicting-copies">,
+  // A rank ends without a chunk the collective promises it.
+  I32EnumAttrCase<"MissingChunk", 12, "missing-chunk">,
+  // A rank ends with a chunk of the wrong contributions (a partial
+  // reduction, or extra members).
+  I32EnumAttrCase<"WrongContributions", 13, "wrong-contributions">]>;
 
 // What a greedy-priority run orders its pending transfers by: a key, largest
 // first, recomputed as links and ports drain (Greedy.cpp). Only the ones

@@ -18,8 +18,9 @@
 /// as text through `error` and failure(), never as assertions, so that the
 /// caller can attach them to a source location.
 ///
-/// Operations that relay data (broadcast, reduce, allreduce, scan) fail
-/// with "not yet supported: <op> needs relays (a later issue)".
+/// Operations that only relaying schedules implement (broadcast, reduce,
+/// allreduce, reduce_scatter, scan, exscan) have no direct traffic: lower()
+/// fails for them and Relay.h schedules them by chunks.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -103,7 +104,16 @@ public:
   std::optional<ArrayLayout> from, to;
   /// Permute: the rule, over group indices (rank level) or elements.
   PermutationSpec permutation;
+  /// Reductions (reduce, allreduce, reduce_scatter, scan, exscan): the
+  /// operator and the element type; blockBytes is count * element size
+  /// (reduce_scatter: each member's block).
+  ReduceKind reduceOp = ReduceKind::Add;
+  std::optional<ElementType> elementType;
 
+  /// The size chunks of a relaying schedule must be a multiple of.
+  int64_t elementBytes() const {
+    return elementType ? elementTypeBytes(*elementType) : 1;
+  }
   int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
   /// A permute of array elements (else of whole blocks between ranks).
   bool isElementPermute() const {

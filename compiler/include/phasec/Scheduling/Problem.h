@@ -19,6 +19,7 @@
 #ifndef PHASEC_SCHEDULING_PROBLEM_H
 #define PHASEC_SCHEDULING_PROBLEM_H
 
+#include "phasec/Core/Vocabulary.h"
 #include "phasec/Scheduling/CostModel.h"
 #include "phasec/Topology/Topology.h"
 
@@ -89,9 +90,47 @@ struct Transfer {
   TieMask ties = 0;
 };
 
+/// What one transfer of a relaying schedule carries (schedule JSON /2): the
+/// ids of the chunks it sends, and whether the receiver combines them into
+/// the chunks it holds (reduce) or takes them as they are (copy).
+struct ChunkTransfer {
+  llvm::SmallVector<int64_t, 2> ids;
+  bool reduce = false;
+};
+
 struct Phase {
   std::vector<Transfer> transfers;
+  /// Relaying schedules only: chunks[i] is what transfers[i] carries. Empty
+  /// in direct schedules, where a transfer carries bytes a pair demands.
+  std::vector<ChunkTransfer> chunks;
 };
+
+/// A relaying collective's data cut into chunks, with the pre- and
+/// postcondition of its kind (../shared/spec/schedule-json.md, "Relaying
+/// collectives", fixes both per kind; Chunks.cpp implements that table).
+/// Tags are sets of group members: whose contributions a chunk contains.
+struct ChunkSpec {
+  CollectiveKind kind = CollectiveKind::Broadcast;
+  /// Global ranks in group order (sorted, distinct).
+  std::vector<RankId> group;
+  /// Global rank of the root (broadcast, scatter, gather, reduce); -1.
+  RankId root = -1;
+  /// C, and the size of each chunk (0 only for barrier).
+  int64_t numChunks = 0;
+  int64_t chunkBytes = 0;
+
+  int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
+  /// The kinds the chunk table defines.
+  static bool hasChunkSemantics(CollectiveKind kind);
+  /// The table's kind for an operation: C^3's personalized one_to_all and
+  /// all_to_one are a scatter and a gather; others are themselves.
+  static CollectiveKind getChunkKind(CollectiveKind kind);
+  /// C / n for the kinds that cut C by members (n * n for alltoall), else C.
+  int64_t chunksPerMember() const;
+  /// Validates the spec against a machine of `numRanks` ranks.
+  llvm::LogicalResult check(int64_t numRanks, std::string &error) const;
+};
+
 
 /// What every schedule of a problem must take, proven.
 struct LowerBound {
@@ -126,6 +165,10 @@ struct Schedule {
   void canonicalize();
 };
 
+/// A schedule of a relaying collective is a `Schedule` whose phases carry
+/// chunks (Phase::chunks); a direct one carries none.
+bool isRelaying(const Schedule &schedule);
+
 /// A schedule measured against the bound of its problem: what every report,
 /// IR attribute and table prints, computed in one place (Problem::cost).
 struct ScheduleCost {
@@ -153,8 +196,12 @@ struct ScheduleViolation {
   /// Indices into the phase's transfers; -1 where not applicable. For
   /// Congestion, A is the earlier transfer that owns the link.
   int64_t transferA = -1, transferB = -1;
-  /// For Incomplete/Duplicate/Unrequested: the pair.
+  /// For Incomplete/Duplicate/Unrequested: the pair. For the chunk replay's
+  /// violations: the transfer's ranks, or (MissingChunk,
+  /// WrongContributions) the rank in `dst`.
   RankId src = -1, dst = -1;
+  /// The chunk replay's violations: the chunk at fault.
+  int64_t chunk = -1;
   std::string message;
 };
 
@@ -167,6 +214,15 @@ public:
   /// as described unless one is given (CostModel::onePort).
   Problem(const Topology &topo, TransferSet transfers);
   Problem(const Topology &topo, TransferSet transfers, CostModel model);
+  /// A relaying collective: what must happen is the chunk spec's
+  /// postcondition, reached from its precondition by copies and reductions
+  /// (transfers() is empty).
+  Problem(const Topology &topo, ChunkSpec chunks, CostModel model);
+
+  /// The chunk spec of a relaying problem, else null.
+  const ChunkSpec *chunkSpec() const {
+    return chunks_ ? &*chunks_ : nullptr;
+  }
 
   const Topology &topology() const { return *topo_; }
   const TransferSet &transfers() const { return transfers_; }
@@ -177,7 +233,8 @@ public:
   /// `schedule`'s time, this problem's bound and their comparison.
   ScheduleCost cost(const Schedule &schedule) const;
 
-  /// Validates the input: ranks in range, positive sizes. Sets `error`.
+  /// Validates the input: ranks in range, positive sizes (a relaying
+  /// problem: ChunkSpec::check). Sets `error`.
   llvm::LogicalResult check(std::string &error) const;
 
   /// Independent of every algorithm: every transfer well-formed, routes valid
@@ -190,6 +247,14 @@ public:
   /// most `maxViolations` violations, in order of discovery (phases first,
   /// then completeness); success() iff none. Linear time and memory in the
   /// schedule plus O(links + ranks).
+  ///
+  /// A relaying problem replaces completeness by the chunk replay: every
+  /// transfer lists chunks whose bytes are its bytes, a rank sends only
+  /// chunks it holds when the phase starts, every transfer takes effect when
+  /// the phase ends, a reduce needs the chunk at the receiver and joins
+  /// disjoint tags, two copies into one rank in one phase agree, and every
+  /// rank ends with what the postcondition promises (BadChunks ...
+  /// WrongContributions). Memory: O(ranks * chunks).
   llvm::LogicalResult
   verify(const Schedule &schedule,
          llvm::SmallVectorImpl<ScheduleViolation> &violations,
@@ -199,6 +264,7 @@ private:
   const Topology *topo_;
   TransferSet transfers_;
   CostModel model_;
+  std::optional<ChunkSpec> chunks_;
 };
 
 } // namespace phasec

@@ -1,4 +1,4 @@
-//===- ScheduleJSON.h - The phasec-schedule/1 writer ------------*- C++ -*-===//
+//===- ScheduleJSON.h - The phasec-schedule/1 and /2 writer -----*- C++ -*-===//
 //
 // Part of phasec. MLIR-free: only LLVM ADT/Support.
 //
@@ -14,6 +14,11 @@
 ///   the operation's own kind in the extra key "op" (the spec's checker
 ///   knows only alltoall, transpose and permute, and must accept every
 ///   schedule phasec emits).
+/// - a relaying problem (Problem::chunkSpec) is written as /2: its
+///   collective as {"kind", "root", "chunks", "chunk_bytes", "group" (when
+///   not every rank in order)}, each transfer's fourth element with
+///   "chunks" and "reduce"; a file of several operations is /2 when any of
+///   them relays.
 /// - a transfer gets {"dirs": [...]} only if its node pair has a tie: 1 or -1
 ///   in the tie dimensions, 0 elsewhere; PERCS transfers across supernodes
 ///   get {"path": [nodes]}.
@@ -66,6 +71,8 @@ struct ParsedScheduleDocument {
   /// What the collective asks for: alltoall/transpose = every ordered pair of
   /// distinct ranks gets `bytes`; permute = the listed pairs.
   TransferSet transfers;
+  /// A relaying collective (/2): its chunks; `transfers` is then empty.
+  std::optional<ChunkSpec> chunks;
   Schedule schedule;
   CollectiveInfo info;
 };

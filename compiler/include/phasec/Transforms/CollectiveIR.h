@@ -17,6 +17,7 @@
 
 #include "phasec/Dialect/Comm/CommOps.h"
 #include "phasec/Scheduling/Collective.h"
+#include "phasec/Scheduling/Relay.h"
 
 #include "mlir/IR/SymbolTable.h"
 
@@ -29,6 +30,16 @@ namespace phasec::comm {
 /// Whether the operation can be lowered is Collective::lower's to say.
 mlir::FailureOr<Collective> getCollective(CollectiveOpInterface op,
                                           mlir::SymbolTable &symbols);
+
+/// The operation is scheduled by relaying (Relay.h), not as direct
+/// transfers: its kind forwards or combines data (broadcast, reductions,
+/// scans), or its `algorithm` directive names a relaying algorithm (trees,
+/// rings, Bruck, ...). Such operations get no comm.transfer_set.
+bool isRelayedOperation(CollectiveOpInterface op);
+
+/// The relaying algorithm (and parameter) the operation's directive asks
+/// for; Auto where it names none.
+RelayChoice getRelayChoice(CollectiveOpInterface op);
 
 } // namespace phasec::comm
 

@@ -22,9 +22,13 @@ def CommLowerCollectives : Pass<"comm-lower-collectives", "mlir::ModuleOp"> {
     For each communication operation without a `comm.transfer_set`, builds
     the demands (src, dst, bytes) with the scheduling library's collective
     builders and records them in a `comm.transfer_set` after the operation.
-    Barriers and local operations move no data and get none. Broadcast,
-    reduce, allreduce and scan need relays: they are an error ("not yet
-    supported"), or a warning with `allow-unsupported`.
+    Barriers and local operations move no data and get none; relayed
+    operations (broadcast, reductions, scans, and any operation whose
+    `algorithm` names a relaying algorithm) get none either:
+    comm-schedule-phases schedules them by chunks. Seed 003's k-level
+    algorithms (k_level(k) for k > 1) are an error ("not yet supported"), or
+    a warning with `allow-unsupported` that leaves the operation
+    unscheduled.
   }];
   let constructor = "phasec::comm::createLowerCollectivesPass()";
   let dependentDialects = ["phasec::comm::CommDialect"];

@@ -69,6 +69,16 @@ Schedule getSchedule(UserScheduleOp op);
 void appendPhases(mlir::OpBuilder &builder, mlir::Location loc,
                   mlir::Region &body, const Schedule &schedule);
 
+/// The record's schedule relays (it has `num_chunks`): its problem is a
+/// chunk spec, not a transfer set.
+bool isRelaying(OperationRecord record);
+
+/// The problem the record's schedule solves on `topo`: its transfer set, or
+/// for a relaying schedule the ChunkSpec of the operation (kind, group,
+/// root) with the schedule's chunks. Errors are emitted.
+mlir::FailureOr<std::unique_ptr<Problem>>
+getProblem(OperationRecord record, const Topology &topo);
+
 } // namespace phasec::comm
 
 #endif // PHASEC_TRANSFORMS_SCHEDULEIR_H

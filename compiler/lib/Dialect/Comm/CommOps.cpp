@@ -594,6 +594,16 @@ LogicalResult ScanOp::verify() {
 }
 COMM_TRIVIAL_SYMBOL_USES(ScanOp)
 
+LogicalResult ReduceScatterOp::verify() {
+  return verifyReductionOp(*this, getElementType(), getCount());
+}
+COMM_TRIVIAL_SYMBOL_USES(ReduceScatterOp)
+
+LogicalResult ExscanOp::verify() {
+  return verifyReductionOp(*this, getElementType(), getCount());
+}
+COMM_TRIVIAL_SYMBOL_USES(ExscanOp)
+
 LogicalResult OneToAllOp::verify() {
   return verifyBlockOp(*this, getBlock(), getRoot());
 }
@@ -729,12 +739,28 @@ LogicalResult PhaseOp::verify() {
   for (size_t i = 0; i < t.size(); i += 4) {
     if (t[i] < 0 || t[i + 1] < 0 || t[i] > INT32_MAX || t[i + 1] > INT32_MAX)
       return emitOpError("transfer ") << i / 4 << " has an invalid rank";
-    if (t[i + 2] <= 0)
+    // Only a relaying phase (a barrier's chunks) moves 0 bytes.
+    if (t[i + 2] < 0 || (t[i + 2] == 0 && !getChunks()))
       return emitOpError("transfer ")
              << i / 4 << " (" << t[i] << " -> " << t[i + 1]
              << ") must move a positive number of bytes";
     if (t[i + 3] < 0 || t[i + 3] > UINT32_MAX)
       return emitOpError("transfer ") << i / 4 << " has an invalid tie mask";
+  }
+  if (auto chunks = getChunks()) {
+    // count, reduce, ids... per transfer, exactly covering the array.
+    size_t at = 0;
+    for (int64_t i = 0; i < getNumTransfers(); ++i) {
+      if (at + 2 > chunks->size() || (*chunks)[at] <= 0 ||
+          ((*chunks)[at + 1] != 0 && (*chunks)[at + 1] != 1) ||
+          at + 2 + (*chunks)[at] > chunks->size())
+        return emitOpError("chunks of transfer ")
+               << i << " must be count > 0, reduce (0 or 1), then count ids";
+      at += 2 + (*chunks)[at];
+    }
+    if (at != chunks->size())
+      return emitOpError("chunks has ")
+             << chunks->size() - at << " entries after the last transfer's";
   }
   if (auto locs = getLocs()) {
     if (locs->empty())
@@ -754,6 +780,21 @@ LogicalResult PhaseOp::verify() {
         return emitOpError("loc_index entry ") << i << " is out of range";
   }
   return success();
+}
+
+std::vector<ChunkTransfer> PhaseOp::getChunkTransfers() {
+  std::vector<ChunkTransfer> out;
+  auto chunks = getChunks();
+  if (!chunks)
+    return out;
+  for (size_t at = 0; at + 2 <= chunks->size();) {
+    ChunkTransfer &t = out.emplace_back();
+    int64_t count = (*chunks)[at];
+    t.reduce = (*chunks)[at + 1] != 0;
+    t.ids.assign(chunks->begin() + at + 2, chunks->begin() + at + 2 + count);
+    at += 2 + count;
+  }
+  return out;
 }
 
 Location PhaseOp::getTransferLoc(int64_t i) {

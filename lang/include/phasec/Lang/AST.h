@@ -170,6 +170,9 @@ struct Directives {
   /// KLevel: number of levels, 0 meaning log2(group size) (`logp`).
   int64_t kLevels = 0;
   KLevelShape kShape = KLevelShape::None;
+  /// Relaying algorithms: knomial(radix), chain/ring/rabenseifner(segments);
+  /// 0 = the algorithm's default.
+  int64_t algorithmParam = 0;
   SyncKind sync = SyncKind::Barrier;
   TransferStyle style = TransferStyle::Packing;
   /// Solver budget (Z3 rlimit); 0 = the scheduler's default.

@@ -20,8 +20,9 @@
 /// - alltoall: send P blocks of `blockBytes` (block d for member d), receive
 ///   P blocks (block s from member s); allgather: send 1 block, receive P;
 ///   gather / all_to_one: send 1 block, the root receives P; scatter: the
-///   root sends P blocks, everyone receives 1; one_to_all: the root sends the
-///   same block to everyone, everyone receives 1; rank_permute: member i
+///   root sends P blocks, everyone receives 1; one_to_all and all_to_one
+///   are C^3's personalized scatter and gather (the plan's kind says so);
+///   rank_permute: member i
 ///   sends 1 block to member perm(i); alltoallv: send blocks of
 ///   sizes[r*P+d] bytes back to back, receive blocks of sizes[s*P+r].
 /// - transpose: an n x cols array A of `elem` elements (cols == n: square),
@@ -119,6 +120,17 @@ struct PlanOptions {
   bool formulas = true;
 };
 
+/// One transfer of a relaying schedule, in member indices: the chunks as
+/// runs (first chunk, count), where the receiver stages them (`roff`, bytes
+/// into its receive scratch of the phase) and where the sender packs them
+/// (`soff`, into its send scratch, MPI only).
+struct RelayTransfer {
+  int32_t src, dst;
+  bool reduce = false;
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  int64_t bytes = 0, roff = 0, soff = 0;
+};
+
 struct OperationPlan {
   /// A C identifier, the generated function's name.
   std::string name;
@@ -160,6 +172,15 @@ struct OperationPlan {
   /// loop needs no table at all: peer = (me + 1 + j) % P or me ^ (j + 1).
   bool consecutiveFormula = false;
 
+  /// Relaying operations (a schedule with chunks, Relay.h): the chunks, the
+  /// reduction operator, the schedule per phase in member indices and the
+  /// largest bytes one member receives (sends) in one phase.
+  bool relaying = false;
+  ChunkSpec chunks;
+  ReduceKind reduceOp = ReduceKind::Add;
+  std::vector<std::vector<RelayTransfer>> relayPhases;
+  int64_t relayRecvScratch = 0, relaySendScratch = 0;
+
   int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
   /// Bytes member `src` owes member `dst` (0 on the diagonal and where
   /// nothing is owed).
@@ -181,6 +202,13 @@ struct OperationPlan {
 /// splits of transposes and permutes fall on element boundaries, that the
 /// arrays are laid out as the generators lay them out (slabs of rows), and
 /// that `name` is a C identifier; on failure sets `error`.
+/// The plan of a relaying operation: `schedule` carries chunks and was
+/// verified against `chunks` by Problem::verify (the replay).
+llvm::FailureOr<OperationPlan>
+buildRelayPlan(llvm::StringRef name, const Collective &collective,
+               const ChunkSpec &chunks, const Schedule &schedule,
+               const PlanOptions &options, std::string &error);
+
 llvm::FailureOr<OperationPlan>
 buildOperationPlan(llvm::StringRef name, const Collective &collective,
                    const ElementCType &elem, const Schedule &schedule,

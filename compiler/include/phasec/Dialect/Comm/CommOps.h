@@ -14,6 +14,7 @@
 
 #include "phasec/Dialect/Comm/CommAttrs.h"
 #include "phasec/Dialect/Comm/CommDialect.h"
+#include "phasec/Scheduling/Problem.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -123,6 +123,9 @@ defvar Comm_CommonArgs = (ins
   DefaultValuedAttr<Comm_AlgorithmAttr,
                     "::phasec::Algorithm::Auto">:$algorithm,
   DefaultValuedAttr<I64Attr, "0">:$k_levels,
+  // The parameter of a relaying algorithm (knomial radix, chain or ring
+  // segments); 0 = the algorithm's default.
+  DefaultValuedAttr<I64Attr, "0">:$algorithm_param,
   DefaultValuedAttr<Comm_KLevelShapeAttr,
                     "::phasec::KLevelShape::None">:$k_shape,
   DefaultValuedAttr<Comm_SyncAttr, "::phasec::SyncKind::Barrier">:$sync,
@@ -189,6 +192,12 @@ def Comm_AllreduceOp : Comm_CollectiveOp<"allreduce", "Allreduce",
 def Comm_ScanOp : Comm_CollectiveOp<"scan", "Scan",
     (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
     "An inclusive prefix reduction in group order">;
+def Comm_ReduceScatterOp : Comm_CollectiveOp<"reduce_scatter", "ReduceScatter",
+    (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
+    "A reduction whose i-th block of count elements ends at member i">;
+def Comm_ExscanOp : Comm_CollectiveOp<"exscan", "Exscan",
+    (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
+    "An exclusive prefix reduction in group order (member 0 gets none)">;
 def Comm_OneToAllOp : Comm_CollectiveOp<"one_to_all", "OneToAll",
     (ins I64Attr:$root, I64Attr:$block),
     "The root sends its block to every member (C^3 one-to-all)">;
@@ -256,7 +265,9 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
                        DefaultValuedAttr<F64Attr, "0.0">:$gap,
                        UnitAttr:$time_optimal,
                        UnitAttr:$phase_optimal,
-                       UnitAttr:$fell_back);
+                       UnitAttr:$fell_back,
+                       OptionalAttr<I64Attr>:$num_chunks,
+                       OptionalAttr<I64Attr>:$chunk_bytes);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     `for` $collective `algorithm` $algorithm attr-dict-with-keyword $body
@@ -301,17 +312,22 @@ def Comm_PhaseOp : Comm_Op<"phase",
     ```mlir
     comm.phase [0 -> 2 : 4 ties 1, 1 -> 3 : 4]
     ```
+    A relaying schedule's phases carry `chunks`: per transfer, in order,
+    `count, reduce (0 or 1), id_1 .. id_count`.
     Hand-written phases may carry source locations of their transfers:
     `locs` holds the distinct locations, `loc_index[i]` the entry of
     transfer i (absent: every transfer has `locs[0]`).
   }];
   let arguments = (ins DenseI64ArrayAttr:$transfers,
+                       OptionalAttr<DenseI64ArrayAttr>:$chunks,
                        OptionalAttr<ArrayAttr>:$locs,
                        OptionalAttr<DenseI32ArrayAttr>:$loc_index);
   let assemblyFormat = "custom<Transfers>($transfers, \"4\") attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     int64_t getNumTransfers() { return getTransfers().size() / 4; }
+    /// The chunks of every transfer (empty if the phase has none).
+    std::vector<::phasec::ChunkTransfer> getChunkTransfers();
     /// The source location of transfer `i`, or the phase's own.
     ::mlir::Location getTransferLoc(int64_t i);
   }];

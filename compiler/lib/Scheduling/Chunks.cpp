@@ -1,0 +1,424 @@
+//===- Chunks.cpp - The chunk semantics of relaying collectives -----------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// ChunkSpec, the table of ../shared/spec/schedule-json.md ("Relaying
+/// collectives") and the replay that checks a relaying schedule against it.
+/// Written from the spec, not from the algorithms (Relay.cpp): the replay is
+/// what makes an algorithm's schedule trustworthy.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ChunkReplay.h"
+
+#include "phasec/Scheduling/Collective.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace phasec;
+using llvm::failure;
+using llvm::LogicalResult;
+using llvm::success;
+
+bool ChunkSpec::hasChunkSemantics(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Scatter:
+  case CollectiveKind::Gather:
+  case CollectiveKind::Allgather:
+  case CollectiveKind::Alltoall:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Scan:
+  case CollectiveKind::Exscan:
+  case CollectiveKind::Barrier:
+    return true;
+  default:
+    return false;
+  }
+}
+
+CollectiveKind ChunkSpec::getChunkKind(CollectiveKind kind) {
+  if (kind == CollectiveKind::OneToAll)
+    return CollectiveKind::Scatter;
+  if (kind == CollectiveKind::AllToOne)
+    return CollectiveKind::Gather;
+  return kind;
+}
+
+/// How many parts the kind cuts C into (1: it does not).
+static int64_t getCut(CollectiveKind kind, int64_t n) {
+  switch (kind) {
+  case CollectiveKind::Scatter:
+  case CollectiveKind::Gather:
+  case CollectiveKind::Allgather:
+  case CollectiveKind::ReduceScatter:
+    return n;
+  case CollectiveKind::Alltoall:
+    return n * n;
+  default:
+    return 1;
+  }
+}
+
+int64_t ChunkSpec::chunksPerMember() const {
+  int64_t cut = getCut(kind, numMembers());
+  return cut ? numChunks / cut : 0;
+}
+
+static bool hasRoot(CollectiveKind kind) {
+  return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Scatter ||
+         kind == CollectiveKind::Gather || kind == CollectiveKind::Reduce;
+}
+
+LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
+  if (!hasChunkSemantics(kind)) {
+    error = ("'" + stringifyCollectiveKind(kind) +
+             "' has no chunk semantics (schedule JSON /2)")
+                .str();
+    return failure();
+  }
+  if (failed(checkGroup(group, numRanks, error)))
+    return failure();
+  if (hasRoot(kind) && !llvm::is_contained(group, root)) {
+    error = llvm::formatv("root rank {0} is not in the group", root).str();
+    return failure();
+  }
+  if (kind == CollectiveKind::Barrier) {
+    if (numChunks != 1 || chunkBytes != 0) {
+      error = "a barrier has one chunk of 0 bytes";
+      return failure();
+    }
+    return success();
+  }
+  if (numChunks <= 0 || chunkBytes <= 0) {
+    error = llvm::formatv("{0} chunks of {1} bytes: both must be positive",
+                          numChunks, chunkBytes)
+                .str();
+    return failure();
+  }
+  int64_t cut = getCut(kind, numMembers());
+  if (numChunks % cut) {
+    error = llvm::formatv("{0}: {1} chunks are not a multiple of {2}",
+                          stringifyCollectiveKind(kind), numChunks, cut)
+                .str();
+    return failure();
+  }
+  return success();
+}
+
+ChunkConditions phasec::getChunkConditions(const ChunkSpec &spec) {
+  ChunkConditions cond;
+  const int64_t n = spec.numMembers(), C = spec.numChunks;
+  const int64_t k = spec.chunksPerMember();
+  cond.before.resize(n);
+  cond.after.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    cond.tags.emplace_back(n);
+    cond.tags.back().set(i);
+  }
+  auto addTag = [&](llvm::BitVector tag) {
+    cond.tags.push_back(std::move(tag));
+    return static_cast<int32_t>(cond.tags.size() - 1);
+  };
+  auto all = [&](std::vector<HeldChunk> &v, int32_t tag) {
+    for (int64_t c = 0; c < C; ++c)
+      v.push_back({c, tag});
+  };
+  int64_t root = -1;
+  if (hasRoot(spec.kind))
+    root = llvm::find(spec.group, spec.root) - spec.group.begin();
+  llvm::BitVector everyone(n, true);
+
+  switch (spec.kind) {
+  case CollectiveKind::Broadcast:
+    all(cond.before[root], root);
+    for (int64_t i = 0; i < n; ++i)
+      all(cond.after[i], root);
+    break;
+  case CollectiveKind::Scatter:
+    all(cond.before[root], root);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = i * k; c < i * k + k; ++c)
+        cond.after[i].push_back({c, -1});
+    break;
+  case CollectiveKind::Gather:
+  case CollectiveKind::Allgather:
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = i * k; c < i * k + k; ++c)
+        cond.before[i].push_back({c, static_cast<int32_t>(i)});
+    for (int64_t i = 0; i < n; ++i) {
+      if (spec.kind == CollectiveKind::Gather && i != root)
+        continue;
+      for (int64_t c = 0; c < C; ++c)
+        cond.after[i].push_back({c, static_cast<int32_t>(c / k)});
+    }
+    break;
+  case CollectiveKind::Alltoall:
+    // Chunk (i * n + j) * k + m goes from member i to member j.
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = i * n * k; c < (i + 1) * n * k; ++c)
+        cond.before[i].push_back({c, static_cast<int32_t>(i)});
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t m = 0; m < k; ++m)
+          cond.after[j].push_back(
+              {(i * n + j) * k + m, static_cast<int32_t>(i)});
+    for (auto &v : cond.after)
+      llvm::sort(v, [](const HeldChunk &a, const HeldChunk &b) {
+        return a.chunk < b.chunk;
+      });
+    break;
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Barrier: {
+    for (int64_t i = 0; i < n; ++i)
+      all(cond.before[i], static_cast<int32_t>(i));
+    int32_t every = addTag(everyone);
+    for (int64_t i = 0; i < n; ++i) {
+      if (spec.kind == CollectiveKind::Reduce && i != root)
+        continue;
+      if (spec.kind == CollectiveKind::ReduceScatter) {
+        for (int64_t c = i * k; c < i * k + k; ++c)
+          cond.after[i].push_back({c, every});
+        continue;
+      }
+      all(cond.after[i], every);
+    }
+    break;
+  }
+  case CollectiveKind::Scan:
+  case CollectiveKind::Exscan: {
+    bool inclusive = spec.kind == CollectiveKind::Scan;
+    for (int64_t i = 0; i < n; ++i) {
+      all(cond.before[i], static_cast<int32_t>(i));
+      int64_t upto = inclusive ? i + 1 : i;
+      if (upto == 0)
+        continue;
+      llvm::BitVector prefix(n);
+      prefix.set(0, upto);
+      all(cond.after[i], addTag(std::move(prefix)));
+    }
+    break;
+  }
+  default:
+    llvm_unreachable("ChunkSpec::check rejects kinds without chunks");
+  }
+  return cond;
+}
+
+/// Members of a tag, for messages: "{0, 1, 3}" (global ranks, at most 8).
+static std::string describeTag(const llvm::BitVector &tag,
+                               llvm::ArrayRef<RankId> group) {
+  std::string out = "{";
+  int shown = 0;
+  for (int m : tag.set_bits()) {
+    if (shown == 8) {
+      out += ", ...";
+      break;
+    }
+    out += (shown++ ? ", " : "") + std::to_string(group[m]);
+  }
+  return out + "}";
+}
+
+void phasec::replayChunks(const ChunkSpec &spec, const Schedule &schedule,
+                          int64_t numRanks,
+                          llvm::SmallVectorImpl<ScheduleViolation> &violations,
+                          unsigned maxViolations) {
+  size_t start = violations.size();
+  auto full = [&] { return violations.size() - start >= maxViolations; };
+  ChunkConditions cond = getChunkConditions(spec);
+  std::vector<llvm::BitVector> &tags = cond.tags;
+  const int64_t C = spec.numChunks;
+
+  // held[rank][c]: the tag rank holds chunk c with, -1 = not held. Any rank
+  // of the machine may relay, so ranks outside the group get state too.
+  llvm::DenseMap<RankId, std::vector<int32_t>> held;
+  auto state = [&](RankId r) -> std::vector<int32_t> & {
+    std::vector<int32_t> &v = held[r];
+    if (v.empty())
+      v.assign(C, -1);
+    return v;
+  };
+  for (size_t i = 0; i < spec.group.size(); ++i)
+    for (const HeldChunk &h : cond.before[i])
+      state(spec.group[i])[h.chunk] = h.tag;
+
+  struct Arrival {
+    RankId dst;
+    int64_t chunk;
+    int32_t tag;
+    bool reduce;
+    size_t transfer;
+    RankId src;
+  };
+  std::vector<Arrival> arrivals;
+  for (size_t p = 0; p < schedule.phases.size() && !full(); ++p) {
+    const Phase &phase = schedule.phases[p];
+    arrivals.clear();
+    for (size_t i = 0; i < phase.transfers.size() && !full(); ++i) {
+      const Transfer &t = phase.transfers[i];
+      if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks)
+        continue;
+      auto violation = [&](ViolationKind kind, int64_t chunk,
+                           std::string message) {
+        ScheduleViolation v{kind};
+        v.phase = p;
+        v.transferA = i;
+        v.src = t.src;
+        v.dst = t.dst;
+        v.chunk = chunk;
+        v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}): {4}",
+                                  p, i, t.src, t.dst, message)
+                        .str();
+        violations.push_back(std::move(v));
+      };
+      if (i >= phase.chunks.size() || phase.chunks[i].ids.empty()) {
+        violation(ViolationKind::BadChunks, -1, "carries no chunks");
+        continue;
+      }
+      const ChunkTransfer &ct = phase.chunks[i];
+      if (t.bytes != static_cast<int64_t>(ct.ids.size()) * spec.chunkBytes) {
+        violation(ViolationKind::BadChunks, -1,
+                  llvm::formatv("{0} bytes for {1} chunks of {2} bytes",
+                                t.bytes, ct.ids.size(), spec.chunkBytes));
+        continue;
+      }
+      std::vector<int32_t> &src = state(t.src);
+      for (int64_t c : ct.ids) {
+        if (c < 0 || c >= C) {
+          violation(ViolationKind::BadChunks, c,
+                    llvm::formatv("chunk {0} is out of range (the collective "
+                                  "has {1} chunks)",
+                                  c, C));
+          break;
+        }
+        if (src[c] < 0) {
+          violation(ViolationKind::ChunkNotHeld, c,
+                    llvm::formatv("rank {0} sends chunk {1}, which it does "
+                                  "not hold when the phase starts",
+                                  t.src, c));
+          break;
+        }
+        arrivals.push_back({t.dst, c, src[c], ct.reduce, i, t.src});
+      }
+    }
+    // Every transfer of the phase takes effect when it ends: arrivals at
+    // one (rank, chunk) are combined together, copies first.
+    llvm::stable_sort(arrivals, [](const Arrival &a, const Arrival &b) {
+      return std::tie(a.dst, a.chunk, a.reduce) <
+             std::tie(b.dst, b.chunk, b.reduce);
+    });
+    for (size_t a = 0; a < arrivals.size() && !full();) {
+      size_t b = a;
+      while (b < arrivals.size() && arrivals[b].dst == arrivals[a].dst &&
+             arrivals[b].chunk == arrivals[a].chunk)
+        ++b;
+      RankId dst = arrivals[a].dst;
+      int64_t c = arrivals[a].chunk;
+      std::vector<int32_t> &to = state(dst);
+      int32_t tag = to[c];
+      bool copied = false;
+      bool ok = true;
+      for (size_t i = a; i < b && ok; ++i) {
+        const Arrival &in = arrivals[i];
+        auto violation = [&](ViolationKind kind, std::string message) {
+          ScheduleViolation v{kind};
+          v.phase = p;
+          v.transferA = in.transfer;
+          v.src = in.src;
+          v.dst = dst;
+          v.chunk = c;
+          v.message = llvm::formatv("phase {0}: transfer {1} ({2} -> {3}): "
+                                    "{4}",
+                                    p, in.transfer, in.src, dst, message)
+                          .str();
+          violations.push_back(std::move(v));
+          ok = false;
+        };
+        if (!in.reduce) {
+          if (copied && tags[tag] != tags[in.tag])
+            violation(ViolationKind::ConflictingCopies,
+                      llvm::formatv("rank {0} receives chunk {1} twice in "
+                                    "this phase with different contents "
+                                    "({2} and {3})",
+                                    dst, c, describeTag(tags[tag], spec.group),
+                                    describeTag(tags[in.tag], spec.group)));
+          tag = in.tag;
+          copied = true;
+          continue;
+        }
+        if (tag < 0) {
+          violation(ViolationKind::ReduceWithoutChunk,
+                    llvm::formatv("reduces chunk {0} into rank {1}, which "
+                                  "does not hold it",
+                                  c, dst));
+          continue;
+        }
+        if (tags[tag].anyCommon(tags[in.tag])) {
+          llvm::BitVector both = tags[tag];
+          both &= tags[in.tag];
+          violation(ViolationKind::CountedTwice,
+                    llvm::formatv("reducing chunk {0} into rank {1} counts "
+                                  "the contributions of {2} twice",
+                                  c, dst, describeTag(both, spec.group)));
+          continue;
+        }
+        llvm::BitVector joined = tags[tag];
+        joined |= tags[in.tag];
+        tags.push_back(std::move(joined));
+        tag = static_cast<int32_t>(tags.size() - 1);
+      }
+      if (ok)
+        to[c] = tag;
+      a = b;
+    }
+  }
+  if (full())
+    return;
+
+  for (size_t i = 0; i < spec.group.size() && !full(); ++i) {
+    RankId r = spec.group[i];
+    std::vector<int32_t> &have = state(r);
+    for (const HeldChunk &want : cond.after[i]) {
+      if (full())
+        return;
+      int32_t got = have[want.chunk];
+      ScheduleViolation v{ViolationKind::MissingChunk};
+      v.dst = r;
+      v.chunk = want.chunk;
+      if (got < 0) {
+        v.message =
+            llvm::formatv("rank {0} ends without chunk {1}", r, want.chunk)
+                .str();
+        violations.push_back(std::move(v));
+        continue;
+      }
+      if (want.tag < 0 || tags[got] == tags[want.tag])
+        continue;
+      llvm::BitVector missing = tags[want.tag], extra = tags[got];
+      missing.reset(tags[got]);
+      extra.reset(tags[want.tag]);
+      v.kind = ViolationKind::WrongContributions;
+      v.message =
+          llvm::formatv("rank {0} ends with chunk {1} {2}{3}{4}", r, want.chunk,
+                        missing.any() ? "missing the contributions of " +
+                                            describeTag(missing, spec.group)
+                                      : std::string(),
+                        missing.any() && extra.any() ? " and " : "",
+                        extra.any() ? "holding extra contributions of " +
+                                          describeTag(extra, spec.group)
+                                    : std::string())
+              .str();
+      violations.push_back(std::move(v));
+    }
+  }
+}

@@ -1,0 +1,1158 @@
+//===- Relay.cpp - Schedules that forward and combine data ----------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The relaying algorithms as rounds in group-index space, the packing of
+/// rounds into congestion-free phases, and the choice among candidates.
+/// Indices: n members; trees and chains work on relative indices
+/// v = (member - root) mod n, so that every root gets the same shape.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Relay.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+using namespace phasec;
+using llvm::failure;
+using llvm::FailureOr;
+using llvm::LogicalResult;
+using llvm::success;
+
+std::string phasec::describeRelayChoice(RelayChoice choice) {
+  std::string name = stringifyAlgorithm(choice.algorithm).str();
+  if (choice.algorithm == Algorithm::KLevel) {
+    name += "(" +
+            (choice.param ? std::to_string(choice.param) : std::string("logp"));
+    if (choice.shape != KLevelShape::None)
+      name += ", " + stringifyKLevelShape(choice.shape).str();
+    return name + ")";
+  }
+  if (choice.param > 0)
+    name += "(" + std::to_string(choice.param) + ")";
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// Chunking
+//===----------------------------------------------------------------------===//
+
+/// The parameter an algorithm uses when the directive gives none.
+static int64_t defaultParam(Algorithm algorithm) {
+  switch (algorithm) {
+  case Algorithm::Knomial:
+    return 4;
+  case Algorithm::Chain:
+    return 8;
+  case Algorithm::Ring:
+  case Algorithm::Rabenseifner:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
+                                            RelayChoice choice,
+                                            std::string &error) {
+  ChunkSpec spec;
+  // C^3's one-to-all and all-to-one are personalized: a scatter and a
+  // gather.
+  spec.kind = ChunkSpec::getChunkKind(collective.kind);
+  spec.group = collective.group;
+  spec.root = collective.root;
+  const int64_t n = collective.numMembers();
+  const std::string name = describeRelayChoice(choice);
+  const CollectiveKind kind = collective.kind;
+  if (!llvm::is_contained(getRelayAlgorithms(kind), choice.algorithm)) {
+    error =
+        ("not supported: algorithm '" + stringifyAlgorithm(choice.algorithm) +
+         "' for '" + stringifyCollectiveKind(kind) + "'")
+            .str();
+    return failure();
+  }
+  if (kind == CollectiveKind::Barrier) {
+    if (choice.algorithm == Algorithm::Dissemination &&
+        !llvm::isPowerOf2_64(n)) {
+      error = llvm::formatv("dissemination needs a power-of-two group (its "
+                            "last round would count members twice), got {0}",
+                            n)
+                  .str();
+      return failure();
+    }
+    spec.numChunks = 1;
+    spec.chunkBytes = 0;
+    return spec;
+  }
+  int64_t unit = collective.elementBytes();
+  if (collective.blockBytes <= 0 || collective.blockBytes % unit) {
+    error = llvm::formatv("{0} bytes are not a whole number of {1}-byte "
+                          "elements",
+                          collective.blockBytes, unit)
+                .str();
+    return failure();
+  }
+  const int64_t elements = collective.blockBytes / unit;
+  int64_t param =
+      choice.param > 0 ? choice.param : defaultParam(choice.algorithm);
+  int64_t pow2 = n > 0 ? int64_t(1) << llvm::Log2_64(n) : 0;
+  // Kinds whose data is one vector of `elements`, cut into C chunks.
+  auto cutVector = [&](int64_t chunks, llvm::StringRef why) -> bool {
+    if (chunks <= 0 || elements % chunks) {
+      error = llvm::formatv("{0} cuts the data into {1} chunks ({2}), which "
+                            "do not divide its {3} elements",
+                            name, chunks, why, elements)
+                  .str();
+      return false;
+    }
+    spec.numChunks = chunks;
+    spec.chunkBytes = collective.blockBytes / chunks;
+    return true;
+  };
+  switch (kind) {
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::Scan:
+  case CollectiveKind::Exscan: {
+    bool ok = true;
+    switch (choice.algorithm) {
+    case Algorithm::Chain:
+      ok = cutVector(param, "one per segment");
+      break;
+    case Algorithm::Ring:
+      ok = cutVector(n * param, "segments per member times members");
+      break;
+    case Algorithm::Rabenseifner:
+      ok = cutVector(pow2 * param, "one block per member of the largest "
+                                   "power-of-two subgroup");
+      break;
+    case Algorithm::ScatterAllgather:
+      ok = cutVector(n, "one per member");
+      break;
+    case Algorithm::Direct:
+      ok = cutVector(kind == CollectiveKind::Allreduce ? n : 1,
+                     kind == CollectiveKind::Allreduce ? "one per member"
+                                                       : "one");
+      break;
+    case Algorithm::Knomial:
+      if (param < 2) {
+        error = "knomial needs a radix of at least 2";
+        return failure();
+      }
+      ok = cutVector(1, "one");
+      break;
+    default:
+      ok = cutVector(1, "one");
+      break;
+    }
+    if (!ok)
+      return failure();
+    return spec;
+  }
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Scatter:
+  case CollectiveKind::Gather:
+  case CollectiveKind::OneToAll:
+  case CollectiveKind::AllToOne:
+  case CollectiveKind::Allgather:
+    if ((choice.algorithm == Algorithm::RecursiveHalving ||
+         choice.algorithm == Algorithm::RecursiveDoubling) &&
+        !llvm::isPowerOf2_64(n)) {
+      error = llvm::formatv("{0} needs a power-of-two group, got {1} members",
+                            name, n)
+                  .str();
+      return failure();
+    }
+    spec.numChunks = n;
+    spec.chunkBytes = collective.blockBytes;
+    return spec;
+  case CollectiveKind::Alltoall:
+    spec.numChunks = n * n;
+    spec.chunkBytes = collective.blockBytes;
+    return spec;
+  default:
+    break;
+  }
+  error = ("not supported: algorithm '" + name + "' for '" +
+           stringifyCollectiveKind(kind) + "'")
+              .str();
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Rounds
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds rounds in relative indices and maps them to member indices.
+class RoundBuilder {
+public:
+  RoundBuilder(int64_t n, int64_t rootMember) : n_(n), root_(rootMember) {}
+
+  /// The member at relative index v.
+  int32_t member(int64_t v) const {
+    return static_cast<int32_t>(((v % n_ + n_) % n_ + root_) % n_);
+  }
+  void newRound() {
+    if (rounds.empty() || !rounds.back().empty())
+      rounds.emplace_back();
+  }
+  /// A step between relative indices.
+  void step(int64_t from, int64_t to, llvm::SmallVector<int64_t, 2> chunks,
+            bool reduce) {
+    if (rounds.empty())
+      rounds.emplace_back();
+    rounds.back().push_back(
+        {member(from), member(to), std::move(chunks), reduce});
+  }
+  std::vector<RelayRound> take() {
+    if (!rounds.empty() && rounds.back().empty())
+      rounds.pop_back();
+    return std::move(rounds);
+  }
+
+  std::vector<RelayRound> rounds;
+
+private:
+  int64_t n_, root_;
+};
+} // namespace
+
+static llvm::SmallVector<int64_t, 2> range(int64_t lo, int64_t hi) {
+  llvm::SmallVector<int64_t, 2> out;
+  for (int64_t c = lo; c < hi; ++c)
+    out.push_back(c);
+  return out;
+}
+
+/// Broadcast trees: every round, holders send everything to new members.
+static void broadcastTree(RoundBuilder &b, int64_t n, Algorithm alg,
+                          int64_t radix, int64_t C) {
+  auto all = range(0, C);
+  switch (alg) {
+  case Algorithm::Direct:
+    for (int64_t v = 1; v < n; ++v)
+      b.step(0, v, all, false);
+    return;
+  case Algorithm::Binomial:
+    for (int64_t mask = 1; mask < n; mask <<= 1) {
+      b.newRound();
+      for (int64_t v = 0; v < mask && v + mask < n; ++v)
+        b.step(v, v + mask, all, false);
+    }
+    return;
+  case Algorithm::Binary:
+    for (int64_t first = 0, width = 1; first < n; first += width, width <<= 1) {
+      b.newRound();
+      for (int64_t v = first; v < std::min(n, first + width); ++v)
+        for (int64_t c = 2 * v + 1; c <= 2 * v + 2 && c < n; ++c)
+          b.step(v, c, all, false);
+    }
+    return;
+  case Algorithm::Knomial:
+    for (int64_t s = 1; s < n; s *= radix) {
+      b.newRound();
+      for (int64_t v = 0; v < s; ++v)
+        for (int64_t j = 1; j < radix && v + j * s < n; ++j)
+          b.step(v, v + j * s, all, false);
+      if (s > n / radix)
+        break;
+    }
+    return;
+  default:
+    llvm_unreachable("not a broadcast tree");
+  }
+}
+
+/// Reduction trees: the broadcast trees upside down, with reduce.
+static void reduceTree(RoundBuilder &b, int64_t n, Algorithm alg, int64_t radix,
+                       int64_t C) {
+  auto all = range(0, C);
+  switch (alg) {
+  case Algorithm::Direct:
+    for (int64_t v = 1; v < n; ++v)
+      b.step(v, 0, all, true);
+    return;
+  case Algorithm::Binomial:
+    for (int64_t mask = 1; mask < n; mask <<= 1) {
+      b.newRound();
+      for (int64_t v = mask; v < n; v += 2 * mask)
+        b.step(v, v - mask, all, true);
+    }
+    return;
+  case Algorithm::Binary: {
+    // Deepest level first; a parent combines both children in one round.
+    std::vector<std::pair<int64_t, int64_t>> levels;
+    for (int64_t first = 0, width = 1; first < n; first += width, width <<= 1)
+      levels.push_back({first, std::min(n, first + width)});
+    for (size_t l = levels.size(); l-- > 1;) {
+      b.newRound();
+      for (int64_t v = levels[l].first; v < levels[l].second; ++v)
+        b.step(v, (v - 1) / 2, all, true);
+    }
+    return;
+  }
+  case Algorithm::Knomial:
+    for (int64_t s = 1; s < n; s *= radix) {
+      b.newRound();
+      for (int64_t v = s; v < n; v += s)
+        if ((v / s) % radix)
+          b.step(v, v - ((v / s) % radix) * s, all, true);
+      if (s > n / radix)
+        break;
+    }
+    return;
+  default:
+    llvm_unreachable("not a reduction tree");
+  }
+}
+
+/// Ring reduce-scatter over blocks of `s` chunks: member v ends with block
+/// (v + shift) mod n complete.
+static void ringReduceScatter(RoundBuilder &b, int64_t n, int64_t s,
+                              int64_t shift) {
+  for (int64_t t = 0; t + 1 < n; ++t) {
+    b.newRound();
+    for (int64_t v = 0; v < n; ++v) {
+      int64_t blk = ((v - t - 1 + shift) % n + n) % n;
+      b.step(v, v + 1, range(blk * s, blk * s + s), true);
+    }
+  }
+}
+
+/// Ring allgather of blocks of `s` chunks, member v starting with block
+/// (v + shift) mod n.
+static void ringAllgather(RoundBuilder &b, int64_t n, int64_t s,
+                          int64_t shift) {
+  for (int64_t t = 0; t + 1 < n; ++t) {
+    b.newRound();
+    for (int64_t v = 0; v < n; ++v) {
+      int64_t blk = ((v - t + shift) % n + n) % n;
+      b.step(v, v + 1, range(blk * s, blk * s + s), false);
+    }
+  }
+}
+
+/// Folds members p2..n-1 into 0..n-p2-1 (reduce) before a power-of-two
+/// algorithm; unfoldExtras copies the result back.
+static void foldExtras(RoundBuilder &b, int64_t n, int64_t p2, int64_t C) {
+  b.newRound();
+  for (int64_t v = p2; v < n; ++v)
+    b.step(v, v - p2, range(0, C), true);
+}
+static void unfoldExtras(RoundBuilder &b, int64_t n, int64_t p2, int64_t C) {
+  b.newRound();
+  for (int64_t v = p2; v < n; ++v)
+    b.step(v - p2, v, range(0, C), false);
+}
+
+/// Recursive halving over p2 members and p2 blocks of s chunks: member v
+/// ends with block v complete. Returns each member's final range.
+static void recursiveHalving(RoundBuilder &b, int64_t p2, int64_t s) {
+  std::vector<std::pair<int64_t, int64_t>> ranges(p2, {0, p2});
+  for (int64_t mask = p2 / 2; mask >= 1; mask >>= 1) {
+    b.newRound();
+    for (int64_t v = 0; v < p2; ++v) {
+      auto [lo, hi] = ranges[v];
+      int64_t mid = (lo + hi) / 2;
+      bool upper = v & mask;
+      int64_t sendLo = upper ? lo : mid, sendHi = upper ? mid : hi;
+      b.step(v, v ^ mask, range(sendLo * s, sendHi * s), true);
+      ranges[v] = upper ? std::make_pair(mid, hi) : std::make_pair(lo, mid);
+    }
+  }
+}
+
+/// Recursive doubling allgather over p2 members, member v starting with
+/// block v (s chunks).
+static void recursiveDoublingAllgather(RoundBuilder &b, int64_t p2, int64_t s) {
+  for (int64_t mask = 1; mask < p2; mask <<= 1) {
+    b.newRound();
+    for (int64_t v = 0; v < p2; ++v) {
+      int64_t lo = v & ~(mask - 1);
+      b.step(v, v ^ mask, range(lo * s, (lo + mask) * s), false);
+    }
+  }
+}
+
+/// Binomial scatter over relative members: the holder of [v, v + 2 mask)
+/// sends [v + mask, v + 2 mask) on; `chunks(lo, hi)` is the data of
+/// relative members lo..hi-1.
+template <typename ChunksOf>
+static void binomialScatter(RoundBuilder &b, int64_t n, ChunksOf chunks) {
+  for (int64_t mask = int64_t(llvm::PowerOf2Ceil(n)) / 2; mask >= 1;
+       mask >>= 1) {
+    b.newRound();
+    for (int64_t v = 0; v + mask < n; v += 2 * mask)
+      b.step(v, v + mask, chunks(v + mask, std::min(n, v + 2 * mask)), false);
+  }
+}
+
+/// Hillis-Steele over relative indices [first, n): v sends its partial to
+/// v + d for d = 1, 2, 4, ...
+static void hillisSteele(RoundBuilder &b, int64_t first, int64_t n, int64_t C) {
+  for (int64_t d = 1; first + d < n; d <<= 1) {
+    b.newRound();
+    for (int64_t v = first; v + d < n; ++v)
+      b.step(v, v + d, range(0, C), true);
+  }
+}
+
+namespace {
+/// A rectangle of a 2-D grid.
+struct Region {
+  int64_t x0, y0, w, h;
+  bool contains(int64_t x, int64_t y) const {
+    return x >= x0 && x < x0 + w && y >= y0 && y < y0 + h;
+  }
+};
+/// How one level of a k-level algorithm partitions a region.
+enum class Cut { Rows, Squares, Single, Halve };
+} // namespace
+
+/// Seed 003's k-level trees on a 2-D grid: each level's holders send every
+/// sub-region's data to that sub-region's leader (the node at the holder's
+/// place inside it), the sub-regions then work independently.
+static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
+                                  RelayChoice choice, const Topology *topo,
+                                  std::string &error) {
+  const int64_t n = spec.numMembers();
+  if (!topo || !topo->isGrid() || topo->numDims() < 1 || topo->numDims() > 2 ||
+      topo->numRanks() != topo->numNodes() || topo->numRanks() != n) {
+    error = describeRelayChoice(choice) +
+            " partitions a 1-D or 2-D mesh or torus into submachines: the "
+            "group must be every node of one, one rank per node";
+    return failure();
+  }
+  // A line is a grid of one row.
+  const int64_t W = topo->extent(0),
+                H = topo->numDims() == 2 ? topo->extent(1) : 1;
+  int64_t levels = choice.param;
+  KLevelShape shape = choice.shape;
+  if (shape == KLevelShape::None)
+    shape = levels == 2 ? KLevelShape::Rec : KLevelShape::Sq;
+  std::vector<std::pair<Cut, int64_t>> cuts;
+  auto isqrt = [](int64_t v) {
+    int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
+    while (r * r > v)
+      --r;
+    while ((r + 1) * (r + 1) <= v)
+      ++r;
+    return std::max<int64_t>(r, 1);
+  };
+  if (levels == 1)
+    cuts = {{Cut::Single, 0}};
+  else if (levels == 2 && shape == KLevelShape::Rec)
+    cuts = {{Cut::Rows, 0}, {Cut::Single, 0}};
+  else if (levels == 2 && shape == KLevelShape::Sq)
+    cuts = {{Cut::Squares, isqrt(std::max(W, H))}, {Cut::Single, 0}};
+  else if (levels == 3 && shape == KLevelShape::Sq)
+    cuts = {{Cut::Squares, isqrt(isqrt(n))}, {Cut::Rows, 0}, {Cut::Single, 0}};
+  else if ((levels == 0 ||
+            levels == static_cast<int64_t>(llvm::Log2_64_Ceil(n))) &&
+           shape == KLevelShape::Sq)
+    cuts = {{Cut::Halve, 0}};
+  else {
+    error = describeRelayChoice(choice) +
+            " is not one of seed 003's k-level algorithms (k_level(1), "
+            "k_level(2, rec), k_level(2, sq), k_level(3, sq), "
+            "k_level(logp, sq))";
+    return failure();
+  }
+  const int64_t k = spec.chunksPerMember();
+  const bool everything = spec.kind == CollectiveKind::Broadcast;
+  const bool up = spec.kind == CollectiveKind::Gather;
+  int64_t rootMember =
+      spec.root >= 0 ? llvm::find(spec.group, spec.root) - spec.group.begin()
+                     : 0;
+  // Member index of the node at (x, y): the group is every rank in order.
+  auto memberAt = [&](int64_t x, int64_t y) { return x + W * y; };
+  auto chunksOf = [&](const Region &r) {
+    llvm::SmallVector<int64_t, 2> out;
+    if (everything) {
+      for (int64_t c = 0; c < spec.numChunks; ++c)
+        out.push_back(c);
+      return out;
+    }
+    for (int64_t y = r.y0; y < r.y0 + r.h; ++y)
+      for (int64_t x = r.x0; x < r.x0 + r.w; ++x)
+        for (int64_t m = 0; m < k; ++m)
+          out.push_back(memberAt(x, y) * k + m);
+    llvm::sort(out);
+    return out;
+  };
+  // Steps by depth, in member indices (not relative to the root).
+  std::vector<RelayRound> byDepth;
+  struct Work {
+    Region region;
+    int64_t hx, hy;
+    size_t level;
+    int64_t depth;
+  };
+  std::vector<Work> stack{{{0, 0, W, H}, rootMember % W, rootMember / W, 0, 0}};
+  while (!stack.empty()) {
+    Work w = stack.back();
+    stack.pop_back();
+    if (w.region.w * w.region.h <= 1 || w.level >= cuts.size())
+      continue;
+    auto [cut, side] = cuts[w.level];
+    std::vector<Region> parts;
+    const Region &r = w.region;
+    switch (cut) {
+    case Cut::Rows:
+      for (int64_t y = r.y0; y < r.y0 + r.h; ++y)
+        parts.push_back({r.x0, y, r.w, 1});
+      break;
+    case Cut::Single:
+      for (int64_t y = r.y0; y < r.y0 + r.h; ++y)
+        for (int64_t x = r.x0; x < r.x0 + r.w; ++x)
+          parts.push_back({x, y, 1, 1});
+      break;
+    case Cut::Squares:
+      for (int64_t y = r.y0; y < r.y0 + r.h; y += side)
+        for (int64_t x = r.x0; x < r.x0 + r.w; x += side)
+          parts.push_back({x, y, std::min(side, r.x0 + r.w - x),
+                           std::min(side, r.y0 + r.h - y)});
+      break;
+    case Cut::Halve: {
+      // Vertical cuts at even depths (while the region is wider than 1).
+      bool vertical = (w.depth % 2 == 0 && r.w > 1) || r.h == 1;
+      if (vertical) {
+        int64_t a = (r.w + 1) / 2;
+        parts = {{r.x0, r.y0, a, r.h}, {r.x0 + a, r.y0, r.w - a, r.h}};
+      } else {
+        int64_t a = (r.h + 1) / 2;
+        parts = {{r.x0, r.y0, r.w, a}, {r.x0, r.y0 + a, r.w, r.h - a}};
+      }
+      break;
+    }
+    }
+    // The holder's place inside its own part.
+    const Region *own = nullptr;
+    for (const Region &p : parts)
+      if (p.contains(w.hx, w.hy))
+        own = &p;
+    int64_t dx = w.hx - own->x0, dy = w.hy - own->y0;
+    if (static_cast<int64_t>(byDepth.size()) <= w.depth)
+      byDepth.resize(w.depth + 1);
+    size_t next = cut == Cut::Halve ? w.level : w.level + 1;
+    for (const Region &p : parts) {
+      int64_t lx = p.x0 + std::min(dx, p.w - 1),
+              ly = p.y0 + std::min(dy, p.h - 1);
+      if (&p == own) {
+        lx = w.hx;
+        ly = w.hy;
+      } else {
+        int32_t from = static_cast<int32_t>(memberAt(w.hx, w.hy));
+        int32_t to = static_cast<int32_t>(memberAt(lx, ly));
+        auto chunks = chunksOf(p);
+        if (up)
+          byDepth[w.depth].push_back({to, from, std::move(chunks), false});
+        else
+          byDepth[w.depth].push_back({from, to, std::move(chunks), false});
+      }
+      stack.push_back({p, lx, ly, next, w.depth + 1});
+    }
+  }
+  if (up)
+    std::reverse(byDepth.begin(), byDepth.end());
+  for (RelayRound &round : byDepth)
+    if (!round.empty())
+      b.rounds.push_back(std::move(round));
+  return success();
+}
+
+FailureOr<std::vector<RelayRound>>
+phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
+                         std::string &error, const Topology *topo) {
+  const int64_t n = spec.numMembers(), C = spec.numChunks;
+  const int64_t k = spec.chunksPerMember();
+  int64_t rootMember = 0;
+  if (spec.root >= 0)
+    rootMember = llvm::find(spec.group, spec.root) - spec.group.begin();
+  RoundBuilder b(n, rootMember);
+  const Algorithm alg = choice.algorithm;
+  const int64_t param =
+      choice.param > 0 ? choice.param : defaultParam(choice.algorithm);
+  const int64_t p2 = int64_t(1) << llvm::Log2_64(n);
+  // The chunks of relative member u (kinds cut by members).
+  auto chunksOf = [&](int64_t u) {
+    int64_t m = b.member(u);
+    return range(m * k, m * k + k);
+  };
+  auto chunksOfRange = [&](int64_t lo, int64_t hi) {
+    llvm::SmallVector<int64_t, 2> out;
+    for (int64_t u = lo; u < hi; ++u)
+      out.append(chunksOf(u));
+    return out;
+  };
+  if (n <= 1)
+    return std::vector<RelayRound>();
+  if (alg == Algorithm::KLevel) {
+    if (failed(kLevelRounds(b, spec, choice, topo, error)))
+      return failure();
+    return b.take();
+  }
+
+  switch (spec.kind) {
+  case CollectiveKind::Broadcast:
+    if (alg == Algorithm::Chain) {
+      for (int64_t t = 0; t < C + n - 2; ++t) {
+        b.newRound();
+        for (int64_t v = 0; v + 1 < n; ++v)
+          if (t - v >= 0 && t - v < C)
+            b.step(v, v + 1, {t - v}, false);
+      }
+    } else if (alg == Algorithm::ScatterAllgather) {
+      // Chunk j belongs to relative member j: a binomial scatter, then a
+      // ring allgather that never sends back to the root.
+      binomialScatter(b, n, range);
+      for (int64_t t = 0; t + 1 < n; ++t) {
+        b.newRound();
+        for (int64_t v = 0; v + 1 < n; ++v)
+          b.step(v, v + 1, {((v - t) % n + n) % n}, false);
+      }
+    } else {
+      broadcastTree(b, n, alg, param, C);
+    }
+    break;
+  case CollectiveKind::Reduce:
+    if (alg == Algorithm::Chain) {
+      for (int64_t t = 0; t < C + n - 2; ++t) {
+        b.newRound();
+        for (int64_t v = 1; v < n; ++v) {
+          int64_t c = t - (n - 1 - v);
+          if (c >= 0 && c < C)
+            b.step(v, v - 1, {c}, true);
+        }
+      }
+    } else {
+      reduceTree(b, n, alg, param, C);
+    }
+    break;
+  case CollectiveKind::Allreduce:
+    switch (alg) {
+    case Algorithm::Direct: {
+      // Everything to everyone at once would have every member read the
+      // chunk every other member overwrites in the same phase; instead a
+      // direct reduce-scatter (block w to member w) and a direct allgather.
+      int64_t s = C / n;
+      for (int64_t v = 0; v < n; ++v)
+        for (int64_t w = 0; w < n; ++w)
+          if (v != w)
+            b.step(v, w, range(w * s, w * s + s), true);
+      b.newRound();
+      for (int64_t v = 0; v < n; ++v)
+        for (int64_t w = 0; w < n; ++w)
+          if (v != w)
+            b.step(v, w, range(v * s, v * s + s), false);
+      break;
+    }
+    case Algorithm::ReduceBroadcast:
+      reduceTree(b, n, Algorithm::Binomial, 0, C);
+      b.newRound();
+      broadcastTree(b, n, Algorithm::Binomial, 0, C);
+      break;
+    case Algorithm::RecursiveDoubling:
+      if (p2 < n)
+        foldExtras(b, n, p2, C);
+      for (int64_t mask = 1; mask < p2; mask <<= 1) {
+        b.newRound();
+        for (int64_t v = 0; v < p2; ++v)
+          b.step(v, v ^ mask, range(0, C), true);
+      }
+      if (p2 < n)
+        unfoldExtras(b, n, p2, C);
+      break;
+    case Algorithm::Ring:
+      ringReduceScatter(b, n, C / n, 1);
+      ringAllgather(b, n, C / n, 1);
+      break;
+    case Algorithm::Rabenseifner:
+      if (p2 < n)
+        foldExtras(b, n, p2, C);
+      recursiveHalving(b, p2, C / p2);
+      recursiveDoublingAllgather(b, p2, C / p2);
+      if (p2 < n)
+        unfoldExtras(b, n, p2, C);
+      break;
+    default:
+      llvm_unreachable("checked by getRelayChunks");
+    }
+    break;
+  case CollectiveKind::ReduceScatter:
+    switch (alg) {
+    case Algorithm::Direct:
+      for (int64_t v = 0; v < n; ++v)
+        for (int64_t w = 0; w < n; ++w)
+          if (v != w)
+            b.step(v, w, chunksOf(w), true);
+      break;
+    case Algorithm::Ring:
+      ringReduceScatter(b, n, k, 0);
+      break;
+    case Algorithm::RecursiveHalving:
+      recursiveHalving(b, n, k);
+      break;
+    default:
+      llvm_unreachable("checked by getRelayChunks");
+    }
+    break;
+  case CollectiveKind::Scan:
+  case CollectiveKind::Exscan: {
+    // An exclusive scan shifts every member's data one member up, then
+    // scans members 1..n-1 inclusively.
+    int64_t first = 0;
+    if (spec.kind == CollectiveKind::Exscan) {
+      for (int64_t v = 0; v + 1 < n; ++v)
+        b.step(v, v + 1, range(0, C), false);
+      first = 1;
+    }
+    b.newRound();
+    switch (alg) {
+    case Algorithm::Direct:
+      for (int64_t v = first; v < n; ++v)
+        for (int64_t w = v + 1; w < n; ++w)
+          b.step(v, w, range(0, C), true);
+      break;
+    case Algorithm::RecursiveDoubling:
+      hillisSteele(b, first, n, C);
+      break;
+    case Algorithm::Chain:
+      for (int64_t t = 0; t < C + n - first - 2; ++t) {
+        b.newRound();
+        for (int64_t v = first; v + 1 < n; ++v)
+          if (t - (v - first) >= 0 && t - (v - first) < C)
+            b.step(v, v + 1, {t - (v - first)}, true);
+      }
+      break;
+    default:
+      llvm_unreachable("checked by getRelayChunks");
+    }
+    break;
+  }
+  case CollectiveKind::Scatter:
+    binomialScatter(b, n, chunksOfRange);
+    break;
+  case CollectiveKind::Gather:
+    for (int64_t mask = 1; mask < n; mask <<= 1) {
+      b.newRound();
+      for (int64_t v = mask; v < n; v += 2 * mask)
+        b.step(v, v - mask, chunksOfRange(v, std::min(n, v + mask)), false);
+    }
+    break;
+  case CollectiveKind::Allgather:
+    switch (alg) {
+    case Algorithm::Ring:
+      for (int64_t t = 0; t + 1 < n; ++t) {
+        b.newRound();
+        for (int64_t v = 0; v < n; ++v)
+          b.step(v, v + 1, chunksOf(v - t), false);
+      }
+      break;
+    case Algorithm::RecursiveDoubling:
+      for (int64_t mask = 1; mask < n; mask <<= 1) {
+        b.newRound();
+        for (int64_t v = 0; v < n; ++v) {
+          int64_t lo = v & ~(mask - 1);
+          b.step(v, v ^ mask, chunksOfRange(lo, lo + mask), false);
+        }
+      }
+      break;
+    case Algorithm::Bruck:
+      for (int64_t d = 1; d < n; d <<= 1) {
+        b.newRound();
+        int64_t count = std::min(d, n - d);
+        for (int64_t v = 0; v < n; ++v) {
+          llvm::SmallVector<int64_t, 2> chunks;
+          for (int64_t j = 0; j < count; ++j)
+            chunks.append(chunksOf(v + j));
+          b.step(v, v - d, std::move(chunks), false);
+        }
+      }
+      break;
+    default:
+      llvm_unreachable("checked by getRelayChunks");
+    }
+    break;
+  case CollectiveKind::Alltoall: {
+    // Bruck: the chunk from i to j travels (j - i) mod n members forward,
+    // bit b of the distance in round b, relayed by whoever holds it.
+    std::vector<int64_t> at(C);
+    for (int64_t c = 0; c < C; ++c)
+      at[c] = c / (n * k);
+    for (int64_t d = 1, bit = 0; d < n; d <<= 1, ++bit) {
+      b.newRound();
+      std::vector<llvm::SmallVector<int64_t, 2>> out(n);
+      for (int64_t c = 0; c < C; ++c) {
+        int64_t i = c / (n * k), j = (c / k) % n;
+        int64_t dist = ((j - i) % n + n) % n;
+        if ((dist >> bit) & 1) {
+          out[at[c]].push_back(c);
+          at[c] = (at[c] + d) % n;
+        }
+      }
+      // Members in group order (the builder maps relative indices; the
+      // root is member 0 for alltoall).
+      for (int64_t h = 0; h < n; ++h)
+        if (!out[h].empty())
+          b.step(h, h + d, std::move(out[h]), false);
+    }
+    break;
+  }
+  case CollectiveKind::Barrier:
+    if (alg == Algorithm::Dissemination) {
+      for (int64_t d = 1; d < n; d <<= 1) {
+        b.newRound();
+        for (int64_t v = 0; v < n; ++v)
+          b.step(v, v + d, {0}, true);
+      }
+    } else {
+      if (p2 < n)
+        foldExtras(b, n, p2, 1);
+      for (int64_t mask = 1; mask < p2; mask <<= 1) {
+        b.newRound();
+        for (int64_t v = 0; v < p2; ++v)
+          b.step(v, v ^ mask, {0}, true);
+      }
+      if (p2 < n)
+        unfoldExtras(b, n, p2, 1);
+    }
+    break;
+  default:
+    error = ("'" + stringifyCollectiveKind(spec.kind) +
+             "' has no relaying algorithms")
+                .str();
+    return failure();
+  }
+  return b.take();
+}
+
+//===----------------------------------------------------------------------===//
+// Packing rounds into congestion-free phases
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The directed links each phase has given to a source rank.
+struct PhaseLinks {
+  llvm::DenseMap<LinkId, RankId> owner;
+  bool fits(llvm::ArrayRef<LinkId> route, RankId src) const {
+    for (LinkId l : route) {
+      auto it = owner.find(l);
+      if (it != owner.end() && it->second != src)
+        return false;
+    }
+    return true;
+  }
+  void take(llvm::ArrayRef<LinkId> route, RankId src) {
+    for (LinkId l : route)
+      owner[l] = src;
+  }
+};
+} // namespace
+
+/// The tie masks worth trying for a route: none, all, each single tie.
+static llvm::SmallVector<TieMask, 4> tieOptions(TieMask allowed) {
+  llvm::SmallVector<TieMask, 4> out{0};
+  if (!allowed)
+    return out;
+  out.push_back(allowed);
+  for (unsigned d = 0; d < 8 * sizeof(TieMask); ++d) {
+    TieMask bit = TieMask(1) << d;
+    if ((allowed & bit) && bit != allowed)
+      out.push_back(bit);
+  }
+  return out;
+}
+
+FailureOr<Schedule> phasec::packRounds(const Topology &topo,
+                                       const ChunkSpec &spec,
+                                       llvm::ArrayRef<RelayRound> rounds,
+                                       std::string &error) {
+  Schedule schedule;
+  llvm::SmallVector<LinkId, 64> route;
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    const RelayRound &round = rounds[r];
+    const size_t m = round.size();
+    // A transfer that reads a (rank, chunk) must not come after one that
+    // overwrites it. Through one node per (rank, chunk) key (reader -> key
+    // -> writer) the constraints take O(chunks moved) edges, not one per
+    // reader-writer pair. Cycles (exchanges) must share a phase.
+    llvm::DenseMap<std::pair<int32_t, int64_t>, size_t> keys;
+    auto keyOf = [&](int32_t rank, int64_t chunk) {
+      auto [it, inserted] = keys.try_emplace({rank, chunk}, m + keys.size());
+      return it->second;
+    };
+    std::vector<std::pair<size_t, size_t>> edges;
+    for (size_t i = 0; i < m; ++i)
+      for (int64_t c : round[i].chunks)
+        edges.push_back({keyOf(round[i].dst, c), i}); // key -> writer
+    for (size_t i = 0; i < m; ++i)
+      for (int64_t c : round[i].chunks) {
+        auto it = keys.find({round[i].src, c});
+        if (it != keys.end())
+          edges.push_back({i, it->second}); // reader -> key
+      }
+    const size_t nodes = m + keys.size();
+    std::vector<llvm::SmallVector<size_t, 2>> succ(nodes), pred(nodes);
+    for (auto [a, b2] : edges) {
+      succ[a].push_back(b2);
+      pred[b2].push_back(a);
+    }
+    // Kosaraju: finishing order on succ, then components on pred in
+    // reverse finishing order come out in topological order.
+    std::vector<size_t> order;
+    std::vector<char> seen(nodes, 0);
+    for (size_t s0 = 0; s0 < nodes; ++s0) {
+      if (seen[s0])
+        continue;
+      std::vector<std::pair<size_t, size_t>> stack{{s0, 0}};
+      seen[s0] = 1;
+      while (!stack.empty()) {
+        auto &[v, next] = stack.back();
+        if (next < succ[v].size()) {
+          size_t w = succ[v][next++];
+          if (!seen[w]) {
+            seen[w] = 1;
+            stack.push_back({w, 0});
+          }
+          continue;
+        }
+        order.push_back(v);
+        stack.pop_back();
+      }
+    }
+    std::vector<int64_t> component(nodes, -1);
+    std::vector<std::vector<size_t>> components;
+    for (size_t idx = order.size(); idx-- > 0;) {
+      size_t s0 = order[idx];
+      if (component[s0] >= 0)
+        continue;
+      components.emplace_back();
+      std::vector<size_t> stack{s0};
+      component[s0] = components.size() - 1;
+      while (!stack.empty()) {
+        size_t v = stack.back();
+        stack.pop_back();
+        components.back().push_back(v);
+        for (size_t w : pred[v])
+          if (component[w] < 0) {
+            component[w] = component[s0];
+            stack.push_back(w);
+          }
+      }
+    }
+    // Place components in topological order, each at the first phase of
+    // the round at or after its predecessors' where all of it fits.
+    std::vector<PhaseLinks> phases;
+    std::vector<std::vector<std::pair<size_t, TieMask>>> placed;
+    std::vector<int64_t> slotOf(nodes, 0);
+    for (const std::vector<size_t> &comp : components) {
+      int64_t earliest = 0;
+      for (size_t v : comp)
+        for (size_t p : pred[v])
+          if (component[p] != component[v])
+            earliest = std::max(earliest, slotOf[p]);
+      llvm::SmallVector<size_t, 4> transfers;
+      for (size_t v : comp)
+        if (v < m)
+          transfers.push_back(v);
+      if (transfers.empty()) {
+        for (size_t v : comp)
+          slotOf[v] = earliest;
+        continue;
+      }
+      for (int64_t slot = earliest;; ++slot) {
+        if (slot == static_cast<int64_t>(phases.size())) {
+          phases.emplace_back();
+          placed.emplace_back();
+        }
+        // The links this component takes, checked against the phase and
+        // against each other before anything is committed.
+        PhaseLinks added;
+        llvm::SmallVector<std::pair<size_t, TieMask>, 4> choice;
+        bool ok = true;
+        for (size_t v : transfers) {
+          RankId src = spec.group[round[v].src], dst = spec.group[round[v].dst];
+          NodeId sn = topo.nodeOfRank(src), dn = topo.nodeOfRank(dst);
+          bool fit = false;
+          for (TieMask ties : tieOptions(topo.tieMask(sn, dn))) {
+            topo.route(sn, dn, ties, route);
+            if (phases[slot].fits(route, src) && added.fits(route, src)) {
+              added.take(route, src);
+              choice.push_back({v, ties});
+              fit = true;
+              break;
+            }
+          }
+          if (!fit) {
+            ok = false;
+            break;
+          }
+        }
+        if (!ok) {
+          if (placed[slot].empty()) {
+            error = llvm::formatv("round {0} of the algorithm holds {1} "
+                                  "transfers that must share a phase (each "
+                                  "reads what another overwrites) but share "
+                                  "a link",
+                                  r, transfers.size())
+                        .str();
+            return failure();
+          }
+          continue;
+        }
+        for (auto &[l, src] : added.owner)
+          phases[slot].owner[l] = src;
+        for (auto &c : choice)
+          placed[slot].push_back(c);
+        for (size_t v : comp)
+          slotOf[v] = slot;
+        break;
+      }
+    }
+    for (auto &slot : placed) {
+      Phase phase;
+      llvm::sort(slot);
+      for (auto [v, ties] : slot) {
+        const RelayStep &s = round[v];
+        int64_t bytes = static_cast<int64_t>(s.chunks.size()) * spec.chunkBytes;
+        phase.transfers.push_back(
+            {spec.group[s.src], spec.group[s.dst], bytes, ties});
+        phase.chunks.push_back({s.chunks, s.reduce});
+      }
+      schedule.phases.push_back(std::move(phase));
+    }
+  }
+  schedule.canonicalize();
+  return schedule;
+}
+
+//===----------------------------------------------------------------------===//
+// Choice
+//===----------------------------------------------------------------------===//
+
+/// One candidate: chunks, rounds, phases, then the independent replay.
+static FailureOr<RelaySchedule>
+buildOne(const Topology &topo, const CostModel &model,
+         const Collective &collective, RelayChoice choice, std::string &error) {
+  RelaySchedule out;
+  out.choice = choice;
+  FailureOr<ChunkSpec> spec = getRelayChunks(collective, choice, error);
+  if (failed(spec))
+    return failure();
+  out.chunks = std::move(*spec);
+  FailureOr<std::vector<RelayRound>> rounds =
+      buildRelayRounds(out.chunks, choice, error, &topo);
+  if (failed(rounds))
+    return failure();
+  FailureOr<Schedule> schedule = packRounds(topo, out.chunks, *rounds, error);
+  if (failed(schedule))
+    return failure();
+  out.schedule = std::move(*schedule);
+  out.schedule.algorithm = describeRelayChoice(choice);
+  Problem problem(topo, out.chunks, model);
+  out.schedule.bound = problem.bound();
+  llvm::SmallVector<ScheduleViolation, 4> violations;
+  if (failed(problem.verify(out.schedule, violations, 1))) {
+    error = describeRelayChoice(choice) +
+            " produced a schedule that does not verify: " +
+            violations.front().message;
+    return failure();
+  }
+  return out;
+}
+
+/// The parameters `auto` tries for an algorithm (0 = its default).
+static llvm::SmallVector<int64_t, 4> autoParams(Algorithm algorithm,
+                                                const Collective &c) {
+  switch (algorithm) {
+  case Algorithm::KLevel:
+    return {2, 3, 0}; // 2-lev-rec, 3-lev-sq, logp-lev-sq (shapes below)
+  case Algorithm::Chain: {
+    // Segment counts that divide the data, near n, 4n and 16n.
+    int64_t elements = c.blockBytes / c.elementBytes();
+    llvm::SmallVector<int64_t, 4> out;
+    for (int64_t target :
+         {c.numMembers(), 4 * c.numMembers(), 16 * c.numMembers()}) {
+      int64_t s = std::min(target, elements);
+      while (s > 1 && elements % s)
+        --s;
+      if (s >= 1 && !llvm::is_contained(out, s))
+        out.push_back(s);
+    }
+    return out;
+  }
+  case Algorithm::Knomial:
+    return {4};
+  default:
+    return {0};
+  }
+}
+
+FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
+                                                  const CostModel &model,
+                                                  const Collective &collective,
+                                                  RelayChoice choice,
+                                                  std::string &error) {
+  if (choice.param == 0)
+    choice.param = defaultParam(choice.algorithm);
+  if (choice.algorithm != Algorithm::Auto) {
+    FailureOr<RelaySchedule> one =
+        buildOne(topo, model, collective, choice, error);
+    if (failed(one))
+      error = describeRelayChoice(choice) + ": " + error;
+    return one;
+  }
+  std::optional<RelaySchedule> best;
+  double bestTime = 0;
+  std::vector<std::string> tried;
+  std::string firstError;
+  for (Algorithm algorithm : getRelayAlgorithms(collective.kind)) {
+    for (int64_t param : autoParams(algorithm, collective)) {
+      std::string why;
+      RelayChoice candidate{algorithm,
+                            param > 0 || algorithm == Algorithm::KLevel
+                                ? param
+                                : defaultParam(algorithm)};
+      if (algorithm == Algorithm::KLevel)
+        candidate.shape = param == 2 ? KLevelShape::Rec : KLevelShape::Sq;
+      FailureOr<RelaySchedule> one =
+          buildOne(topo, model, collective, candidate, why);
+      if (failed(one)) {
+        tried.push_back(describeRelayChoice(candidate) + ": " + why);
+        if (firstError.empty())
+          firstError = describeRelayChoice(candidate) + ": " + why;
+        continue;
+      }
+      double time = model.time(one->schedule);
+      tried.push_back(
+          llvm::formatv("{0}: {1:e} s", describeRelayChoice(candidate), time));
+      if (!best || time < bestTime * (1 - 1e-9) ||
+          (time <= bestTime * (1 + 1e-9) &&
+           one->schedule.phases.size() < best->schedule.phases.size())) {
+        best = std::move(*one);
+        bestTime = time;
+      }
+    }
+  }
+  if (!best) {
+    error = "no relaying algorithm applies to '" +
+            stringifyCollectiveKind(collective.kind).str() + "'" +
+            (firstError.empty() ? std::string() : " (" + firstError + ")");
+    return failure();
+  }
+  best->tried = std::move(tried);
+  return std::move(*best);
+}

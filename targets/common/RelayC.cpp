@@ -1,0 +1,623 @@
+//===- RelayC.cpp - C for relaying schedules (MPI and OpenSHMEM) ----------===//
+//
+// Part of phasec. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The code of a relaying operation (broadcast, reductions, scans, trees,
+/// Bruck): every member keeps a work space of the collective's C chunks;
+/// the function copies its input in, runs the schedule phase by phase and
+/// copies its output out. A phase reads the work space as it was when the
+/// phase started and changes it when the phase ends, exactly as the chunk
+/// replay (Problem::verify) and the schedule JSON /2 spec say: incoming
+/// chunks land in a receive scratch, and once everything has arrived the
+/// copies are applied, then the reductions (typed, with the operator).
+///
+/// MPI: Irecv into the scratch, Isend straight from the work space (a
+/// single run of chunks) or from a packed send scratch, Waitall, apply.
+/// OpenSHMEM: put every run into the receiver's symmetric scratch (two,
+/// alternating, so a phase's puts never land in what the receiver is still
+/// applying), quiet + barrier, apply.
+///
+/// Buffers of the generated `NAME(sendbuf, recvbuf[, comm])`, per member
+/// (P members, B = the member block, D = all C chunks):
+///   broadcast: root's sendbuf D -> every recvbuf D;
+///   reduce, allreduce, scan, exscan: sendbuf D -> recvbuf D (reduce: the
+///     root's; exscan: members > 0);
+///   reduce_scatter: sendbuf D (P blocks) -> recvbuf block `me`;
+///   scatter: root's sendbuf P blocks -> recvbuf B; gather, allgather:
+///     sendbuf B -> recvbuf P blocks (gather: the root's);
+///   alltoall: sendbuf P blocks -> recvbuf P blocks.
+///
+//===----------------------------------------------------------------------===//
+
+#include "EmitC.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <climits>
+
+using namespace phasec;
+using namespace phasec::target;
+using namespace phasec::target::detail;
+
+//===----------------------------------------------------------------------===//
+// The plan
+//===----------------------------------------------------------------------===//
+
+llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
+    llvm::StringRef name, const Collective &collective, const ChunkSpec &chunks,
+    const Schedule &schedule, const PlanOptions &options, std::string &error) {
+  OperationPlan plan;
+  plan.name = name.str();
+  // The chunk table's kind: one_to_all and all_to_one are a scatter and a
+  // gather.
+  plan.kind = chunks.kind;
+  plan.group = collective.group;
+  plan.relaying = true;
+  plan.chunks = chunks;
+  plan.reduceOp = collective.reduceOp;
+  plan.options = options;
+  plan.schedule = schedule;
+  if (collective.elementType)
+    plan.elem = getElementCType(*collective.elementType);
+  if (chunks.group != collective.group) {
+    error = "the schedule's chunks belong to another group";
+    return llvm::failure();
+  }
+  if (chunks.root >= 0)
+    plan.root = static_cast<int32_t>(collective.memberOf(chunks.root));
+  plan.blockBytes = chunks.chunksPerMember() * chunks.chunkBytes;
+  if (chunks.chunkBytes % plan.elem.size) {
+    error = "chunks of " + std::to_string(chunks.chunkBytes) +
+            " bytes split elements of " + std::to_string(plan.elem.size);
+    return llvm::failure();
+  }
+  for (const Phase &phase : schedule.phases) {
+    std::vector<RelayTransfer> &out = plan.relayPhases.emplace_back();
+    std::vector<int64_t> recvAt(plan.numMembers(), 0),
+        sendAt(plan.numMembers(), 0);
+    for (auto [i, t] : llvm::enumerate(phase.transfers)) {
+      int64_t s = collective.memberOf(t.src), d = collective.memberOf(t.dst);
+      if (s < 0 || d < 0 || i >= phase.chunks.size()) {
+        error = "a transfer of the schedule (" + std::to_string(t.src) +
+                " -> " + std::to_string(t.dst) +
+                ") leaves the group or carries no chunks; the back ends relay "
+                "only through members";
+        return llvm::failure();
+      }
+      if (t.bytes > INT_MAX) {
+        error = "a transfer of " + std::to_string(t.bytes) +
+                " bytes exceeds MPI's int count; use more chunks";
+        return llvm::failure();
+      }
+      RelayTransfer r;
+      r.src = static_cast<int32_t>(s);
+      r.dst = static_cast<int32_t>(d);
+      r.reduce = phase.chunks[i].reduce;
+      r.bytes = t.bytes;
+      for (int64_t c : phase.chunks[i].ids) {
+        if (!r.runs.empty() && r.runs.back().first + r.runs.back().second == c)
+          ++r.runs.back().second;
+        else
+          r.runs.push_back({c, 1});
+      }
+      r.roff = recvAt[d];
+      recvAt[d] += t.bytes;
+      if (r.runs.size() > 1) {
+        r.soff = sendAt[s];
+        sendAt[s] += t.bytes;
+      }
+      out.push_back(std::move(r));
+    }
+    plan.relayRecvScratch = std::max(
+        plan.relayRecvScratch, *std::max_element(recvAt.begin(), recvAt.end()));
+    plan.relaySendScratch = std::max(
+        plan.relaySendScratch, *std::max_element(sendAt.begin(), sendAt.end()));
+  }
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared C
+//===----------------------------------------------------------------------===//
+
+static bool isReduction(CollectiveKind kind) {
+  return kind == CollectiveKind::Reduce || kind == CollectiveKind::Allreduce ||
+         kind == CollectiveKind::ReduceScatter ||
+         kind == CollectiveKind::Scan || kind == CollectiveKind::Exscan;
+}
+
+static bool isComplex(const ElementCType &e) {
+  return e.name == "c64" || e.name == "c128";
+}
+static bool isFloat(const ElementCType &e) {
+  return e.name == "f32" || e.name == "f64";
+}
+static bool isSigned(const ElementCType &e) {
+  return e.name.size() > 1 && e.name[0] == 'i';
+}
+
+/// `d = d OP s` for one element of the plan's type, as a C statement.
+static std::string combineStatement(const OperationPlan &plan) {
+  if (isComplex(plan.elem)) {
+    if (plan.reduceOp == ReduceKind::Mul)
+      return "{ const double re = d[i].re * s[i].re - d[i].im * s[i].im;\n"
+             "      d[i].im = d[i].re * s[i].im + d[i].im * s[i].re; "
+             "d[i].re = re; }";
+    return "{ d[i].re += s[i].re; d[i].im += s[i].im; }";
+  }
+  switch (plan.reduceOp) {
+  case ReduceKind::Add:
+    return "d[i] = d[i] + s[i];";
+  case ReduceKind::Mul:
+    return "d[i] = d[i] * s[i];";
+  case ReduceKind::Min:
+    return "d[i] = s[i] < d[i] ? s[i] : d[i];";
+  case ReduceKind::Max:
+    return "d[i] = s[i] > d[i] ? s[i] : d[i];";
+  case ReduceKind::And:
+    return "d[i] = d[i] & s[i];";
+  case ReduceKind::Or:
+    return "d[i] = d[i] | s[i];";
+  case ReduceKind::Xor:
+    return "d[i] = d[i] ^ s[i];";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  const ChunkSpec &c = plan.chunks;
+  int64_t maxReq = 1, transfers = 0;
+  for (const auto &phase : plan.relayPhases) {
+    std::vector<int64_t> req(plan.numMembers(), 0);
+    for (const RelayTransfer &t : phase) {
+      ++req[t.src];
+      ++req[t.dst];
+    }
+    maxReq = std::max(maxReq, *std::max_element(req.begin(), req.end()));
+    transfers += phase.size();
+  }
+  os << "/*===---- " << n << ": " << stringifyCollectiveKind(plan.kind)
+     << ", relayed (" << plan.schedule.algorithm << "), " << plan.numMembers()
+     << " members, " << c.numChunks << " chunks of " << c.chunkBytes
+     << " bytes, " << plan.relayPhases.size() << " phases ----===*/\n"
+     << "#define " << n << "_P " << plan.numMembers() << "\n"
+     << "#define " << n << "_C " << c.numChunks << "\n"
+     << "#define " << n << "_CB ((size_t)" << c.chunkBytes << ")\n"
+     << "#define " << n << "_K " << c.chunksPerMember()
+     << " /* chunks per member block */\n"
+     << "#define " << n << "_ROOT " << std::max<int32_t>(plan.root, 0) << "\n"
+     << "#define " << n << "_NPHASES " << plan.relayPhases.size() << "\n"
+     << "#define " << n << "_RSCR ((size_t)" << plan.relayRecvScratch
+     << ") /* receive scratch per phase */\n"
+     << "#define " << n << "_SSCR ((size_t)" << plan.relaySendScratch
+     << ") /* send packing scratch per phase */\n"
+     << "#define " << n << "_MAXREQ " << maxReq << "\n"
+     << "typedef " << plan.elem.cType << " " << n << "_elem_t;\n\n";
+  emitMemberMap(os, plan);
+  os << "#ifndef PHASEC_RELAY_TYPES\n#define PHASEC_RELAY_TYPES\n"
+     << "/* One transfer of a relaying schedule (member indices): runs "
+        "[run0, run0 + nruns)\n   of chunks, staged at byte roff of the "
+        "receiver's scratch, packed at soff of\n   the sender's. */\n"
+     << "typedef struct {\n  int32_t src, dst, reduce, nruns;\n"
+     << "  int64_t run0, roff, soff, bytes;\n} phasec_relay_xfer_t;\n"
+     << "typedef struct {\n  int64_t chunk, count;\n} phasec_relay_run_t;\n"
+     << "#endif\n\n";
+  // Tables: transfers in phase order, the phase starts, the runs.
+  os << "static const phasec_relay_xfer_t " << n << "_xf["
+     << std::max<int64_t>(transfers, 1) << "] = {";
+  int64_t run = 0, k = 0;
+  std::vector<int64_t> starts{0};
+  std::string runs;
+  llvm::raw_string_ostream rs(runs);
+  for (const auto &phase : plan.relayPhases) {
+    for (const RelayTransfer &t : phase) {
+      os << (k++ % 2 ? " " : "\n  ") << "{" << t.src << ", " << t.dst << ", "
+         << (t.reduce ? 1 : 0) << ", " << t.runs.size() << ", " << run << ", "
+         << t.roff << ", " << t.soff << ", " << t.bytes << "},";
+      for (auto [chunk, count] : t.runs)
+        rs << (run++ % 6 ? " " : "\n  ") << "{" << chunk << ", " << count
+           << "},";
+    }
+    starts.push_back(k);
+  }
+  if (!transfers)
+    os << "{0, 0, 0, 0, 0, 0, 0, 0}";
+  os << "\n};\nstatic const int64_t " << n << "_pstart[" << n
+     << "_NPHASES + 1] = {";
+  for (auto [i, s] : llvm::enumerate(starts))
+    os << (i ? ", " : "") << s;
+  os << "};\nstatic const phasec_relay_run_t " << n << "_runs["
+     << std::max<int64_t>(run, 1) << "] = {" << (run ? runs : "{0, 0}")
+     << "\n};\n\n";
+
+  if (isReduction(plan.kind)) {
+    os << "/* The reduction: d = d " << stringifyReduceKind(plan.reduceOp)
+       << " s, element-wise. */\n"
+       << "static void " << n
+       << "_combine(void *dst, const void *src, size_t bytes) {\n"
+       << "  " << n << "_elem_t *d = (" << n << "_elem_t *)dst;\n"
+       << "  const " << n << "_elem_t *s = (const " << n << "_elem_t *)src;\n"
+       << "  for (size_t i = 0; i < bytes / sizeof(" << n
+       << "_elem_t); ++i)\n    " << combineStatement(plan) << "\n}\n\n";
+  }
+
+  // Applying a phase: copies first, then reductions (the replay's order).
+  os << "/* Applies what member `me` received in phase j (staged in scr). */\n"
+     << "static void " << n
+     << "_apply(int me, int j, char *D, const char "
+        "*scr) {\n"
+     << "  for (int pass = 0; pass < 2; ++pass)\n"
+     << "    for (int64_t t = " << n << "_pstart[j]; t < " << n
+     << "_pstart[j + 1]; ++t) {\n"
+     << "      const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+     << "      if (x->dst != me || x->reduce != pass)\n        continue;\n"
+     << "      const char *in = scr + x->roff;\n"
+     << "      for (int32_t q = 0; q < x->nruns; ++q) {\n"
+     << "        const phasec_relay_run_t *u = &" << n
+     << "_runs[x->run0 + q];\n"
+     << "        const size_t bytes = (size_t)u->count * " << n << "_CB;\n";
+  if (isReduction(plan.kind))
+    os << "        if (pass)\n          " << n << "_combine(D + u->chunk * "
+       << n << "_CB, in, bytes);\n"
+       << "        else\n  ";
+  os << "        memcpy(D + u->chunk * " << n << "_CB, in, bytes);\n"
+     << "        in += bytes;\n      }\n    }\n}\n\n";
+
+  // Copy in and out of the work space.
+  std::string all = "(size_t)" + n + "_C * " + n + "_CB";
+  std::string block = "(size_t)" + n + "_K * " + n + "_CB";
+  os << "/* The work space from the caller's input (copy in) and the output "
+        "from it. */\n"
+     << "static void " << n
+     << "_enter(int me, const void *sendbuf, char *D) {\n  (void)me;\n";
+  switch (plan.kind) {
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Scatter:
+    os << "  if (me == " << n << "_ROOT && D != (const char *)sendbuf)\n"
+       << "    memcpy(D, sendbuf, " << all << ");\n";
+    break;
+  case CollectiveKind::Gather:
+  case CollectiveKind::Allgather:
+    os << "  memcpy(D + (size_t)me * " << block << ", sendbuf, " << block
+       << ");\n";
+    break;
+  case CollectiveKind::Alltoall:
+    os << "  memcpy(D + (size_t)me * " << n << "_P * " << block
+       << ", sendbuf, (size_t)" << n << "_P * " << block << ");\n";
+    break;
+  default:
+    os << "  if (D != (const char *)sendbuf)\n    memcpy(D, sendbuf, " << all
+       << ");\n";
+  }
+  os << "}\n\nstatic void " << n
+     << "_leave(int me, const char *D, void *recvbuf) {\n  (void)me;\n"
+     << "  char *r = (char *)recvbuf;\n";
+  switch (plan.kind) {
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::Scan:
+  case CollectiveKind::Allgather:
+  case CollectiveKind::Barrier:
+    os << "  if (r != D)\n    memcpy(r, D, " << all << ");\n";
+    break;
+  case CollectiveKind::Exscan:
+    os << "  if (me > 0 && r != D)\n    memcpy(r, D, " << all << ");\n";
+    break;
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Gather:
+    os << "  if (me == " << n << "_ROOT && r != D)\n    memcpy(r, D, " << all
+       << ");\n";
+    break;
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Scatter:
+    os << "  memcpy(r, D + (size_t)me * " << block << ", " << block << ");\n";
+    break;
+  case CollectiveKind::Alltoall:
+    os << "  for (int i = 0; i < " << n << "_P; ++i)\n"
+       << "    memcpy(r + (size_t)i * " << block << ", D + ((size_t)i * " << n
+       << "_P + (size_t)me) * " << block << ", " << block << ");\n";
+    break;
+  default:
+    llvm_unreachable("not a relaying kind");
+  }
+  os << "}\n\n";
+}
+
+//===----------------------------------------------------------------------===//
+// MPI
+//===----------------------------------------------------------------------===//
+
+void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  os << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
+     << " over the group (members call it; other ranks return at once). */\n"
+     << "int " << n << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n"
+     << "  int rank;\n"
+     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n"
+     << "  const int me = " << n << "_member(rank);\n"
+     << "  MPI_Comm g = " << n << "_comm(comm, me);\n"
+     << "  if (me < 0)\n    return MPI_SUCCESS;\n"
+     << "  /* Allocated once: the work space and the phase scratch. */\n"
+     << "  static char *D, *rscr, *sscr;\n"
+     << "  if (!D) {\n"
+     << "    D = (char *)PHASEC_XMALLOC((size_t)" << n << "_C * " << n
+     << "_CB + 1, \"work space\");\n"
+     << "    rscr = (char *)PHASEC_XMALLOC(" << n
+     << "_RSCR + 1, \"receive scratch\");\n"
+     << "    sscr = (char *)PHASEC_XMALLOC(" << n
+     << "_SSCR + 1, \"send scratch\");\n  }\n"
+     << "  " << n << "_enter(me, sendbuf, D);\n"
+     << "  MPI_Request req[" << n << "_MAXREQ];\n"
+     << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+     << "    int nreq = 0;\n"
+     << "    for (int64_t t = " << n << "_pstart[j]; t < " << n
+     << "_pstart[j + 1]; ++t) {\n"
+     << "      const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+     << "      if (x->dst == me)\n"
+     << "        PHASEC_MPI_CHECK(MPI_Irecv(rscr + x->roff, (int)x->bytes, "
+        "MPI_BYTE, x->src, PHASEC_TAG, g,\n"
+     << "                                   &req[nreq++]));\n    }\n"
+     << "    for (int64_t t = " << n << "_pstart[j]; t < " << n
+     << "_pstart[j + 1]; ++t) {\n"
+     << "      const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+     << "      if (x->src != me)\n        continue;\n"
+     << "      const phasec_relay_run_t *u = &" << n << "_runs[x->run0];\n"
+     << "      const char *buf = D + u->chunk * " << n << "_CB;\n"
+     << "      if (x->nruns > 1) { /* pack the runs */\n"
+     << "        char *p = sscr + x->soff;\n"
+     << "        for (int32_t q = 0; q < x->nruns; ++q) {\n"
+     << "          memcpy(p, D + u[q].chunk * " << n
+     << "_CB, (size_t)u[q].count * " << n << "_CB);\n"
+     << "          p += (size_t)u[q].count * " << n << "_CB;\n        }\n"
+     << "        buf = sscr + x->soff;\n      }\n"
+     << "      PHASEC_MPI_CHECK(MPI_Isend(buf, (int)x->bytes, MPI_BYTE, "
+        "x->dst, PHASEC_TAG, g, &req[nreq++]));\n    }\n"
+     << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+     << "    " << n << "_apply(me, j, D, rscr);\n";
+  if (plan.options.sync == SyncKind::Barrier)
+    os << "    if (j + 1 < " << n << "_NPHASES)\n"
+       << "      phasec_mpi_phase_barrier(g); /* congestion control */\n";
+  os << "  }\n  " << n << "_leave(me, D, recvbuf);\n"
+     << "  return MPI_SUCCESS;\n}\n\n";
+}
+
+//===----------------------------------------------------------------------===//
+// OpenSHMEM
+//===----------------------------------------------------------------------===//
+
+void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  os << "#define " << n << "_NBARRIERS (1 + " << n
+     << "_NPHASES) /* barriers per call, for PEs outside the group */\n\n"
+     << "/* Symmetric: two receive scratch areas, alternating by phase. */\n"
+     << "static char *" << n << "_scr;\n"
+     << "static inline size_t " << n << "_sym_bytes(void) { return 2 * " << n
+     << "_RSCR + 64; }\n\n"
+     << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
+     << ". Collective over all PEs (the scratch is allocated on the first "
+        "call). */\n"
+     << "void " << n << "(const void *sendbuf, void *recvbuf) {\n"
+     << "  static char *D;\n"
+     << "  if (!" << n << "_scr) {\n"
+     << "    " << n << "_scr = (char *)PHASEC_SHMEM_MALLOC(2 * " << n
+     << "_RSCR + 64, \"receive scratch\");\n"
+     << "    D = (char *)PHASEC_XMALLOC((size_t)" << n << "_C * " << n
+     << "_CB + 1, \"work space\");\n  }\n"
+     << "  const int me = " << n << "_member(shmem_my_pe());\n"
+     << "  if (me < 0) {\n"
+     << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
+     << "      shmem_barrier_all();\n    return;\n  }\n"
+     << "  shmem_barrier_all(); /* the previous call's scratch is applied */\n"
+     << "  " << n << "_enter(me, sendbuf, D);\n"
+     << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+     << "    char *scr = " << n << "_scr + (size_t)(j % 2) * " << n
+     << "_RSCR;\n"
+     << "    for (int64_t t = " << n << "_pstart[j]; t < " << n
+     << "_pstart[j + 1]; ++t) {\n"
+     << "      const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+     << "      if (x->src != me || x->bytes == 0)\n        continue;\n"
+     << "      size_t off = (size_t)x->roff;\n"
+     << "      for (int32_t q = 0; q < x->nruns; ++q) {\n"
+     << "        const phasec_relay_run_t *u = &" << n
+     << "_runs[x->run0 + q];\n"
+     << "        const size_t bytes = (size_t)u->count * " << n << "_CB;\n"
+     << "        shmem_putmem(scr + off, D + u->chunk * " << n << "_CB, bytes, "
+     << n << "_rank(x->dst));\n"
+     << "        off += bytes;\n      }\n    }\n"
+     << "    phasec_shmem_phase_barrier(); /* quiet + barrier: delivered */\n"
+     << "    " << n << "_apply(me, j, D, scr);\n  }\n"
+     << "  " << n << "_leave(me, D, recvbuf);\n}\n\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Harness helpers
+//===----------------------------------------------------------------------===//
+
+/// The value member m contributes at element i, as a C expression of the
+/// element type: chosen so that every order of combining gives the same
+/// bits (small integers for sums, units and powers of two for products),
+/// so the check can demand exact equality with a serial evaluation.
+static std::string valueExpression(const OperationPlan &plan) {
+  const ElementCType &e = plan.elem;
+  std::string T = plan.name + "_elem_t";
+  if (isComplex(e)) {
+    if (plan.reduceOp == ReduceKind::Mul)
+      return "(" + T +
+             "){(double)((m + i) % 4 == 0) - (double)((m + i) % 4 == 2), "
+             "(double)((m + i) % 4 == 1) - (double)((m + i) % 4 == 3)}";
+    return "(" + T +
+           "){(double)((m * 7 + i * 3) % 9 - 4), (double)((m * 3 + "
+           "i) % 7 - 3)}";
+  }
+  switch (plan.reduceOp) {
+  case ReduceKind::Add:
+    if (isFloat(e) || isSigned(e))
+      return "(" + T + ")((m * 7 + i * 3) % 9 - 4)";
+    return "(" + T + ")(m * 37 + i * 11)";
+  case ReduceKind::Mul:
+    if (isFloat(e))
+      return "(" + T +
+             ")((m + i) % 3 == 0 ? 2.0 : (m + i) % 3 == 1 ? 0.5 : "
+             "-1.0)";
+    if (isSigned(e))
+      return "(" + T + ")((m + i) % 3 == 0 ? -1 : 1)";
+    return "(" + T + ")(m * 2 + i + 3)";
+  case ReduceKind::Min:
+  case ReduceKind::Max:
+    if (isFloat(e) || isSigned(e))
+      return "(" + T + ")((m * 13 + i * 7) % 101 - 50)";
+    return "(" + T + ")(m * 13 + i * 7)";
+  case ReduceKind::And:
+  case ReduceKind::Or:
+  case ReduceKind::Xor:
+    return "(" + T +
+           ")((0x9E3779B97F4A7C15ull * (uint64_t)(m * 1000003 + i + "
+           "1)) >> 17)";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
+                                     const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  std::string all = "(size_t)" + n + "_C * " + n + "_CB";
+  std::string block = "(size_t)" + n + "_K * " + n + "_CB";
+  std::string sendBytes = all, recvBytes = all, size = all;
+  switch (plan.kind) {
+  case CollectiveKind::ReduceScatter:
+  case CollectiveKind::Scatter:
+    recvBytes = size = block;
+    break;
+  case CollectiveKind::Gather:
+  case CollectiveKind::Allgather:
+    sendBytes = size = block;
+    break;
+  case CollectiveKind::Alltoall:
+    sendBytes = recvBytes = "(size_t)" + n + "_P * " + block;
+    size = block;
+    break;
+  default:
+    break;
+  }
+  os << "/* ---- " << n << ": harness helpers (fill, check, sizes) ---- */\n"
+     << "static inline size_t " << n << "_send_bytes(void) { return "
+     << sendBytes << "; }\n"
+     << "static inline size_t " << n << "_recv_bytes(void) { return "
+     << recvBytes << "; }\n"
+     << "static inline size_t " << n << "_size(void) { return " << size
+     << "; }\n\n";
+
+  if (!isReduction(plan.kind)) {
+    // Blocks: byte i of member s's block for member d is
+    // phasec_pattern_byte(s, d, i), d = P where every member gets it alike.
+    os << "static inline void " << n << "_fill(int me, void *sendbuf) {\n"
+       << "  char *s = (char *)sendbuf;\n  (void)s;\n";
+    switch (plan.kind) {
+    case CollectiveKind::Broadcast:
+      os << "  if (me == " << n << "_ROOT)\n    phasec_fill(s, " << all
+         << ", me, " << n << "_P, 0);\n";
+      break;
+    case CollectiveKind::Scatter:
+    case CollectiveKind::Alltoall:
+      if (plan.kind == CollectiveKind::Scatter)
+        os << "  if (me == " << n << "_ROOT)\n  ";
+      os << "  for (int d = 0; d < " << n << "_P; ++d)\n"
+         << "      phasec_fill(s + (size_t)d * " << block << ", " << block
+         << ", me, d, 0);\n";
+      break;
+    default:
+      os << "  phasec_fill(s, " << block << ", me, " << n << "_P, 0);\n";
+    }
+    os << "}\n\nstatic inline uint64_t " << n
+       << "_check(int me, const void *recvbuf, phasec_check_state *st) {\n"
+       << "  const char *r = (const char *)recvbuf;\n  uint64_t bad = 0;\n"
+       << "  (void)me;\n";
+    switch (plan.kind) {
+    case CollectiveKind::Broadcast:
+      os << "  bad += phasec_check(st, \"block\", r, " << all << ", " << n
+         << "_ROOT, " << n << "_P, 0, 0);\n";
+      break;
+    case CollectiveKind::Scatter:
+      os << "  bad += phasec_check(st, \"block\", r, " << block << ", " << n
+         << "_ROOT, me, 0, 0);\n";
+      break;
+    case CollectiveKind::Gather:
+    case CollectiveKind::Allgather:
+      if (plan.kind == CollectiveKind::Gather)
+        os << "  if (me == " << n << "_ROOT)\n  ";
+      os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
+         << "      bad += phasec_check(st, \"block\", r + (size_t)s * " << block
+         << ", " << block << ", s, " << n << "_P, 0, (size_t)s * " << block
+         << ");\n";
+      break;
+    case CollectiveKind::Alltoall:
+      os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
+         << "    bad += phasec_check(st, \"block\", r + (size_t)s * " << block
+         << ", " << block << ", s, me, 0, (size_t)s * " << block << ");\n";
+      break;
+    default:
+      llvm_unreachable("a relaying kind without a check");
+    }
+    os << "  return bad;\n}\n\n";
+    return;
+  }
+
+  // Reductions: typed values, checked against a serial fold in member order.
+  std::string T = n + "_elem_t";
+  os << "/* What member m contributes at element i (exact under every "
+        "order). */\n"
+     << "static inline " << T << " " << n << "_val(int64_t m, int64_t i) {\n"
+     << "  return " << valueExpression(plan) << ";\n}\n\n"
+     << "#define " << n << "_ELEMS ((int64_t)(" << all << " / sizeof(" << T
+     << ")))\n\n"
+     << "static inline void " << n << "_fill(int me, void *sendbuf) {\n"
+     << "  " << T << " *s = (" << T << " *)sendbuf;\n"
+     << "  for (int64_t i = 0; i < " << n << "_ELEMS; ++i)\n"
+     << "    s[i] = " << n << "_val(me, i);\n}\n\n";
+  // Which elements member `me` checks, and over which members.
+  std::string first = "0", count = n + "_ELEMS", upto = n + "_P", when = "1";
+  switch (plan.kind) {
+  case CollectiveKind::Reduce:
+    when = "me == " + n + "_ROOT";
+    break;
+  case CollectiveKind::ReduceScatter:
+    count = "(int64_t)(" + block + " / sizeof(" + T + "))";
+    first = "(int64_t)me * " + count;
+    break;
+  case CollectiveKind::Scan:
+    upto = "me + 1";
+    break;
+  case CollectiveKind::Exscan:
+    upto = "me";
+    when = "me > 0";
+    break;
+  default:
+    break;
+  }
+  os << "static inline uint64_t " << n
+     << "_check(int me, const void *recvbuf, phasec_check_state *st) {\n"
+     << "  const " << T << " *r = (const " << T << " *)recvbuf;\n"
+     << "  uint64_t bad = 0;\n  (void)me;\n"
+     << "  if (!(" << when << "))\n    return 0;\n"
+     << "  const int64_t first = " << first << ", count = " << count << ";\n"
+     << "  for (int64_t q = 0; q < count; ++q) {\n"
+     << "    const int64_t i = first + q;\n"
+     << "    " << T << " want = " << n << "_val(0, i);\n"
+     << "    for (int64_t m = 1; m < " << upto << "; ++m) {\n"
+     << "      const " << T << " v = " << n << "_val(m, i);\n"
+     << "      " << n << "_combine(&want, &v, sizeof(" << T << "));\n    }\n"
+     << "    if (memcmp(&want, &r[q], sizeof(" << T << "))) {\n"
+     << "      bad += sizeof(" << T << ");\n"
+     << "      st->mismatches += sizeof(" << T << ");\n"
+     << "      if (st->printed++ < st->max_print)\n"
+     << "        fprintf(stderr, \"phasec: %s: rank %d: element %lld of the "
+     << stringifyReduceKind(plan.reduceOp)
+     << " reduction is wrong\\n\", st->what, st->rank, (long long)i);\n"
+     << "    }\n  }\n  return bad;\n}\n\n";
+}

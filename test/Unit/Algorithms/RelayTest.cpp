@@ -1,0 +1,358 @@
+//===- RelayTest.cpp - Relaying algorithms and the chunk replay -----------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every relaying algorithm on every kind it serves, over several machines,
+// groups and roots: scheduleRelaying verifies each by replay, so a wrong
+// round or a wrong split fails here. Then one hand-made schedule per
+// violation the replay names, to show that it can fail.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../TestUtil.h"
+
+#include "phasec/Scheduling/Relay.h"
+
+using namespace phasec;
+using namespace phasec::test;
+
+namespace {
+
+Collective relayCollective(CollectiveKind kind, std::vector<RankId> group,
+                           RankId root, int64_t elements) {
+  Collective c;
+  c.kind = kind;
+  c.group = std::move(group);
+  c.root = root;
+  c.elementType = ElementType::Int32;
+  c.blockBytes = elements * 4;
+  return c;
+}
+
+const CollectiveKind kRelayKinds[] = {
+    CollectiveKind::Broadcast, CollectiveKind::Reduce,
+    CollectiveKind::Allreduce, CollectiveKind::ReduceScatter,
+    CollectiveKind::Scan,      CollectiveKind::Exscan,
+    CollectiveKind::Scatter,   CollectiveKind::Gather,
+    CollectiveKind::Allgather, CollectiveKind::Alltoall,
+    CollectiveKind::Barrier};
+
+bool hasRoot(CollectiveKind k) {
+  return k == CollectiveKind::Broadcast || k == CollectiveKind::Reduce ||
+         k == CollectiveKind::Scatter || k == CollectiveKind::Gather;
+}
+
+TEST(Relay, EveryAlgorithmVerifiesOnEveryMachine) {
+  const char *machines[] = {
+      "torus:8",   "mesh:4x4",    "torus:4x4",
+      "torus:3x3", "hypercube:3", "percs:supernodes=1,drawers=2,nodes=3"};
+  int built = 0;
+  for (const char *spec : machines) {
+    Topology topo = makeTopology(spec);
+    CostModel model(topo);
+    std::vector<std::vector<RankId>> groups = {allRanks(topo)};
+    // An odd sub-group that leaves rank 0 out.
+    std::vector<RankId> odd;
+    for (RankId r = 1; r < topo.numRanks() && odd.size() < 5; r += 2)
+      odd.push_back(r);
+    groups.push_back(odd);
+    groups.push_back({0, 1});
+    for (const auto &group : groups)
+      for (CollectiveKind kind : kRelayKinds)
+        for (Algorithm alg : getRelayAlgorithms(kind)) {
+          llvm::SmallVector<RankId, 2> roots{-1};
+          if (hasRoot(kind))
+            roots = {group.front(), group.back()};
+          for (RankId root : roots) {
+            Collective c = relayCollective(kind, group, root, 48);
+            std::string error;
+            auto s = scheduleRelaying(topo, model, c, {alg, 0}, error);
+            if (failed(s)) {
+              // Only the documented preconditions may refuse.
+              EXPECT_TRUE(error.find("power-of-two") != std::string::npos ||
+                          error.find("do not divide") != std::string::npos ||
+                          error.find("2-D mesh or torus") != std::string::npos)
+                  << spec << " " << stringifyCollectiveKind(kind).str() << " "
+                  << stringifyAlgorithm(alg).str() << ": " << error;
+              continue;
+            }
+            ++built;
+            EXPECT_TRUE(isRelaying(s->schedule) || group.size() < 2);
+          }
+        }
+  }
+  EXPECT_GT(built, 300);
+}
+
+TEST(Relay, SeedThreeKLevelAlgorithms) {
+  // 2-lev-rec, 2-lev-sq, 3-lev-sq and logp-lev-sq, down (one_to_all,
+  // scatter, broadcast) and up (all_to_one, gather), from a middle root.
+  const RelayChoice choices[] = {{Algorithm::KLevel, 2, KLevelShape::Rec},
+                                 {Algorithm::KLevel, 2, KLevelShape::Sq},
+                                 {Algorithm::KLevel, 3, KLevelShape::Sq},
+                                 {Algorithm::KLevel, 0, KLevelShape::Sq}};
+  for (const char *spec : {"mesh:4x4", "torus:4x4", "mesh:6x3"}) {
+    Topology topo = makeTopology(spec);
+    CostModel model(topo);
+    for (CollectiveKind kind :
+         {CollectiveKind::OneToAll, CollectiveKind::AllToOne,
+          CollectiveKind::Scatter, CollectiveKind::Gather,
+          CollectiveKind::Broadcast})
+      for (const RelayChoice &choice : choices) {
+        Collective c = relayCollective(kind, allRanks(topo), 5, 8);
+        std::string error;
+        auto s = scheduleRelaying(topo, model, c, choice, error);
+        ASSERT_TRUE(succeeded(s)) << spec << " " << error;
+        EXPECT_EQ(s->chunks.kind, ChunkSpec::getChunkKind(kind));
+      }
+  }
+  // Not one of the seed's.
+  Topology topo = makeTopology("mesh:4x4");
+  Collective c =
+      relayCollective(CollectiveKind::OneToAll, allRanks(topo), 0, 8);
+  std::string error;
+  EXPECT_TRUE(failed(scheduleRelaying(topo, CostModel(topo), c,
+                                      {Algorithm::KLevel, 5, KLevelShape::Rec},
+                                      error)));
+  EXPECT_EQ(error, "k_level(5, rec): k_level(5, rec) is not one of seed 003's "
+                   "k-level algorithms (k_level(1), k_level(2, rec), "
+                   "k_level(2, sq), k_level(3, sq), k_level(logp, sq))");
+}
+
+TEST(Relay, AutoPicksTheFastestCandidate) {
+  Topology topo = makeTopology("torus:4x4");
+  CostModel model(topo);
+  Collective c =
+      relayCollective(CollectiveKind::Allreduce, allRanks(topo), -1, 1 << 16);
+  std::string error;
+  auto best = scheduleRelaying(topo, model, c, {Algorithm::Auto, 0}, error);
+  ASSERT_TRUE(succeeded(best)) << error;
+  double bestTime = model.time(best->schedule);
+  for (Algorithm alg : getRelayAlgorithms(c.kind)) {
+    auto one = scheduleRelaying(topo, model, c, {alg, 0}, error);
+    if (succeeded(one))
+      EXPECT_LE(bestTime, model.time(one->schedule) * (1 + 1e-9))
+          << stringifyAlgorithm(alg).str();
+  }
+  EXPECT_GT(best->tried.size(), 3u);
+  // The bound holds and is positive: every member must receive data.
+  EXPECT_GT(best->schedule.bound.time, 0);
+  EXPECT_LE(best->schedule.bound.time, bestTime * (1 + 1e-9));
+}
+
+TEST(Relay, RefusesWhatDoesNotApply) {
+  Topology topo = makeTopology("torus:6");
+  CostModel model(topo);
+  std::string error;
+  // Recursive halving needs a power of two.
+  Collective rs =
+      relayCollective(CollectiveKind::ReduceScatter, allRanks(topo), -1, 4);
+  EXPECT_TRUE(failed(scheduleRelaying(
+      topo, model, rs, {Algorithm::RecursiveHalving, 0}, error)));
+  EXPECT_NE(error.find("power-of-two group, got 6"), std::string::npos)
+      << error;
+  // A ring allreduce of 7 elements over 6 members cannot cut equal chunks.
+  Collective ar =
+      relayCollective(CollectiveKind::Allreduce, allRanks(topo), -1, 7);
+  EXPECT_TRUE(
+      failed(scheduleRelaying(topo, model, ar, {Algorithm::Ring, 0}, error)));
+  EXPECT_NE(error.find("do not divide its 7 elements"), std::string::npos)
+      << error;
+  // ... but auto finds one that does.
+  EXPECT_TRUE(
+      succeeded(scheduleRelaying(topo, model, ar, {Algorithm::Auto, 0}, error)))
+      << error;
+  // An algorithm of another kind.
+  EXPECT_TRUE(
+      failed(scheduleRelaying(topo, model, ar, {Algorithm::Bruck, 0}, error)));
+  EXPECT_EQ(error, "bruck: not supported: algorithm 'bruck' for 'allreduce'");
+}
+
+TEST(Relay, BinomialOnARingIsSplitIntoCongestionFreePhases) {
+  // On a ring of 8 the binomial tree's last round (0->4 ... 3->7) puts
+  // several sources on one link: packRounds splits it.
+  Topology topo = makeTopology("torus:8");
+  CostModel model(topo);
+  Collective c =
+      relayCollective(CollectiveKind::Broadcast, allRanks(topo), 0, 16);
+  std::string error;
+  auto s = scheduleRelaying(topo, model, c, {Algorithm::Binomial, 0}, error);
+  ASSERT_TRUE(succeeded(s)) << error;
+  EXPECT_GT(s->schedule.phases.size(), 3u);
+}
+
+//===----------------------------------------------------------------------===//
+// The replay's violations
+//===----------------------------------------------------------------------===//
+
+ChunkSpec spec(CollectiveKind kind, int64_t n, int64_t chunks,
+               RankId root = -1) {
+  ChunkSpec s;
+  s.kind = kind;
+  for (RankId r = 0; r < n; ++r)
+    s.group.push_back(r);
+  s.root = root;
+  s.numChunks = chunks;
+  s.chunkBytes = 8;
+  return s;
+}
+
+/// A phase of (src, dst, chunks, reduce) transfers.
+Phase phase(std::initializer_list<
+            std::tuple<RankId, RankId, std::vector<int64_t>, bool>>
+                ts) {
+  Phase p;
+  for (auto &[s, d, chunks, reduce] : ts) {
+    p.transfers.push_back({s, d, static_cast<int64_t>(chunks.size()) * 8, 0});
+    ChunkTransfer c;
+    c.ids.assign(chunks.begin(), chunks.end());
+    c.reduce = reduce;
+    p.chunks.push_back(std::move(c));
+  }
+  return p;
+}
+
+/// Verifies and returns the first violation.
+ScheduleViolation firstViolation(const Topology &topo, const ChunkSpec &s,
+                                 Schedule schedule) {
+  Problem problem(topo, s, CostModel(topo));
+  llvm::SmallVector<ScheduleViolation, 4> v;
+  EXPECT_TRUE(failed(problem.verify(schedule, v)));
+  if (v.empty())
+    return ScheduleViolation{ViolationKind::Bound};
+  return v.front();
+}
+
+class Replay : public testing::Test {
+protected:
+  Topology topo = makeTopology("percs:supernodes=1,drawers=1,nodes=4");
+};
+
+TEST_F(Replay, AcceptsABinomialBroadcast) {
+  Schedule s;
+  s.phases = {phase({{0, 2, {0, 1}, false}}),
+              phase({{0, 1, {0, 1}, false}, {2, 3, {0, 1}, false}})};
+  Problem problem(topo, spec(CollectiveKind::Broadcast, 4, 2, 0),
+                  CostModel(topo));
+  llvm::SmallVector<ScheduleViolation, 4> v;
+  EXPECT_TRUE(succeeded(problem.verify(s, v)))
+      << (v.empty() ? "" : v.front().message);
+}
+
+TEST_F(Replay, ChunkSentBeforeItArrived) {
+  Schedule s;
+  s.phases = {phase({{0, 1, {0}, false}, {1, 2, {0}, false}}),
+              phase({{0, 3, {0}, false}})};
+  ScheduleViolation v =
+      firstViolation(topo, spec(CollectiveKind::Broadcast, 4, 1, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::ChunkNotHeld);
+  EXPECT_EQ(v.message, "phase 0: transfer 1 (1 -> 2): rank 1 sends chunk 0, "
+                       "which it does not hold when the phase starts");
+}
+
+TEST_F(Replay, ContributionCountedTwice) {
+  Schedule s;
+  s.phases = {phase({{1, 0, {0}, true}, {1, 2, {0}, true}, {3, 0, {0}, true}}),
+              phase({{2, 0, {0}, true}})};
+  ScheduleViolation v =
+      firstViolation(topo, spec(CollectiveKind::Reduce, 4, 1, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::CountedTwice);
+  EXPECT_EQ(v.message, "phase 1: transfer 0 (2 -> 0): reducing chunk 0 into "
+                       "rank 0 counts the contributions of {1} twice");
+}
+
+TEST_F(Replay, RankEndsWithoutAChunk) {
+  Schedule s;
+  s.phases = {phase({{1, 0, {1}, false}, {3, 0, {3}, false}})};
+  ScheduleViolation v =
+      firstViolation(topo, spec(CollectiveKind::Gather, 4, 4, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::MissingChunk);
+  EXPECT_EQ(v.message, "rank 0 ends without chunk 2");
+}
+
+TEST_F(Replay, PartialReduction) {
+  Schedule s;
+  s.phases = {phase({{1, 0, {0}, true}, {3, 2, {0}, true}}),
+              phase({{0, 1, {0}, false}, {2, 3, {0}, false}})};
+  ScheduleViolation v =
+      firstViolation(topo, spec(CollectiveKind::Allreduce, 4, 1), s);
+  EXPECT_EQ(v.kind, ViolationKind::WrongContributions);
+  EXPECT_EQ(v.message,
+            "rank 0 ends with chunk 0 missing the contributions of {2, 3}");
+}
+
+TEST_F(Replay, ExtraContributions) {
+  // An exclusive scan that lets member 1 keep its own contribution.
+  Schedule s;
+  s.phases = {phase({{0, 1, {0}, true},
+                     {0, 2, {0}, true},
+                     {1, 2, {0}, true},
+                     {0, 3, {0}, true},
+                     {1, 3, {0}, true},
+                     {2, 3, {0}, true}})};
+  ScheduleViolation v =
+      firstViolation(topo, spec(CollectiveKind::Exscan, 4, 1), s);
+  EXPECT_EQ(v.kind, ViolationKind::WrongContributions);
+  EXPECT_EQ(v.message,
+            "rank 1 ends with chunk 0 holding extra contributions of {1}");
+}
+
+TEST_F(Replay, ConflictingCopies) {
+  Schedule s;
+  s.phases = {phase({{1, 0, {0}, false}, {2, 0, {0}, false}})};
+  ScheduleViolation v =
+      firstViolation(topo, spec(CollectiveKind::Allreduce, 4, 1), s);
+  EXPECT_EQ(v.kind, ViolationKind::ConflictingCopies);
+  EXPECT_EQ(v.message, "phase 0: transfer 1 (2 -> 0): rank 0 receives chunk "
+                       "0 twice in this phase with different contents ({1} "
+                       "and {2})");
+}
+
+TEST_F(Replay, ReduceIntoARankWithoutTheChunk) {
+  Schedule s;
+  s.phases = {phase({{0, 1, {0}, true}})};
+  ScheduleViolation v =
+      firstViolation(topo, spec(CollectiveKind::Broadcast, 4, 1, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::ReduceWithoutChunk);
+  EXPECT_EQ(v.message, "phase 0: transfer 0 (0 -> 1): reduces chunk 0 into "
+                       "rank 1, which does not hold it");
+}
+
+TEST_F(Replay, BadChunks) {
+  Schedule s;
+  Phase p = phase({{0, 1, {0}, false}});
+  p.transfers[0].bytes = 16;
+  s.phases = {p};
+  ScheduleViolation v =
+      firstViolation(topo, spec(CollectiveKind::Broadcast, 4, 1, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::BadChunks);
+  EXPECT_EQ(v.message, "phase 0: transfer 0 (0 -> 1): 16 bytes for 1 chunks "
+                       "of 8 bytes");
+  s.phases = {phase({{0, 1, {5}, false}})};
+  v = firstViolation(topo, spec(CollectiveKind::Broadcast, 4, 1, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::BadChunks);
+  EXPECT_EQ(v.message, "phase 0: transfer 0 (0 -> 1): chunk 5 is out of "
+                       "range (the collective has 1 chunks)");
+  s.phases = {phase({{0, 1, {0}, false}})};
+  s.phases[0].chunks.clear();
+  s.phases.push_back(phase({{0, 2, {0}, false}}));
+  v = firstViolation(topo, spec(CollectiveKind::Broadcast, 4, 1, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::BadChunks);
+  EXPECT_EQ(v.message, "phase 0: transfer 0 (0 -> 1): carries no chunks");
+}
+
+TEST_F(Replay, CongestionStillCounts) {
+  // Two sources over one link of a ring of 8.
+  Topology ring = makeTopology("torus:8");
+  Schedule s;
+  s.phases = {phase({{0, 2, {0}, false}})};
+  s.phases.push_back(
+      phase({{0, 1, {0}, false}, {2, 4, {0}, false}, {1, 3, {0}, false}}));
+  ScheduleViolation v =
+      firstViolation(ring, spec(CollectiveKind::Broadcast, 8, 1, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::Congestion);
+}
+
+} // namespace
