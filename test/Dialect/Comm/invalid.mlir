@@ -703,3 +703,23 @@ comm.group @all on @m ranks [0, 1, 2, 3]
 comm.gather @g on @m group @all {root = 0 : i64, block = 4 : i64}
 // expected-error @below {{expects parent op to be one of 'comm.schedule, comm.user_schedule'}}
 comm.phase [1 -> 0 : 4]
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.broadcast @b on @m group @all {root = 0 : i64, block = 8 : i64}
+comm.schedule for @b algorithm "binomial" attributes {num_chunks = 1 : i64, chunk_bytes = 8 : i64} {
+  // expected-error @below {{chunks of transfer 0 must be count > 0, reduce (0 or 1), then count ids}}
+  "comm.phase"() <{transfers = array<i64: 0, 1, 8, 0>, chunks = array<i64: 1, 2, 0>}> : () -> ()
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.broadcast @b on @m group @all {root = 0 : i64, block = 8 : i64}
+comm.schedule for @b algorithm "binomial" attributes {num_chunks = 1 : i64, chunk_bytes = 8 : i64} {
+  // expected-error @below {{chunks has 1 entries after the last transfer's}}
+  "comm.phase"() <{transfers = array<i64: 0, 1, 8, 0>, chunks = array<i64: 1, 0, 0, 7>}> : () -> ()
+}

@@ -314,6 +314,42 @@ TEST(ScheduleJSON, ReaderErrors) {
   expectError(head + "[[[0, 3]]]}", "expected [src, dst, bytes]");
   expectError("{\"format\": \"other\"}", "not a phasec-schedule/1 or /2 document");
   expectError("{", "invalid JSON");
+  // Relaying documents (/2).
+  std::string relay = R"({"format": "phasec-schedule/2", "operation": "op",
+      "topology": {"kind": "torus", "dims": [4]}, "ranks": 4, "phases": [],
+      "collective": )";
+  EXPECT_TRUE(succeeded(readScheduleJSON(
+      relay + R"({"kind": "broadcast", "root": 0, "chunks": 2,
+      "chunk_bytes": 8}})",
+      error)))
+      << error;
+  expectError(R"({"format": "phasec-schedule/1", "operation": "op",
+      "topology": {"kind": "torus", "dims": [4]}, "ranks": 4, "phases": [],
+      "collective": {"kind": "broadcast", "root": 0, "chunks": 2,
+      "chunk_bytes": 8}})",
+              "\"chunks\" needs format phasec-schedule/2");
+  expectError(relay + R"({"kind": "transpose", "chunks": 2,
+      "chunk_bytes": 8}})",
+              "collective kind 'transpose' has no chunk semantics");
+  expectError(relay + R"({"kind": "broadcast", "root": 0, "chunks": 2}})",
+              "a relaying collective needs integer \"chunks\" and "
+              "\"chunk_bytes\"");
+  expectError(relay + R"({"kind": "allreduce", "chunks": 2, "chunk_bytes": 8,
+      "group": ["a"]}})",
+              "\"group\" must hold ranks");
+  expectError(relay + R"({"kind": "barrier", "chunks": 2, "chunk_bytes": 8}})",
+              "a barrier has one chunk of 0 bytes");
+  expectError(relay + R"({"kind": "gather", "root": 0, "chunks": 6,
+      "chunk_bytes": 8}})",
+              "gather: 6 chunks are not a multiple of 4");
+  expectError(relay + R"({"kind": "reduce", "root": 9, "chunks": 1,
+      "chunk_bytes": 8}})",
+              "root rank 9 is not in the group");
+  expectError(R"({"format": "phasec-schedule/2", "operation": "op",
+      "topology": {"kind": "torus", "dims": [4]}, "ranks": 4,
+      "collective": {"kind": "broadcast", "root": 0, "chunks": 1,
+      "chunk_bytes": 8}, "phases": [[[0, 1, 8, {"chunks": ["x"]}]]]})",
+              "phase 0, transfer 0: \"chunks\" must hold integers");
   expectError(R"({"format": "phasec-schedule/1", "topology": {"kind": "graph",
       "nodes": 2, "links": []}, "ranks": 2, "collective": {"kind": "permute",
       "pairs": []}, "phases": []})",
