@@ -121,8 +121,8 @@ static cl::opt<std::string> cacheDir(
 
 static cl::opt<bool> allowUnsupported(
     "allow-unsupported",
-    cl::desc("Skip operations that need relays (broadcast, reduce, "
-             "allreduce, scan) with a warning instead of an error"),
+    cl::desc("Skip operations phasec cannot schedule yet (k_level(k > 1) "
+             "of an alltoall) with a warning instead of an error"),
     cl::cat(phasecCategory));
 
 static cl::opt<bool> scheduleMLIR(

@@ -34,7 +34,8 @@ def CommLowerCollectives : Pass<"comm-lower-collectives", "mlir::ModuleOp"> {
   let dependentDialects = ["phasec::comm::CommDialect"];
   let options = [
     Option<"allowUnsupported", "allow-unsupported", "bool", "false",
-           "Warn about (instead of rejecting) operations that need relays">,
+           "Warn about (instead of rejecting) operations that cannot be "
+           "scheduled yet">,
   ];
 }
 

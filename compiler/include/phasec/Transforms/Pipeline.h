@@ -33,7 +33,8 @@
 namespace phasec {
 
 struct SchedulingPipelineOptions {
-  /// Warn about (instead of rejecting) operations that need relays.
+  /// Warn about (instead of rejecting) operations that cannot be scheduled
+  /// yet (k_level(k > 1) of an alltoall).
   bool allowUnsupported = false;
   /// Override every operation's algorithm ("" = its directives).
   std::string algorithm;
