@@ -1074,30 +1074,32 @@ buildOne(const Topology &topo, const CostModel &model,
   return out;
 }
 
-/// The parameters `auto` tries for an algorithm (0 = its default).
-static llvm::SmallVector<int64_t, 4> autoParams(Algorithm algorithm,
-                                                const Collective &c) {
+/// The choices `auto` tries for an algorithm, parameters filled in.
+static llvm::SmallVector<RelayChoice, 4> autoChoices(Algorithm algorithm,
+                                                     const Collective &c) {
   switch (algorithm) {
-  case Algorithm::KLevel:
-    return {2, 3, 0}; // 2-lev-rec, 3-lev-sq, logp-lev-sq (shapes below)
+  case Algorithm::KLevel: // 2-lev-rec, 3-lev-sq, logp-lev-sq
+    return {{algorithm, 2, KLevelShape::Rec},
+            {algorithm, 3, KLevelShape::Sq},
+            {algorithm, 0, KLevelShape::Sq}};
   case Algorithm::Chain: {
     // Segment counts that divide the data, near n, 4n and 16n.
     int64_t elements = c.blockBytes / c.elementBytes();
-    llvm::SmallVector<int64_t, 4> out;
+    llvm::SmallVector<RelayChoice, 4> out;
     for (int64_t target :
          {c.numMembers(), 4 * c.numMembers(), 16 * c.numMembers()}) {
       int64_t s = std::min(target, elements);
       while (s > 1 && elements % s)
         --s;
-      if (s >= 1 && !llvm::is_contained(out, s))
-        out.push_back(s);
+      if (s >= 1 && llvm::none_of(out, [&](const RelayChoice &o) {
+            return o.param == s;
+          }))
+        out.push_back({algorithm, s});
     }
     return out;
   }
-  case Algorithm::Knomial:
-    return {4};
   default:
-    return {0};
+    return {{algorithm, defaultParam(algorithm)}};
   }
 }
 
@@ -1120,14 +1122,8 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
   std::vector<std::string> tried;
   std::string firstError;
   for (Algorithm algorithm : getRelayAlgorithms(collective.kind)) {
-    for (int64_t param : autoParams(algorithm, collective)) {
+    for (const RelayChoice &candidate : autoChoices(algorithm, collective)) {
       std::string why;
-      RelayChoice candidate{algorithm,
-                            param > 0 || algorithm == Algorithm::KLevel
-                                ? param
-                                : defaultParam(algorithm)};
-      if (algorithm == Algorithm::KLevel)
-        candidate.shape = param == 2 ? KLevelShape::Rec : KLevelShape::Sq;
       FailureOr<RelaySchedule> one =
           buildOne(topo, model, collective, candidate, why);
       if (failed(one)) {

@@ -193,15 +193,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
           continue;
         }
         // Times compare under this problem's model; the chunks may differ.
-        Problem own(topo, other->chunks, problem.costModel());
-        double time = own.costModel().time(other->schedule);
-        std::string ratio =
-            bound.time > 0 ? llvm::formatv("{0:F3}", time / bound.time).str()
-                           : std::string("-");
-        os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14:e} {4,10}\n",
-                            "",
-                            other->schedule.algorithm,
-                            other->schedule.phases.size(), time, ratio);
+        row("", other->schedule, "");
       }
       continue;
     }

@@ -96,10 +96,17 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
     case ViolationKind::BadTransfer:
     case ViolationKind::BadRoute:
     case ViolationKind::Unrequested:
+    case ViolationKind::BadChunks:
+    case ViolationKind::ChunkNotHeld:
+    case ViolationKind::ReduceWithoutChunk:
+    case ViolationKind::CountedTwice:
+    case ViolationKind::ConflictingCopies:
       emitError(transferLoc(phases, v.phase, v.transferA, scheduleLoc))
           << what << " of '" << name << "' is invalid: " << v.message;
       break;
     case ViolationKind::Incomplete:
+    case ViolationKind::MissingChunk:
+    case ViolationKind::WrongContributions:
       emitError(scheduleLoc) << what << " of '" << name
                              << "' is incomplete: " << v.message;
       break;
@@ -119,19 +126,6 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
     case ViolationKind::Bound:
       emitError(scheduleLoc) << what << " of '" << name
                              << "' has a wrong lower bound: " << v.message;
-      break;
-    case ViolationKind::BadChunks:
-    case ViolationKind::ChunkNotHeld:
-    case ViolationKind::ReduceWithoutChunk:
-    case ViolationKind::CountedTwice:
-    case ViolationKind::ConflictingCopies:
-      emitError(transferLoc(phases, v.phase, v.transferA, scheduleLoc))
-          << what << " of '" << name << "' is invalid: " << v.message;
-      break;
-    case ViolationKind::MissingChunk:
-    case ViolationKind::WrongContributions:
-      emitError(scheduleLoc) << what << " of '" << name
-                             << "' is incomplete: " << v.message;
       break;
     }
   }
