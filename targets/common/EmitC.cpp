@@ -854,7 +854,10 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "_send_bytes(), \"send buffer\");\n"
      << allocRecv << "  if (me >= 0)\n    " << n << "_fill(me, s);\n"
      << "  for (int i = 0; i < warmup; ++i)\n    " << stmt << ";\n"
-     << "  phasec_poison(r, " << n << "_recv_bytes());\n"
+     // A rank outside the group owns no receive buffer: under direct deposit
+     // its window share is 0 bytes, so poisoning there would write into a
+     // neighbour's share (or past the segment when it is the last rank).
+     << "  if (me >= 0)\n    phasec_poison(r, " << n << "_recv_bytes());\n"
      << tr.afterPoison
      << "  double *t = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)iters, "
         "\"times\");\n"
