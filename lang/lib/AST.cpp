@@ -292,7 +292,11 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
        << "\n  rlimit = " << d.rlimit << "\n";
     if (op->hasSchedule) {
       os << "  schedule  // " << op->phases.size() << " phases, "
-         << op->numScheduledTransfers() << " transfers\n";
+         << op->numScheduledTransfers() << " transfers";
+      if (op->numChunks)
+        os << ", " << op->numChunks << " chunks of " << op->chunkBytes
+           << " bytes";
+      os << "\n";
       size_t shownPhases = maxItems
                                ? std::min<size_t>(op->phases.size(), maxItems)
                                : op->phases.size();
@@ -302,9 +306,16 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
            << " transfers):";
         size_t n = ph.transfers.size();
         size_t shown = maxItems ? std::min<size_t>(n, maxItems) : n;
-        for (size_t i = 0; i < shown; ++i)
-          os << ' ' << ph.transfers[i].src << "->" << ph.transfers[i].dst << ':'
-             << ph.transfers[i].bytes;
+        for (size_t i = 0; i < shown; ++i) {
+          const Transfer &t = ph.transfers[i];
+          os << ' ' << t.src << "->" << t.dst << ':' << t.bytes;
+          // Chunks as ids in brackets, `+` for a reduce: 0->4:64[0,1]+.
+          if (!t.chunks.empty()) {
+            os << '[';
+            llvm::interleave(t.chunks, os, ",");
+            os << ']' << (t.reduce ? "+" : "");
+          }
+        }
         if (shown < n)
           os << " ...";
         os << "\n";

@@ -333,8 +333,26 @@ private:
       std::optional<Value> bytes;
       if (auto *v = snd->value())
         bytes = value(v);
+      std::optional<ChunkSet> chunks;
+      llvm::SMLoc reduceLoc;
+      bool wasFailed = failed;
+      failed = false;
+      for (auto *clause : snd->sendClause())
+        sendClause(clause, chunks, reduceLoc);
+      if (reduceLoc.isValid() && !chunks) {
+        diag.error(reduceLoc, "'reduce' needs 'chunks': say which chunks the "
+                              "send combines ('send A -> B chunks IDS "
+                              "reduce;')");
+        failed = true;
+      }
+      // A send whose clauses are wrong is skipped by Sema (an error
+      // expression evaluates silently to nothing): no follow-up errors.
+      if (failed)
+        src = missing(at);
+      failed = failed || wasFailed;
       return std::make_unique<SendStmt>(at, std::move(src), std::move(dst),
-                                        std::move(bytes));
+                                        std::move(bytes), std::move(chunks),
+                                        reduceLoc);
     }
     if (auto *i = dynamic_cast<SchedParser::IfStmtContext *>(s)) {
       ExprPtr cond = expr(i->cond);
@@ -351,6 +369,46 @@ private:
       return std::make_unique<LetStmt>(at, text(l->var), expr(l->expr()));
     failed = true;
     return nullptr;
+  }
+
+  /// One `chunks IDS` or `reduce` clause of a send.
+  void sendClause(SchedParser::SendClauseContext *c,
+                  std::optional<ChunkSet> &chunks, llvm::SMLoc &reduceLoc) {
+    llvm::SMLoc at = loc(c);
+    std::string word = text(c->word);
+    auto *set = c->chunkSet();
+    auto fail = [&](const llvm::Twine &msg) {
+      diag.error(at, msg);
+      failed = true;
+    };
+    // A second `reduce` parses as the first one's chunk ids (`reduce
+    // reduce`), so "takes no chunk ids" covers duplicates too.
+    if (word == "reduce") {
+      if (set)
+        return fail("'reduce' takes no chunk ids");
+      reduceLoc = at;
+      return;
+    }
+    if (word != "chunks")
+      return fail("unknown send clause '" + word +
+                  "' (expected 'chunks IDS' or 'reduce')");
+    if (chunks)
+      return fail("duplicate 'chunks'");
+    if (!set)
+      return fail("'chunks' needs chunk ids: 'chunks C', 'chunks LO .. HI' "
+                  "or 'chunks { C, ... }'");
+    ChunkSet out;
+    out.loc = loc(set);
+    if (auto *list = set->exprList()) {
+      for (auto *e : list->expr())
+        out.ids.push_back(expr(e));
+    } else if (set->hi) {
+      out.lo = expr(set->lo);
+      out.hi = expr(set->hi);
+    } else {
+      out.ids.push_back(expr(set->lo));
+    }
+    chunks = std::move(out);
   }
 
   ExprPtr error(llvm::SMLoc at, const llvm::Twine &msg) {

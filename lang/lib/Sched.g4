@@ -51,10 +51,18 @@ block : '{' stmt* '}' ;
 stmt
   : 'for' var=ID 'in' lo=expr '..' hi=expr ('step' step=expr)? block  # forStmt
   | 'phase' block                                                     # phaseStmt
-  | 'send' src=expr '->' dst=expr (':' value)? ';'                    # sendStmt
+  | 'send' src=expr '->' dst=expr (':' value | sendClause+)? ';'      # sendStmt
   | 'if' cond=expr then=block ('else' (elseBlock=block | elseIf=stmt))? # ifStmt
   | 'let' var=ID '=' expr ';'                                         # letStmt
   ;
+
+// What a send of a relaying schedule carries: `chunks IDS` and `reduce`.
+// The words are identifiers (`reduce` also names an operation kind); the
+// builder checks them.
+sendClause : word=ID chunkSet? ;
+
+// One chunk id, a half-open range, or a list.
+chunkSet : '{' exprList '}' | lo=expr ('..' hi=expr)? ;
 
 // An expression with an optional unit: 75 MB/s, 1 us, 32 KiB, 4.
 value : expr unit? ;

@@ -292,9 +292,28 @@ private:
   // SemaSchedule.cpp: hand-written schedules
   //===------------------------------------------------------------------===//
 
-  bool runSchedule(const syntax::OpDecl &d, Operation &op);
+  /// The hand-written schedule being run.
+  struct ScheduleRun {
+    /// Whether its sends carry chunks: decided by the first send.
+    std::optional<bool> relaying;
+    llvm::SMLoc firstSend;
+    /// `chunks = C;` (0: the fewest the kind's chunk table allows).
+    int64_t requestedChunks = 0;
+    llvm::SMLoc requestedLoc;
+  };
+  ScheduleRun scheduleRun;
+
+  bool runSchedule(const syntax::OpDecl &d, Operation &op,
+                   int64_t requestedChunks, llvm::SMLoc requestedLoc);
   bool execBlock(const syntax::StmtList &body, Env &env, Operation &op,
                  Phase *phase, unsigned depth);
+  bool execSend(const syntax::SendStmt &s, Env &env, Operation &op,
+                Phase &phase);
+  /// Cuts the operation's data into chunks for its first chunked send (at
+  /// `at`): sets op.numChunks and op.chunkBytes.
+  bool cutIntoChunks(Operation &op, llvm::SMLoc at);
+  bool evalChunkIds(const syntax::ChunkSet &set, Env &env,
+                    const Operation &op, std::vector<int64_t> &ids);
 };
 
 } // namespace sema

@@ -145,6 +145,9 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   llvm::SmallVector<StringRef, 12> allowed(std::begin(kCommonDirectives),
                                            std::end(kCommonDirectives));
   allowed.append(keyList(spec->directives));
+  // `chunks = C;` cuts the data of a hand-written relaying schedule.
+  if (d.hasSchedule)
+    allowed.push_back("chunks");
   auto takes = [&](StringRef key) { return llvm::is_contained(allowed, key); };
   auto isDirective = [&](StringRef key) {
     return llvm::is_contained(kCommonDirectives, key) ||
@@ -156,6 +159,13 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
     std::string key = p.sub.empty() ? p.key : p.key + "." + p.sub;
     if (takes(key))
       continue;
+    if (key == "chunks") {
+      diag.error(p.loc, "'chunks' cuts the data of a hand-written relaying "
+                        "schedule; '" +
+                            d.name + "' has no 'schedule { ... }'");
+      ok = false;
+      continue;
+    }
     if (isDirective(key))
       diag.error(p.loc, "'" + key + "' is not a directive of '" + d.kind + "'");
     else
@@ -457,7 +467,16 @@ bool Sema::checkHandWrittenSchedule(OpContext &c) {
   // Whether the schedule delivers the operation's traffic is
   // Problem::verify's to say (comm-verify-schedule), the one completeness
   // check of every schedule.
-  return runSchedule(d, op);
+  int64_t chunks = 0;
+  llvm::SMLoc chunksLoc;
+  if (const Property *p = c.get("chunks")) {
+    OptInt v = evalPositiveInt(p->value, c.env, "chunks");
+    if (!v)
+      return false;
+    chunks = *v;
+    chunksLoc = p->value.loc;
+  }
+  return runSchedule(d, op, chunks, chunksLoc);
 }
 
 void Sema::checkOps() {

@@ -32,11 +32,202 @@ static uint64_t minSends(const StmtList &body) {
   return n;
 }
 
-bool Sema::runSchedule(const OpDecl &d, Operation &op) {
+bool Sema::runSchedule(const OpDecl &d, Operation &op,
+                       int64_t requestedChunks, llvm::SMLoc requestedLoc) {
   Env env;
   env.machine = op.machine;
   env.group = op.group;
-  return execBlock(d.schedule, env, op, nullptr, 0);
+  scheduleRun = ScheduleRun();
+  scheduleRun.requestedChunks = requestedChunks;
+  scheduleRun.requestedLoc = requestedLoc;
+  if (!execBlock(d.schedule, env, op, nullptr, 0))
+    return false;
+  if (requestedChunks && !op.numChunks) {
+    diag.error(requestedLoc, "'chunks' cuts the data of a relaying schedule, "
+                             "but no send of '" +
+                                 op.name + "' carries chunks");
+    return false;
+  }
+  return true;
+}
+
+/// The kinds whose relaying sends may reduce (the others' chunks have one
+/// contribution each, so a reduce would always count one twice).
+static bool hasReduction(phasec::CollectiveKind kind) {
+  return needsRelaying(kind) && kind != phasec::CollectiveKind::Broadcast;
+}
+
+bool Sema::cutIntoChunks(Operation &op, llvm::SMLoc at) {
+  const std::string kind = stringifyCollectiveKind(op.kind).str();
+  const int64_t n = op.group->size();
+  const int64_t parts = getChunkParts(op.kind, n);
+  if (!parts) {
+    diag.error(at, "sends of '" + op.name + "' (" + kind +
+                       ") carry bytes, not chunks (relaying "
+                       "schedules exist for broadcast, scatter, gather, "
+                       "allgather, alltoall, reduce, allreduce, "
+                       "reduce_scatter, scan, exscan, one_to_all and "
+                       "all_to_one)");
+    return false;
+  }
+  int64_t chunks = scheduleRun.requestedChunks ? scheduleRun.requestedChunks : parts;
+  llvm::SMLoc where = scheduleRun.requestedChunks ? scheduleRun.requestedLoc : at;
+  if (chunks % parts) {
+    diag.error(where, "chunks = " + Twine(chunks) + ": " + kind + " over " +
+                          Twine(n) + " members cuts its data into " +
+                          Twine(parts) +
+                          " equal parts, so it needs a multiple of " +
+                          Twine(parts) + " chunks");
+    return false;
+  }
+  if (chunks > opts.maxMatrixEntries / n) {
+    diag.error(where, Twine(chunks) + " chunks over " + Twine(n) +
+                          " members exceed the limit of " +
+                          Twine(opts.maxMatrixEntries) +
+                          " chunk states; use fewer chunks");
+    return false;
+  }
+  // Chunks fall on element boundaries: a reduction combines whole elements.
+  const int64_t perPart = chunks / parts;
+  const int64_t elementBytes = op.count > 0 ? elementTypeBytes(op.elementType) : 1;
+  const int64_t elements = op.blockBytes / elementBytes;
+  if (op.blockBytes <= 0 || elements % perPart) {
+    diag.error(where, "chunks = " + Twine(chunks) + " cuts every block of " +
+                          Twine(elements) + " element(s) of '" + op.name +
+                          "' into " + Twine(perPart) +
+                          " chunks, which does not divide it");
+    return false;
+  }
+  op.numChunks = chunks;
+  op.chunkBytes = op.blockBytes / perPart;
+  return true;
+}
+
+bool Sema::evalChunkIds(const ChunkSet &set, Env &env, const Operation &op,
+                        std::vector<int64_t> &ids) {
+  auto exists = [&](int64_t id, llvm::SMLoc at) {
+    if (id >= 0 && id < op.numChunks)
+      return true;
+    diag.error(at, "chunk " + Twine(id) + " does not exist: '" + op.name +
+                       "' has " + Twine(op.numChunks) +
+                       (op.numChunks == 1 ? " chunk" : " chunks") + " (0 .. " +
+                       Twine(op.numChunks - 1) + ")");
+    return false;
+  };
+  if (set.lo) {
+    OptInt lo = evalInt(*set.lo, env);
+    if (!lo)
+      return false;
+    OptInt hi = evalInt(*set.hi, env);
+    if (!hi)
+      return false;
+    if (*hi <= *lo) {
+      diag.error(set.loc, "empty chunk range " + Twine(*lo) + " .. " +
+                              Twine(*hi) + " (the range is half-open)");
+      return false;
+    }
+    if (!exists(*lo, set.lo->getLoc()) || !exists(*hi - 1, set.hi->getLoc()))
+      return false;
+    for (int64_t c = *lo; c < *hi; ++c)
+      ids.push_back(c);
+    return true;
+  }
+  for (const ExprPtr &e : set.ids) {
+    OptInt id = evalInt(*e, env);
+    if (!id || !exists(*id, e->getLoc()))
+      return false;
+    if (llvm::is_contained(ids, *id)) {
+      diag.error(e->getLoc(), "chunk " + Twine(*id) +
+                                  " appears twice in this send's chunks");
+      return false;
+    }
+    ids.push_back(*id);
+  }
+  return true;
+}
+
+bool Sema::execSend(const SendStmt &s, Env &env, Operation &op,
+                    Phase &phase) {
+  OptInt src = evalInt(*s.src, env);
+  if (!src)
+    return false;
+  OptInt dst = evalInt(*s.dst, env);
+  if (!dst)
+    return false;
+  for (auto [r, e] :
+       {std::pair{*src, s.src.get()}, std::pair{*dst, s.dst.get()}}) {
+    if (r < 0 || r > INT32_MAX ||
+        !op.group->contains(static_cast<int32_t>(r))) {
+      diag.error(e->getLoc(), "rank " + Twine(r) + " is not in group '" +
+                                  op.group->name + "' of operation '" +
+                                  op.name + "'");
+      return false;
+    }
+  }
+  const bool chunked = s.chunks.has_value();
+  const std::string kind = stringifyCollectiveKind(op.kind).str();
+  if (!chunked && needsRelaying(op.kind)) {
+    diag.error(s.getLoc(), "'" + op.name + "' (" + kind +
+                               ") forwards or combines data: its sends "
+                               "must say which chunks they carry ('send A -> "
+                               "B chunks IDS [reduce];')");
+    return false;
+  }
+  if (!scheduleRun.relaying) {
+    scheduleRun.relaying = chunked;
+    scheduleRun.firstSend = s.getLoc();
+    if (chunked && !cutIntoChunks(op, s.chunks->loc))
+      return false;
+  } else if (*scheduleRun.relaying != chunked) {
+    diag.error(s.getLoc(),
+               chunked ? "this send carries chunks, but the first send of the "
+                         "schedule carries bytes: a schedule either relays "
+                         "chunks or sends bytes"
+                       : "this send carries bytes, but the first send of the "
+                         "schedule carries chunks: a schedule either relays "
+                         "chunks or sends bytes");
+    diag.note(scheduleRun.firstSend, "the first send is here");
+    return false;
+  }
+  if (s.reduces() && !hasReduction(op.kind)) {
+    diag.error(s.reduceLoc, "'reduce' combines contributions, but '" +
+                                op.name + "' (" + kind +
+                                ") has no reduction");
+    return false;
+  }
+
+  Transfer t{static_cast<int32_t>(*src), static_cast<int32_t>(*dst), 0,
+             s.getLoc()};
+  uint64_t units = 1;
+  if (chunked) {
+    if (!evalChunkIds(*s.chunks, env, op, t.chunks))
+      return false;
+    t.reduce = s.reduces();
+    t.bytes = static_cast<int64_t>(t.chunks.size()) * op.chunkBytes;
+    // Chunk ids cost memory like transfers: they share the budget.
+    units = t.chunks.size();
+  } else if (s.bytes) {
+    OptInt b = evalSize(*s.bytes, env, "transfer size");
+    if (!b)
+      return false;
+    t.bytes = *b;
+  } else if (op.blockBytes > 0) {
+    t.bytes = op.blockBytes;
+  } else {
+    diag.error(s.getLoc(), "'send' needs a size ('send A -> B : SIZE;'): "
+                           "operation '" +
+                               op.name + "' has no block size");
+    return false;
+  }
+  unrolledTransfers += units;
+  if (unrolledTransfers > opts.maxUnrolledTransfers) {
+    diag.error(s.getLoc(), "hand-written schedules unroll to more than " +
+                               Twine(opts.maxUnrolledTransfers) +
+                               " transfers; reduce the loop bounds");
+    return false;
+  }
+  phase.transfers.push_back(std::move(t));
+  return true;
 }
 
 bool Sema::execBlock(const StmtList &body, Env &env, Operation &op,
@@ -154,43 +345,8 @@ bool Sema::execBlock(const StmtList &body, Env &env, Operation &op,
         diag.error(s.getLoc(), "'send' must be inside a 'phase { ... }'");
         return done(false);
       }
-      OptInt src = evalInt(*s.src, env);
-      if (!src)
+      if (!execSend(s, env, op, *phase))
         return done(false);
-      OptInt dst = evalInt(*s.dst, env);
-      if (!dst)
-        return done(false);
-      for (auto [r, e] :
-           {std::pair{*src, s.src.get()}, std::pair{*dst, s.dst.get()}}) {
-        if (r < 0 || r > INT32_MAX ||
-            !op.group->contains(static_cast<int32_t>(r))) {
-          diag.error(e->getLoc(), "rank " + Twine(r) + " is not in group '" +
-                                      op.group->name + "' of operation '" +
-                                      op.name + "'");
-          return done(false);
-        }
-      }
-      int64_t bytes = op.blockBytes;
-      if (s.bytes) {
-        OptInt b = evalSize(*s.bytes, env, "transfer size");
-        if (!b)
-          return done(false);
-        bytes = *b;
-      } else if (bytes <= 0) {
-        diag.error(s.getLoc(), "'send' needs a size ('send A -> B : SIZE;'): "
-                               "operation '" +
-                                   op.name + "' has no block size");
-        return done(false);
-      }
-      if (++unrolledTransfers > opts.maxUnrolledTransfers) {
-        diag.error(s.getLoc(), "hand-written schedules unroll to more than " +
-                                   Twine(opts.maxUnrolledTransfers) +
-                                   " transfers; reduce the loop bounds");
-        return done(false);
-      }
-      phase->transfers.push_back(Transfer{static_cast<int32_t>(*src),
-                                          static_cast<int32_t>(*dst), bytes,
-                                          s.getLoc()});
       break;
     }
     }

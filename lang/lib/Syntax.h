@@ -213,18 +213,37 @@ public:
   StmtList body;
 };
 
-/// `send src -> dst [: bytes];`.
+/// The chunk ids a send of a relaying schedule carries: `chunks C`,
+/// `chunks LO .. HI` (half-open) or `chunks { C, ... }`.
+struct ChunkSet {
+  llvm::SMLoc loc;
+  /// The listed ids, or one id (`chunks C`); empty for a range.
+  std::vector<ExprPtr> ids;
+  /// A range `lo .. hi`; null otherwise.
+  ExprPtr lo, hi;
+};
+
+/// `send src -> dst [: bytes];` or
+/// `send src -> dst chunks IDS [reduce];` (a relaying schedule's send).
 class SendStmt : public Stmt {
 public:
   SendStmt(llvm::SMLoc loc, ExprPtr src, ExprPtr dst,
-           std::optional<Value> bytes)
+           std::optional<Value> bytes, std::optional<ChunkSet> chunks,
+           llvm::SMLoc reduceLoc)
       : Stmt(Stmt_Send, loc), src(std::move(src)), dst(std::move(dst)),
-        bytes(std::move(bytes)) {}
+        bytes(std::move(bytes)), chunks(std::move(chunks)),
+        reduceLoc(reduceLoc) {}
   static bool classof(const Stmt *s) { return s->getKind() == Stmt_Send; }
 
   ExprPtr src, dst;
-  /// The byte count; none = the operation's block size.
+  /// The byte count; none = the operation's block size (or, with chunks,
+  /// the chunks' size).
   std::optional<Value> bytes;
+  /// The chunks carried; none for a send of a direct schedule.
+  std::optional<ChunkSet> chunks;
+  /// Where `reduce` is written; invalid if the send copies.
+  llvm::SMLoc reduceLoc;
+  bool reduces() const { return reduceLoc.isValid(); }
 };
 
 /// `if cond { thenBody } [else { elseBody }]`; `else if` is an else body

@@ -51,6 +51,29 @@ bool phasec::needsRelaying(CollectiveKind kind) {
   }
 }
 
+int64_t phasec::getChunkParts(CollectiveKind kind, int64_t numMembers) {
+  switch (kind) {
+  case CollectiveKind::Scatter:
+  case CollectiveKind::Gather:
+  case CollectiveKind::OneToAll:
+  case CollectiveKind::AllToOne:
+  case CollectiveKind::Allgather:
+  case CollectiveKind::ReduceScatter:
+    return numMembers;
+  case CollectiveKind::Alltoall:
+    return numMembers * numMembers;
+  case CollectiveKind::Broadcast:
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::Scan:
+  case CollectiveKind::Exscan:
+  case CollectiveKind::Barrier:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
 llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
   using A = Algorithm;
   static const A broadcast[] = {A::Direct, A::Binomial,         A::Binary,

@@ -52,23 +52,8 @@ CollectiveKind ChunkSpec::getChunkKind(CollectiveKind kind) {
   return kind;
 }
 
-/// How many parts the kind cuts C into (1: it does not).
-static int64_t getCut(CollectiveKind kind, int64_t n) {
-  switch (kind) {
-  case CollectiveKind::Scatter:
-  case CollectiveKind::Gather:
-  case CollectiveKind::Allgather:
-  case CollectiveKind::ReduceScatter:
-    return n;
-  case CollectiveKind::Alltoall:
-    return n * n;
-  default:
-    return 1;
-  }
-}
-
 int64_t ChunkSpec::chunksPerMember() const {
-  int64_t cut = getCut(kind, numMembers());
+  int64_t cut = getChunkParts(kind, numMembers());
   return cut ? numChunks / cut : 0;
 }
 
@@ -103,7 +88,7 @@ LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
                 .str();
     return failure();
   }
-  int64_t cut = getCut(kind, numMembers());
+  int64_t cut = getChunkParts(kind, numMembers());
   if (numChunks % cut) {
     error = llvm::formatv("{0}: {1} chunks are not a multiple of {2}",
                           stringifyCollectiveKind(kind), numChunks, cut)

@@ -59,8 +59,10 @@ void LowerCollectivesPass::runOnOperation() {
       continue;
     }
     // Relayed operations are scheduled from their chunks, not their
-    // traffic (comm-schedule-phases).
-    if (collective->movesNoData() || isRelayedOperation(record.op))
+    // traffic (comm-schedule-phases); so are hand-written relaying
+    // schedules, whatever the kind.
+    if (collective->movesNoData() || isRelayedOperation(record.op) ||
+        isRelaying(record))
       continue;
     std::string error;
     FailureOr<TransferSet> set = failure();

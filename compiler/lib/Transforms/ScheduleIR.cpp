@@ -150,8 +150,23 @@ void phasec::comm::appendPhases(OpBuilder &builder, Location loc, Region &body,
   }
 }
 
+/// The chunks of the record's schedule, computed or hand-written: C and the
+/// bytes of each; none for a direct schedule.
+static std::optional<std::pair<int64_t, int64_t>>
+getScheduleChunks(OperationRecord record) {
+  if (record.schedule && record.schedule.getNumChunks())
+    return std::pair<int64_t, int64_t>(
+        *record.schedule.getNumChunks(),
+        record.schedule.getChunkBytes().value_or(0));
+  if (record.userSchedule && record.userSchedule.getNumChunks())
+    return std::pair<int64_t, int64_t>(
+        *record.userSchedule.getNumChunks(),
+        record.userSchedule.getChunkBytes().value_or(0));
+  return std::nullopt;
+}
+
 bool phasec::comm::isRelaying(OperationRecord record) {
-  return record.schedule && record.schedule.getNumChunks().has_value();
+  return getScheduleChunks(record).has_value();
 }
 
 FailureOr<std::unique_ptr<Problem>>
@@ -172,11 +187,12 @@ phasec::comm::getProblem(OperationRecord record, const Topology &topo) {
       spec.group.push_back(static_cast<RankId>(r));
   if (auto root = record.op->getAttrOfType<IntegerAttr>("root"))
     spec.root = static_cast<RankId>(root.getInt());
-  spec.numChunks = *record.schedule.getNumChunks();
-  spec.chunkBytes = record.schedule.getChunkBytes().value_or(0);
+  std::tie(spec.numChunks, spec.chunkBytes) = *getScheduleChunks(record);
   std::string error;
+  Operation *scheduleOp = record.schedule ? record.schedule.getOperation()
+                                          : record.userSchedule.getOperation();
   if (failed(spec.check(topo.numRanks(), error)))
-    return record.schedule.emitError("invalid chunks of '")
+    return scheduleOp->emitError("invalid chunks of '")
            << record.op.getCollectiveName() << "': " << error;
   return std::make_unique<Problem>(topo, std::move(spec), CostModel(topo));
 }

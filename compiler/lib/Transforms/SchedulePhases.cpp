@@ -165,6 +165,17 @@ void SchedulePhasesPass::runOnOperation() {
   bool hadError = false;
   for (auto &entry : records) {
     OperationRecord &record = entry.second;
+    if (record.userSchedule && isRelaying(record) && record.machine) {
+      FailureOr<const Topology *> topo = topologies.get(record.machine);
+      FailureOr<std::unique_ptr<Problem>> problem =
+          succeeded(topo) ? getProblem(record, **topo)
+                          : FailureOr<std::unique_ptr<Problem>>(failure());
+      if (failed(problem))
+        hadError = true;
+      else
+        annotateUserSchedule(record, **problem);
+      continue;
+    }
     if (!record.schedule && !record.userSchedule && record.machine &&
         record.group && isRelayedOperation(record.op)) {
       FailureOr<const Topology *> topo = topologies.get(record.machine);

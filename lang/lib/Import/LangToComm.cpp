@@ -268,19 +268,27 @@ void Converter::convertOperation(const lang::Operation &o) {
 }
 
 void Converter::convertSchedule(const lang::Operation &o) {
+  SmallVector<NamedAttribute, 3> attrs{
+      builder.getNamedAttr("collective", ref(o.name))};
+  // A relaying schedule: its sends carry chunks of this size.
+  if (o.numChunks) {
+    attrs.push_back(builder.getNamedAttr(
+        "num_chunks", builder.getI64IntegerAttr(o.numChunks)));
+    attrs.push_back(builder.getNamedAttr(
+        "chunk_bytes", builder.getI64IntegerAttr(o.chunkBytes)));
+  }
   auto schedule = builder.create<UserScheduleOp>(
-      loc(o.scheduleLoc), TypeRange(), ValueRange(),
-      ArrayRef<NamedAttribute>{
-          builder.getNamedAttr("collective", ref(o.name))});
+      loc(o.scheduleLoc), TypeRange(), ValueRange(), attrs);
   Block *body = &schedule.getBody().emplaceBlock();
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(body);
-  SmallVector<int64_t> values;
+  SmallVector<int64_t> values, chunks;
   SmallVector<Attribute> locs;
   SmallVector<int32_t> locIndex;
   llvm::DenseMap<const char *, int32_t> locSlots;
   for (const lang::Phase &phase : o.phases) {
     values.clear();
+    chunks.clear();
     locs.clear();
     locIndex.clear();
     locSlots.clear();
@@ -288,6 +296,10 @@ void Converter::convertSchedule(const lang::Operation &o) {
     locIndex.reserve(phase.transfers.size());
     for (const lang::Transfer &t : phase.transfers) {
       values.append({t.src, t.dst, t.bytes, 0});
+      if (o.numChunks) {
+        chunks.append({static_cast<int64_t>(t.chunks.size()), t.reduce});
+        chunks.append(t.chunks.begin(), t.chunks.end());
+      }
       auto [it, inserted] = locSlots.try_emplace(
           t.loc.getPointer(), static_cast<int32_t>(locs.size()));
       if (inserted)
@@ -296,7 +308,8 @@ void Converter::convertSchedule(const lang::Operation &o) {
     }
     auto phaseOp = builder.create<PhaseOp>(
         loc(phase.loc), builder.getDenseI64ArrayAttr(values),
-        /*chunks=*/nullptr, /*locs=*/nullptr, /*loc_index=*/nullptr);
+        o.numChunks ? builder.getDenseI64ArrayAttr(chunks) : nullptr,
+        /*locs=*/nullptr, /*loc_index=*/nullptr);
     if (!locs.empty())
       phaseOp.setLocsAttr(builder.getArrayAttr(locs));
     // One distinct location: loc_index would be all zeros; leave it out.

@@ -723,3 +723,33 @@ comm.schedule for @b algorithm "binomial" attributes {num_chunks = 1 : i64, chun
   // expected-error @below {{chunks has 1 entries after the last transfer's}}
   "comm.phase"() <{transfers = array<i64: 0, 1, 8, 0>, chunks = array<i64: 1, 0, 0, 7>}> : () -> ()
 }
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.broadcast @b on @m group @all {root = 0 : i64, block = 8 : i64}
+// expected-error @below {{'comm.schedule' op needs both num_chunks and chunk_bytes, or neither}}
+comm.schedule for @b algorithm "binomial" attributes {num_chunks = 1 : i64} {
+  "comm.phase"() <{transfers = array<i64: 0, 1, 8, 0>, chunks = array<i64: 1, 0, 0>}> : () -> ()
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.broadcast @b on @m group @all {root = 0 : i64, block = 8 : i64}
+comm.user_schedule for @b attributes {num_chunks = 1 : i64, chunk_bytes = 8 : i64} {
+  // expected-error @below {{'comm.phase' op of a relaying schedule (num_chunks) must say which chunks each transfer carries}}
+  comm.phase [0 -> 1 : 8]
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.gather @g on @m group @all {root = 0 : i64, block = 4 : i64}
+comm.user_schedule for @g {
+  // expected-error @below {{'comm.phase' op carries chunks, but its schedule has no num_chunks}}
+  "comm.phase"() <{transfers = array<i64: 1, 0, 4, 0>, chunks = array<i64: 1, 0, 1>}> : () -> ()
+}

@@ -36,6 +36,14 @@ int64_t elementTypeBytes(ElementType type);
 /// of their traffic does not exist: data must be combined or forwarded).
 bool needsRelaying(CollectiveKind kind);
 
+/// How many equal parts the chunk table of schedule JSON /2 cuts the C
+/// chunks of `kind` into over `numMembers` members (chunk c belongs to part
+/// c / (C / parts)): n for scatter, gather, allgather and reduce_scatter
+/// (and C^3's one_to_all and all_to_one, a scatter and a gather), n * n for
+/// alltoall, 1 where the data is one vector (broadcast, reduce, allreduce,
+/// scan, exscan, barrier); 0 for the kinds without chunk semantics.
+int64_t getChunkParts(CollectiveKind kind, int64_t numMembers);
+
 /// The relaying algorithms (phasec/Scheduling/Relay.h) that exist for
 /// `kind`, Auto excluded, in the order the scheduler's `auto` tries them.
 llvm::ArrayRef<Algorithm> getRelayAlgorithms(CollectiveKind kind);

@@ -703,11 +703,26 @@ static LogicalResult verifyScheduleUses(Operation *schedule, Region &body,
   return success();
 }
 
-/// Only phases may appear in a schedule body.
-static LogicalResult verifyScheduleBody(Operation *schedule, Region &body) {
-  for (Operation &nested : body.front())
-    if (!isa<PhaseOp>(nested))
+/// Only phases may appear in a schedule body, and a relaying schedule's
+/// phases (and only theirs) say which chunks every transfer carries.
+static LogicalResult verifyScheduleBody(Operation *schedule, Region &body,
+                                        std::optional<uint64_t> numChunks,
+                                        std::optional<uint64_t> chunkBytes) {
+  if (numChunks.has_value() != chunkBytes.has_value())
+    return schedule->emitOpError("needs both num_chunks and chunk_bytes, or "
+                                 "neither");
+  for (Operation &nested : body.front()) {
+    auto phase = dyn_cast<PhaseOp>(nested);
+    if (!phase)
       return schedule->emitOpError("may only contain 'comm.phase' ops");
+    if (phase.getChunks().has_value() != numChunks.has_value())
+      return phase.emitOpError(numChunks
+                                   ? "of a relaying schedule (num_chunks) "
+                                     "must say which chunks each transfer "
+                                     "carries"
+                                   : "carries chunks, but its schedule has "
+                                     "no num_chunks");
+  }
   return success();
 }
 
@@ -716,7 +731,7 @@ LogicalResult ScheduleOp::verify() {
       getGap().convertToDouble() < 0 ||
       getBoundBlocks().convertToDouble() < 0 || static_cast<int64_t>(getBoundMinPhases()) < 0)
     return emitOpError("bound, time and gap must not be negative");
-  return verifyScheduleBody(*this, getBody());
+  return verifyScheduleBody(*this, getBody(), getNumChunks(), getChunkBytes());
 }
 
 LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
@@ -724,7 +739,7 @@ LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 LogicalResult UserScheduleOp::verify() {
-  return verifyScheduleBody(*this, getBody());
+  return verifyScheduleBody(*this, getBody(), getNumChunks(), getChunkBytes());
 }
 
 LogicalResult

@@ -157,6 +157,11 @@ struct Transfer {
   int32_t src = 0, dst = 0;
   int64_t bytes = 0;
   llvm::SMLoc loc;
+  /// A relaying schedule's send: the chunk ids it carries (in the order
+  /// written) and whether it reduces them into the receiver's; empty for a
+  /// direct schedule.
+  std::vector<int64_t> chunks;
+  bool reduce = false;
 };
 
 struct Phase {
@@ -226,6 +231,11 @@ struct Operation {
 
   /// Hand-written schedule (directives.algorithm == Schedule), unrolled.
   bool hasSchedule = false;
+  /// A hand-written relaying schedule (its sends carry chunks): the number
+  /// of chunks the data is cut into (`chunks = C;`, else the fewest the
+  /// kind's chunk table allows) and the bytes of each; 0 otherwise.
+  int64_t numChunks = 0;
+  int64_t chunkBytes = 0;
   llvm::SMLoc scheduleLoc;
   std::vector<Phase> phases;
 

@@ -285,7 +285,8 @@ def Comm_UserScheduleOp : Comm_Op<"user_schedule",
     computed schedule and reports violations at the `send` statements'
     locations (each `comm.phase` carries them in `locs`/`loc_index`).
     `comm-schedule-phases` fills in the bound, `time` and `gap` attributes
-    as for `comm.schedule`.
+    as for `comm.schedule`. A relaying schedule (sends that say which chunks
+    they carry) has `num_chunks` and `chunk_bytes`, and its phases `chunks`.
   }];
   let arguments = (ins FlatSymbolRefAttr:$collective,
                        OptionalAttr<F64Attr>:$bound,
@@ -296,7 +297,9 @@ def Comm_UserScheduleOp : Comm_Op<"user_schedule",
                        OptionalAttr<F64Attr>:$time,
                        OptionalAttr<F64Attr>:$gap,
                        UnitAttr:$time_optimal,
-                       UnitAttr:$phase_optimal);
+                       UnitAttr:$phase_optimal,
+                       OptionalAttr<I64Attr>:$num_chunks,
+                       OptionalAttr<I64Attr>:$chunk_bytes);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "`for` $collective attr-dict-with-keyword $body";
   let hasVerifier = 1;
