@@ -870,7 +870,26 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "    r[0] ^= 0x5a;\n"
      << "  phasec_check_state st;\n"
      << "  phasec_check_init(&st, " << rank << ", \"" << n << "\");\n"
-     << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n"
+     << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n";
+  // Relaying operations also run once in place: one buffer holds the input
+  // when the call starts and the output when it returns (the generated code
+  // copies the input into its work space before writing any output).
+  if (plan.relaying)
+    os << "  {\n"
+       << "    size_t ipBytes = " << n << "_send_bytes() > " << n
+       << "_recv_bytes() ? " << n << "_send_bytes() : " << n
+       << "_recv_bytes();\n"
+       << "    char *ip = (char *)PHASEC_XMALLOC(ipBytes, \"in-place "
+          "buffer\");\n"
+       << "    phasec_poison(ip, ipBytes);\n"
+       << "    if (me >= 0)\n      " << n << "_fill(me, ip);\n"
+       << "    " << tr.checkedCall(n + "(ip, ip" + tr.commArg + ")") << ";\n"
+       << "    phasec_check_state ipst;\n"
+       << "    phasec_check_init(&ipst, " << rank << ", \"" << n
+       << " (in place)\");\n"
+       << "    if (me >= 0)\n      bad += " << n << "_check(me, ip, &ipst);\n"
+       << "    free(ip);\n  }\n";
+  os
      << "  bad = " << tr.sumBad << ";\n"
      << "  phasec_stats stats = " << tr.reduceTimes << ";\n"
      << "  if (" << rank << " == 0) {\n"
@@ -881,7 +900,8 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "    phasec_print_timing(" << n << "_size(), &stats);\n"
      << "    printf(\"# " << n
      << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
-     << "           bad ? \"WRONG BYTES\" : \"every byte verified\");\n"
+     << "           bad ? \"WRONG BYTES\" : \"every byte verified"
+     << (plan.relaying ? ", also in place" : "") << "\");\n"
      << "  }\n"
      << tr.beforeFree << "  free(t);\n  free(s);\n"
      << freeRecv << "  return bad;\n}\n\n";

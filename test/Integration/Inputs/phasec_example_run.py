@@ -13,6 +13,8 @@ launcher and -np, and requires exit status 0 and the harness's
 
   ok <backend> np=<np> <example>: <op> <op> ...   (operations whose every
                                                    byte was verified)
+  in place <backend> np=<np> <example>: <op> ...  (those also verified when
+                                                   called in place)
   skipped <op>: <reason>                          (phasec's warnings for
                                                    operations it left out)
 
@@ -64,11 +66,16 @@ def main():
         if r is None:
             failures += 1
             continue
-        verified = re.findall(r"^# (\S+): median .*; every byte verified$",
+        verified = re.findall(r"^# (\S+): median .*; every byte verified"
+                              r"(?:, also in place)?$",
                               r.stdout, re.M)
         ok = r.returncode == 0 and "# OK: every byte verified" in r.stdout
+        inplace = re.findall(r"^# (\S+): median .*; every byte verified, "
+                             r"also in place$", r.stdout, re.M)
         if ok:
             print("ok %s: %s" % (label, " ".join(verified)))
+            if inplace:
+                print("in place %s: %s" % (label, " ".join(inplace)))
         else:
             failures += 1
             print("FAIL (run, status %d) %s %s" % (r.returncode, label,
