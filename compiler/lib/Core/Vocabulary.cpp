@@ -83,11 +83,12 @@ llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
                              A::Chain};
   static const A allreduce[] = {A::Direct, A::ReduceBroadcast,
                                 A::RecursiveDoubling, A::Ring,
-                                A::Rabenseifner};
+                                A::Rabenseifner, A::DimensionWise};
   static const A reduceScatter[] = {A::Direct, A::Ring, A::RecursiveHalving};
   static const A scan[] = {A::Direct, A::RecursiveDoubling, A::Chain};
   static const A scatterGather[] = {A::Binomial, A::KLevel};
-  static const A allgather[] = {A::Ring, A::RecursiveDoubling, A::Bruck};
+  static const A allgather[] = {A::Ring, A::RecursiveDoubling, A::Bruck,
+                                A::DimensionWise};
   static const A alltoall[] = {A::Bruck};
   static const A barrier[] = {A::Dissemination, A::RecursiveDoubling};
   switch (kind) {
@@ -120,7 +121,8 @@ llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
 
 bool phasec::takesRelayParameter(Algorithm algorithm) {
   return algorithm == Algorithm::Knomial || algorithm == Algorithm::Chain ||
-         algorithm == Algorithm::Ring || algorithm == Algorithm::Rabenseifner;
+         algorithm == Algorithm::Ring || algorithm == Algorithm::Rabenseifner ||
+         algorithm == Algorithm::DimensionWise;
 }
 
 bool phasec::isRelayAlgorithm(Algorithm algorithm) {
@@ -137,6 +139,7 @@ bool phasec::isRelayAlgorithm(Algorithm algorithm) {
   case Algorithm::ReduceBroadcast:
   case Algorithm::Dissemination:
   case Algorithm::Bruck:
+  case Algorithm::DimensionWise:
     return true;
   default:
     return false;

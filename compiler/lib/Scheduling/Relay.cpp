@@ -14,6 +14,8 @@
 
 #include "phasec/Scheduling/Relay.h"
 
+#include "RelayGrid.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -57,6 +59,8 @@ static int64_t defaultParam(Algorithm algorithm) {
   case Algorithm::Ring:
   case Algorithm::Rabenseifner:
     return 1;
+  case Algorithm::DimensionWise:
+    return 2;
   default:
     return 0;
   }
@@ -140,6 +144,9 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     case Algorithm::ScatterAllgather:
       ok = cutVector(n, "one per member");
       break;
+    case Algorithm::DimensionWise:
+      ok = cutVector(param * n, "parts times members");
+      break;
     case Algorithm::Direct:
       ok = cutVector(kind == CollectiveKind::Allreduce ? n : 1,
                      kind == CollectiveKind::Allreduce ? "one per member"
@@ -173,6 +180,20 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
                             name, n)
                   .str();
       return failure();
+    }
+    // A dimension-wise allgather moves each member's block in `param`
+    // parts, each along the dimensions in its own order.
+    if (choice.algorithm == Algorithm::DimensionWise) {
+      if (param <= 0 || elements % param) {
+        error = llvm::formatv("{0} cuts every block into {1} parts, which do "
+                              "not divide its {2} elements",
+                              name, param, elements)
+                    .str();
+        return failure();
+      }
+      spec.numChunks = n * param;
+      spec.chunkBytes = collective.blockBytes / param;
+      return spec;
     }
     spec.numChunks = n;
     spec.chunkBytes = collective.blockBytes;
@@ -599,6 +620,8 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
   };
   if (n <= 1)
     return std::vector<RelayRound>();
+  if (alg == Algorithm::DimensionWise)
+    return dimensionWiseRounds(spec, param, topo, error);
   if (alg == Algorithm::KLevel) {
     if (failed(kLevelRounds(b, spec, choice, topo, error)))
       return failure();
@@ -1078,6 +1101,8 @@ buildOne(const Topology &topo, const CostModel &model,
 static llvm::SmallVector<RelayChoice, 4> autoChoices(Algorithm algorithm,
                                                      const Collective &c) {
   switch (algorithm) {
+  case Algorithm::DimensionWise: // one part per dimension, or per direction
+    return {{algorithm, 2}, {algorithm, 4}};
   case Algorithm::KLevel: // 2-lev-rec, 3-lev-sq, logp-lev-sq
     return {{algorithm, 2, KLevelShape::Rec},
             {algorithm, 3, KLevelShape::Sq},

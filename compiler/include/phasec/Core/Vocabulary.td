@@ -159,7 +159,8 @@ def Phasec_Algorithm : Phasec_Enum<"Algorithm", "algorithm directive", [
   I32EnumAttrCase<"Rabenseifner", 15, "rabenseifner">,
   I32EnumAttrCase<"ScatterAllgather", 16, "scatter_allgather">,
   I32EnumAttrCase<"ReduceBroadcast", 17, "reduce_broadcast">,
-  I32EnumAttrCase<"Dissemination", 18, "dissemination">]>;
+  I32EnumAttrCase<"Dissemination", 18, "dissemination">,
+  I32EnumAttrCase<"DimensionWise", 19, "dimension_wise">]>;
 
 // Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
 // rectangles/rows (2-lev-rec), squares (3-lev-sq, logp-lev-sq).

@@ -36,6 +36,9 @@
 /// - reduce_broadcast: allreduce as binomial reduce plus broadcast;
 /// - bruck: allgather and alltoall in ceil(log2 n) rounds;
 /// - dissemination: barrier (powers of two);
+/// - dimension_wise(p): allreduce and allgather as rings along each grid
+///   dimension in turn, p parts on different dimensions at once
+///   (RelayGrid.h);
 /// - k_level (seed 003's C^3 one-to-all and all-to-one, also for scatter,
 ///   gather and broadcast) on a 2-D mesh or torus whose every node holds
 ///   one member: k_level(2, rec) = 2-lev-rec (the root sends each row's

@@ -1,0 +1,30 @@
+//===- RelayGrid.h - Relaying algorithms along grid dimensions --*- C++ -*-===//
+//
+// Part of phasec. Private to the scheduling library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_SCHEDULING_RELAYGRID_H
+#define PHASEC_SCHEDULING_RELAYGRID_H
+
+#include "phasec/Scheduling/Relay.h"
+
+namespace phasec {
+
+/// Dimension-wise allreduce and allgather on a torus, mesh or hypercube
+/// whose every node holds one member (the group is the machine, in rank
+/// order). The data is cut into `parts` parts. Part p walks the dimensions
+/// starting at dimension p mod d (d = the dimensions of extent > 1), and
+/// parts p >= d run their rings the other way round: allreduce as a ring
+/// reduce-scatter along each dimension in turn, then ring allgathers back
+/// in reverse order; allgather as ring allgathers along each dimension of
+/// everything gathered so far. All parts advance in the same rounds, each
+/// on its own dimension (and direction), so that a round keeps several of
+/// a node's links busy instead of one: a ring over all members uses one.
+llvm::FailureOr<std::vector<RelayRound>>
+dimensionWiseRounds(const ChunkSpec &spec, int64_t parts, const Topology *topo,
+                    std::string &error);
+
+} // namespace phasec
+
+#endif // PHASEC_SCHEDULING_RELAYGRID_H
