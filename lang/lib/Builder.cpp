@@ -335,21 +335,19 @@ private:
         bytes = value(v);
       std::optional<ChunkSet> chunks;
       llvm::SMLoc reduceLoc;
-      bool wasFailed = failed;
-      failed = false;
+      bool clausesOk = true;
       for (auto *clause : snd->sendClause())
-        sendClause(clause, chunks, reduceLoc);
+        clausesOk &= sendClause(clause, chunks, reduceLoc);
       if (reduceLoc.isValid() && !chunks) {
         diag.error(reduceLoc, "'reduce' needs 'chunks': say which chunks the "
                               "send combines ('send A -> B chunks IDS "
                               "reduce;')");
-        failed = true;
+        clausesOk = false;
       }
       // A send whose clauses are wrong is skipped by Sema (an error
       // expression evaluates silently to nothing): no follow-up errors.
-      if (failed)
+      if (!clausesOk)
         src = missing(at);
-      failed = failed || wasFailed;
       return std::make_unique<SendStmt>(at, std::move(src), std::move(dst),
                                         std::move(bytes), std::move(chunks),
                                         reduceLoc);
@@ -371,15 +369,15 @@ private:
     return nullptr;
   }
 
-  /// One `chunks IDS` or `reduce` clause of a send.
-  void sendClause(SchedParser::SendClauseContext *c,
+  /// One `chunks IDS` or `reduce` clause of a send; false after an error.
+  bool sendClause(SchedParser::SendClauseContext *c,
                   std::optional<ChunkSet> &chunks, llvm::SMLoc &reduceLoc) {
     llvm::SMLoc at = loc(c);
     std::string word = text(c->word);
     auto *set = c->chunkSet();
     auto fail = [&](const llvm::Twine &msg) {
       diag.error(at, msg);
-      failed = true;
+      return false;
     };
     // A second `reduce` parses as the first one's chunk ids (`reduce
     // reduce`), so "takes no chunk ids" covers duplicates too.
@@ -387,7 +385,7 @@ private:
       if (set)
         return fail("'reduce' takes no chunk ids");
       reduceLoc = at;
-      return;
+      return true;
     }
     if (word != "chunks")
       return fail("unknown send clause '" + word +
@@ -409,6 +407,7 @@ private:
       out.ids.push_back(expr(set->lo));
     }
     chunks = std::move(out);
+    return true;
   }
 
   ExprPtr error(llvm::SMLoc at, const llvm::Twine &msg) {

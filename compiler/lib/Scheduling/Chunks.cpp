@@ -26,22 +26,9 @@ using llvm::LogicalResult;
 using llvm::success;
 
 bool ChunkSpec::hasChunkSemantics(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Scatter:
-  case CollectiveKind::Gather:
-  case CollectiveKind::Allgather:
-  case CollectiveKind::Alltoall:
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::Scan:
-  case CollectiveKind::Exscan:
-  case CollectiveKind::Barrier:
-    return true;
-  default:
-    return false;
-  }
+  // The kinds of the chunk table (getChunkParts), under their own names:
+  // one_to_all and all_to_one enter it as scatter and gather.
+  return getChunkKind(kind) == kind && getChunkParts(kind, 1) != 0;
 }
 
 CollectiveKind ChunkSpec::getChunkKind(CollectiveKind kind) {

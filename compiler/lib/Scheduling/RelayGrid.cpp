@@ -15,6 +15,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
+
 using namespace phasec;
 using llvm::failure;
 using llvm::FailureOr;
@@ -183,19 +185,20 @@ phasec::dimensionWiseRounds(const ChunkSpec &spec, int64_t parts,
         const int64_t E = grid.extent(d);
         // The chunks of part p that the member at `origin` contributes to
         // stage i: those of every member that differs from it only along
-        // dims[0..i-1].
-        auto blockOf = [&](int64_t origin) {
-          llvm::SmallVector<int64_t, 2> out;
-          for (int64_t m = 0; m < n; ++m) {
-            bool same = true;
-            for (int64_t j = i; j < D && same; ++j)
-              same = topo->coord(static_cast<NodeId>(m), w.dims[j]) ==
-                     topo->coord(static_cast<NodeId>(origin), w.dims[j]);
-            if (same)
-              out.push_back(m * k + p);
-          }
-          return out;
+        // dims[0..i-1], i.e. that has its coordinates along dims[i..].
+        // Grouped once per stage and part: every step of the stage reads
+        // them.
+        auto key = [&](int64_t m) {
+          int64_t kv = 0;
+          for (int64_t j = i; j < D; ++j)
+            kv = kv * grid.extent(w.dims[j]) +
+                 topo->coord(static_cast<NodeId>(m), w.dims[j]);
+          return kv;
         };
+        std::map<int64_t, llvm::SmallVector<int64_t, 2>> byKey;
+        for (int64_t m = 0; m < n; ++m)
+          byKey[key(m)].push_back(m * k + p);
+        auto blockOf = [&](int64_t origin) { return byKey[key(origin)]; };
         for (int64_t t = 0; t + 1 < E; ++t)
           for (int64_t m = 0; m < n; ++m) {
             int64_t v = grid.position(m, d, w.reverse);
