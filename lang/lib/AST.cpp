@@ -283,6 +283,9 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
         os << "logp";
       if (d.kShape != KLevelShape::None)
         os << ", " << stringifyKLevelShape(d.kShape);
+      if (d.kGammaPercent)
+        os << ", 0." << (d.kGammaPercent < 10 ? "0" : "")
+           << (d.kGammaPercent % 10 ? d.kGammaPercent : d.kGammaPercent / 10);
       os << ')';
     }
     if (d.algorithmParam > 0)

@@ -18,6 +18,9 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
 
 using namespace phasec::lang;
 using namespace phasec::lang::sema;
@@ -54,9 +57,30 @@ std::string joinNames(llvm::ArrayRef<StringRef> names) {
 /// What the "algorithms:" notes list.
 static const std::string kAlgorithmList =
     "auto, direct, pairwise, linear_shift, xor, bruck, k_level(k), "
-    "k_level(k, rec|sq), k_level(logp, sq), binomial, binary, knomial(k), "
-    "chain(s), ring(s), recursive_doubling, recursive_halving, "
-    "rabenseifner(s), scatter_allgather, reduce_broadcast, dissemination";
+    "k_level(k, shape), k_level(logp, rec, gamma), binomial, binary, "
+    "knomial(k), chain(s), ring(s), recursive_doubling, recursive_halving, "
+    "rabenseifner(s), scatter_allgather, reduce_broadcast, dissemination, "
+    "dimension_wise(p)";
+
+/// `v` as %g writes it (0.3, 1.5, 2e+06).
+static std::string formatReal(double v) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::format("%g", v);
+  return os.str();
+}
+
+/// k_level's submachine shapes, from the vocabulary ('none' is the
+/// default, not a name to write).
+static const std::string kShapeList = [] {
+  std::string out;
+  for (unsigned v = 1; v <= phasec::getMaxEnumValForKLevelShape(); ++v)
+    out += (v > 1 ? ", '" : "'") +
+           phasec::stringifyKLevelShape(static_cast<phasec::KLevelShape>(v))
+               .str() +
+           "'";
+  return out;
+}();
 
 const Sema::OpSpec Sema::opSpecs[] = {
     {"alltoall", CollectiveKind::Alltoall, Aggregate::None, "block", "block",
@@ -335,9 +359,11 @@ bool Sema::checkCommonDirectives(OpContext &c) {
       dir.algorithmParam = *v;
     }
     if (*alg == Algorithm::KLevel) {
-      if (!e->isCall || e->args.empty() || e->args.size() > 2) {
-        diag.error(p->value.loc, "k_level takes (levels) or (levels, rec|sq); "
-                                 "levels may be 'logp'");
+      if (!e->isCall || e->args.empty() || e->args.size() > 3) {
+        diag.error(p->value.loc,
+                   "k_level takes (levels), (levels, shape) or (logp, rec, "
+                   "gamma); levels may be 'logp', shape is one of " +
+                       kShapeList);
         return false;
       }
       const Expr &k = *e->args[0];
@@ -354,18 +380,58 @@ bool Sema::checkCommonDirectives(OpContext &c) {
         }
         dir.kLevels = *kv;
       }
-      if (e->args.size() == 2) {
+      if (e->args.size() >= 2) {
         const Expr &s = *e->args[1];
-        if (isName(&s, "rec"))
-          dir.kShape = KLevelShape::Rec;
-        else if (isName(&s, "sq"))
-          dir.kShape = KLevelShape::Sq;
-        else {
-          diag.error(s.getLoc(),
-                     "unknown k_level submachine shape; expected 'rec' "
-                     "or 'sq'");
+        std::optional<NamedValue> shapeName = asNamedValue(&s);
+        std::optional<KLevelShape> shape;
+        if (shapeName && !shapeName->isCall)
+          shape = symbolizeKLevelShape(shapeName->name);
+        if (!shape || *shape == KLevelShape::None) {
+          diag.error(s.getLoc(), "unknown k_level submachine shape; expected " +
+                                     kShapeList);
           return false;
         }
+        dir.kShape = *shape;
+        // The broadcasting one-to-alls are one level (seed 003's 1-lev-*).
+        bool broadcasts =
+            *shape == KLevelShape::SysBr || *shape == KLevelShape::OurBr;
+        if (broadcasts && dir.kLevels != 1) {
+          diag.error(k.getLoc(),
+                     "k_level(..., " + stringifyKLevelShape(*shape) +
+                         ") broadcasts in one level (seed 003's 1-lev-*-br): "
+                         "the levels must be 1");
+          return false;
+        }
+        if (broadcasts && op.kind != CollectiveKind::OneToAll &&
+            op.kind != CollectiveKind::Scatter) {
+          diag.error(s.getLoc(), "k_level(1, " +
+                                     stringifyKLevelShape(*shape) +
+                                     ") is a one-to-all algorithm (seed 003's "
+                                     "1-lev-*-br); '" +
+                                     d.kind + "' is not one");
+          return false;
+        }
+      }
+      if (e->args.size() == 3) {
+        const Expr &g = *e->args[2];
+        if (dir.kLevels != 0 || dir.kShape != KLevelShape::Rec) {
+          diag.error(g.getLoc(), "only k_level(logp, rec, gamma) takes a "
+                                 "gamma (seed 003's logp-lev-rec)");
+          return false;
+        }
+        std::optional<double> gamma = evalReal(g, env);
+        if (!gamma)
+          return false;
+        double percent = *gamma * 100;
+        if (!(percent >= 50 - 1e-9 && percent <= 99 + 1e-9) ||
+            std::abs(percent - std::round(percent)) > 1e-6) {
+          diag.error(g.getLoc(),
+                     "gamma must be a multiple of 0.01 in 0.5 .. 0.99 (the "
+                     "source's submachine is the larger part), got " +
+                         formatReal(*gamma));
+          return false;
+        }
+        dir.kGammaPercent = static_cast<int64_t>(std::round(percent));
       }
     }
     // Which algorithms exist for which operations.

@@ -34,12 +34,12 @@ comm.alltoall @y on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<
 comm.one_to_all @o1 on @r group @all {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 1 : i64}
 // Bruck relays: scheduled by chunks.
 comm.alltoall @q on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<bruck>}
-// expected-error @+2 {{cannot schedule 'p': k_level(2, rec): k_level(2, rec) partitions a 1-D or 2-D mesh or torus into submachines: the group must be every node of one, one rank per node}}
+// expected-error @+2 {{cannot schedule 'p': k_level(2, rec) partitions a 1-D or 2-D mesh or torus into submachines: the group must be every node of one, one rank per node}}
 comm.group @three on @r ranks [0, 1, 2]
 comm.one_to_all @p on @r group @three {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64, k_shape = #comm.k_shape<rec>}
-// expected-error @below {{cannot schedule 'rh': recursive_halving: recursive_halving needs a power-of-two group, got 6 members}}
+// expected-error @below {{cannot schedule 'rh': recursive_halving needs a power-of-two group, got 6 members}}
 comm.reduce_scatter @rh on @r group @all {op = #comm.reduce<add>, element_type = i32, count = 4 : i64, algorithm = #comm.algorithm<recursive_halving>}
-// expected-error @below {{cannot schedule 'ring': ring(1): ring(1) cuts the data into 6 chunks (segments per member times members), which do not divide its 4 elements}}
+// expected-error @below {{cannot schedule 'ring': ring(1) cuts the data into 6 chunks (segments per member times members), which do not divide its 4 elements}}
 comm.allreduce @ring on @r group @all {op = #comm.reduce<max>, element_type = f32, count = 4 : i64, algorithm = #comm.algorithm<ring>}
 
 // -----

@@ -31,6 +31,8 @@ using llvm::FailureOr;
 using llvm::LogicalResult;
 using llvm::success;
 
+static int64_t defaultParam(Algorithm algorithm);
+
 std::string phasec::describeRelayChoice(RelayChoice choice) {
   std::string name = stringifyAlgorithm(choice.algorithm).str();
   if (choice.algorithm == Algorithm::KLevel) {
@@ -38,6 +40,17 @@ std::string phasec::describeRelayChoice(RelayChoice choice) {
             (choice.param ? std::to_string(choice.param) : std::string("logp"));
     if (choice.shape != KLevelShape::None)
       name += ", " + stringifyKLevelShape(choice.shape).str();
+    if (choice.gammaPercent > 0) {
+      // 75 -> "0.75", 50 -> "0.5".
+      int64_t g = choice.gammaPercent;
+      std::string digits = std::to_string(g % 100 + 100).substr(1);
+      if (digits.back() == '0')
+        digits.pop_back();
+      name += ", " + std::to_string(g / 100) + "." + digits;
+    }
+    if (choice.tree != Algorithm::Auto)
+      name += ": " + describeRelayChoice({choice.tree,
+                                          defaultParam(choice.tree)});
     return name + ")";
   }
   if (choice.param > 0)
@@ -257,10 +270,10 @@ static llvm::SmallVector<int64_t, 2> range(int64_t lo, int64_t hi) {
   return out;
 }
 
-/// Broadcast trees: every round, holders send everything to new members.
+/// Broadcast trees: every round, holders send `all` to new members.
 static void broadcastTree(RoundBuilder &b, int64_t n, Algorithm alg,
-                          int64_t radix, int64_t C) {
-  auto all = range(0, C);
+                          int64_t radix,
+                          const llvm::SmallVector<int64_t, 2> &all) {
   switch (alg) {
   case Algorithm::Direct:
     for (int64_t v = 1; v < n; ++v)
@@ -439,7 +452,7 @@ struct Region {
   }
 };
 /// How one level of a k-level algorithm partitions a region.
-enum class Cut { Rows, Squares, Single, Halve };
+enum class Cut { Rows, Squares, Single, Halve, Uneven };
 } // namespace
 
 /// Seed 003's k-level trees on a 2-D grid: each level's holders send every
@@ -449,6 +462,34 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
                                   RelayChoice choice, const Topology *topo,
                                   std::string &error) {
   const int64_t n = spec.numMembers();
+  // Seed 003's 1-level broadcasting one-to-all (1-lev-sys-br,
+  // 1-lev-our-br): the whole message, every block but the source's own,
+  // down one broadcast tree; every rank keeps its block. No submachines,
+  // so any group.
+  if (choice.shape == KLevelShape::SysBr ||
+      choice.shape == KLevelShape::OurBr) {
+    if (spec.kind != CollectiveKind::Scatter || choice.param != 1) {
+      error = describeRelayChoice(choice) +
+              " broadcasts a one-to-all's whole message in one level: it "
+              "needs k_level(1, ...) of a one_to_all or scatter";
+      return failure();
+    }
+    Algorithm tree = choice.shape == KLevelShape::OurBr ? Algorithm::Binomial
+                                                        : choice.tree;
+    if (tree != Algorithm::Direct && tree != Algorithm::Binomial &&
+        tree != Algorithm::Binary && tree != Algorithm::Knomial) {
+      error = describeRelayChoice(choice) +
+              " needs its broadcast tree chosen (scheduleRelaying does)";
+      return failure();
+    }
+    const int64_t k = spec.chunksPerMember();
+    llvm::SmallVector<int64_t, 2> message;
+    for (int64_t c = 0; c < spec.numChunks; ++c)
+      if (c / k != b.member(0))
+        message.push_back(c);
+    broadcastTree(b, n, tree, defaultParam(tree), message);
+    return success();
+  }
   if (!topo || !topo->isGrid() || topo->numDims() < 1 || topo->numDims() > 2 ||
       topo->numRanks() != topo->numNodes() || topo->numRanks() != n) {
     error = describeRelayChoice(choice) +
@@ -482,13 +523,23 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
     cuts = {{Cut::Squares, isqrt(isqrt(n))}, {Cut::Rows, 0}, {Cut::Single, 0}};
   else if ((levels == 0 ||
             levels == static_cast<int64_t>(llvm::Log2_64_Ceil(n))) &&
-           shape == KLevelShape::Sq)
+           shape == KLevelShape::Sq && choice.gammaPercent == 0)
     cuts = {{Cut::Halve, 0}};
+  else if (levels == 0 && shape == KLevelShape::Rec)
+    cuts = {{Cut::Uneven, choice.gammaPercent ? choice.gammaPercent : 50}};
   else {
     error = describeRelayChoice(choice) +
             " is not one of seed 003's k-level algorithms (k_level(1), "
             "k_level(2, rec), k_level(2, sq), k_level(3, sq), "
-            "k_level(logp, sq))";
+            "k_level(logp, sq), k_level(logp, rec, gamma), "
+            "k_level(1, sys_br), k_level(1, our_br))";
+    return failure();
+  }
+  if (cuts.front().first == Cut::Uneven &&
+      (cuts.front().second < 50 || cuts.front().second > 99)) {
+    error = describeRelayChoice(choice) +
+            " needs 0.5 <= gamma <= 0.99: the source keeps the larger part "
+            "of every cut";
     return failure();
   }
   const int64_t k = spec.chunksPerMember();
@@ -558,6 +609,21 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
       }
       break;
     }
+    case Cut::Uneven: {
+      // logp-lev-rec(gamma): cut the longer side; the holder's part keeps
+      // gamma of it (at least one line, at most all but one), on whichever
+      // end of the region the holder is.
+      bool vertical = r.w >= r.h;
+      int64_t len = vertical ? r.w : r.h;
+      int64_t at = vertical ? w.hx - r.x0 : w.hy - r.y0;
+      int64_t a = std::clamp<int64_t>((len * side + 50) / 100, 1, len - 1);
+      int64_t c = at < a ? a : len - a;
+      if (vertical)
+        parts = {{r.x0, r.y0, c, r.h}, {r.x0 + c, r.y0, r.w - c, r.h}};
+      else
+        parts = {{r.x0, r.y0, r.w, c}, {r.x0, r.y0 + c, r.w, r.h - c}};
+      break;
+    }
     }
     // The holder's place inside its own part.
     const Region *own = nullptr;
@@ -567,7 +633,8 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
     int64_t dx = w.hx - own->x0, dy = w.hy - own->y0;
     if (static_cast<int64_t>(byDepth.size()) <= w.depth)
       byDepth.resize(w.depth + 1);
-    size_t next = cut == Cut::Halve ? w.level : w.level + 1;
+    size_t next =
+        cut == Cut::Halve || cut == Cut::Uneven ? w.level : w.level + 1;
     for (const Region &p : parts) {
       int64_t lx = p.x0 + std::min(dx, p.w - 1),
               ly = p.y0 + std::min(dy, p.h - 1);
@@ -647,7 +714,7 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
           b.step(v, v + 1, {((v - t) % n + n) % n}, false);
       }
     } else {
-      broadcastTree(b, n, alg, param, C);
+      broadcastTree(b, n, alg, param, range(0, C));
     }
     break;
   case CollectiveKind::Reduce:
@@ -685,7 +752,7 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
     case Algorithm::ReduceBroadcast:
       reduceTree(b, n, Algorithm::Binomial, 0, C);
       b.newRound();
-      broadcastTree(b, n, Algorithm::Binomial, 0, C);
+      broadcastTree(b, n, Algorithm::Binomial, 0, range(0, C));
       break;
     case Algorithm::RecursiveDoubling:
       if (p2 < n)
@@ -1135,19 +1202,37 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
                                                   std::string &error) {
   if (choice.param == 0)
     choice.param = defaultParam(choice.algorithm);
-  if (choice.algorithm != Algorithm::Auto) {
+  // 1-lev-sys-br broadcasts with "the system's" broadcast: phasec is the
+  // system, so the fastest of its whole-message broadcast trees.
+  const bool systemBroadcast = choice.algorithm == Algorithm::KLevel &&
+                               choice.shape == KLevelShape::SysBr &&
+                               choice.tree == Algorithm::Auto;
+  if (choice.algorithm != Algorithm::Auto && !systemBroadcast) {
     FailureOr<RelaySchedule> one =
         buildOne(topo, model, collective, choice, error);
-    if (failed(one))
+    if (failed(one) &&
+        !llvm::StringRef(error).starts_with(describeRelayChoice(choice)))
       error = describeRelayChoice(choice) + ": " + error;
     return one;
+  }
+  std::vector<RelayChoice> candidates;
+  if (systemBroadcast) {
+    for (Algorithm tree : {Algorithm::Direct, Algorithm::Binomial,
+                           Algorithm::Binary, Algorithm::Knomial}) {
+      RelayChoice c = choice;
+      c.tree = tree;
+      candidates.push_back(c);
+    }
+  } else {
+    for (Algorithm algorithm : getRelayAlgorithms(collective.kind))
+      llvm::append_range(candidates, autoChoices(algorithm, collective));
   }
   std::optional<RelaySchedule> best;
   double bestTime = 0;
   std::vector<std::string> tried;
   std::string firstError;
-  for (Algorithm algorithm : getRelayAlgorithms(collective.kind)) {
-    for (const RelayChoice &candidate : autoChoices(algorithm, collective)) {
+  {
+    for (const RelayChoice &candidate : candidates) {
       std::string why;
       FailureOr<RelaySchedule> one =
           buildOne(topo, model, collective, candidate, why);
@@ -1167,6 +1252,10 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
         bestTime = time;
       }
     }
+  }
+  if (!best && systemBroadcast) {
+    error = firstError;
+    return failure();
   }
   if (!best) {
     error = "no relaying algorithm applies to '" +

@@ -41,8 +41,12 @@ static PermutationSpec getPermutationSpec(PermuteOp op) {
 /// one-to-all family); k_level(1) is the direct transfers.
 static bool isKLevelRelay(CollectiveOpInterface op) {
   auto levels = op->getAttrOfType<IntegerAttr>("k_levels");
+  auto shape = op->getAttrOfType<KLevelShapeAttr>("k_shape");
+  // k_level(1, sys_br) and k_level(1, our_br) broadcast: relayed too.
+  bool broadcasts = shape && (shape.getValue() == KLevelShape::SysBr ||
+                              shape.getValue() == KLevelShape::OurBr);
   return op.getAlgorithmDirective() == Algorithm::KLevel &&
-         (!levels || levels.getInt() != 1 ||
+         (!levels || levels.getInt() != 1 || broadcasts ||
           needsRelaying(op.getCollectiveKind())) &&
          llvm::is_contained(getRelayAlgorithms(op.getCollectiveKind()),
                             Algorithm::KLevel);
@@ -65,6 +69,9 @@ RelayChoice phasec::comm::getRelayChoice(CollectiveOpInterface op) {
     choice.param = param.getInt();
   if (isKLevelRelay(op)) {
     choice.algorithm = Algorithm::KLevel;
+    // k_level's algorithm_param is logp-lev-rec's gamma, in percent.
+    choice.gammaPercent = choice.param;
+    choice.param = 0;
     if (auto levels = op->getAttrOfType<IntegerAttr>("k_levels"))
       choice.param = levels.getInt();
     if (auto shape = op->getAttrOfType<KLevelShapeAttr>("k_shape"))

@@ -247,6 +247,9 @@ void Converter::convertOperation(const lang::Operation &o) {
   if (d.algorithm == Algorithm::KLevel) {
     set("k_levels", i64(d.kLevels));
     set("k_shape", KLevelShapeAttr::get(&context, d.kShape));
+    // The comm dialect keeps logp-lev-rec's gamma as k_level's parameter.
+    if (d.kGammaPercent)
+      set("algorithm_param", i64(d.kGammaPercent));
   }
   set("sync", SyncKindAttr::get(&context, d.sync));
   set("style", TransferStyleAttr::get(&context, d.style));

@@ -90,11 +90,15 @@ TEST(Relay, EveryAlgorithmVerifiesOnEveryMachine) {
 TEST(Relay, SeedThreeKLevelAlgorithms) {
   // 2-lev-rec, 2-lev-sq, 3-lev-sq and logp-lev-sq, down (one_to_all,
   // scatter, broadcast) and up (all_to_one, gather), from a middle root.
+  // logp-lev-rec(gamma) at one half, the seed's 0.75 and the largest.
   const RelayChoice choices[] = {{Algorithm::KLevel, 2, KLevelShape::Rec},
                                  {Algorithm::KLevel, 2, KLevelShape::Sq},
                                  {Algorithm::KLevel, 3, KLevelShape::Sq},
-                                 {Algorithm::KLevel, 0, KLevelShape::Sq}};
-  for (const char *spec : {"mesh:4x4", "torus:4x4", "mesh:6x3"}) {
+                                 {Algorithm::KLevel, 0, KLevelShape::Sq},
+                                 {Algorithm::KLevel, 0, KLevelShape::Rec},
+                                 {Algorithm::KLevel, 0, KLevelShape::Rec, 75},
+                                 {Algorithm::KLevel, 0, KLevelShape::Rec, 99}};
+  for (const char *spec : {"mesh:4x4", "torus:4x4", "mesh:6x3", "mesh:7"}) {
     Topology topo = makeTopology(spec);
     CostModel model(topo);
     for (CollectiveKind kind :
@@ -117,9 +121,78 @@ TEST(Relay, SeedThreeKLevelAlgorithms) {
   EXPECT_TRUE(failed(scheduleRelaying(topo, CostModel(topo), c,
                                       {Algorithm::KLevel, 5, KLevelShape::Rec},
                                       error)));
-  EXPECT_EQ(error, "k_level(5, rec): k_level(5, rec) is not one of seed 003's "
-                   "k-level algorithms (k_level(1), k_level(2, rec), "
-                   "k_level(2, sq), k_level(3, sq), k_level(logp, sq))");
+  EXPECT_EQ(error, "k_level(5, rec) is not one of seed 003's k-level "
+                   "algorithms (k_level(1), k_level(2, rec), k_level(2, sq), "
+                   "k_level(3, sq), k_level(logp, sq), k_level(logp, rec, "
+                   "gamma), k_level(1, sys_br), k_level(1, our_br))");
+  EXPECT_TRUE(failed(scheduleRelaying(
+      topo, CostModel(topo), c, {Algorithm::KLevel, 0, KLevelShape::Rec, 40},
+      error)));
+  EXPECT_EQ(error, "k_level(logp, rec, 0.4) needs 0.5 <= gamma <= 0.99: the "
+                   "source keeps the larger part of every cut");
+}
+
+TEST(Relay, LogpLevRecKeepsGammaOfEveryCut) {
+  // On a 16-node line from node 0, gamma = 0.75 keeps 12 nodes with the
+  // source: its first send goes to node 12, the leader of the other 4.
+  Topology topo = makeTopology("mesh:16");
+  Collective c =
+      relayCollective(CollectiveKind::OneToAll, allRanks(topo), 0, 8);
+  std::string error;
+  auto s = scheduleRelaying(topo, CostModel(topo), c,
+                            {Algorithm::KLevel, 0, KLevelShape::Rec, 75},
+                            error);
+  ASSERT_TRUE(succeeded(s)) << error;
+  EXPECT_EQ(s->schedule.algorithm, "k_level(logp, rec, 0.75)");
+  ASSERT_FALSE(s->schedule.phases.empty());
+  ASSERT_EQ(s->schedule.phases[0].transfers.size(), 1u);
+  EXPECT_EQ(s->schedule.phases[0].transfers[0].dst, 12);
+  EXPECT_EQ(s->schedule.phases[0].transfers[0].bytes, 4 * 32);
+}
+
+TEST(Relay, BroadcastingOneToAll) {
+  // 1-lev-our-br is a binomial broadcast of every block but the root's;
+  // 1-lev-sys-br the fastest of phasec's broadcast trees. Any group (no
+  // submachines), any root.
+  for (const char *spec : {"mesh:4x4", "torus:5", "percs:supernodes=1,drawers=2,nodes=3"}) {
+    Topology topo = makeTopology(spec);
+    CostModel model(topo);
+    std::vector<RankId> group = allRanks(topo);
+    std::vector<RankId> odd(group.begin() + 1, group.end());
+    for (const std::vector<RankId> &g : {group, odd}) {
+      Collective c = relayCollective(CollectiveKind::OneToAll, g, g[1], 8);
+      std::string error;
+      auto our = scheduleRelaying(topo, model, c,
+                                  {Algorithm::KLevel, 1, KLevelShape::OurBr},
+                                  error);
+      ASSERT_TRUE(succeeded(our)) << spec << " " << error;
+      EXPECT_EQ(our->schedule.algorithm, "k_level(1, our_br)");
+      // The root sends the whole message (n - 1 blocks) first.
+      const Transfer &first = our->schedule.phases[0].transfers[0];
+      EXPECT_EQ(first.src, g[1]);
+      EXPECT_EQ(first.bytes, static_cast<int64_t>(g.size() - 1) * 32);
+      auto sys = scheduleRelaying(topo, model, c,
+                                  {Algorithm::KLevel, 1, KLevelShape::SysBr},
+                                  error);
+      ASSERT_TRUE(succeeded(sys)) << spec << " " << error;
+      EXPECT_TRUE(llvm::StringRef(sys->schedule.algorithm)
+                      .starts_with("k_level(1, sys_br: "))
+          << sys->schedule.algorithm;
+      EXPECT_EQ(sys->tried.size(), 4u);
+      EXPECT_LE(model.time(sys->schedule), model.time(our->schedule));
+    }
+  }
+  // Broadcasting needs a one-to-all's blocks.
+  Topology topo = makeTopology("mesh:4x4");
+  Collective c =
+      relayCollective(CollectiveKind::AllToOne, allRanks(topo), 0, 8);
+  std::string error;
+  EXPECT_TRUE(failed(scheduleRelaying(
+      topo, CostModel(topo), c, {Algorithm::KLevel, 1, KLevelShape::OurBr},
+      error)));
+  EXPECT_EQ(error, "k_level(1, our_br) broadcasts a one-to-all's whole "
+                   "message in one level: it needs k_level(1, ...) of a "
+                   "one_to_all or scatter");
 }
 
 TEST(Relay, AutoPicksTheFastestCandidate) {

@@ -78,6 +78,12 @@ struct RelayChoice {
   int64_t param = 0;
   /// k_level: the submachine shape (param = levels, 0 = log2 of the group).
   KLevelShape shape = KLevelShape::None;
+  /// k_level(logp, rec, gamma): the source's share of every cut, in
+  /// percent (0 = one half).
+  int64_t gammaPercent = 0;
+  /// k_level(1, sys_br): the broadcast tree (Auto = the fastest under the
+  /// cost model; scheduleRelaying tries direct, binomial, binary, knomial).
+  Algorithm tree = Algorithm::Auto;
 };
 
 // needsRelaying(kind) and getRelayAlgorithms(kind), the table of which

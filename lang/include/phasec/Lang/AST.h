@@ -175,6 +175,8 @@ struct Directives {
   /// KLevel: number of levels, 0 meaning log2(group size) (`logp`).
   int64_t kLevels = 0;
   KLevelShape kShape = KLevelShape::None;
+  /// k_level(logp, rec, gamma): gamma in percent; 0 = one half.
+  int64_t kGammaPercent = 0;
   /// Relaying algorithms: knomial(radix), chain/ring/rabenseifner(segments);
   /// 0 = the algorithm's default.
   int64_t algorithmParam = 0;

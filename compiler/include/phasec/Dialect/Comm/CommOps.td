@@ -124,7 +124,8 @@ defvar Comm_CommonArgs = (ins
                     "::phasec::Algorithm::Auto">:$algorithm,
   DefaultValuedAttr<I64Attr, "0">:$k_levels,
   // The parameter of a relaying algorithm (knomial radix, chain or ring
-  // segments); 0 = the algorithm's default.
+  // segments; k_level(logp, rec, gamma): gamma in percent); 0 = the
+  // algorithm's default.
   DefaultValuedAttr<I64Attr, "0">:$algorithm_param,
   DefaultValuedAttr<Comm_KLevelShapeAttr,
                     "::phasec::KLevelShape::None">:$k_shape,
