@@ -16,6 +16,8 @@
 
 #include "RelayGrid.h"
 
+#include "phasec/Solver/Z3Solver.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -23,7 +25,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <numeric>
+#include <optional>
+#include <tuple>
 
 using namespace phasec;
 using llvm::failure;
@@ -55,6 +61,10 @@ std::string phasec::describeRelayChoice(RelayChoice choice) {
   }
   if (choice.param > 0)
     name += "(" + std::to_string(choice.param) + ")";
+  if (!choice.order.empty())
+    name += " in Z3 ring order";
+  else if (choice.groupOrder)
+    name += " in group order";
   return name;
 }
 
@@ -229,14 +239,22 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Builds rounds in relative indices and maps them to member indices.
+/// Builds rounds in relative indices and maps them to member indices:
+/// relative index v is the member v places after the root in `order`
+/// (group order when empty).
 class RoundBuilder {
 public:
-  RoundBuilder(int64_t n, int64_t rootMember) : n_(n), root_(rootMember) {}
+  RoundBuilder(int64_t n, int64_t rootMember,
+               llvm::ArrayRef<int32_t> order = {})
+      : n_(n), root_(rootMember), order_(order) {
+    if (!order_.empty())
+      root_ = llvm::find(order_, rootMember) - order_.begin();
+  }
 
   /// The member at relative index v.
   int32_t member(int64_t v) const {
-    return static_cast<int32_t>(((v % n_ + n_) % n_ + root_) % n_);
+    int64_t at = ((v % n_ + n_) % n_ + root_) % n_;
+    return order_.empty() ? static_cast<int32_t>(at) : order_[at];
   }
   void newRound() {
     if (rounds.empty() || !rounds.back().empty())
@@ -260,6 +278,7 @@ public:
 
 private:
   int64_t n_, root_;
+  llvm::ArrayRef<int32_t> order_;
 };
 } // namespace
 
@@ -359,7 +378,8 @@ static void ringReduceScatter(RoundBuilder &b, int64_t n, int64_t s,
   for (int64_t t = 0; t + 1 < n; ++t) {
     b.newRound();
     for (int64_t v = 0; v < n; ++v) {
-      int64_t blk = ((v - t - 1 + shift) % n + n) % n;
+      // Blocks belong to members (a reduce-scatter's results do).
+      int64_t blk = b.member(v - t - 1 + shift);
       b.step(v, v + 1, range(blk * s, blk * s + s), true);
     }
   }
@@ -372,7 +392,7 @@ static void ringAllgather(RoundBuilder &b, int64_t n, int64_t s,
   for (int64_t t = 0; t + 1 < n; ++t) {
     b.newRound();
     for (int64_t v = 0; v < n; ++v) {
-      int64_t blk = ((v - t + shift) % n + n) % n;
+      int64_t blk = b.member(v - t + shift);
       b.step(v, v + 1, range(blk * s, blk * s + s), false);
     }
   }
@@ -669,7 +689,7 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
   int64_t rootMember = 0;
   if (spec.root >= 0)
     rootMember = llvm::find(spec.group, spec.root) - spec.group.begin();
-  RoundBuilder b(n, rootMember);
+  RoundBuilder b(n, rootMember, choice.order);
   const Algorithm alg = choice.algorithm;
   const int64_t param =
       choice.param > 0 ? choice.param : defaultParam(choice.algorithm);
@@ -1133,10 +1153,77 @@ FailureOr<Schedule> phasec::packRounds(const Topology &topo,
 // Choice
 //===----------------------------------------------------------------------===//
 
+/// Rings and pipelined chains whose member order phasec may choose: the
+/// ring collectives, and the broadcast and reduce chains (a scan's chain
+/// computes prefixes in group order, so it keeps it).
+static bool canReorder(const RelayChoice &choice, CollectiveKind kind) {
+  if (choice.algorithm == Algorithm::Ring)
+    return kind == CollectiveKind::Allreduce ||
+           kind == CollectiveKind::ReduceScatter ||
+           kind == CollectiveKind::Allgather;
+  if (choice.algorithm == Algorithm::Chain)
+    return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce;
+  return false;
+}
+
+/// The largest group the ring-order search takes on: the query has n^2
+/// edge variables.
+static constexpr int64_t kMaxRingOrderSearch = 64;
+
+/// A member order in which every member can send to its successor (to its
+/// predecessor if `backward`) in one congestion-free phase, from Z3; none
+/// if Z3 proves there is none or runs out of its rlimit. The answer
+/// depends only on the machine, the group and the two arguments, and Z3
+/// runs deterministically, so it is computed once per process: the
+/// operations of a file, their chains of several segment counts and the
+/// reports' comparisons share one query.
+static std::optional<std::vector<int32_t>>
+searchRingOrder(const Topology &topo, const ChunkSpec &spec, bool backward,
+                int64_t first) {
+  using Key = std::tuple<std::string, std::vector<RankId>, bool, int64_t>;
+  static std::mutex mutex;
+  static std::map<Key, std::optional<std::vector<int32_t>>> cache;
+  Key key{topo.desc().str(), spec.group, backward, first};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end())
+      return it->second;
+  }
+  const unsigned n = static_cast<unsigned>(spec.numMembers());
+  solver::CycleQuery query;
+  query.numMembers = n;
+  query.numResources = static_cast<unsigned>(topo.numLinks());
+  query.first = static_cast<unsigned>(first);
+  query.resources.resize(static_cast<size_t>(n) * n);
+  llvm::SmallVector<LinkId, 16> route;
+  for (unsigned a = 0; a < n; ++a)
+    for (unsigned b = 0; b < n; ++b) {
+      if (a == b)
+        continue;
+      RankId from = spec.group[backward ? b : a];
+      RankId to = spec.group[backward ? a : b];
+      topo.routeRanks(from, to, 0, route);
+      for (LinkId l : route)
+        query.resources[static_cast<size_t>(a) * n + b].push_back(
+            static_cast<int32_t>(l));
+    }
+  std::string error;
+  FailureOr<solver::CycleResult> result =
+      solver::solveCycleEmbedding(query, solver::SolverOptions(), error);
+  std::optional<std::vector<int32_t>> order;
+  if (succeeded(result) && result->status == SolveStatus::Sat)
+    order = result->order;
+  std::lock_guard<std::mutex> lock(mutex);
+  cache[key] = order;
+  return order;
+}
+
 /// One candidate: chunks, rounds, phases, then the independent replay.
 static FailureOr<RelaySchedule>
 buildOne(const Topology &topo, const CostModel &model,
-         const Collective &collective, RelayChoice choice, std::string &error) {
+         const Collective &collective, RelayChoice choice, std::string &error,
+         bool searchOrder = true) {
   RelaySchedule out;
   out.choice = choice;
   FailureOr<ChunkSpec> spec = getRelayChunks(collective, choice, error);
@@ -1161,7 +1248,32 @@ buildOne(const Topology &topo, const CostModel &model,
             violations.front().message;
     return failure();
   }
-  return out;
+  // A ring or chain whose rounds group order splits into several phases:
+  // ask Z3 for an order in which each round is one phase, and keep it if
+  // it is faster.
+  const int64_t n = out.chunks.numMembers();
+  if (!searchOrder || !choice.order.empty() || choice.groupOrder ||
+      !canReorder(choice, collective.kind) || n > kMaxRingOrderSearch ||
+      out.schedule.phases.size() <= rounds->size())
+    return out;
+  bool backward = collective.kind == CollectiveKind::Reduce;
+  int64_t first = out.chunks.root >= 0
+                      ? llvm::find(out.chunks.group, out.chunks.root) -
+                            out.chunks.group.begin()
+                      : 0;
+  std::optional<std::vector<int32_t>> order =
+      searchRingOrder(topo, out.chunks, backward, first);
+  if (!order)
+    return out;
+  RelayChoice reordered = choice;
+  reordered.order = *order;
+  std::string why;
+  FailureOr<RelaySchedule> other =
+      buildOne(topo, model, collective, reordered, why, false);
+  if (failed(other) ||
+      model.time(other->schedule) >= model.time(out.schedule) * (1 - 1e-9))
+    return out;
+  return other;
 }
 
 /// The choices `auto` tries for an algorithm, parameters filled in.

@@ -338,3 +338,90 @@ llvm::FailureOr<AssignResult> phasec::solver::solvePhaseAssignment(
     return llvm::failure();
   }
 }
+
+llvm::FailureOr<CycleResult>
+phasec::solver::solveCycleEmbedding(const CycleQuery &q,
+                                    const SolverOptions &options,
+                                    std::string &error) {
+  const unsigned n = q.numMembers;
+  if (n < 2 || q.first >= n ||
+      q.resources.size() != static_cast<size_t>(n) * n) {
+    error = "cycle embedding: malformed query";
+    return llvm::failure();
+  }
+  for (const auto &links : q.resources)
+    for (int32_t r : links)
+      if (r < 0 || static_cast<unsigned>(r) >= q.numResources) {
+        error = "cycle embedding: resource out of range";
+        return llvm::failure();
+      }
+  try {
+    setGlobalSeeds(options.seed);
+    z3::context ctx;
+    z3::solver s = makeSolver(ctx, options);
+    // next[a * n + b]: b follows a. pos orders the cycle from `first`, which
+    // rules out sub-cycles that avoid it.
+    std::vector<z3::expr> next, pos;
+    next.reserve(static_cast<size_t>(n) * n);
+    for (unsigned a = 0; a < n; ++a) {
+      pos.push_back(ctx.int_const(("pos_" + std::to_string(a)).c_str()));
+      s.add(pos.back() >= 0 && pos.back() < static_cast<int>(n));
+    }
+    s.add(pos[q.first] == 0);
+    for (unsigned a = 0; a < n; ++a)
+      for (unsigned b = 0; b < n; ++b)
+        next.push_back(ctx.bool_const(
+            ("next_" + std::to_string(a) + "_" + std::to_string(b)).c_str()));
+    for (unsigned a = 0; a < n; ++a) {
+      z3::expr_vector out(ctx), in(ctx);
+      s.add(!next[static_cast<size_t>(a) * n + a]);
+      for (unsigned b = 0; b < n; ++b) {
+        out.push_back(next[static_cast<size_t>(a) * n + b]);
+        in.push_back(next[static_cast<size_t>(b) * n + a]);
+        if (a != b && b != q.first)
+          s.add(z3::implies(next[static_cast<size_t>(a) * n + b],
+                            pos[b] == pos[a] + 1));
+      }
+      addExactlyOne(s, out);
+      addExactlyOne(s, in);
+    }
+    // Per resource: at most one member's chosen edge uses it (a member has
+    // one successor, so its own edges never meet).
+    std::vector<llvm::MapVector<unsigned, llvm::SmallVector<unsigned, 4>>>
+        users(q.numResources);
+    for (unsigned a = 0; a < n; ++a)
+      for (unsigned b = 0; b < n; ++b)
+        if (a != b)
+          for (int32_t r : q.resources[static_cast<size_t>(a) * n + b])
+            users[r][a].push_back(b);
+    for (unsigned r = 0; r < q.numResources; ++r) {
+      if (users[r].size() < 2)
+        continue;
+      z3::expr_vector terms(ctx);
+      for (auto &[a, succs] : users[r]) {
+        z3::expr_vector alts(ctx);
+        for (unsigned b : succs)
+          alts.push_back(next[static_cast<size_t>(a) * n + b]);
+        terms.push_back(alts.size() == 1 ? alts[0] : z3::mk_or(alts));
+      }
+      s.add(z3::atmost(terms, 1));
+    }
+    CycleResult result;
+    std::optional<z3::model> model = checkInto(s, result);
+    if (!model)
+      return result;
+    result.order.assign(n, -1);
+    for (unsigned a = 0; a < n; ++a) {
+      int64_t p = model->eval(pos[a], true).get_numeral_int64();
+      if (p < 0 || p >= static_cast<int64_t>(n) || result.order[p] != -1) {
+        error = "cycle embedding: the model is not a cycle";
+        return llvm::failure();
+      }
+      result.order[p] = static_cast<int32_t>(a);
+    }
+    return result;
+  } catch (const z3::exception &e) {
+    error = std::string("z3: ") + e.msg();
+    return llvm::failure();
+  }
+}

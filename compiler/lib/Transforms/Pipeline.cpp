@@ -194,6 +194,16 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
         }
         // Times compare under this problem's model; the chunks may differ.
         row("", other->schedule, "");
+        // A ring or chain in the order Z3 found, beside group order.
+        if (other->choice.order.empty())
+          continue;
+        RelayChoice plain = other->choice;
+        plain.order.clear();
+        plain.groupOrder = true;
+        FailureOr<RelaySchedule> inGroupOrder = scheduleRelaying(
+            topo, problem.costModel(), *collective, plain, error);
+        if (succeeded(inGroupOrder))
+          row("", inGroupOrder->schedule, "");
       }
       continue;
     }

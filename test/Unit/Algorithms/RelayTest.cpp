@@ -430,3 +430,56 @@ TEST_F(Replay, CongestionStillCounts) {
 }
 
 } // namespace
+
+TEST(Relay, RingsAndChainsTakeAZ3OrderWhereGroupOrderCongests) {
+  // The black squares of an 8 x 8 torus: in group order a ring's round
+  // takes two phases; in the order Z3 finds, one.
+  Topology topo = makeTopology("torus:8x8");
+  CostModel model(topo);
+  std::vector<RankId> black;
+  for (RankId r = 0; r < 64; ++r)
+    if ((r % 8 + r / 8) % 2 == 0)
+      black.push_back(r);
+  const int64_t n = black.size();
+  struct Case {
+    CollectiveKind kind;
+    RelayChoice choice;
+    size_t rounds;
+  } cases[] = {
+      {CollectiveKind::Allreduce, {Algorithm::Ring, 1}, size_t(2 * (n - 1))},
+      {CollectiveKind::Allgather, {Algorithm::Ring, 1}, size_t(n - 1)},
+      {CollectiveKind::ReduceScatter, {Algorithm::Ring, 1}, size_t(n - 1)},
+      {CollectiveKind::Broadcast, {Algorithm::Chain, 4}, size_t(4 + n - 2)},
+      {CollectiveKind::Reduce, {Algorithm::Chain, 4}, size_t(4 + n - 2)},
+  };
+  for (const Case &c : cases) {
+    Collective coll = relayCollective(c.kind, black, hasRoot(c.kind) ? 2 : -1,
+                                      n * 4);
+    std::string error;
+    auto z3 = scheduleRelaying(topo, model, coll, c.choice, error);
+    ASSERT_TRUE(succeeded(z3)) << error;
+    RelayChoice plain = c.choice;
+    plain.groupOrder = true;
+    auto grouped = scheduleRelaying(topo, model, coll, plain, error);
+    ASSERT_TRUE(succeeded(grouped)) << error;
+    SCOPED_TRACE(stringifyCollectiveKind(c.kind).str());
+    EXPECT_EQ(z3->choice.order.size(), static_cast<size_t>(n));
+    EXPECT_TRUE(llvm::StringRef(z3->schedule.algorithm)
+                    .ends_with(" in Z3 ring order"));
+    EXPECT_TRUE(llvm::StringRef(grouped->schedule.algorithm)
+                    .ends_with(" in group order"));
+    // One phase per round, where group order needs more.
+    EXPECT_EQ(z3->schedule.phases.size(), c.rounds);
+    EXPECT_GT(grouped->schedule.phases.size(), c.rounds);
+    EXPECT_LT(model.time(z3->schedule), model.time(grouped->schedule));
+    // A chain starts at the root.
+    if (hasRoot(c.kind))
+      EXPECT_EQ(black[z3->choice.order[0]], 2);
+  }
+  // A scan's chain computes prefixes in group order: it keeps it.
+  Collective scan = relayCollective(CollectiveKind::Scan, black, -1, n * 4);
+  std::string error;
+  auto s = scheduleRelaying(topo, model, scan, {Algorithm::Chain, 4}, error);
+  ASSERT_TRUE(succeeded(s)) << error;
+  EXPECT_TRUE(s->choice.order.empty());
+}

@@ -207,3 +207,83 @@ TEST(PhaseAssignment, BadInput) {
   EXPECT_TRUE(failed(solvePhaseAssignment(q, o, error)));
   EXPECT_NE(error.find("zero phases"), std::string::npos);
 }
+
+/// A line of nodes 0 - 1 - ... - (k-1), one directed link each way:
+/// link 2i goes i -> i+1, link 2i+1 goes i+1 -> i.
+static CycleQuery lineCycleQuery(unsigned k, std::vector<unsigned> members) {
+  CycleQuery q;
+  q.numMembers = members.size();
+  q.numResources = 2 * k;
+  q.resources.resize(members.size() * members.size());
+  for (unsigned a = 0; a < members.size(); ++a)
+    for (unsigned b = 0; b < members.size(); ++b) {
+      unsigned from = members[a], to = members[b];
+      for (unsigned x = std::min(from, to); x < std::max(from, to); ++x)
+        q.resources[a * members.size() + b].push_back(
+            static_cast<int32_t>(from < to ? 2 * x : 2 * x + 1));
+    }
+  return q;
+}
+
+TEST(CycleEmbedding, FindsACycleWhoseEdgesShareNoLink) {
+  // Members at 0, 1, 2, 3 of a line of 4: 0 1 2 3 back to 0 is a cycle
+  // (the closing edge goes left, the others right).
+  CycleQuery q = lineCycleQuery(4, {0, 1, 2, 3});
+  q.first = 2;
+  std::string error;
+  auto r = solveCycleEmbedding(q, SolverOptions(), error);
+  ASSERT_TRUE(succeeded(r)) << error;
+  ASSERT_EQ(r->status, SolveStatus::Sat);
+  ASSERT_EQ(r->order.size(), 4u);
+  EXPECT_EQ(r->order[0], 2);
+  // Every member once, and no link used by two edges.
+  std::vector<int> seen(4, 0), used(q.numResources, 0);
+  for (unsigned i = 0; i < 4; ++i) {
+    ++seen[r->order[i]];
+    unsigned a = r->order[i], b = r->order[(i + 1) % 4];
+    for (int32_t l : q.resources[a * 4 + b])
+      EXPECT_EQ(used[l]++, 0) << "link " << l;
+  }
+  EXPECT_EQ(seen, std::vector<int>(4, 1));
+  EXPECT_GT(r->rlimitUsed, 0u);
+}
+
+TEST(CycleEmbedding, ProvesThatNoneExists) {
+  CycleQuery q;
+  q.numMembers = 3;
+  q.numResources = 1;
+  q.resources.resize(9);
+  // Every edge between different members takes resource 0: three edges
+  // from three different members cannot all run at once.
+  for (unsigned a = 0; a < 3; ++a)
+    for (unsigned b = 0; b < 3; ++b)
+      if (a != b)
+        q.resources[a * 3 + b] = {0};
+  std::string error;
+  auto r = solveCycleEmbedding(q, SolverOptions(), error);
+  ASSERT_TRUE(succeeded(r)) << error;
+  EXPECT_EQ(r->status, SolveStatus::Unsat);
+  EXPECT_TRUE(r->order.empty());
+}
+
+TEST(CycleEmbedding, RejectsMalformedQueries) {
+  CycleQuery q = lineCycleQuery(3, {0, 1, 2});
+  q.first = 5;
+  std::string error;
+  EXPECT_TRUE(failed(solveCycleEmbedding(q, SolverOptions(), error)));
+  EXPECT_EQ(error, "cycle embedding: malformed query");
+  q.first = 0;
+  q.resources[1] = {99};
+  EXPECT_TRUE(failed(solveCycleEmbedding(q, SolverOptions(), error)));
+  EXPECT_EQ(error, "cycle embedding: resource out of range");
+}
+
+TEST(CycleEmbedding, Deterministic) {
+  CycleQuery q = lineCycleQuery(6, {0, 1, 2, 3, 4, 5});
+  std::string error;
+  auto a = solveCycleEmbedding(q, SolverOptions(), error);
+  auto b = solveCycleEmbedding(q, SolverOptions(), error);
+  ASSERT_TRUE(succeeded(a) && succeeded(b));
+  EXPECT_EQ(a->order, b->order);
+  EXPECT_EQ(a->rlimitUsed, b->rlimitUsed);
+}

@@ -84,6 +84,12 @@ struct RelayChoice {
   /// k_level(1, sys_br): the broadcast tree (Auto = the fastest under the
   /// cost model; scheduleRelaying tries direct, binomial, binary, knomial).
   Algorithm tree = Algorithm::Auto;
+  /// Rings and chains: the members (group indices) in ring order, empty
+  /// for group order. scheduleRelaying fills it from a Z3 search where
+  /// group order splits the rounds into several phases.
+  std::vector<int32_t> order;
+  /// Rings and chains: keep group order, no search (for comparisons).
+  bool groupOrder = false;
 };
 
 // needsRelaying(kind) and getRelayAlgorithms(kind), the table of which

@@ -14,7 +14,10 @@
 ///   per-dimension building block of the product construction;
 /// - phase assignment: put items (transfers with one or two route options)
 ///   into T phases so that no resource (directed link) carries two groups
-///   (source ranks) in one phase; the exact model for small instances.
+///   (source ranks) in one phase; the exact model for small instances;
+/// - cycle embedding: an order of a group's members in which every member
+///   can send to its successor in one congestion-free phase (rings and
+///   pipelined chains of the relaying collectives).
 ///
 /// Determinism: every query builds a fresh context and solver, fixes the
 /// random seeds and limits work with Z3's `rlimit` (a count of internal
@@ -122,6 +125,33 @@ struct AssignResult {
 llvm::FailureOr<AssignResult> solvePhaseAssignment(const AssignQuery &query,
                                                    const SolverOptions &options,
                                                    std::string &error);
+
+/// A cyclic order of n members (a Hamiltonian cycle of the complete
+/// digraph on them) whose n edges a -> next(a) can all run in one
+/// congestion-free phase: edges from different members never share a
+/// resource (a directed link). The rounds of a ring or a pipelined chain
+/// (every member sends to its successor at once) then fit in one phase
+/// each. Members on one node take no links: their edges have no resources.
+struct CycleQuery {
+  unsigned numMembers = 0;
+  unsigned numResources = 0;
+  /// resources[a * numMembers + b]: what the edge a -> b occupies.
+  std::vector<llvm::SmallVector<int32_t, 8>> resources;
+  /// The cycle starts at this member (a chain's root).
+  unsigned first = 0;
+};
+
+struct CycleResult {
+  SolveStatus status = SolveStatus::Unknown;
+  /// When Sat: the members in cycle order, order[0] = first.
+  std::vector<int32_t> order;
+  uint64_t rlimitUsed = 0;
+};
+
+/// Finds such a cycle. Unsat is a proof that none exists.
+llvm::FailureOr<CycleResult> solveCycleEmbedding(const CycleQuery &query,
+                                                 const SolverOptions &options,
+                                                 std::string &error);
 
 /// The Z3 version string, for reports and cache keys.
 std::string z3Version();
