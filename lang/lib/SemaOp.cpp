@@ -54,7 +54,8 @@ std::string joinNames(llvm::ArrayRef<StringRef> names) {
 /// What the "algorithms:" notes list.
 static const std::string kAlgorithmList =
     "auto, direct, pairwise, linear_shift, xor, bruck, k_level(k), "
-    "k_level(k, rec|sq), k_level(logp, sq), binomial, binary, knomial(k), "
+    "k_level(k, rec|sq), k_level(logp, sq), k_level(2, rc), "
+    "k_level(logp, bfly), binomial, binary, knomial(k), "
     "chain(s), ring(s), recursive_doubling, recursive_halving, "
     "rabenseifner(s), scatter_allgather, reduce_broadcast, dissemination";
 
@@ -336,8 +337,8 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     }
     if (*alg == Algorithm::KLevel) {
       if (!e->isCall || e->args.empty() || e->args.size() > 2) {
-        diag.error(p->value.loc, "k_level takes (levels) or (levels, rec|sq); "
-                                 "levels may be 'logp'");
+        diag.error(p->value.loc, "k_level takes (levels) or (levels, "
+                                 "rec|sq|rc|bfly); levels may be 'logp'");
         return false;
       }
       const Expr &k = *e->args[0];
@@ -360,10 +361,14 @@ bool Sema::checkCommonDirectives(OpContext &c) {
           dir.kShape = KLevelShape::Rec;
         else if (isName(&s, "sq"))
           dir.kShape = KLevelShape::Sq;
+        else if (isName(&s, "rc"))
+          dir.kShape = KLevelShape::Rc;
+        else if (isName(&s, "bfly"))
+          dir.kShape = KLevelShape::Bfly;
         else {
           diag.error(s.getLoc(),
-                     "unknown k_level submachine shape; expected 'rec' "
-                     "or 'sq'");
+                     "unknown k_level submachine shape; expected 'rec', "
+                     "'sq', 'rc' or 'bfly'");
           return false;
         }
       }

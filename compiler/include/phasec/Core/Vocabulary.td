@@ -163,12 +163,16 @@ def Phasec_Algorithm : Phasec_Enum<"Algorithm", "algorithm directive", [
   I32EnumAttrCase<"DimensionWise", 19, "dimension_wise">]>;
 
 // Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
-// rectangles/rows (2-lev-rec), squares (3-lev-sq, logp-lev-sq).
+// rectangles/rows (2-lev-rec), squares (3-lev-sq, logp-lev-sq; the
+// all-to-all 2-lev-sq), rows then columns (the all-to-all 2-lev-r,c),
+// butterfly (the all-to-all logp-lev-bfly).
 def Phasec_KLevelShape : Phasec_Enum<"KLevelShape",
     "submachine shape of a k-level algorithm", [
   I32EnumAttrCase<"None", 0, "none">,
   I32EnumAttrCase<"Rec", 1, "rec">,
-  I32EnumAttrCase<"Sq", 2, "sq">]>;
+  I32EnumAttrCase<"Sq", 2, "sq">,
+  I32EnumAttrCase<"Rc", 3, "rc">,
+  I32EnumAttrCase<"Bfly", 4, "bfly">]>;
 
 def Phasec_SyncKind : Phasec_Enum<"SyncKind", "phase synchronisation", [
   I32EnumAttrCase<"Barrier", 0, "barrier">,
