@@ -645,6 +645,14 @@ static LogicalResult kLevelAlltoallRounds(std::vector<RelayRound> &rounds,
     round.push_back({static_cast<int32_t>(from), static_cast<int32_t>(to),
                      std::move(chunks), false});
   };
+  // packRounds places a round's transfers first fit in order: the longest
+  // routes first leave the short ones to fill the gaps.
+  auto longestFirst = [&](RelayRound round) {
+    llvm::stable_sort(round, [&](const RelayStep &a, const RelayStep &b) {
+      return topo->hops(a.src, a.dst) > topo->hops(b.src, b.dst);
+    });
+    return round;
+  };
   if (choice.param == 2 && choice.shape == KLevelShape::Rc) {
     RelayRound rows, cols;
     for (int64_t y = 0; y < H; ++y)
@@ -669,7 +677,7 @@ static LogicalResult kLevelAlltoallRounds(std::vector<RelayRound> &rounds,
         }
     for (RelayRound *round : {&rows, &cols})
       if (!round->empty())
-        rounds.push_back(std::move(*round));
+        rounds.push_back(longestFirst(std::move(*round)));
     return success();
   }
   if (choice.param == 2 && choice.shape == KLevelShape::Sq) {
@@ -735,7 +743,7 @@ static LogicalResult kLevelAlltoallRounds(std::vector<RelayRound> &rounds,
       }
     for (RelayRound *round : {&inside, &across, &back})
       if (!round->empty())
-        rounds.push_back(std::move(*round));
+        rounds.push_back(longestFirst(std::move(*round)));
     return success();
   }
   if (butterfly) {
@@ -761,7 +769,7 @@ static LogicalResult kLevelAlltoallRounds(std::vector<RelayRound> &rounds,
       RelayRound round;
       for (int64_t i = 0; i < n; ++i)
         add(round, i, i ^ bit, std::move(out[i]));
-      rounds.push_back(std::move(round));
+      rounds.push_back(longestFirst(std::move(round)));
     }
     return success();
   }
