@@ -402,6 +402,12 @@ bool Sema::checkCommonDirectives(OpContext &c) {
                          "the levels must be 1");
           return false;
         }
+        if (!broadcasts && dir.kLevels == 1) {
+          diag.error(s.getLoc(), "k_level(1) is the direct transfers: it has "
+                                 "no submachines, so no shape '" +
+                                     stringifyKLevelShape(*shape) + "'");
+          return false;
+        }
         if (broadcasts && op.kind != CollectiveKind::OneToAll &&
             op.kind != CollectiveKind::Scatter) {
           diag.error(s.getLoc(), "k_level(1, " +

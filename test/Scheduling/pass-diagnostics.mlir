@@ -1,18 +1,19 @@
 // Diagnostics of comm-lower-collectives and comm-schedule-phases.
 // RUN: phasec-opt %s -split-input-file -verify-diagnostics --comm-lower-collectives --comm-schedule-phases > /dev/null
-// RUN: not phasec-opt %s -split-input-file --comm-lower-collectives=allow-unsupported=1 --comm-schedule-phases 2>&1 > /dev/null | FileCheck %s --check-prefix=ALLOW
 // RUN: not phasec-opt %s -split-input-file --comm-lower-collectives --comm-schedule-phases=algorithm=fastest 2>&1 > /dev/null | FileCheck %s --check-prefix=UNKNOWN
 
 // UNKNOWN: error: unknown scheduling algorithm 'fastest' (expected one of auto, product, percs, torus-quotient, greedy-priority, z3-exact, linear_shift, xor, greedy)
 
 comm.machine @r #comm.torus<[6]> {bandwidth = 1.0e6 : f64}
 comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]
-// expected-error @below {{cannot lower 'o': not yet supported: algorithm 'k_level(2)' for 'alltoall' (seed 003's all-to-all k-level algorithms); k_level(1), the direct transfers, is implemented}}
+// Seed 003's all-to-all k-level algorithms relay (comm-schedule-phases):
+// k_level(2) needs a shape, the butterfly a power-of-two group.
+// expected-error @below {{cannot schedule 'o': k_level(2) is not one of seed 003's all-to-all k-level algorithms (k_level(2, sq), k_level(2, rc), k_level(logp, bfly)); k_level(1) is the direct transfers}}
 comm.alltoall @o on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64}
-// expected-error @below {{cannot lower 'l': not yet supported: algorithm 'k_level(logp)'}}
+// expected-error @below {{cannot schedule 'l': k_level(logp) exchanges along the bits of the member index: it needs a power-of-two group, got 6 members}}
 comm.alltoall @l on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 0 : i64}
-// ALLOW: warning: 'o' is not scheduled: not yet supported: algorithm 'k_level(2)'
-// ALLOW: warning: 'l' is not scheduled: not yet supported: algorithm 'k_level(logp)'
+// expected-error @below {{cannot schedule 's': k_level(2, sq) forms sqrt(p) submachines of sqrt(p) nodes each: it needs a square number of members, got 6}}
+comm.alltoall @s on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64, k_shape = #comm.k_shape<sq>}
 
 // -----
 

@@ -89,7 +89,7 @@ llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
   static const A scatterGather[] = {A::Binomial, A::KLevel};
   static const A allgather[] = {A::Ring, A::RecursiveDoubling, A::Bruck,
                                 A::DimensionWise};
-  static const A alltoall[] = {A::Bruck};
+  static const A alltoall[] = {A::Bruck, A::KLevel};
   static const A barrier[] = {A::Dissemination, A::RecursiveDoubling};
   switch (kind) {
   case CollectiveKind::Broadcast:

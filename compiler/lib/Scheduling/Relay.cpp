@@ -681,6 +681,191 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
   return success();
 }
 
+/// Seed 003's all-to-all k-level algorithms on a 1-D or 2-D grid whose
+/// every node holds one member (member x + W y at (x, y)); chunk
+/// (i n + j) k + m goes from member i to member j:
+/// - k_level(2, sq), 2-lev-sq: q = sqrt(n) submachines ("tiles") of q nodes,
+///   as square as the grid allows; member u of tile t is P(t, u). Step 1,
+///   inside each tile: P(t, u) sends P(t, u') its data for tile u'. Step 2,
+///   one message each: P(t, u), now holding everything tile t sends to tile
+///   u, passes it to P(u, t). Step 3, inside each tile: P(t', s) hands each
+///   P(t', u') what tile s sends it. Steps 1 and 3 are q - 1 messages of
+///   q blocks, step 2 one message of q^2 blocks: pL bytes each step.
+/// - k_level(2, rc), 2-lev-r,c: along the row to the node in the
+///   destination's column (everything for that column), then along the
+///   column to the destination (everything the row sends it).
+/// - k_level(logp, bfly), logp-lev-bfly: step b exchanges with member
+///   i ^ 2^b every held block whose destination differs from i in bit b
+///   (half of what each member holds), lowest bit first.
+static LogicalResult kLevelAlltoallRounds(std::vector<RelayRound> &rounds,
+                                          const ChunkSpec &spec,
+                                          RelayChoice choice,
+                                          const Topology *topo,
+                                          std::string &error) {
+  const int64_t n = spec.numMembers(), k = spec.chunksPerMember();
+  const std::string name = describeRelayChoice(choice);
+  bool ordered = topo && topo->numRanks() == n;
+  for (int64_t m = 0; ordered && m < n; ++m)
+    ordered = spec.group[m] == m && topo->nodeOfRank(m) == m;
+  if (!topo || !topo->isGrid() || topo->numDims() < 1 || topo->numDims() > 2 ||
+      topo->numRanks() != topo->numNodes() || !ordered) {
+    error = name + " partitions a 1-D or 2-D mesh or torus into "
+                   "submachines: the group must be every node of one, one "
+                   "rank per node";
+    return failure();
+  }
+  const int64_t W = topo->extent(0),
+                H = topo->numDims() == 2 ? topo->extent(1) : 1;
+  const bool butterfly =
+      (choice.shape == KLevelShape::Bfly ||
+       choice.shape == KLevelShape::None) &&
+      (choice.param == 0 ||
+       choice.param == static_cast<int64_t>(llvm::Log2_64_Ceil(n)));
+  // The chunks of (source member i, destination member j).
+  auto pair = [&](llvm::SmallVector<int64_t, 2> &out, int64_t i, int64_t j) {
+    for (int64_t m = 0; m < k; ++m)
+      out.push_back((i * n + j) * k + m);
+  };
+  auto add = [&](RelayRound &round, int64_t from, int64_t to,
+                 llvm::SmallVector<int64_t, 2> chunks) {
+    llvm::sort(chunks);
+    round.push_back({static_cast<int32_t>(from), static_cast<int32_t>(to),
+                     std::move(chunks), false});
+  };
+  // packRounds places a round's transfers first fit in order: the longest
+  // routes first leave the short ones to fill the gaps.
+  auto longestFirst = [&](RelayRound round) {
+    llvm::stable_sort(round, [&](const RelayStep &a, const RelayStep &b) {
+      return topo->hops(a.src, a.dst) > topo->hops(b.src, b.dst);
+    });
+    return round;
+  };
+  if (choice.param == 2 && choice.shape == KLevelShape::Rc) {
+    RelayRound rows, cols;
+    for (int64_t y = 0; y < H; ++y)
+      for (int64_t x = 0; x < W; ++x)
+        for (int64_t x2 = 0; x2 < W; ++x2) {
+          if (x2 == x)
+            continue;
+          llvm::SmallVector<int64_t, 2> chunks;
+          for (int64_t y2 = 0; y2 < H; ++y2)
+            pair(chunks, x + W * y, x2 + W * y2);
+          add(rows, x + W * y, x2 + W * y, std::move(chunks));
+        }
+    for (int64_t y = 0; y < H; ++y)
+      for (int64_t x = 0; x < W; ++x)
+        for (int64_t y2 = 0; y2 < H; ++y2) {
+          if (y2 == y)
+            continue;
+          llvm::SmallVector<int64_t, 2> chunks;
+          for (int64_t x2 = 0; x2 < W; ++x2)
+            pair(chunks, x2 + W * y, x + W * y2);
+          add(cols, x + W * y, x + W * y2, std::move(chunks));
+        }
+    for (RelayRound *round : {&rows, &cols})
+      if (!round->empty())
+        rounds.push_back(longestFirst(std::move(*round)));
+    return success();
+  }
+  if (choice.param == 2 && choice.shape == KLevelShape::Sq) {
+    int64_t q = 1;
+    while ((q + 1) * (q + 1) <= n)
+      ++q;
+    if (q * q != n) {
+      error = llvm::formatv("{0} forms sqrt(p) submachines of sqrt(p) nodes "
+                            "each: it needs a square number of members, got "
+                            "{1}",
+                            name, n)
+                  .str();
+      return failure();
+    }
+    // The tile w x h (w h = q) that fits the grid and is closest to a
+    // square, the wider one on a tie; one always exists when W H = q^2.
+    int64_t w = 0, h = 0;
+    for (int64_t a = 1; a <= q; ++a) {
+      int64_t b2 = q / a;
+      if (q % a || W % a || H % b2)
+        continue;
+      if (!w || std::abs(a - b2) < std::abs(w - h) ||
+          (std::abs(a - b2) == std::abs(w - h) && a > w)) {
+        w = a;
+        h = b2;
+      }
+    }
+    assert(w && "a tile exists when W H = q^2");
+    const int64_t tilesPerRow = W / w;
+    // P(t, u): member u of tile t.
+    auto proc = [&](int64_t t, int64_t u) {
+      int64_t x = (t % tilesPerRow) * w + u % w,
+              y = (t / tilesPerRow) * h + u / w;
+      return x + W * y;
+    };
+    RelayRound inside, across, back;
+    for (int64_t t = 0; t < q; ++t)
+      for (int64_t u = 0; u < q; ++u) {
+        for (int64_t u2 = 0; u2 < q; ++u2) {
+          if (u2 == u)
+            continue;
+          llvm::SmallVector<int64_t, 2> chunks;
+          for (int64_t v = 0; v < q; ++v)
+            pair(chunks, proc(t, u), proc(u2, v));
+          add(inside, proc(t, u), proc(t, u2), std::move(chunks));
+        }
+        if (u != t) {
+          llvm::SmallVector<int64_t, 2> chunks;
+          for (int64_t a = 0; a < q; ++a)
+            for (int64_t b2 = 0; b2 < q; ++b2)
+              pair(chunks, proc(t, a), proc(u, b2));
+          add(across, proc(t, u), proc(u, t), std::move(chunks));
+        }
+        // P(t, u) holds what tile u sends to tile t.
+        for (int64_t u2 = 0; u2 < q; ++u2) {
+          if (u2 == u)
+            continue;
+          llvm::SmallVector<int64_t, 2> chunks;
+          for (int64_t v = 0; v < q; ++v)
+            pair(chunks, proc(u, v), proc(t, u2));
+          add(back, proc(t, u), proc(t, u2), std::move(chunks));
+        }
+      }
+    for (RelayRound *round : {&inside, &across, &back})
+      if (!round->empty())
+        rounds.push_back(longestFirst(std::move(*round)));
+    return success();
+  }
+  if (butterfly) {
+    if (!llvm::isPowerOf2_64(n)) {
+      error = llvm::formatv("{0} exchanges along the bits of the member "
+                            "index: it needs a power-of-two group, got {1} "
+                            "members",
+                            name, n)
+                  .str();
+      return failure();
+    }
+    // at[i * n + j]: the member that holds the blocks from i to j.
+    std::vector<int64_t> at(n * n);
+    for (int64_t c = 0; c < n * n; ++c)
+      at[c] = c / n;
+    for (int64_t bit = 1; bit < n; bit <<= 1) {
+      std::vector<llvm::SmallVector<int64_t, 2>> out(n);
+      for (int64_t c = 0; c < n * n; ++c)
+        if ((at[c] ^ (c % n)) & bit) {
+          pair(out[at[c]], c / n, c % n);
+          at[c] ^= bit;
+        }
+      RelayRound round;
+      for (int64_t i = 0; i < n; ++i)
+        add(round, i, i ^ bit, std::move(out[i]));
+      rounds.push_back(longestFirst(std::move(round)));
+    }
+    return success();
+  }
+  error = name + " is not one of seed 003's all-to-all k-level algorithms "
+                 "(k_level(2, sq), k_level(2, rc), k_level(logp, bfly)); "
+                 "k_level(1) is the direct transfers";
+  return failure();
+}
+
 FailureOr<std::vector<RelayRound>>
 phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
                          std::string &error, const Topology *topo) {
@@ -709,6 +894,11 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
     return std::vector<RelayRound>();
   if (alg == Algorithm::DimensionWise)
     return dimensionWiseRounds(spec, param, topo, error);
+  if (alg == Algorithm::KLevel && spec.kind == CollectiveKind::Alltoall) {
+    if (failed(kLevelAlltoallRounds(b.rounds, spec, choice, topo, error)))
+      return failure();
+    return b.take();
+  }
   if (alg == Algorithm::KLevel) {
     if (failed(kLevelRounds(b, spec, choice, topo, error)))
       return failure();

@@ -65,20 +65,7 @@ void LowerCollectivesPass::runOnOperation() {
         isRelaying(record))
       continue;
     std::string error;
-    FailureOr<TransferSet> set = failure();
-    // Seed 003's k-level all-to-all algorithms (2-lev-sq, 2-lev-r,c,
-    // logp-lev-bfly) do not exist yet; its one-to-all family is relayed.
-    auto levels = op->getAttrOfType<IntegerAttr>("k_levels");
-    if (record.op.getAlgorithmDirective() == Algorithm::KLevel &&
-        (!levels || levels.getInt() != 1))
-      error = "not yet supported: algorithm 'k_level(" +
-              (levels && levels.getInt() ? std::to_string(levels.getInt())
-                                         : std::string("logp")) +
-              ")' for '" + stringifyCollectiveKind(collective->kind).str() +
-              "' (seed 003's all-to-all k-level algorithms); k_level(1), the "
-              "direct transfers, is implemented";
-    else
-      set = collective->lower(error);
+    FailureOr<TransferSet> set = collective->lower(error);
     if (failed(set)) {
       bool unsupported = StringRef(error).starts_with("not yet supported");
       if (unsupported && allowUnsupported) {

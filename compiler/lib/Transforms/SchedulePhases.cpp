@@ -84,22 +84,20 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
                : SchedulerAlgorithm::LinearShift;
   case Algorithm::KLevel: {
     // 1-lev-dir (seed 003) sends every block straight to its destination:
-    // exactly the direct transfers the scheduler phases anyway.
+    // exactly the direct transfers the scheduler phases anyway. More levels
+    // relay (isRelayedOperation) and never get here.
     auto levels = record.op->getAttrOfType<IntegerAttr>("k_levels");
     if (levels && levels.getInt() == 1)
       return SchedulerAlgorithm::Auto;
-    return emitError(record.op.getLoc(), "not yet supported: algorithm '")
-           << "k_level(" << (levels ? levels.getInt() : 0)
-           << ")' of '" << record.op.getCollectiveName()
-           << "' relays through submachines (seed 003); only k_level(1), "
-              "the direct transfers, is implemented";
+    break;
   }
   default:
-    // Relaying algorithms never get here (isRelayedOperation).
-    return emitError(record.op.getLoc(), "algorithm '")
-           << stringifyAlgorithm(record.op.getAlgorithmDirective())
-           << "' does not apply to '" << record.op.getCollectiveName() << "'";
+    break;
   }
+  // Relaying algorithms never get here (isRelayedOperation).
+  return emitError(record.op.getLoc(), "algorithm '")
+         << stringifyAlgorithm(record.op.getAlgorithmDirective())
+         << "' does not apply to '" << record.op.getCollectiveName() << "'";
 }
 
 void SchedulePhasesPass::annotateUserSchedule(OperationRecord &record,

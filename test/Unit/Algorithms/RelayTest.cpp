@@ -15,6 +15,8 @@
 
 #include "phasec/Scheduling/Relay.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace phasec;
 using namespace phasec::test;
 
@@ -193,6 +195,129 @@ TEST(Relay, BroadcastingOneToAll) {
   EXPECT_EQ(error, "k_level(1, our_br) broadcasts a one-to-all's whole "
                    "message in one level: it needs k_level(1, ...) of a "
                    "one_to_all or scatter");
+}
+
+TEST(Relay, SeedThreeAlltoallKLevelAlgorithms) {
+  // 2-lev-sq, 2-lev-r,c and logp-lev-bfly: their rounds have the seed's
+  // shape and every schedule replays (scheduleRelaying verifies it).
+  const RelayChoice sq{Algorithm::KLevel, 2, KLevelShape::Sq},
+      rc{Algorithm::KLevel, 2, KLevelShape::Rc},
+      bfly{Algorithm::KLevel, 0, KLevelShape::Bfly};
+  struct Case {
+    const char *machine;
+    bool square, powerOfTwo;
+  };
+  const Case cases[] = {{"mesh:4x4", true, true},   {"torus:4x4", true, true},
+                        {"mesh:8x2", true, true},   {"torus:16", true, true},
+                        {"mesh:3x3", true, false},  {"mesh:9", true, false},
+                        {"mesh:6x6", true, false},  {"mesh:4x2", false, true},
+                        {"torus:5x3", false, false}};
+  for (const Case &tc : cases) {
+    Topology topo = makeTopology(tc.machine);
+    CostModel model(topo);
+    const int64_t n = topo.numRanks();
+    const int64_t W = topo.extent(0),
+                  H = topo.numDims() == 2 ? topo.extent(1) : 1;
+    for (const RelayChoice &choice : {sq, rc, bfly}) {
+      Collective c =
+          relayCollective(CollectiveKind::Alltoall, allRanks(topo), -1, 2);
+      std::string error;
+      auto s = scheduleRelaying(topo, model, c, choice, error);
+      bool expected = choice.shape == KLevelShape::Rc ||
+                      (choice.shape == KLevelShape::Sq && tc.square) ||
+                      (choice.shape == KLevelShape::Bfly && tc.powerOfTwo);
+      ASSERT_EQ(succeeded(s), expected) << tc.machine << " " << error;
+      if (!expected) {
+        EXPECT_TRUE(error.find(choice.shape == KLevelShape::Sq
+                                   ? "needs a square number of members"
+                                   : "needs a power-of-two group") !=
+                    std::string::npos)
+            << error;
+        continue;
+      }
+      EXPECT_TRUE(isRelaying(s->schedule));
+      auto rounds = buildRelayRounds(s->chunks, choice, error, &topo);
+      ASSERT_TRUE(succeeded(rounds)) << error;
+      const int64_t k = s->chunks.chunksPerMember();
+      // Per round: messages per member and chunks per message.
+      auto shape = [&](const RelayRound &round, int64_t messages,
+                       int64_t chunks) {
+        std::vector<int64_t> sent(n, 0);
+        for (const RelayStep &step : round) {
+          EXPECT_EQ(static_cast<int64_t>(step.chunks.size()), chunks * k)
+              << tc.machine;
+          EXPECT_FALSE(step.reduce);
+          ++sent[step.src];
+        }
+        for (int64_t m = 0; m < n; ++m)
+          EXPECT_LE(sent[m], messages) << tc.machine << " member " << m;
+      };
+      if (choice.shape == KLevelShape::Rc) {
+        ASSERT_EQ(rounds->size(), H > 1 ? 2u : 1u) << tc.machine;
+        shape((*rounds)[0], W - 1, H);
+        if (H > 1)
+          shape((*rounds)[1], H - 1, W);
+      } else if (choice.shape == KLevelShape::Sq) {
+        int64_t q = 1;
+        while (q * q < n)
+          ++q;
+        ASSERT_EQ(rounds->size(), 3u) << tc.machine;
+        shape((*rounds)[0], q - 1, q);
+        shape((*rounds)[1], 1, q * q);
+        shape((*rounds)[2], q - 1, q);
+        // Step 2 pairs P(t, u) with P(u, t): everyone but the diagonal.
+        EXPECT_EQ(static_cast<int64_t>((*rounds)[1].size()), n - q);
+      } else {
+        ASSERT_EQ(static_cast<int64_t>(rounds->size()),
+                  static_cast<int64_t>(llvm::Log2_64(n)))
+            << tc.machine;
+        for (const RelayRound &round : *rounds) {
+          EXPECT_EQ(static_cast<int64_t>(round.size()), n);
+          shape(round, 1, n / 2);
+        }
+      }
+    }
+  }
+  // The refusals: no grid, a sub-group, not one of the seed's.
+  auto refuse = [](const char *machine, std::vector<RankId> group,
+                   RelayChoice choice) {
+    Topology topo = makeTopology(machine);
+    Collective c = relayCollective(
+        CollectiveKind::Alltoall,
+        group.empty() ? allRanks(topo) : std::move(group), -1, 2);
+    std::string error;
+    EXPECT_TRUE(
+        failed(scheduleRelaying(topo, CostModel(topo), c, choice, error)));
+    return error;
+  };
+  EXPECT_EQ(refuse("hypercube:3", {}, rc),
+            "k_level(2, rc) partitions a 1-D or 2-D mesh or "
+            "torus into submachines: the group must be every node of one, "
+            "one rank per node");
+  EXPECT_EQ(refuse("mesh:4x4", {0, 1, 2, 3}, sq),
+            "k_level(2, sq) partitions a 1-D or 2-D mesh or "
+            "torus into submachines: the group must be every node of one, "
+            "one rank per node");
+  EXPECT_EQ(refuse("mesh:4x2", {}, sq),
+            "k_level(2, sq) forms sqrt(p) submachines of "
+            "sqrt(p) nodes each: it needs a square number of members, got 8");
+  EXPECT_EQ(refuse("mesh:3x3", {}, bfly),
+            "k_level(logp, bfly) exchanges along the "
+            "bits of the member index: it needs a power-of-two group, got 9 "
+            "members");
+  EXPECT_EQ(refuse("mesh:4x4", {}, {Algorithm::KLevel, 3, KLevelShape::Sq}),
+            "k_level(3, sq) is not one of seed 003's "
+            "all-to-all k-level algorithms (k_level(2, sq), k_level(2, rc), "
+            "k_level(logp, bfly)); k_level(1) is the direct transfers");
+  // The one-to-all family does not take the all-to-all shapes.
+  Topology topo = makeTopology("mesh:4x4");
+  Collective c =
+      relayCollective(CollectiveKind::OneToAll, allRanks(topo), 0, 8);
+  std::string error;
+  EXPECT_TRUE(failed(scheduleRelaying(topo, CostModel(topo), c, rc, error)));
+  EXPECT_NE(error.find("is not one of seed 003's k-level algorithms"),
+            std::string::npos)
+      << error;
 }
 
 TEST(Relay, AutoPicksTheFastestCandidate) {

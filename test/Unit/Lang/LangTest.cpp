@@ -427,7 +427,8 @@ TEST(LangTest, ErrorLimitStopsOutput) {
 TEST(LangTest, ExamplesParseAndCheck) {
   for (const char *name :
        {"t3d_aapc", "t3d_transpose", "random_permute", "radix_sort",
-        "percs_alltoall", "delta_one_to_all", "papers_aggregates"}) {
+        "percs_alltoall", "delta_one_to_all", "delta_alltoall",
+        "papers_aggregates"}) {
     llvm::SmallString<256> path(PHASEC_EXAMPLES_DIR);
     llvm::sys::path::append(path, std::string(name) + ".sched");
     Result r = runFile(path);

@@ -164,17 +164,21 @@ def Phasec_Algorithm : Phasec_Enum<"Algorithm", "algorithm directive", [
 
 // Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
 // rectangles/rows (2-lev-rec, logp-lev-rec(gamma)), squares (3-lev-sq,
-// logp-lev-sq); and seed 003's two 1-level broadcasting one-to-all
-// algorithms, which broadcast the whole message and let every rank keep its
-// block: the system's broadcast (1-lev-sys-br; phasec is the system, so the
-// fastest of its broadcast trees) and a binomial tree (1-lev-our-br).
+// logp-lev-sq; the all-to-all 2-lev-sq), rows then columns (the all-to-all
+// 2-lev-r,c), butterfly (the all-to-all logp-lev-bfly); and seed 003's two
+// 1-level broadcasting one-to-all algorithms, which broadcast the whole
+// message and let every rank keep its block: the system's broadcast
+// (1-lev-sys-br; phasec is the system, so the fastest of its broadcast
+// trees) and a binomial tree (1-lev-our-br).
 def Phasec_KLevelShape : Phasec_Enum<"KLevelShape",
     "submachine shape of a k-level algorithm", [
   I32EnumAttrCase<"None", 0, "none">,
   I32EnumAttrCase<"Rec", 1, "rec">,
   I32EnumAttrCase<"Sq", 2, "sq">,
-  I32EnumAttrCase<"SysBr", 3, "sys_br">,
-  I32EnumAttrCase<"OurBr", 4, "our_br">]>;
+  I32EnumAttrCase<"Rc", 3, "rc">,
+  I32EnumAttrCase<"Bfly", 4, "bfly">,
+  I32EnumAttrCase<"SysBr", 5, "sys_br">,
+  I32EnumAttrCase<"OurBr", 6, "our_br">]>;
 
 def Phasec_SyncKind : Phasec_Enum<"SyncKind", "phase synchronisation", [
   I32EnumAttrCase<"Barrier", 0, "barrier">,

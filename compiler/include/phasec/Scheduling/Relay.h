@@ -46,7 +46,11 @@
 ///   row), k_level(2, sq) = squares of side sqrt(width) then direct,
 ///   k_level(3, sq) = 3-lev-sq (squares of side p^(1/4), then 2-lev-rec
 ///   inside each), k_level(logp, sq) = logp-lev-sq (halving by alternate
-///   vertical and horizontal cuts); gathers run the same tree upwards.
+///   vertical and horizontal cuts); gathers run the same tree upwards;
+/// - k_level on an alltoall (seed 003's all-to-all, same grids):
+///   k_level(2, sq) = 2-lev-sq (3 steps through sqrt(p) submachines of
+///   sqrt(p) nodes), k_level(2, rc) = 2-lev-r,c (along the rows, then the
+///   columns), k_level(logp, bfly) = logp-lev-bfly (a butterfly).
 ///
 //===----------------------------------------------------------------------===//
 

@@ -25,10 +25,10 @@ def CommLowerCollectives : Pass<"comm-lower-collectives", "mlir::ModuleOp"> {
     Barriers and local operations move no data and get none; relayed
     operations (broadcast, reductions, scans, and any operation whose
     `algorithm` names a relaying algorithm) get none either:
-    comm-schedule-phases schedules them by chunks. Seed 003's k-level
-    algorithms (k_level(k) for k > 1) are an error ("not yet supported"), or
-    a warning with `allow-unsupported` that leaves the operation
-    unscheduled.
+    comm-schedule-phases schedules them by chunks (also seed 003's k-level
+    algorithms, k_level(k) for k > 1). A lowering that fails with "not yet
+    supported" is an error, or a warning with `allow-unsupported` that
+    leaves the operation unscheduled; no lowering fails that way today.
   }];
   let constructor = "phasec::comm::createLowerCollectivesPass()";
   let dependentDialects = ["phasec::comm::CommDialect"];

@@ -33,8 +33,8 @@
 namespace phasec {
 
 struct SchedulingPipelineOptions {
-  /// Warn about (instead of rejecting) operations that cannot be scheduled
-  /// yet (k_level(k > 1) of an alltoall).
+  /// Warn about (instead of rejecting) operations whose lowering is "not
+  /// yet supported" (none today: k_level(k > 1) of an alltoall relays).
   bool allowUnsupported = false;
   /// Override every operation's algorithm ("" = its directives).
   std::string algorithm;
