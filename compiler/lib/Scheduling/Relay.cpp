@@ -1466,13 +1466,17 @@ buildOne(const Topology &topo, const CostModel &model,
   return other;
 }
 
-/// The choices `auto` tries for an algorithm, parameters filled in.
-static llvm::SmallVector<RelayChoice, 4> autoChoices(Algorithm algorithm,
-                                                     const Collective &c) {
+llvm::SmallVector<RelayChoice, 4>
+phasec::getRelayCandidates(Algorithm algorithm, const Collective &c) {
   switch (algorithm) {
   case Algorithm::DimensionWise: // one part per dimension, or per direction
     return {{algorithm, 2}, {algorithm, 4}};
-  case Algorithm::KLevel: // 2-lev-rec, 3-lev-sq, logp-lev-sq
+  case Algorithm::KLevel:
+    if (c.kind == CollectiveKind::Alltoall) // 2-lev-sq, 2-lev-r,c, bfly
+      return {{algorithm, 2, KLevelShape::Sq},
+              {algorithm, 2, KLevelShape::Rc},
+              {algorithm, 0, KLevelShape::Bfly}};
+    // 2-lev-rec, 3-lev-sq, logp-lev-sq
     return {{algorithm, 2, KLevelShape::Rec},
             {algorithm, 3, KLevelShape::Sq},
             {algorithm, 0, KLevelShape::Sq}};
@@ -1527,7 +1531,7 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
     }
   } else {
     for (Algorithm algorithm : getRelayAlgorithms(collective.kind))
-      llvm::append_range(candidates, autoChoices(algorithm, collective));
+      llvm::append_range(candidates, getRelayCandidates(algorithm, collective));
   }
   std::optional<RelaySchedule> best;
   double bestTime = 0;

@@ -182,11 +182,20 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       FailureOr<Collective> collective = comm::getCollective(op.op, symbols);
       if (failed(collective))
         continue;
+      // k_level names a family: each of its variants.
+      std::vector<RelayChoice> choices;
       for (Algorithm algorithm : getRelayAlgorithms(collective->kind)) {
+        if (algorithm == Algorithm::KLevel)
+          llvm::append_range(choices,
+                             getRelayCandidates(algorithm, *collective));
+        else
+          choices.push_back({algorithm, 0});
+      }
+      for (const RelayChoice &choice : choices) {
+        Algorithm algorithm = choice.algorithm;
         std::string error;
-        FailureOr<RelaySchedule> other =
-            scheduleRelaying(topo, problem.costModel(), *collective,
-                             {algorithm, 0}, error);
+        FailureOr<RelaySchedule> other = scheduleRelaying(
+            topo, problem.costModel(), *collective, choice, error);
         if (failed(other)) {
           os << llvm::formatv("  {0,-14} n/a: {1}\n",
                               stringifyAlgorithm(algorithm), error);

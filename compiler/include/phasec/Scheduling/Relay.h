@@ -141,6 +141,12 @@ llvm::FailureOr<RelaySchedule> scheduleRelaying(const Topology &topo,
                                                 RelayChoice choice,
                                                 std::string &error);
 
+/// The choices `auto` tries for `algorithm` on `collective`, parameters
+/// filled in: chains at a few segment counts, the seed's k-level variants
+/// of the collective's family, dimension_wise at 2 and 4 parts.
+llvm::SmallVector<RelayChoice, 4> getRelayCandidates(Algorithm algorithm,
+                                                     const Collective &c);
+
 /// "binomial", "knomial(4)", "chain(16)": how reports name a choice.
 std::string describeRelayChoice(RelayChoice choice);
 
