@@ -40,6 +40,9 @@ extern "C" {
 /** Wall-clock seconds from a monotonic clock (CLOCK_MONOTONIC). */
 double phasec_wtime(void);
 
+/** Sleeps `ms` milliseconds (the barrier check delays a member). */
+void phasec_sleep_ms(int ms);
+
 /* ---- deterministic pattern --------------------------------------------- */
 
 /** The byte expected at position `index` of the data that rank/key `a`

@@ -44,6 +44,22 @@ phasec_stats phasec_mpi_reduce_times(MPI_Comm comm, const double *t, int n);
 /** The sum of `local` over the ranks of comm (all ranks get it). */
 uint64_t phasec_mpi_sum(MPI_Comm comm, uint64_t local);
 
+/** The generated harness's check of a barrier: a counter at rank `root`
+ *  of comm. Every member counts its arrival (an atomic increment that has
+ *  completed at the root when phasec_mpi_arrive returns) before it enters
+ *  the barrier; every member that leaves must read them all. Open and
+ *  close are collective over comm. */
+typedef struct {
+  MPI_Win win;
+  long long *count;
+  int root;
+} phasec_mpi_arrivals;
+void phasec_mpi_arrivals_open(phasec_mpi_arrivals *a, MPI_Comm comm,
+                              int root);
+void phasec_mpi_arrive(phasec_mpi_arrivals *a);
+long long phasec_mpi_arrived(phasec_mpi_arrivals *a);
+void phasec_mpi_arrivals_close(phasec_mpi_arrivals *a, MPI_Comm comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,6 +64,18 @@ phasec_stats phasec_shmem_reduce_times(const double *t, int n);
 /** The sum of `local` over all PEs. Collective. */
 uint64_t phasec_shmem_sum(uint64_t local);
 
+/** The generated harness's check of a barrier, as phasec_mpi_arrivals: a
+ *  symmetric counter read and incremented at PE `root` with fetching
+ *  atomics (complete when they return). Open and close are collective. */
+typedef struct {
+  long long *count;
+  int root;
+} phasec_shmem_arrivals;
+void phasec_shmem_arrivals_open(phasec_shmem_arrivals *a, int root);
+void phasec_shmem_arrive(phasec_shmem_arrivals *a);
+long long phasec_shmem_arrived(phasec_shmem_arrivals *a);
+void phasec_shmem_arrivals_close(phasec_shmem_arrivals *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,39 @@ phasec_stats phasec_mpi_reduce_times(MPI_Comm comm, const double *t, int n) {
   return s;
 }
 
+void phasec_mpi_arrivals_open(phasec_mpi_arrivals *a, MPI_Comm comm,
+                              int root) {
+  a->root = root;
+  PHASEC_MPI_CHECK(MPI_Win_allocate(sizeof(long long), sizeof(long long),
+                                    MPI_INFO_NULL, comm, &a->count, &a->win));
+  PHASEC_MPI_CHECK(MPI_Win_lock_all(0, a->win));
+  *a->count = 0;
+  /* The zero is in the window before anyone increments it. */
+  PHASEC_MPI_CHECK(MPI_Win_sync(a->win));
+  PHASEC_MPI_CHECK(MPI_Barrier(comm));
+}
+
+void phasec_mpi_arrive(phasec_mpi_arrivals *a) {
+  long long one = 1, old = 0;
+  PHASEC_MPI_CHECK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, a->root, 0,
+                                    MPI_SUM, a->win));
+  PHASEC_MPI_CHECK(MPI_Win_flush(a->root, a->win));
+}
+
+long long phasec_mpi_arrived(phasec_mpi_arrivals *a) {
+  long long seen = 0;
+  PHASEC_MPI_CHECK(MPI_Fetch_and_op(NULL, &seen, MPI_LONG_LONG, a->root, 0,
+                                    MPI_NO_OP, a->win));
+  PHASEC_MPI_CHECK(MPI_Win_flush(a->root, a->win));
+  return seen;
+}
+
+void phasec_mpi_arrivals_close(phasec_mpi_arrivals *a, MPI_Comm comm) {
+  PHASEC_MPI_CHECK(MPI_Win_unlock_all(a->win));
+  PHASEC_MPI_CHECK(MPI_Barrier(comm));
+  PHASEC_MPI_CHECK(MPI_Win_free(&a->win));
+}
+
 uint64_t phasec_mpi_sum(MPI_Comm comm, uint64_t local) {
   unsigned long long in = local, out = 0;
   PHASEC_MPI_CHECK(

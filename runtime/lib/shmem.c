@@ -133,6 +133,27 @@ phasec_stats phasec_shmem_reduce_times(const double *t, int n) {
   return s;
 }
 
+void phasec_shmem_arrivals_open(phasec_shmem_arrivals *a, int root) {
+  a->root = root;
+  a->count = (long long *)PHASEC_SHMEM_MALLOC(sizeof(long long),
+                                              "barrier-check counter");
+  *a->count = 0;
+  shmem_barrier_all();
+}
+
+void phasec_shmem_arrive(phasec_shmem_arrivals *a) {
+  (void)shmem_longlong_atomic_fetch_inc(a->count, a->root);
+}
+
+long long phasec_shmem_arrived(phasec_shmem_arrivals *a) {
+  return shmem_longlong_atomic_fetch(a->count, a->root);
+}
+
+void phasec_shmem_arrivals_close(phasec_shmem_arrivals *a) {
+  shmem_barrier_all();
+  shmem_free(a->count);
+}
+
 uint64_t phasec_shmem_sum(uint64_t local) {
   int np = shmem_n_pes(), me = shmem_my_pe();
   uint64_t *all = (uint64_t *)PHASEC_SHMEM_MALLOC(sizeof(uint64_t) * (np + 1),

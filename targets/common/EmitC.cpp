@@ -866,11 +866,39 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "    const double t0 = phasec_wtime();\n"
      << "    " << stmt << ";\n"
      << "    t[i] = phasec_wtime() - t0;\n  }\n"
-     << "  if (getenv(\"PHASEC_TEST_CORRUPT\")) /* tests of the checker */\n"
+     << "  if (getenv(\"PHASEC_TEST_CORRUPT\") && " << n
+     << "_recv_bytes() > 0) /* tests of the checker */\n"
      << "    r[0] ^= 0x5a;\n"
      << "  phasec_check_state st;\n"
      << "  phasec_check_init(&st, " << rank << ", \"" << n << "\");\n"
      << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n";
+  // A barrier moves no bytes; what it promises is that nobody leaves before
+  // everyone has arrived. Every member counts its arrival at member 0 (an
+  // atomic that has completed there before it enters); the last member
+  // arrives 20 ms late; a member that leaves must read all of them.
+  // PHASEC_TEST_CORRUPT makes member 0 read before it enters.
+  if (plan.kind == CollectiveKind::Barrier) {
+    std::string p = tr.runtimePrefix;
+    std::string comm = tr.commArg;
+    std::string barrierCall = tr.checkedCall(n + "(s, r" + comm + ")");
+    os << "  {\n"
+       << "    " << p << "arrivals arr;\n"
+       << "    " << p << "arrivals_open(&arr" << comm << ", "
+       << plan.group.front() << ");\n"
+       << "    const int early = getenv(\"PHASEC_TEST_CORRUPT\") != NULL && "
+          "me == 0;\n"
+       << "    if (me == " << n << "_P - 1)\n      phasec_sleep_ms(20);\n"
+       << "    if (me >= 0)\n      " << p << "arrive(&arr);\n"
+       << "    if (!early)\n      " << barrierCall << ";\n"
+       << "    if (me >= 0 && " << p << "arrived(&arr) != " << n << "_P) {\n"
+       << "      ++bad;\n"
+       << "      fprintf(stderr, \"phasec: " << n
+       << ": rank %d left the barrier before every member arrived\\n\", "
+       << rank << ");\n    }\n"
+       << "    if (early)\n      " << barrierCall << ";\n"
+       << "    " << p << "arrivals_close(&arr" << comm << ");\n"
+       << "  }\n";
+  }
   // Relaying operations also run once in place: one buffer holds the input
   // when the call starts and the output when it returns (the generated code
   // copies the input into its work space before writing any output).

@@ -80,6 +80,9 @@ struct HarnessTransport {
   const char *beforeFree;       ///< statement(s) with indentation, or ""
   const char *abortFinalize;    ///< e.g. "MPI_Finalize();"
   const char *finalize;         ///< e.g. "phasec_mpi_finalize();"
+  /// The runtime's per-transport prefix: "phasec_mpi_", "phasec_shmem_"
+  /// (the barrier check's arrivals counter).
+  const char *runtimePrefix;
 };
 
 /// `static uint64_t run_NAME(int RANK, int iters, int warmup)`: fill,

@@ -561,7 +561,8 @@ static const HarnessTransport &mpiHarness() {
       "phasec_mpi_reduce_times(MPI_COMM_WORLD, t, iters)",
       "",
       "MPI_Finalize();",
-      "phasec_mpi_finalize();"};
+      "phasec_mpi_finalize();",
+      "phasec_mpi_"};
   return transport;
 }
 

@@ -389,7 +389,8 @@ static const HarnessTransport &shmemHarness() {
       "phasec_shmem_reduce_times(t, iters)",
       "  shmem_barrier_all();\n",
       "shmem_finalize();",
-      "phasec_shmem_finalize();"};
+      "phasec_shmem_finalize();",
+      "phasec_shmem_"};
   return transport;
 }
 
