@@ -242,3 +242,41 @@ TEST(SimGridSources, EmbeddedSupportFiles) {
   EXPECT_NE(programSource().find("PHASEC_SIM_TIME"), llvm::StringRef::npos);
   EXPECT_NE(reportScript().find("timeline_from_trace"), llvm::StringRef::npos);
 }
+
+TEST(SimGridSources, EmbeddedRelaySupportFiles) {
+  EXPECT_NE(collSource().find("PHASEC_SIM_VERIFIED"), llvm::StringRef::npos);
+  EXPECT_NE(runtimeHeader().find("phasec_wtime"), llvm::StringRef::npos);
+  EXPECT_NE(runtimeMPIHeader().find("phasec_mpi_init"), llvm::StringRef::npos);
+  EXPECT_NE(runtimeCoreSource().find("clock_gettime"), llvm::StringRef::npos);
+  EXPECT_NE(runtimeMPISource().find("phasec_mpi_phase_barrier"),
+            llvm::StringRef::npos);
+}
+
+// SimGrid 3.32's own lists, in its order; `automatic` is listed (and
+// skipped with its reason), scan and exscan have the one `default`.
+TEST(SimGridBuiltins, ListsPerCollective) {
+  struct Expect {
+    const char *collective;
+    size_t size;
+    const char *first, *last;
+  } expects[] = {{"bcast", 25, "default", "automatic"},
+                 {"allreduce", 22, "default", "automatic"},
+                 {"reduce", 20, "default", "automatic"},
+                 {"allgather", 22, "default", "automatic"},
+                 {"reduce_scatter", 12, "default", "automatic"},
+                 {"gather", 10, "default", "automatic"},
+                 {"scatter", 11, "default", "automatic"},
+                 {"barrier", 14, "default", "automatic"},
+                 {"alltoall", 21, "default", "automatic"},
+                 {"scan", 1, "default", "default"},
+                 {"exscan", 1, "default", "default"}};
+  for (const Expect &e : expects) {
+    llvm::ArrayRef<const char *> list = collectiveBuiltins(e.collective);
+    ASSERT_EQ(list.size(), e.size) << e.collective;
+    EXPECT_STREQ(list.front(), e.first) << e.collective;
+    EXPECT_STREQ(list.back(), e.last) << e.collective;
+  }
+  EXPECT_TRUE(collectiveBuiltins("allgatherv").empty());
+  EXPECT_FALSE(builtinSkipReason("automatic").empty());
+  EXPECT_TRUE(builtinSkipReason("rab2").empty());
+}
