@@ -178,7 +178,7 @@ LogicalResult phasec::target::exportSHMEM(ModuleOp module,
 }
 
 /// What SimGrid's built-ins need to run the same operation as `plan`: the
-/// MPI collective, elements per call, element size, root. (Every kind of
+/// MPI collective, elements per call, element type, root. (Every kind of
 /// the chunk table has its MPI collective.)
 static void
 describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
