@@ -13,6 +13,7 @@
 
 #include "phasec/Target/SimGrid/SimGrid.h"
 #include "phasec/Target/SimGrid/Runner.h"
+#include "phasec/Target/SimGrid/SimTarget.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -279,4 +280,31 @@ TEST(SimGridBuiltins, ListsPerCollective) {
   EXPECT_TRUE(collectiveBuiltins("allgatherv").empty());
   EXPECT_FALSE(builtinSkipReason("automatic").empty());
   EXPECT_TRUE(builtinSkipReason("rab2").empty());
+}
+
+// The library refuses a report for a relaying operation (the driver says so
+// at the operation first: test/Driver/emit-errors.test), before writing
+// anything.
+TEST(SimGridRelay, ReportIsRefusedBeforeAnythingIsWritten) {
+  Topology topo = makeTopology("torus:4");
+  ChunkSpec chunks;
+  chunks.kind = CollectiveKind::Broadcast;
+  chunks.group = {0, 1, 2, 3};
+  chunks.root = 0;
+  chunks.numChunks = 1;
+  chunks.chunkBytes = 8;
+  Problem problem(topo, chunks, CostModel(topo));
+  Schedule schedule;
+  RelayProgram relay;
+  relay.collective = "bcast";
+  SimOperation op{"b", &topo, &problem, &schedule, &relay};
+  SimTargetOptions options;
+  options.outDir = "/nonexistent/phasec-sim-test";
+  options.reportDir = "/nonexistent/phasec-sim-report";
+  std::string out, diag;
+  llvm::raw_string_ostream outOS(out), diagOS(diag);
+  EXPECT_TRUE(llvm::failed(runSimTarget({op}, options, outOS, diagOS)));
+  EXPECT_EQ(diag,
+            "error: b: --report is not supported for a relaying operation\n");
+  EXPECT_TRUE(out.empty());
 }
