@@ -7,6 +7,7 @@ program's OSU-style lines ("SIZE AVG MIN MAX ITERS", microseconds) and
 Best = min over launches of the best iteration (the OSU Min column);
 median = median over launches of each launch's median iteration.
 """
+import os
 import re
 import statistics
 import sys
@@ -37,15 +38,19 @@ def main(path):
         m = re.match(r"^# .*: median ([\d.]+) us", line)
         if m and key is not None:
             runs[cur]["median"].append(float(m.group(1)))
+    # PHASEC_BENCH_UNIT=us: microseconds (small messages), else milliseconds.
+    us = os.environ.get("PHASEC_BENCH_UNIT") == "us"
+    unit, scale = ("us", 1.0) if us else ("ms", 1e3)
     sizes = sorted({k[2] for k in runs})
     multi = len(sizes) > 1
-    print("| implementation | np |%s best (ms) | median (ms) | launches |" %
-          (" size (bytes) |" if multi else ""))
+    print("| implementation | np |%s best (%s) | median (%s) | launches |" %
+          (" size (bytes) |" if multi else "", unit, unit))
     print("|---|---|%s---|---|---|" % ("---|" if multi else ""))
     for (label, np, size), v in sorted(runs.items(),
                                        key=lambda kv: (kv[0][2], kv[0][1])):
-        best = min(v["best"]) / 1e3
-        med = statistics.median(v["median"]) / 1e3 if v["median"] else float("nan")
+        best = min(v["best"]) / scale
+        med = (statistics.median(v["median"]) / scale if v["median"]
+               else float("nan"))
         print("| %s | %d |%s %.3f | %.3f | %d |" % (
             label, np, (" %d |" % size) if multi else "", best, med,
             len(v["best"])))

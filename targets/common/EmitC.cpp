@@ -834,7 +834,7 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
 void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
                                const HarnessTransport &tr,
                                llvm::StringRef allocRecv,
-                               llvm::StringRef freeRecv) {
+                               llvm::StringRef freeRecv, bool timeLine) {
   const std::string &n = plan.name;
   bool typed = isTranspose(plan) || isPermute(plan);
   std::string T = n + "_elem_t";
@@ -929,8 +929,12 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "    printf(\"# " << n
      << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
      << "           bad ? \"WRONG BYTES\" : \"every byte verified"
-     << (plan.relaying ? ", also in place" : "") << "\");\n"
-     << "  }\n"
+     << (plan.relaying ? ", also in place" : "") << "\");\n";
+  if (timeLine)
+    os << "    printf(\"PHASEC_SIM_TIME %.9e\\nPHASEC_SIM_VERIFIED %llu\\n\", "
+          "stats.median,\n"
+       << "           (unsigned long long)bad);\n";
+  os << "  }\n"
      << tr.beforeFree << "  free(t);\n  free(s);\n"
      << freeRecv << "  return bad;\n}\n\n";
 }

@@ -88,10 +88,13 @@ struct HarnessTransport {
 /// `static uint64_t run_NAME(int RANK, int iters, int warmup)`: fill,
 /// warm-up, poison, timed iterations after a barrier each, the checker, the
 /// OSU line. `allocRecv` / `freeRecv` are the statements (with indentation
-/// and newline) that allocate `char *r` and free it.
+/// and newline) that allocate `char *r` and free it. With `timeLine`, rank 0
+/// also prints `PHASEC_SIM_TIME <median seconds>` and
+/// `PHASEC_SIM_VERIFIED <wrong bytes>` (what the SimGrid runner parses).
 void emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
                        const HarnessTransport &transport,
-                       llvm::StringRef allocRecv, llvm::StringRef freeRecv);
+                       llvm::StringRef allocRecv, llvm::StringRef freeRecv,
+                       bool timeLine = false);
 
 /// `int main`: `prologue` (initialisation, declaring RANK and SIZE), the
 /// iteration options, the rank-count check, one run_NAME per plan, the

@@ -79,6 +79,49 @@ static PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
   return options;
 }
 
+/// The plan of one scheduled operation; errors at the operation.
+static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
+                                          SymbolTable &symbols) {
+  // A copy: the op handle is const in `op`, emitting diagnostics is not.
+  comm::CollectiveOpInterface collective = op.op;
+  FailureOr<Collective> described = comm::getCollective(collective, symbols);
+  if (failed(described))
+    return failure();
+  std::string error;
+  FailureOr<OperationPlan> plan = failure();
+  if (const ChunkSpec *chunks = op.problem->chunkSpec()) {
+    plan = buildRelayPlan(getCName(op.name), *described, *chunks,
+                          op.schedule, getPlanOptions(collective), error);
+  } else {
+    ElementCType elem{"u8", "uint8_t", 1};
+    if (described->from) {
+      // The verifier admits only element types of the vocabulary.
+      comm::ArrayOp array = getSourceArray(collective, symbols);
+      std::optional<ElementType> kind =
+          array ? comm::getElementTypeKind(array.getElementType())
+                : std::nullopt;
+      if (!kind)
+        return collective.emitError("cannot emit '")
+               << op.name
+               << "': its array has no element type of the back ends";
+      elem = getElementCType(*kind);
+    }
+    // Local copies (src == dst) are harmless to the scheduling library
+    // (Problem::verify skips them; hand-written schedules may contain
+    // them) but are no transfer for the plans: the generated code copies a
+    // member's own part itself.
+    Schedule schedule = op.schedule;
+    for (Phase &phase : schedule.phases)
+      llvm::erase_if(phase.transfers,
+                     [](const Transfer &t) { return t.src == t.dst; });
+    plan = buildOperationPlan(getCName(op.name), *described, elem, schedule,
+                              getPlanOptions(collective), error);
+  }
+  if (failed(plan))
+    return collective.emitError("cannot emit '") << op.name << "': " << error;
+  return plan;
+}
+
 FailureOr<std::vector<OperationPlan>>
 phasec::target::buildOperationPlans(ModuleOp module,
                                     const ScheduledModule &scheduled) {
@@ -86,47 +129,8 @@ phasec::target::buildOperationPlans(ModuleOp module,
   std::vector<OperationPlan> plans;
   bool hadError = false;
   for (const ScheduledOperation &op : scheduled.operations) {
-    // A copy: the op handle is const in `op`, emitting diagnostics is not.
-    comm::CollectiveOpInterface collective = op.op;
-    FailureOr<Collective> described = comm::getCollective(collective, symbols);
-    if (failed(described)) {
-      hadError = true;
-      continue;
-    }
-    std::string error;
-    FailureOr<OperationPlan> plan = failure();
-    if (const ChunkSpec *chunks = op.problem->chunkSpec()) {
-      plan = buildRelayPlan(getCName(op.name), *described, *chunks,
-                            op.schedule, getPlanOptions(collective), error);
-    } else {
-      ElementCType elem{"u8", "uint8_t", 1};
-      if (described->from) {
-        // The verifier admits only element types of the vocabulary.
-        comm::ArrayOp array = getSourceArray(collective, symbols);
-        std::optional<ElementType> kind =
-            array ? comm::getElementTypeKind(array.getElementType())
-                  : std::nullopt;
-        if (!kind) {
-          collective.emitError("cannot emit '")
-              << op.name << "': its array has no element type of the back ends";
-          hadError = true;
-          continue;
-        }
-        elem = getElementCType(*kind);
-      }
-      // Local copies (src == dst) are harmless to the scheduling library
-      // (Problem::verify skips them; hand-written schedules may contain
-      // them) but are no transfer for the plans: the generated code copies a
-      // member's own part itself.
-      Schedule schedule = op.schedule;
-      for (Phase &phase : schedule.phases)
-        llvm::erase_if(phase.transfers,
-                       [](const Transfer &t) { return t.src == t.dst; });
-      plan = buildOperationPlan(getCName(op.name), *described, elem, schedule,
-                                getPlanOptions(collective), error);
-    }
+    FailureOr<OperationPlan> plan = buildPlan(op, symbols);
     if (failed(plan)) {
-      collective.emitError("cannot emit '") << op.name << "': " << error;
       hadError = true;
       continue;
     }
@@ -173,6 +177,71 @@ LogicalResult phasec::target::exportSHMEM(ModuleOp module,
                                emitSHMEM);
 }
 
+/// What SimGrid's built-ins need to run the same operation as `plan`: the
+/// MPI collective, elements per call, element type, root. (Every kind of
+/// the chunk table has its MPI collective.)
+static void
+describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
+                        simgrid::RelayProgram &relay) {
+  const ChunkSpec &chunks = plan.chunks;
+  int64_t all = chunks.numChunks * chunks.chunkBytes;
+  int64_t block = chunks.chunksPerMember() * chunks.chunkBytes;
+  int64_t members = plan.numMembers();
+  relay.dataBytes = all;
+  relay.root = plan.root >= 0 ? plan.group[plan.root] : 0;
+  bool reduction = false;
+  switch (plan.kind) {
+  case CollectiveKind::Broadcast:
+    relay.collective = "bcast";
+    relay.count = all;
+    break;
+  case CollectiveKind::Reduce:
+  case CollectiveKind::Allreduce:
+  case CollectiveKind::Scan:
+  case CollectiveKind::Exscan:
+    relay.collective = stringifyCollectiveKind(plan.kind).str();
+    reduction = true;
+    break;
+  case CollectiveKind::ReduceScatter:
+    relay.collective = "reduce_scatter";
+    reduction = true;
+    break;
+  case CollectiveKind::Allgather:
+  case CollectiveKind::Gather:
+  case CollectiveKind::AllToOne:
+  case CollectiveKind::Scatter:
+  case CollectiveKind::OneToAll:
+  case CollectiveKind::Alltoall:
+    relay.collective =
+        plan.kind == CollectiveKind::AllToOne  ? "gather"
+        : plan.kind == CollectiveKind::OneToAll ? "scatter"
+                                                : stringifyCollectiveKind(
+                                                      plan.kind)
+                                                      .str();
+    relay.count = block;
+    break;
+  case CollectiveKind::Barrier:
+    relay.collective = "barrier";
+    break;
+  default:
+    llvm_unreachable("a relaying kind without an MPI collective");
+  }
+  if (reduction) {
+    // The built-in reduces the operation's element type (some of SMPI's
+    // algorithms accept only some MPI types).
+    relay.elemType = plan.elem.name;
+    int64_t bytes = plan.kind == CollectiveKind::ReduceScatter
+                        ? (members ? all / members : 0)
+                        : all;
+    relay.count = bytes / plan.elem.size;
+  }
+  if (members != numRanks)
+    relay.builtinsNotApplicable =
+        "the operation's group has " + std::to_string(members) + " of " +
+        std::to_string(numRanks) +
+        " ranks; the built-ins run on MPI_COMM_WORLD";
+}
+
 LogicalResult
 phasec::target::exportSimGrid(ModuleOp module, const ScheduledModule &scheduled,
                               const simgrid::SimTargetOptions &options,
@@ -181,17 +250,37 @@ phasec::target::exportSimGrid(ModuleOp module, const ScheduledModule &scheduled,
   if (scheduled.operations.empty())
     return module.emitError(
         "nothing to simulate: no operation of the program has a schedule");
+  SymbolTable symbols(module);
   std::vector<simgrid::SimOperation> operations;
+  // Stable addresses: operations point into it.
+  std::vector<std::unique_ptr<simgrid::RelayProgram>> relays;
   for (const ScheduledOperation &op : scheduled.operations) {
-    // The simulator's programs and baselines are direct exchanges.
-    comm::CollectiveOpInterface collective = op.op;
-    if (op.problem->chunkSpec())
-      return collective->emitError("not yet supported: simulating '")
-             << op.name << "', a relaying "
-             << stringifyCollectiveKind(collective.getCollectiveKind())
-             << " (SimGrid runs direct schedules only)";
     operations.push_back(
         {op.name, op.topology, op.problem.get(), &op.schedule});
+    if (!op.problem->chunkSpec())
+      continue;
+    // A relaying operation: SimGrid runs the MPI code phasec generates for
+    // it (`--emit=mpi --main`), and the built-ins the same MPI collective.
+    comm::CollectiveOpInterface collective = op.op;
+    if (!options.reportDir.empty())
+      return collective->emitError("not yet supported: --report for '")
+             << op.name << "', a relaying "
+             << stringifyCollectiveKind(collective.getCollectiveKind())
+             << " (the report draws phase-by-phase direct schedules)";
+    FailureOr<OperationPlan> plan = buildPlan(op, symbols);
+    if (failed(plan))
+      return failure();
+    auto relay = std::make_unique<simgrid::RelayProgram>();
+    describeRelayForSimGrid(*plan, op.topology->numRanks(), *relay);
+    MPIOptions mpi;
+    mpi.main = true;
+    mpi.simTimeLine = true;
+    std::string emitError;
+    llvm::raw_string_ostream source(relay->source);
+    if (failed(emitMPI({*plan}, source, mpi, emitError)))
+      return module.emitError("cannot emit MPI code: ") << emitError;
+    operations.back().relay = relay.get();
+    relays.push_back(std::move(relay));
   }
   return simgrid::runSimTarget(operations, options, out, diagOS);
 }

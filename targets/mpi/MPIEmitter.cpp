@@ -572,7 +572,7 @@ void MPIWriter::emitRunner() {
     emitHarnessRunner(os, plan, mpiHarness(),
                       "  char *r = (char *)PHASEC_XMALLOC(" + n +
                           "_recv_bytes(), \"receive buffer\");\n",
-                      "  free(r);\n");
+                      "  free(r);\n", options.simTimeLine);
     return;
   }
   emitHarnessHelpers(os, plan);
@@ -586,7 +586,8 @@ void MPIWriter::emitRunner() {
   std::string freeRecv = dd ? "  " + n + "_free_output((" + n +
                                   "_elem_t *)r);\n"
                             : std::string("  free(r);\n");
-  emitHarnessRunner(os, plan, mpiHarness(), allocRecv, freeRecv);
+  emitHarnessRunner(os, plan, mpiHarness(), allocRecv, freeRecv,
+                    options.simTimeLine);
 }
 
 llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,

@@ -18,6 +18,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -202,8 +203,28 @@ std::string tail(StringRef path, size_t maxLines = 12) {
   return out;
 }
 
-/// Parses PHASEC_SIM_TIME / PHASEC_SIM_PHASE lines.
-bool parseOutput(StringRef path, VariantResult &v) {
+/// The first line of `path` that says why SMPI or the program stopped
+/// (CRITICAL, error, Assertion, ...), for a failed built-in's row.
+std::string firstErrorLine(StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf)
+    return "";
+  for (StringRef line : llvm::split((*buf)->getBuffer(), '\n')) {
+    if (line.contains("CRITICAL") || line.contains("rror") ||
+        line.contains("ssertion") || line.contains("egmentation") ||
+        line.contains("wrong")) {
+      size_t at = line.find("] ");
+      StringRef text = line.trim();
+      if (at != StringRef::npos && text.starts_with("["))
+        text = line.substr(at + 2).trim();
+      return text.take_front(160).str();
+    }
+  }
+  return "";
+}
+
+/// Parses PHASEC_SIM_TIME / PHASEC_SIM_PHASE / PHASEC_SIM_VERIFIED lines.
+bool parseOutput(StringRef path, VariantResult &v, int64_t *wrong = nullptr) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buf)
     return false;
@@ -214,6 +235,10 @@ bool parseOutput(StringRef path, VariantResult &v) {
     line.trim().split(parts, ' ', -1, false);
     if (parts.size() == 2 && parts[0] == "PHASEC_SIM_TIME") {
       haveTime = !parts[1].getAsDouble(v.simTime);
+    } else if (parts.size() == 2 && parts[0] == "PHASEC_SIM_VERIFIED" &&
+               wrong) {
+      if (parts[1].getAsInteger(10, *wrong))
+        *wrong = -1;
     } else if (parts.size() == 3 && parts[0] == "PHASEC_SIM_PHASE") {
       double t;
       if (!parts[2].getAsDouble(t))
@@ -231,6 +256,79 @@ std::string path(StringRef dir, StringRef name) {
 
 } // namespace
 
+llvm::ArrayRef<const char *>
+simgrid::collectiveBuiltins(StringRef collective) {
+  // SimGrid 3.32's lists (src/smpi/colls/smpi_coll.cpp; smpirun prints them
+  // for --cfg=smpi/<collective>:x), in its order.
+  static const char *const bcast[] = {
+      "default", "arrival_pattern_aware", "arrival_pattern_aware_wait",
+      "arrival_scatter", "binomial_tree", "flattree", "flattree_pipeline",
+      "NTSB", "NTSL", "NTSL_Isend", "scatter_LR_allgather",
+      "scatter_rdb_allgather", "SMP_binary", "SMP_binomial", "SMP_linear",
+      "ompi", "ompi_split_bintree", "ompi_pipeline", "mpich", "mvapich2",
+      "mvapich2_inter_node", "mvapich2_intra_node",
+      "mvapich2_knomial_intra_node", "impi", "automatic"};
+  static const char *const allreduce[] = {
+      "default", "lr", "rab1", "rab2", "rab_rdb", "rdb", "smp_binomial",
+      "smp_binomial_pipeline", "smp_rdb", "smp_rsag", "smp_rsag_lr",
+      "smp_rsag_rab", "redbcast", "ompi", "ompi_ring_segmented", "mpich",
+      "mvapich2", "mvapich2_rs", "mvapich2_two_level", "impi", "rab",
+      "automatic"};
+  static const char *const reduce[] = {
+      "default", "arrival_pattern_aware", "binomial", "flat_tree", "NTSL",
+      "scatter_gather", "ompi", "ompi_chain", "ompi_pipeline",
+      "ompi_basic_linear", "ompi_in_order_binary", "ompi_binary",
+      "ompi_binomial", "mpich", "mvapich2", "mvapich2_knomial",
+      "mvapich2_two_level", "impi", "rab", "automatic"};
+  static const char *const allgather[] = {
+      "default", "2dmesh", "3dmesh", "bruck", "GB", "loosely_lr", "NTSLR",
+      "NTSLR_NB", "pair", "rdb", "rhv", "ring", "SMP_NTS", "smp_simple",
+      "spreading_simple", "ompi", "ompi_neighborexchange", "mvapich2",
+      "mvapich2_smp", "mpich", "impi", "automatic"};
+  static const char *const reduceScatter[] = {
+      "default", "ompi", "ompi_basic_recursivehalving", "ompi_ring",
+      "ompi_butterfly", "mpich", "mpich_pair", "mpich_rdb", "mpich_noncomm",
+      "mvapich2", "impi", "automatic"};
+  static const char *const gather[] = {
+      "default", "ompi", "ompi_basic_linear", "ompi_binomial",
+      "ompi_linear_sync", "mpich", "mvapich2", "mvapich2_two_level", "impi",
+      "automatic"};
+  static const char *const scatter[] = {
+      "default", "ompi", "ompi_basic_linear", "ompi_linear_nb",
+      "ompi_binomial", "mpich", "mvapich2", "mvapich2_two_level_binomial",
+      "mvapich2_two_level_direct", "impi", "automatic"};
+  static const char *const barrier[] = {
+      "default", "ompi", "ompi_basic_linear", "ompi_two_procs", "ompi_tree",
+      "ompi_bruck", "ompi_recursivedoubling", "ompi_doublering", "mpich_smp",
+      "mpich", "mvapich2_pair", "mvapich2", "impi", "automatic"};
+  static const char *const alltoall[] = {
+      "default", "2dmesh", "3dmesh", "basic_linear", "bruck", "pair",
+      "pair_rma", "pair_light_barrier", "pair_mpi_barrier",
+      "pair_one_barrier", "rdb", "ring", "ring_light_barrier",
+      "ring_mpi_barrier", "ring_one_barrier", "mvapich2",
+      "mvapich2_scatter_dest", "ompi", "mpich", "impi", "automatic"};
+  static const char *const single[] = {"default"};
+  return llvm::StringSwitch<llvm::ArrayRef<const char *>>(collective)
+      .Case("bcast", bcast)
+      .Case("allreduce", allreduce)
+      .Case("reduce", reduce)
+      .Case("allgather", allgather)
+      .Case("reduce_scatter", reduceScatter)
+      .Case("gather", gather)
+      .Case("scatter", scatter)
+      .Case("barrier", barrier)
+      .Case("alltoall", alltoall)
+      .Cases("scan", "exscan", single)
+      .Default({});
+}
+
+std::string simgrid::builtinSkipReason(StringRef algorithm) {
+  if (algorithm == "automatic")
+    return "SMPI's selector benchmark: runs every other algorithm inside "
+           "each call (not an algorithm)";
+  return "";
+}
+
 LogicalResult simgrid::runSimulation(const SimulationRequest &request,
                                      SimulationResult &result,
                                      llvm::raw_ostream &log) {
@@ -241,7 +339,8 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
   }
   result.operation = request.operation;
   result.ranks = topo.numRanks();
-  result.totalBytes = request.transfers->totalBytes();
+  result.totalBytes = request.relay ? request.relay->dataBytes
+                                    : request.transfers->totalBytes();
   result.boundTime = request.boundTime;
   result.boundReason = request.boundReason;
 
@@ -256,8 +355,10 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       schedules.push_back(b);
   std::string error;
   auto t0 = std::chrono::steady_clock::now();
+  if (request.relay)
+    schedules.resize(1); // no baselines: they are all-to-all schedulers
   if (failed(emitSimGrid(topo, *request.transfers, schedules, request.platform,
-                         workDir, result.platform, error))) {
+                         workDir, result.platform, error, request.relay))) {
     log << "error: " << error << "\n";
     return failure();
   }
@@ -284,7 +385,8 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
         << tail(path(workDir, "build.err"));
     return failure();
   }
-  log << "[sim] built libplatform.so and program ("
+  log << "[sim] built libplatform.so and "
+      << (request.relay ? "relay, coll" : "program") << " ("
       << llvm::format("%.1f", wall) << " s)\n";
 
   struct Job {
@@ -292,10 +394,11 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
   };
   std::vector<Job> jobs;
   for (const NamedSchedule &s : schedules)
-    jobs.push_back({s.name, "phased", "phasec"});
+    jobs.push_back({s.name, request.relay ? "relay" : "phased", "phasec"});
   for (const std::string &b : request.builtins)
     jobs.push_back({b, "builtin", "phasec"});
-  bool hasStock = llvm::sys::fs::exists(path(workDir, "stock-torus.xml"));
+  bool hasStock = !request.relay &&
+                  llvm::sys::fs::exists(path(workDir, "stock-torus.xml"));
   if (hasStock)
     for (const std::string &b : request.stockBuiltins)
       jobs.push_back({b, "builtin", "stock"});
@@ -308,7 +411,7 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     v.kind = job.kind;
     v.platform = job.platform;
     const Schedule *sched = nullptr;
-    if (job.kind == "phased") {
+    if (job.kind == "phased" || job.kind == "relay") {
       sched = schedules[j].schedule;
       PhaseModel m = modelSchedule(topo, *sched, request.platform);
       v.modelTime = m.total;
@@ -326,14 +429,30 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       result.variants.push_back(std::move(v));
       continue;
     }
+    if (request.relay && job.kind == "builtin") {
+      std::string reason = !request.relay->builtinsNotApplicable.empty()
+                               ? request.relay->builtinsNotApplicable
+                               : builtinSkipReason(job.name);
+      if (!reason.empty()) {
+        v.status = SimulationStatus::Skipped;
+        v.note = reason;
+        log << "[sim] " << job.platform << "/" << job.name << ": skipped\n";
+        result.variants.push_back(std::move(v));
+        continue;
+      }
+    }
     std::string tag = job.platform + "-" + job.kind + "-" + job.name;
     std::string out = path(workDir, "out-" + tag + ".txt");
     std::string err = path(workDir, "err-" + tag + ".txt");
     std::vector<std::string> args;
-    args.push_back(job.kind == "phased"
-                       ? "phased"
-                       : (job.platform == "stock" ? "stock" : "builtin"));
-    args.push_back(job.name);
+    if (job.kind == "relay") {
+      args.push_back("relay");
+    } else {
+      args.push_back(job.kind == "phased"
+                         ? "phased"
+                         : (job.platform == "stock" ? "stock" : "builtin"));
+      args.push_back(job.name);
+    }
     error.clear();
     rc =
         runScript(workDir, args, out, err, request.timeoutSeconds,
@@ -347,15 +466,27 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     } else if (rc == 137) {
       v.status = SimulationStatus::Failed;
       v.note = "killed (SIGKILL) before its time limit: out of memory?";
-    } else if (rc != 0 || !parseOutput(out, v)) {
+    } else if (int64_t wrong = request.relay ? -1 : 0;
+               rc != 0 || !parseOutput(out, v, &wrong) || wrong != 0) {
+      // A relaying operation's programs must also say that they verified
+      // every element (PHASEC_SIM_VERIFIED 0).
       v.status = SimulationStatus::Failed;
       v.note = "exit code " + std::to_string(rc) +
                (error.empty() ? "" : ": " + error);
+      if (wrong > 0)
+        v.note += ": " + std::to_string(wrong) + " wrong bytes/elements";
+      else if (rc == 0 && wrong < 0)
+        v.note += ": no PHASEC_SIM_VERIFIED line";
+      else if (std::string why = firstErrorLine(err); !why.empty())
+        v.note += ": " + why;
       log << "[sim] " << job.platform << "/" << job.name
           << ": failed (exit code " << rc << ")\n"
           << tail(err);
     } else {
       v.status = SimulationStatus::Ok;
+      v.verified = request.relay != nullptr;
+      if (v.verified)
+        v.note = "verified";
     }
     log << "[sim] " << job.platform << "/" << job.name << ": "
         << stringifySimulationStatus(v.status);
@@ -421,13 +552,14 @@ void simgrid::printSimulationTable(llvm::raw_ostream &os,
     double eff = v.simTime > 0 ? result.totalBytes / v.simTime : 0;
     double pct = v.simTime > 0 ? 100.0 * result.boundTime / v.simTime : 0;
     std::string note = v.note;
-    if (v.kind == "phased")
+    bool scheduled = v.kind == "phased" || v.kind == "relay";
+    if (scheduled)
       note = std::to_string(v.numPhases) + " phases" +
              (note.empty() ? "" : "; " + note);
     row({v.name, v.platform, v.kind, llvm::formatv("{0:e4}", v.simTime).str(),
          llvm::formatv("{0:e3}", eff).str(),
          llvm::formatv("{0:f1}%", pct).str(),
-         v.kind == "phased" ? llvm::formatv("{0:e4}", v.modelTime).str()
+         scheduled ? llvm::formatv("{0:e4}", v.modelTime).str()
                             : std::string("-"),
          wall, note});
   }

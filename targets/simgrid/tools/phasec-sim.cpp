@@ -145,9 +145,14 @@ int main(int argc, char **argv) {
       return fail("no operation named '" + operationName + "' in " + input);
     op = std::move(*it);
     if (op.chunks)
+      // The generated code reduces values of the operation's element type
+      // with its operator; phasec-schedule/2 records neither.
       return fail("not yet supported: simulating a relaying schedule "
                   "(phasec-schedule/2, operation '" +
-                  op.info.operation + "')");
+                  op.info.operation +
+                  "') from JSON, which has no element type or reduction "
+                  "operator to generate its code from; simulate the .sched "
+                  "file with `phasec FILE.sched --target=sim`");
   } else if (!topologySpec.empty()) {
     auto desc = TopologyDesc::parse(topologySpec, error);
     if (failed(desc))

@@ -13,6 +13,7 @@
 
 #include "phasec/Target/SimGrid/SimGrid.h"
 #include "phasec/Target/SimGrid/Runner.h"
+#include "phasec/Target/SimGrid/SimTarget.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -241,4 +242,69 @@ TEST(SimGridSources, EmbeddedSupportFiles) {
   EXPECT_NE(platformSource().find("load_platform"), llvm::StringRef::npos);
   EXPECT_NE(programSource().find("PHASEC_SIM_TIME"), llvm::StringRef::npos);
   EXPECT_NE(reportScript().find("timeline_from_trace"), llvm::StringRef::npos);
+}
+
+TEST(SimGridSources, EmbeddedRelaySupportFiles) {
+  EXPECT_NE(collSource().find("PHASEC_SIM_VERIFIED"), llvm::StringRef::npos);
+  EXPECT_NE(runtimeHeader().find("phasec_wtime"), llvm::StringRef::npos);
+  EXPECT_NE(runtimeMPIHeader().find("phasec_mpi_init"), llvm::StringRef::npos);
+  EXPECT_NE(runtimeCoreSource().find("clock_gettime"), llvm::StringRef::npos);
+  EXPECT_NE(runtimeMPISource().find("phasec_mpi_phase_barrier"),
+            llvm::StringRef::npos);
+}
+
+// SimGrid 3.32's own lists, in its order; `automatic` is listed (and
+// skipped with its reason), scan and exscan have the one `default`.
+TEST(SimGridBuiltins, ListsPerCollective) {
+  struct Expect {
+    const char *collective;
+    size_t size;
+    const char *first, *last;
+  } expects[] = {{"bcast", 25, "default", "automatic"},
+                 {"allreduce", 22, "default", "automatic"},
+                 {"reduce", 20, "default", "automatic"},
+                 {"allgather", 22, "default", "automatic"},
+                 {"reduce_scatter", 12, "default", "automatic"},
+                 {"gather", 10, "default", "automatic"},
+                 {"scatter", 11, "default", "automatic"},
+                 {"barrier", 14, "default", "automatic"},
+                 {"alltoall", 21, "default", "automatic"},
+                 {"scan", 1, "default", "default"},
+                 {"exscan", 1, "default", "default"}};
+  for (const Expect &e : expects) {
+    llvm::ArrayRef<const char *> list = collectiveBuiltins(e.collective);
+    ASSERT_EQ(list.size(), e.size) << e.collective;
+    EXPECT_STREQ(list.front(), e.first) << e.collective;
+    EXPECT_STREQ(list.back(), e.last) << e.collective;
+  }
+  EXPECT_TRUE(collectiveBuiltins("allgatherv").empty());
+  EXPECT_FALSE(builtinSkipReason("automatic").empty());
+  EXPECT_TRUE(builtinSkipReason("rab2").empty());
+}
+
+// The library refuses a report for a relaying operation (the driver says so
+// at the operation first: test/Driver/emit-errors.test), before writing
+// anything.
+TEST(SimGridRelay, ReportIsRefusedBeforeAnythingIsWritten) {
+  Topology topo = makeTopology("torus:4");
+  ChunkSpec chunks;
+  chunks.kind = CollectiveKind::Broadcast;
+  chunks.group = {0, 1, 2, 3};
+  chunks.root = 0;
+  chunks.numChunks = 1;
+  chunks.chunkBytes = 8;
+  Problem problem(topo, chunks, CostModel(topo));
+  Schedule schedule;
+  RelayProgram relay;
+  relay.collective = "bcast";
+  SimOperation op{"b", &topo, &problem, &schedule, &relay};
+  SimTargetOptions options;
+  options.outDir = "/nonexistent/phasec-sim-test";
+  options.reportDir = "/nonexistent/phasec-sim-report";
+  std::string out, diag;
+  llvm::raw_string_ostream outOS(out), diagOS(diag);
+  EXPECT_TRUE(llvm::failed(runSimTarget({op}, options, outOS, diagOS)));
+  EXPECT_EQ(diag,
+            "error: b: --report is not supported for a relaying operation\n");
+  EXPECT_TRUE(out.empty());
 }

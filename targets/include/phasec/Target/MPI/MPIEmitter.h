@@ -42,6 +42,10 @@ struct MPIOptions {
   /// takes -i N / -w N or PHASEC_ITERATIONS / PHASEC_WARMUP).
   int iterations = 10;
   int warmup = 2;
+  /// With `main`: rank 0 also prints `PHASEC_SIM_TIME <median seconds>` and
+  /// `PHASEC_SIM_VERIFIED <wrong bytes>`, the lines the SimGrid runner
+  /// parses (the simulator target builds this harness with smpicc).
+  bool simTimeLine = false;
 };
 
 /// Writes one C file for `plans`. Fails (setting `error`) on an empty list,

@@ -67,7 +67,12 @@ struct SimulationRequest {
   /// --compare, baselines simulated phase by phase on the same platform.
   NamedSchedule schedule;
   std::vector<NamedSchedule> baselines;
-  /// smpi/alltoall algorithms on phasec's platform, and on the stock TORUS.
+  /// A relaying operation: `schedule` is its chunk schedule, run as the
+  /// generated MPI code (variant kind "relay"); `builtins` are algorithms of
+  /// smpi/<relay->collective>; no baselines, no stock platform, no report.
+  const RelayProgram *relay = nullptr;
+  /// smpi/alltoall algorithms on phasec's platform, and on the stock TORUS
+  /// (relaying: the collective's algorithms; see builtinSkipReason).
   std::vector<std::string> builtins;
   std::vector<std::string> stockBuiltins;
   /// Bandwidth bound in seconds and its reason (Bounds.h).
@@ -90,7 +95,8 @@ struct VariantResult {
   using Status = SimulationStatus;
   /// "phasec", "shift", "pair", ...
   std::string name;
-  /// "phased" (a schedule) or "builtin" (an smpi/alltoall algorithm).
+  /// "phased" (a schedule), "relay" (phasec's generated code of a relaying
+  /// schedule) or "builtin" (an smpi/<collective> algorithm).
   std::string kind;
   /// "phasec" (our routes) or "stock" (SimGrid's TORUS zone).
   std::string platform;
@@ -98,12 +104,27 @@ struct VariantResult {
   std::string note;
   double simTime = 0;
   double wallSeconds = 0;
-  /// Phased variants: analytic model time and phases.
+  /// Relay and built-in variants of a relaying operation: the program
+  /// checked every element of the result (PHASEC_SIM_VERIFIED 0).
+  bool verified = false;
+  /// Phased and relay variants: analytic model time and phases.
   double modelTime = 0;
   int64_t numPhases = 0;
   /// Phased variants: when phase k ended, relative to the start.
   std::vector<double> phaseEnd;
 };
+
+/// Why a built-in algorithm of a relaying operation's collective is not
+/// run (empty: it is). Only `automatic`, SMPI's selector benchmark, which
+/// runs every other algorithm inside each call; an algorithm that does not
+/// apply (e.g. needs a power-of-two number of ranks) runs and fails, and its
+/// row says why (SimGrid's message).
+std::string builtinSkipReason(llvm::StringRef algorithm);
+
+/// Every algorithm SimGrid 3.32 offers for smpi/<collective> (its own list,
+/// in its order; `default` only for scan and exscan, which have no
+/// selector), or an empty list for an unknown collective.
+llvm::ArrayRef<const char *> collectiveBuiltins(llvm::StringRef collective);
 
 struct SimulationResult {
   std::string operation;

@@ -68,6 +68,30 @@ struct NamedSchedule {
   const Schedule *schedule = nullptr;
 };
 
+/// A relaying operation (a phasec-schedule/2 chunk schedule): SimGrid runs
+/// the MPI code phasec generates for it (the `--emit=mpi --main` program,
+/// printing PHASEC_SIM_TIME) and, for the built-ins, the MPI library's own
+/// collective on the same data (support/phasec_sim_coll.c).
+struct RelayProgram {
+  /// C + MPI: the operation and its verifying harness (MPIOptions::main and
+  /// simTimeLine), built with smpicc and phasec's runtime sources.
+  std::string source;
+  /// The MPI collective and SMPI selector: bcast, reduce, allreduce, scan,
+  /// exscan, reduce_scatter, allgather, gather, scatter, alltoall, barrier.
+  std::string collective;
+  /// The built-in call's arguments: elements per call (per block for
+  /// allgather/gather/scatter/alltoall, per rank's result for
+  /// reduce_scatter), the element type (the operation's for reductions,
+  /// "u8" otherwise: i8 .. u64, f32, f64, c64, c128) and the root rank.
+  int64_t count = 0, root = 0;
+  std::string elemType = "u8";
+  /// Bytes the operation is about (its C chunks), for the table.
+  int64_t dataBytes = 0;
+  /// Non-empty when the built-ins cannot run the same operation (then each
+  /// is a skipped row with this reason).
+  std::string builtinsNotApplicable;
+};
+
 /// What writePlatform found.
 struct PlatformStats {
   int64_t hosts = 0, links = 0, routes = 0;
@@ -106,17 +130,28 @@ int64_t uniformAlltoallBlock(const Topology &topo,
 llvm::StringRef platformSource();
 llvm::StringRef programSource();
 llvm::StringRef reportScript();
+llvm::StringRef collSource();
+/// phasec's runtime (runtime/), built into relaying programs with smpicc.
+llvm::StringRef runtimeHeader();
+llvm::StringRef runtimeMPIHeader();
+llvm::StringRef runtimeCoreSource();
+llvm::StringRef runtimeMPISource();
 
 /// Writes the whole directory (created if needed). `schedules[0]` gives the
 /// routes of platform.txt (used by the built-in MPI algorithms too); every
 /// schedule gets a sched-<name>.bin, and runs on its own tie choices
 /// (platform-<name>.txt where they differ). Deterministic output.
+/// With `relay`: `schedules` is phasec's chunk schedule alone (its routes are
+/// platform.txt's), and the directory holds relay.c (the generated program),
+/// phasec's runtime sources and coll.c instead of program.c and the
+/// schedule tables; run.sh runs `relay` and `builtin ALGO`.
 llvm::LogicalResult emitSimGrid(const Topology &topo,
                                 const TransferSet &transfers,
                                 llvm::ArrayRef<NamedSchedule> schedules,
                                 const PlatformOptions &options,
                                 llvm::StringRef dir, PlatformStats &stats,
-                                std::string &error);
+                                std::string &error,
+                                const RelayProgram *relay = nullptr);
 
 } // namespace simgrid
 } // namespace phasec

@@ -45,6 +45,11 @@ struct SimOperation {
   const Topology *topology = nullptr;
   const Problem *problem = nullptr;
   const Schedule *schedule = nullptr;
+  /// Set for a relaying operation (a chunk schedule): the generated MPI
+  /// program and the built-in call (SimGrid.h). `--compare` then runs every
+  /// algorithm of its collective (collectiveBuiltins); there are no
+  /// baselines and no stock platform, and `--report` is not supported.
+  const RelayProgram *relay = nullptr;
 };
 
 struct SimTargetOptions {
