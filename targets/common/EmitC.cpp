@@ -839,10 +839,15 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   bool typed = isTranspose(plan) || isPermute(plan);
   std::string T = n + "_elem_t";
   std::string rank = tr.rankVar;
-  std::string call = typed ? n + "((const " + T + " *)s, (" + T + " *)r" +
+  // The runner's locals (s, r, t, me, ...) may shadow the operation's
+  // name: it calls it through a pointer whose name the plan reserves.
+  std::string fn = "phasec_call_" + n;
+  std::string call = typed ? fn + "((const " + T + " *)s, (" + T + " *)r" +
                                  tr.commArg + ")"
-                           : n + "(s, r" + tr.commArg + ")";
+                           : fn + "(s, r" + tr.commArg + ")";
   std::string stmt = tr.checkedCall(call);
+  os << "static __typeof__(" << n << ") *const " << fn << " = " << n
+     << ";\n\n";
   os << "/* Runs " << n
      << ": warm-up, timed iterations, verification of every byte. Returns "
         "the\n   number of wrong bytes over all "
@@ -880,7 +885,7 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   if (plan.kind == CollectiveKind::Barrier) {
     std::string p = tr.runtimePrefix;
     std::string comm = tr.commArg;
-    std::string barrierCall = tr.checkedCall(n + "(s, r" + comm + ")");
+    std::string barrierCall = tr.checkedCall(fn + "(s, r" + comm + ")");
     os << "  {\n"
        << "    " << p << "arrivals arr;\n"
        << "    " << p << "arrivals_open(&arr" << comm << ", "
@@ -911,7 +916,7 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
           "buffer\");\n"
        << "    phasec_poison(ip, ipBytes);\n"
        << "    if (me >= 0)\n      " << n << "_fill(me, ip);\n"
-       << "    " << tr.checkedCall(n + "(ip, ip" + tr.commArg + ")") << ";\n"
+       << "    " << tr.checkedCall(fn + "(ip, ip" + tr.commArg + ")") << ";\n"
        << "    phasec_check_state ipst;\n"
        << "    phasec_check_init(&ipst, " << rank << ", \"" << n
        << " (in place)\");\n"

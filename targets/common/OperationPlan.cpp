@@ -97,14 +97,52 @@ static bool isCIdentifier(llvm::StringRef s) {
   return llvm::all_of(s, [](char c) { return isalnum(c) || c == '_'; });
 }
 
-llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
-    llvm::StringRef name, const Collective &collective,
-    const ElementCType &elem, const Schedule &schedule,
-    const PlanOptions &options, std::string &error) {
+bool phasec::target::isTakenCName(llvm::StringRef name) {
+  // C's keywords, and what the generated files declare or call at file
+  // scope: an operation of that name would not compile.
+  static const char *const taken[] = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do",
+      "double", "else", "enum", "extern", "float", "for", "goto", "if",
+      "inline", "int", "long", "register", "restrict", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+      "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
+      "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn",
+      "_Static_assert", "_Thread_local", "_Imaginary", "main", "free",
+      "malloc", "calloc", "memcpy", "memset", "memcmp", "printf", "fprintf",
+      "getenv", "exit", "abort", "strcmp", "atoi", "strtol", "stderr",
+      "stdout"};
+  return llvm::is_contained(taken, name);
+}
+
+llvm::LogicalResult phasec::target::checkOperationName(llvm::StringRef name,
+                                                       std::string &error) {
   if (!isCIdentifier(name)) {
     error = "operation name '" + name.str() + "' is not a C identifier";
     return llvm::failure();
   }
+  if (isTakenCName(name)) {
+    error = "operation name '" + name.str() +
+            "' is taken in the generated C (a keyword or a function it uses)";
+    return llvm::failure();
+  }
+  // The harness's per-operation names (phasec_call_NAME, run_NAME), and
+  // MPI's and OpenSHMEM's.
+  for (llvm::StringRef prefix :
+       {"phasec_call_", "run_", "MPI_", "PMPI_", "shmem_", "SHMEM_"})
+    if (name.starts_with(prefix)) {
+      error = "operation name '" + name.str() + "' starts with '" +
+              prefix.str() + "', which the generated C or the library reserves";
+      return llvm::failure();
+    }
+  return llvm::success();
+}
+
+llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
+    llvm::StringRef name, const Collective &collective,
+    const ElementCType &elem, const Schedule &schedule,
+    const PlanOptions &options, std::string &error) {
+  if (failed(checkOperationName(name, error)))
+    return llvm::failure();
   switch (collective.kind) {
   case CollectiveKind::Broadcast:
   case CollectiveKind::Reduce:

@@ -51,6 +51,8 @@ using namespace phasec::target::detail;
 llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
     llvm::StringRef name, const Collective &collective, const ChunkSpec &chunks,
     const Schedule &schedule, const PlanOptions &options, std::string &error) {
+  if (failed(checkOperationName(name, error)))
+    return llvm::failure();
   OperationPlan plan;
   plan.name = name.str();
   // The chunk table's kind: one_to_all and all_to_one are a scatter and a

@@ -27,30 +27,17 @@ using namespace phasec;
 using namespace phasec::target;
 
 /// A C identifier for an operation name: every other character becomes '_',
-/// a leading digit gets a '_' in front, and C11 keywords and `main` (the
-/// harness) get a '_' appended; .sched names such as `int` or `main` are
-/// fine there but would not compile as function names. The emitters reject
-/// the duplicates this could make.
+/// a leading digit gets a '_' in front, and names the generated C takes
+/// (C11 keywords, `main`, `free`, ...: isTakenCName) get a '_' appended;
+/// .sched names such as `int` or `main` are fine there but would not compile
+/// as function names. The emitters reject the duplicates this could make.
 static std::string getCName(StringRef name) {
-  static const char *const reserved[] = {
-      "auto",      "break",     "case",           "char",
-      "const",     "continue",  "default",        "do",
-      "double",    "else",      "enum",           "extern",
-      "float",     "for",       "goto",           "if",
-      "inline",    "int",       "long",           "register",
-      "restrict",  "return",    "short",          "signed",
-      "sizeof",    "static",    "struct",         "switch",
-      "typedef",   "union",     "unsigned",       "void",
-      "volatile",  "while",     "main",           "_Bool",
-      "_Complex",  "_Alignas",  "_Alignof",       "_Atomic",
-      "_Generic",  "_Noreturn", "_Static_assert", "_Thread_local",
-      "_Imaginary"};
   std::string result;
   if (name.empty() || llvm::isDigit(name.front()))
     result = "_";
   for (char c : name)
     result += llvm::isAlnum(c) || c == '_' ? c : '_';
-  if (llvm::is_contained(reserved, StringRef(result)))
+  if (isTakenCName(result))
     result += "_";
   return result;
 }

@@ -202,6 +202,18 @@ struct OperationPlan {
 /// splits of transposes and permutes fall on element boundaries, that the
 /// arrays are laid out as the generators lay them out (slabs of rows), and
 /// that `name` is a C identifier; on failure sets `error`.
+///
+/// `name` becomes a C function: it must be an identifier that is not a C
+/// keyword, not a function the generated files use (main, free, ...), and
+/// not start with a prefix the generated code or MPI/SHMEM reserve
+/// (phasec_call_, run_, MPI_, PMPI_, shmem_, SHMEM_). Both plans check it;
+/// tools may check it first.
+llvm::LogicalResult checkOperationName(llvm::StringRef name,
+                                       std::string &error);
+/// A C keyword or a name the generated files use (drivers that rename
+/// operations for C append '_' to these).
+bool isTakenCName(llvm::StringRef name);
+
 /// The plan of a relaying operation: `schedule` carries chunks and was
 /// verified against `chunks` by Problem::verify (the replay).
 llvm::FailureOr<OperationPlan>
