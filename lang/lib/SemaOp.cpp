@@ -60,7 +60,7 @@ static const std::string kAlgorithmList =
     "k_level(k, shape), k_level(logp, rec, gamma), binomial, binary, "
     "knomial(k), chain(s), ring(s), recursive_doubling, recursive_halving, "
     "rabenseifner(s), scatter_allgather, reduce_broadcast, dissemination, "
-    "dimension_wise(p)";
+    "dimension_wise(p), double_chain(s)";
 
 /// `v` as %g writes it (0.3, 1.5, 2e+06).
 static std::string formatReal(double v) {

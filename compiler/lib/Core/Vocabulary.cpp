@@ -76,11 +76,11 @@ int64_t phasec::getChunkParts(CollectiveKind kind, int64_t numMembers) {
 
 llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
   using A = Algorithm;
-  static const A broadcast[] = {A::Direct, A::Binomial,         A::Binary,
-                                A::Knomial, A::Chain,            A::ScatterAllgather,
-                                A::KLevel};
+  static const A broadcast[] = {A::Direct,      A::Binomial, A::Binary,
+                                A::Knomial,     A::Chain,    A::DoubleChain,
+                                A::ScatterAllgather, A::KLevel};
   static const A reduce[] = {A::Direct, A::Binomial, A::Binary, A::Knomial,
-                             A::Chain};
+                             A::Chain,  A::DoubleChain};
   static const A allreduce[] = {A::Direct, A::ReduceBroadcast,
                                 A::RecursiveDoubling, A::Ring,
                                 A::Rabenseifner, A::DimensionWise};
@@ -122,7 +122,8 @@ llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
 bool phasec::takesRelayParameter(Algorithm algorithm) {
   return algorithm == Algorithm::Knomial || algorithm == Algorithm::Chain ||
          algorithm == Algorithm::Ring || algorithm == Algorithm::Rabenseifner ||
-         algorithm == Algorithm::DimensionWise;
+         algorithm == Algorithm::DimensionWise ||
+         algorithm == Algorithm::DoubleChain;
 }
 
 bool phasec::isRelayAlgorithm(Algorithm algorithm) {
@@ -140,6 +141,7 @@ bool phasec::isRelayAlgorithm(Algorithm algorithm) {
   case Algorithm::Dissemination:
   case Algorithm::Bruck:
   case Algorithm::DimensionWise:
+  case Algorithm::DoubleChain:
     return true;
   default:
     return false;

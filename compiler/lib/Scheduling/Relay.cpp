@@ -62,7 +62,7 @@ std::string phasec::describeRelayChoice(RelayChoice choice) {
   if (choice.param > 0)
     name += "(" + std::to_string(choice.param) + ")";
   if (!choice.order.empty())
-    name += " in Z3 ring order";
+    name += choice.snakeOrder ? " in snake order" : " in Z3 ring order";
   else if (choice.groupOrder)
     name += " in group order";
   return name;
@@ -79,6 +79,8 @@ static int64_t defaultParam(Algorithm algorithm) {
     return 4;
   case Algorithm::Chain:
     return 8;
+  case Algorithm::DoubleChain:
+    return 16;
   case Algorithm::Ring:
   case Algorithm::Rabenseifner:
     return 1;
@@ -155,6 +157,7 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     bool ok = true;
     switch (choice.algorithm) {
     case Algorithm::Chain:
+    case Algorithm::DoubleChain:
       ok = cutVector(param, "one per segment");
       break;
     case Algorithm::Ring:
@@ -914,6 +917,21 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
           if (t - v >= 0 && t - v < C)
             b.step(v, v + 1, {t - v}, false);
       }
+    } else if (alg == Algorithm::DoubleChain) {
+      // Two pipelines from the root: the first half of the segments to
+      // relative members 1, 2, ..., the second half the other way round,
+      // to n - 1, n - 2, ...: each link of the ring carries one of them.
+      const int64_t a = (C + 1) / 2;
+      auto back = [&](int64_t u) { return u == 0 ? 0 : n - u; };
+      for (int64_t t = 0; t < a + n - 2; ++t) {
+        b.newRound();
+        for (int64_t v = 0; v + 1 < n; ++v) {
+          if (t - v >= 0 && t - v < a)
+            b.step(v, v + 1, {t - v}, false);
+          if (t - v >= 0 && t - v < C - a)
+            b.step(back(v), back(v + 1), {a + t - v}, false);
+        }
+      }
     } else if (alg == Algorithm::ScatterAllgather) {
       // Chunk j belongs to relative member j: a binomial scatter, then a
       // ring allgather that never sends back to the root.
@@ -935,6 +953,22 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
           int64_t c = t - (n - 1 - v);
           if (c >= 0 && c < C)
             b.step(v, v - 1, {c}, true);
+        }
+      }
+    } else if (alg == Algorithm::DoubleChain) {
+      // The double-chain broadcast backwards: the first half of the
+      // segments flows ... -> 2 -> 1 -> root, the second half ... -> n - 2
+      // -> n - 1 -> root, reducing on the way.
+      const int64_t a = (C + 1) / 2;
+      auto back = [&](int64_t u) { return u == 0 ? 0 : n - u; };
+      for (int64_t t = 0; t < a + n - 2; ++t) {
+        b.newRound();
+        for (int64_t u = 1; u < n; ++u) {
+          int64_t c = t - (n - 1 - u);
+          if (c >= 0 && c < a)
+            b.step(u, u - 1, {c}, true);
+          if (c >= 0 && c < C - a)
+            b.step(back(u), back(u - 1), {a + c}, true);
         }
       }
     } else {
@@ -1351,9 +1385,44 @@ static bool canReorder(const RelayChoice &choice, CollectiveKind kind) {
     return kind == CollectiveKind::Allreduce ||
            kind == CollectiveKind::ReduceScatter ||
            kind == CollectiveKind::Allgather;
-  if (choice.algorithm == Algorithm::Chain)
+  if (choice.algorithm == Algorithm::Chain ||
+      choice.algorithm == Algorithm::DoubleChain)
     return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Reduce;
   return false;
+}
+
+/// A Hamiltonian cycle of nearest neighbours through a whole 2-D mesh or
+/// torus (one rank per node, the group every rank in order) with an even
+/// extent: along row 0, then snaking through columns 1.. of the other
+/// rows, back up column 0. Its edges are single links, so a ring or a
+/// double chain along it never shares a link.
+static std::optional<std::vector<int32_t>> snakeOrder(const Topology &topo,
+                                                      const ChunkSpec &spec) {
+  const int64_t n = spec.numMembers();
+  if (!topo.isGrid() || topo.numDims() != 2 ||
+      topo.numRanks() != topo.numNodes() || topo.numRanks() != n)
+    return std::nullopt;
+  for (int64_t i = 0; i < n; ++i)
+    if (spec.group[i] != i)
+      return std::nullopt;
+  int64_t W = topo.extent(0), H = topo.extent(1);
+  bool transposed = H % 2 != 0;
+  if (transposed)
+    std::swap(W, H);
+  if (H % 2 != 0 || W < 2)
+    return std::nullopt;
+  auto at = [&](int64_t x, int64_t y) {
+    return static_cast<int32_t>(transposed ? y + H * x : x + W * y);
+  };
+  std::vector<int32_t> order;
+  for (int64_t x = 0; x < W; ++x)
+    order.push_back(at(x, 0));
+  for (int64_t y = 1; y < H; ++y)
+    for (int64_t i = 1; i < W; ++i)
+      order.push_back(at(y % 2 ? W - i : i, y));
+  for (int64_t y = H - 1; y >= 1; --y)
+    order.push_back(at(0, y));
+  return order;
 }
 
 /// The largest group the ring-order search takes on: the query has n^2
@@ -1367,13 +1436,17 @@ static constexpr int64_t kMaxRingOrderSearch = 64;
 /// runs deterministically, so it is computed once per process: the
 /// operations of a file, their chains of several segment counts and the
 /// reports' comparisons share one query.
+///
+/// `bothWays`: every edge must also be free the other way round (a double
+/// chain sends along the cycle in both directions at once).
 static std::optional<std::vector<int32_t>>
 searchRingOrder(const Topology &topo, const ChunkSpec &spec, bool backward,
-                int64_t first) {
-  using Key = std::tuple<std::string, std::vector<RankId>, bool, int64_t>;
+                int64_t first, bool bothWays = false) {
+  using Key =
+      std::tuple<std::string, std::vector<RankId>, bool, int64_t, bool>;
   static std::mutex mutex;
   static std::map<Key, std::optional<std::vector<int32_t>>> cache;
-  Key key{topo.desc().str(), spec.group, backward, first};
+  Key key{topo.desc().str(), spec.group, backward, first, bothWays};
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = cache.find(key);
@@ -1393,10 +1466,15 @@ searchRingOrder(const Topology &topo, const ChunkSpec &spec, bool backward,
         continue;
       RankId from = spec.group[backward ? b : a];
       RankId to = spec.group[backward ? a : b];
+      auto &links = query.resources[static_cast<size_t>(a) * n + b];
       topo.routeRanks(from, to, 0, route);
       for (LinkId l : route)
-        query.resources[static_cast<size_t>(a) * n + b].push_back(
-            static_cast<int32_t>(l));
+        links.push_back(static_cast<int32_t>(l));
+      if (bothWays) {
+        topo.routeRanks(to, from, 0, route);
+        for (LinkId l : route)
+          links.push_back(static_cast<int32_t>(l));
+      }
     }
   std::string error;
   FailureOr<solver::CycleResult> result =
@@ -1443,7 +1521,8 @@ buildOne(const Topology &topo, const CostModel &model,
   // it is faster.
   const int64_t n = out.chunks.numMembers();
   if (!searchOrder || !choice.order.empty() || choice.groupOrder ||
-      !canReorder(choice, collective.kind) || n > kMaxRingOrderSearch ||
+      !canReorder(choice, collective.kind) ||
+      (n > kMaxRingOrderSearch && choice.algorithm != Algorithm::DoubleChain) ||
       out.schedule.phases.size() <= rounds->size())
     return out;
   bool backward = collective.kind == CollectiveKind::Reduce;
@@ -1451,12 +1530,17 @@ buildOne(const Topology &topo, const CostModel &model,
                       ? llvm::find(out.chunks.group, out.chunks.root) -
                             out.chunks.group.begin()
                       : 0;
+  const bool bothWays = choice.algorithm == Algorithm::DoubleChain;
   std::optional<std::vector<int32_t>> order =
-      searchRingOrder(topo, out.chunks, backward, first);
+      bothWays ? snakeOrder(topo, out.chunks) : std::nullopt;
+  const bool snake = order.has_value();
+  if (!order && n <= kMaxRingOrderSearch)
+    order = searchRingOrder(topo, out.chunks, backward, first, bothWays);
   if (!order)
     return out;
   RelayChoice reordered = choice;
   reordered.order = *order;
+  reordered.snakeOrder = snake;
   std::string why;
   FailureOr<RelaySchedule> other =
       buildOne(topo, model, collective, reordered, why, false);
@@ -1480,7 +1564,8 @@ phasec::getRelayCandidates(Algorithm algorithm, const Collective &c) {
     return {{algorithm, 2, KLevelShape::Rec},
             {algorithm, 3, KLevelShape::Sq},
             {algorithm, 0, KLevelShape::Sq}};
-  case Algorithm::Chain: {
+  case Algorithm::Chain:
+  case Algorithm::DoubleChain: {
     // Segment counts that divide the data, near n, 4n and 16n.
     int64_t elements = c.blockBytes / c.elementBytes();
     llvm::SmallVector<RelayChoice, 4> out;

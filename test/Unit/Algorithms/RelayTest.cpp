@@ -608,3 +608,45 @@ TEST(Relay, RingsAndChainsTakeAZ3OrderWhereGroupOrderCongests) {
   ASSERT_TRUE(succeeded(s)) << error;
   EXPECT_TRUE(s->choice.order.empty());
 }
+
+TEST(Relay, DoubleChainUsesTwoOfTheRootsLinks) {
+  // A whole 2-D grid with an even side: the snake; its rounds are one
+  // phase each, and from a corner it halves a chain's time.
+  for (const char *spec : {"mesh:4x4", "mesh:3x4", "torus:4x3"}) {
+    Topology topo = makeTopology(spec);
+    CostModel model(topo);
+    const int64_t n = topo.numRanks();
+    for (CollectiveKind kind : {CollectiveKind::Broadcast,
+                                CollectiveKind::Reduce}) {
+      Collective c = relayCollective(kind, allRanks(topo), 0, 64);
+      std::string error;
+      auto dbl = scheduleRelaying(topo, model, c,
+                                  {Algorithm::DoubleChain, 64}, error);
+      ASSERT_TRUE(succeeded(dbl)) << spec << " " << error;
+      SCOPED_TRACE(std::string(spec) + " " +
+                   stringifyCollectiveKind(kind).str());
+      // On the torus group order is already free both ways: it stays.
+      bool mesh = llvm::StringRef(spec).starts_with("mesh");
+      EXPECT_EQ(dbl->schedule.algorithm,
+                mesh ? "double_chain(64) in snake order" : "double_chain(64)");
+      EXPECT_EQ(dbl->choice.snakeOrder, mesh);
+      EXPECT_EQ(dbl->schedule.phases.size(), static_cast<size_t>(32 + n - 2));
+      auto one = scheduleRelaying(topo, model, c, {Algorithm::Chain, 64},
+                                  error);
+      ASSERT_TRUE(succeeded(one)) << error;
+      EXPECT_LT(model.time(dbl->schedule), 0.7 * model.time(one->schedule));
+    }
+  }
+  // A sub-group: Z3 finds a ring that is free both ways, or group order.
+  Topology topo = makeTopology("torus:8x8");
+  std::vector<RankId> black;
+  for (RankId r = 0; r < 64; ++r)
+    if ((r % 8 + r / 8) % 2 == 0)
+      black.push_back(r);
+  Collective c = relayCollective(CollectiveKind::Broadcast, black, 2, 64);
+  std::string error;
+  auto dbl = scheduleRelaying(topo, CostModel(topo), c,
+                              {Algorithm::DoubleChain, 8}, error);
+  ASSERT_TRUE(succeeded(dbl)) << error;
+  EXPECT_FALSE(dbl->choice.snakeOrder);
+}

@@ -94,6 +94,8 @@ struct RelayChoice {
   std::vector<int32_t> order;
   /// Rings and chains: keep group order, no search (for comparisons).
   bool groupOrder = false;
+  /// `order` is the snake through a whole 2-D grid, not Z3's.
+  bool snakeOrder = false;
 };
 
 // needsRelaying(kind) and getRelayAlgorithms(kind), the table of which
