@@ -14,6 +14,8 @@
 
 #include "phasec/Lang/AST.h"
 
+#include "phasec/Core/TopologyDesc.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
@@ -284,8 +286,7 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
       if (d.kShape != KLevelShape::None)
         os << ", " << stringifyKLevelShape(d.kShape);
       if (d.kGammaPercent)
-        os << ", 0." << (d.kGammaPercent < 10 ? "0" : "")
-           << (d.kGammaPercent % 10 ? d.kGammaPercent : d.kGammaPercent / 10);
+        os << ", " << formatShortestDouble(d.kGammaPercent / 100.0);
       os << ')';
     }
     if (d.algorithmParam > 0)

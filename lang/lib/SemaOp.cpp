@@ -16,9 +16,10 @@
 
 #include "Sema.h"
 
+#include "phasec/Core/TopologyDesc.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/Format.h"
 
 #include <cmath>
 
@@ -61,14 +62,6 @@ static const std::string kAlgorithmList =
     "knomial(k), chain(s), ring(s), recursive_doubling, recursive_halving, "
     "rabenseifner(s), scatter_allgather, reduce_broadcast, dissemination, "
     "dimension_wise(p), double_chain(s)";
-
-/// `v` as %g writes it (0.3, 1.5, 2e+06).
-static std::string formatReal(double v) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  os << llvm::format("%g", v);
-  return os.str();
-}
 
 /// k_level's submachine shapes, from the vocabulary ('none' is the
 /// default, not a name to write).
@@ -434,7 +427,7 @@ bool Sema::checkCommonDirectives(OpContext &c) {
           diag.error(g.getLoc(),
                      "gamma must be a multiple of 0.01 in 0.5 .. 0.99 (the "
                      "source's submachine is the larger part), got " +
-                         formatReal(*gamma));
+                         formatShortestDouble(*gamma));
           return false;
         }
         dir.kGammaPercent = static_cast<int64_t>(std::round(percent));

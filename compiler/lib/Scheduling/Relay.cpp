@@ -46,14 +46,8 @@ std::string phasec::describeRelayChoice(RelayChoice choice) {
             (choice.param ? std::to_string(choice.param) : std::string("logp"));
     if (choice.shape != KLevelShape::None)
       name += ", " + stringifyKLevelShape(choice.shape).str();
-    if (choice.gammaPercent > 0) {
-      // 75 -> "0.75", 50 -> "0.5".
-      int64_t g = choice.gammaPercent;
-      std::string digits = std::to_string(g % 100 + 100).substr(1);
-      if (digits.back() == '0')
-        digits.pop_back();
-      name += ", " + std::to_string(g / 100) + "." + digits;
-    }
+    if (choice.gammaPercent > 0) // 75 -> "0.75", 50 -> "0.5"
+      name += ", " + formatShortestDouble(choice.gammaPercent / 100.0);
     if (choice.tree != Algorithm::Auto)
       name += ": " + describeRelayChoice({choice.tree,
                                           defaultParam(choice.tree)});
@@ -285,6 +279,16 @@ private:
 };
 } // namespace
 
+/// The largest r with r * r <= v (v >= 0).
+static int64_t floorSqrt(int64_t v) {
+  int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
+  while (r > 0 && r * r > v)
+    --r;
+  while ((r + 1) * (r + 1) <= v)
+    ++r;
+  return r;
+}
+
 static llvm::SmallVector<int64_t, 2> range(int64_t lo, int64_t hi) {
   llvm::SmallVector<int64_t, 2> out;
   for (int64_t c = lo; c < hi; ++c)
@@ -513,8 +517,7 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
     broadcastTree(b, n, tree, defaultParam(tree), message);
     return success();
   }
-  if (!topo || !topo->isGrid() || topo->numDims() < 1 || topo->numDims() > 2 ||
-      topo->numRanks() != topo->numNodes() || topo->numRanks() != n) {
+  if (!isWholeGridInOrder(topo, spec) || topo->numDims() > 2) {
     error = describeRelayChoice(choice) +
             " partitions a 1-D or 2-D mesh or torus into submachines: the "
             "group must be every node of one, one rank per node";
@@ -528,14 +531,7 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
   if (shape == KLevelShape::None)
     shape = levels == 2 ? KLevelShape::Rec : KLevelShape::Sq;
   std::vector<std::pair<Cut, int64_t>> cuts;
-  auto isqrt = [](int64_t v) {
-    int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
-    while (r * r > v)
-      --r;
-    while ((r + 1) * (r + 1) <= v)
-      ++r;
-    return std::max<int64_t>(r, 1);
-  };
+  auto isqrt = [](int64_t v) { return std::max<int64_t>(floorSqrt(v), 1); };
   if (levels == 1)
     cuts = {{Cut::Single, 0}};
   else if (levels == 2 && shape == KLevelShape::Rec)
@@ -707,11 +703,7 @@ static LogicalResult kLevelAlltoallRounds(std::vector<RelayRound> &rounds,
                                           std::string &error) {
   const int64_t n = spec.numMembers(), k = spec.chunksPerMember();
   const std::string name = describeRelayChoice(choice);
-  bool ordered = topo && topo->numRanks() == n;
-  for (int64_t m = 0; ordered && m < n; ++m)
-    ordered = spec.group[m] == m && topo->nodeOfRank(m) == m;
-  if (!topo || !topo->isGrid() || topo->numDims() < 1 || topo->numDims() > 2 ||
-      topo->numRanks() != topo->numNodes() || !ordered) {
+  if (!isWholeGridInOrder(topo, spec) || topo->numDims() > 2) {
     error = name + " partitions a 1-D or 2-D mesh or torus into "
                    "submachines: the group must be every node of one, one "
                    "rank per node";
@@ -771,9 +763,7 @@ static LogicalResult kLevelAlltoallRounds(std::vector<RelayRound> &rounds,
     return success();
   }
   if (choice.param == 2 && choice.shape == KLevelShape::Sq) {
-    int64_t q = 1;
-    while ((q + 1) * (q + 1) <= n)
-      ++q;
+    const int64_t q = floorSqrt(n);
     if (q * q != n) {
       error = llvm::formatv("{0} forms sqrt(p) submachines of sqrt(p) nodes "
                             "each: it needs a square number of members, got "
@@ -1398,13 +1388,8 @@ static bool canReorder(const RelayChoice &choice, CollectiveKind kind) {
 /// double chain along it never shares a link.
 static std::optional<std::vector<int32_t>> snakeOrder(const Topology &topo,
                                                       const ChunkSpec &spec) {
-  const int64_t n = spec.numMembers();
-  if (!topo.isGrid() || topo.numDims() != 2 ||
-      topo.numRanks() != topo.numNodes() || topo.numRanks() != n)
+  if (!isWholeGridInOrder(&topo, spec) || topo.numDims() != 2)
     return std::nullopt;
-  for (int64_t i = 0; i < n; ++i)
-    if (spec.group[i] != i)
-      return std::nullopt;
   int64_t W = topo.extent(0), H = topo.extent(1);
   bool transposed = H % 2 != 0;
   if (transposed)

@@ -71,15 +71,22 @@ llvm::SmallVector<int64_t, 2> range(int64_t lo, int64_t n) {
 
 } // namespace
 
+bool phasec::isWholeGridInOrder(const Topology *topo, const ChunkSpec &spec) {
+  const int64_t n = spec.numMembers();
+  if (!topo || !topo->isGrid() || topo->numRanks() != topo->numNodes() ||
+      topo->numRanks() != n)
+    return false;
+  for (int64_t i = 0; i < n; ++i)
+    if (spec.group[i] != i)
+      return false;
+  return true;
+}
+
 FailureOr<std::vector<RelayRound>>
 phasec::dimensionWiseRounds(const ChunkSpec &spec, int64_t parts,
                             const Topology *topo, std::string &error) {
   const int64_t n = spec.numMembers();
-  bool identity = true;
-  for (int64_t i = 0; i < n; ++i)
-    identity = identity && spec.group[i] == i;
-  if (!topo || !topo->isGrid() || topo->numRanks() != topo->numNodes() ||
-      topo->numRanks() != n || !identity) {
+  if (!isWholeGridInOrder(topo, spec)) {
     error = "dimension_wise runs rings along the lines of a torus, mesh or "
             "hypercube: the group must be every node of one, one rank per "
             "node";

@@ -11,6 +11,12 @@
 
 namespace phasec {
 
+/// Whether the members of `spec` are every rank of the torus, mesh or
+/// hypercube `topo`, in order, one per node: member x0 + d0 (x1 + ...)
+/// sits at coordinates (x0, x1, ...). The grid algorithms (dimension_wise,
+/// the k-level families, the snake) need it.
+bool isWholeGridInOrder(const Topology *topo, const ChunkSpec &spec);
+
 /// Dimension-wise allreduce and allgather on a torus, mesh or hypercube
 /// whose every node holds one member (the group is the machine, in rank
 /// order). The data is cut into `parts` parts. Part p walks the dimensions
