@@ -187,6 +187,13 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     printRealProperty(os, "copy_rate.contiguous", m->cost.copyRateContiguous,
                       "B/s");
     printRealProperty(os, "copy_rate.strided", m->cost.copyRateStrided, "B/s");
+    printRealProperty(os, "copy_rate.gather", m->cost.copyRateGather, "B/s");
+    os << "  switching = " << stringifySwitching(m->cost.switching) << '\n';
+    os << "  sends = " << stringifySendProtocol(m->cost.sends) << '\n';
+    if (m->cost.barrierCost >= 0)
+      printRealProperty(os, "barrier_cost", m->cost.barrierCost, "s");
+    else
+      os << "  barrier_cost = modelled\n";
     os << "}\n";
   }
   for (const auto &g : groups) {

@@ -171,6 +171,32 @@ void Sema::overrideMachine(Machine &m) {
         ovSpec.injectionIsLink ? m.bandwidth : d.injectionBandwidth;
   if (given & TopologySpec::Order)
     m.dimOrder.assign(d.dimOrder.begin(), d.dimOrder.end());
+  // The cost options, each where the spec named it.
+  static const struct {
+    TopologySpec::CostOption option;
+    double TopologyDesc::*value;
+    double CostModel::*field;
+  } costOverrides[] = {
+      {TopologySpec::Setup, &TopologyDesc::setupCost, &CostModel::setupCost},
+      {TopologySpec::Barrier, &TopologyDesc::barrierCost,
+       &CostModel::barrierCost},
+      {TopologySpec::Copy, &TopologyDesc::copyRateContiguous,
+       &CostModel::copyRateContiguous},
+      {TopologySpec::CopyStrided, &TopologyDesc::copyRateStrided,
+       &CostModel::copyRateStrided},
+      {TopologySpec::CopyGather, &TopologyDesc::copyRateGather,
+       &CostModel::copyRateGather},
+  };
+  unsigned costs = ovSpec.costGiven;
+  for (const auto &o : costOverrides)
+    if (costs & o.option)
+      m.cost.*o.field = d.*o.value;
+  if (costs & TopologySpec::Packet)
+    m.cost.packetLength = d.packetLength;
+  if (costs & TopologySpec::SwitchingGiven)
+    m.cost.switching = d.switching;
+  if (costs & TopologySpec::Sends)
+    m.cost.sends = d.sends;
   if (!m.topologyLoc.isValid())
     m.topologyLoc = m.loc;
 }
@@ -397,16 +423,37 @@ void Sema::checkMachines() {
         else
           ok = false;
       } else if (p.key == "copy_rate" &&
-                 (p.sub == "contiguous" || p.sub == "strided")) {
+                 (p.sub == "contiguous" || p.sub == "strided" ||
+                  p.sub == "gather")) {
         setScaled(p.sub == "contiguous" ? m->cost.copyRateContiguous
-                                        : m->cost.copyRateStrided,
+                  : p.sub == "strided"  ? m->cost.copyRateStrided
+                                        : m->cost.copyRateGather,
                   "copy rate", /*rate=*/true);
+      } else if (p.key == "barrier_cost" && p.sub.empty()) {
+        setScaled(m->cost.barrierCost, "barrier_cost", /*rate=*/false);
+      } else if ((p.key == "switching" || p.key == "sends") &&
+                 p.sub.empty()) {
+        const Expr *e = p.value.expr.get();
+        std::string got = e ? spelling(*e) : "";
+        bool switching = p.key == "switching";
+        if (switching && symbolizeSwitching(got)) {
+          m->cost.switching = *symbolizeSwitching(got);
+        } else if (!switching && symbolizeSendProtocol(got)) {
+          m->cost.sends = *symbolizeSendProtocol(got);
+        } else {
+          unknownValue(p.value, p.key, got,
+                       switching ? "wormhole, store_and_forward"
+                                 : "nonblocking, blocking");
+          ok = false;
+        }
       } else {
         diag.error(p.loc, "unknown machine property '" + key + "'");
         diag.note(p.loc, "machine properties: topology, bandwidth[.LL|.LR|.D], "
                          "latency[.LL|.LR|.D], ranks_per_node, routing, "
                          "injection, setup_cost, packet_length, "
-                         "copy_rate.contiguous, copy_rate.strided");
+                         "switching, sends, barrier_cost, "
+                         "copy_rate.contiguous, copy_rate.strided, "
+                         "copy_rate.gather");
         ok = false;
       }
     }

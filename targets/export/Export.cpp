@@ -75,6 +75,12 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
   if (failed(described))
     return failure();
   std::string error;
+  // `auto` is the scheduler's to resolve: code for it would have to guess.
+  if (getPlanOptions(collective).sync == SyncKind::Auto)
+    return collective.emitError("cannot emit '")
+           << op.name
+           << "': its sync is still 'auto' (comm-schedule-phases chooses "
+              "barrier or none)";
   FailureOr<OperationPlan> plan = failure();
   if (const ChunkSpec *chunks = op.problem->chunkSpec()) {
     plan = buildRelayPlan(getCName(op.name), *described, *chunks,

@@ -258,7 +258,7 @@ int main(int argc, char **argv) {
                 ")");
   popts.style = *st;
   std::optional<SyncKind> sk = symbolizeSyncKind(sync);
-  if (!sk)
+  if (!sk || *sk == SyncKind::Auto)
     return fail("--sync must be barrier or none");
   popts.sync = *sk;
   if (order != "loads" && order != "stores")

@@ -61,6 +61,24 @@ static const RealOption realOptions[] = {
     {"latency", &TopologyDesc::linkLatency, TopologySpec::Latency},
 };
 
+namespace {
+/// A cost option: a time or a rate of the description.
+struct CostRealOption {
+  StringRef key;
+  double TopologyDesc::*field;
+  TopologySpec::CostOption flag;
+};
+} // namespace
+
+static const CostRealOption costOptions[] = {
+    {"setup", &TopologyDesc::setupCost, TopologySpec::Setup},
+    {"barrier", &TopologyDesc::barrierCost, TopologySpec::Barrier},
+    {"copy", &TopologyDesc::copyRateContiguous, TopologySpec::Copy},
+    {"copy_strided", &TopologyDesc::copyRateStrided,
+     TopologySpec::CopyStrided},
+    {"copy_gather", &TopologyDesc::copyRateGather, TopologySpec::CopyGather},
+};
+
 FailureOr<TopologyDesc> TopologyDesc::parse(StringRef spec,
                                             std::string &error) {
   FailureOr<TopologySpec> parsed = TopologySpec::parse(spec, error);
@@ -155,6 +173,8 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
     };
     const RealOption *real = llvm::find_if(
         realOptions, [&](const RealOption &o) { return o.key == key; });
+    const CostRealOption *cost = llvm::find_if(
+        costOptions, [&](const CostRealOption &o) { return o.key == key; });
     if (key == "supernodes" || key == "drawers" || key == "nodes" ||
         key == "ranks") {
       if (!parseInt(value, iv))
@@ -176,6 +196,32 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
         return badValue();
       desc.*real->field = dv;
       result.given |= real->flag;
+    } else if (cost != std::end(costOptions)) {
+      if (!parseDouble(value, dv) || !(dv >= 0))
+        return badValue();
+      desc.*cost->field = dv;
+      result.given |= Costs;
+      result.costGiven |= cost->flag;
+    } else if (key == "packet") {
+      if (!parseInt(value, iv) || iv < 0)
+        return badValue();
+      desc.packetLength = iv;
+      result.given |= Costs;
+      result.costGiven |= Packet;
+    } else if (key == "switching") {
+      std::optional<Switching> sw = symbolizeSwitching(value);
+      if (!sw)
+        return badValue();
+      desc.switching = *sw;
+      result.given |= Costs;
+      result.costGiven |= SwitchingGiven;
+    } else if (key == "sends") {
+      std::optional<SendProtocol> sends = symbolizeSendProtocol(value);
+      if (!sends)
+        return badValue();
+      desc.sends = *sends;
+      result.given |= Costs;
+      result.costGiven |= Sends;
     } else if (key == "injection") {
       result.given |= Injection;
       result.injectionIsLink = value == "link";
@@ -266,6 +312,29 @@ std::string TopologyDesc::str() const {
     sep();
     os << "order=";
     llvm::interleave(dimOrder, os, ".");
+  }
+  if (setupCost != defaults.setupCost) {
+    sep();
+    os << "setup=" << formatShortestDouble(setupCost);
+  }
+  if (packetLength != defaults.packetLength) {
+    sep();
+    os << "packet=" << packetLength;
+  }
+  if (switching != defaults.switching) {
+    sep();
+    os << "switching=" << stringifySwitching(switching);
+  }
+  if (sends != defaults.sends) {
+    sep();
+    os << "sends=" << stringifySendProtocol(sends);
+  }
+  for (const CostRealOption &o : costOptions) {
+    if (o.field == &TopologyDesc::setupCost ||
+        this->*o.field == defaults.*o.field)
+      continue;
+    sep();
+    os << o.key << '=' << formatShortestDouble(this->*o.field);
   }
   return out;
 }

@@ -41,6 +41,8 @@ void phasec::detail::finalizeReport(const Problem &problem, Schedule &schedule,
   report.algorithm = schedule.algorithm;
   report.phases = schedule.phases.size();
   report.time = cost.time;
+  report.machineTime = cost.machine.total();
+  report.sync = cost.machine.chosen;
   report.boundTime = cost.bound.time;
   report.gap = cost.gap;
   report.timeOptimal = cost.timeOptimal;

@@ -7,10 +7,30 @@
 #include "phasec/Scheduling/CostModel.h"
 #include "phasec/Scheduling/Problem.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <queue>
 
 using namespace phasec;
+
+/// Fluid times already computed, by the multiset of transfers (the order
+/// of phases does not matter when everything is posted at once): auto's
+/// candidates, the pass and the reports ask for the same schedules.
+struct CostModel::FluidCache {
+  std::mutex mutex;
+  std::map<std::pair<uint64_t, uint64_t>, double> times;
+};
+
+CostModel::CostModel(const Topology &topo, double injection)
+    : topo_(&topo), injection_(injection),
+      fluidCache_(std::make_shared<FluidCache>()) {}
 
 CostModel::CostModel(const Topology &topo)
     : CostModel(topo, topo.desc().injectionBandwidth) {}
@@ -67,6 +87,13 @@ double CostModel::PhaseCost::finish() {
   return std::max(linkTime, portBytes / model_.injectionBandwidth());
 }
 
+/// Transfers that name a rank outside the machine or carry no bytes cost
+/// nothing (the verifier reports them).
+static bool isCharged(const Transfer &t, int64_t numRanks) {
+  return t.src >= 0 && t.dst >= 0 && t.src < numRanks && t.dst < numRanks &&
+         t.bytes > 0;
+}
+
 namespace {
 /// Adds the well-formed transfers of `phase` to `cost`.
 void addPhase(const Topology &topo, const Phase &phase,
@@ -74,8 +101,7 @@ void addPhase(const Topology &topo, const Phase &phase,
               llvm::SmallVectorImpl<LinkId> &route) {
   int64_t numRanks = topo.numRanks();
   for (const Transfer &t : phase.transfers) {
-    if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
-        t.bytes <= 0)
+    if (!isCharged(t, numRanks))
       continue;
     NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
     if (s == d)
@@ -110,4 +136,322 @@ double CostModel::gap(double time, double bound) {
 
 bool CostModel::meetsBound(double time, double bound) {
   return time <= bound * (1 + 1e-9);
+}
+
+//===----------------------------------------------------------------------===//
+// The machine as described: set-up, latency, synchronisation, fluid sharing
+//===----------------------------------------------------------------------===//
+
+bool CostModel::chargesBeyondBandwidth() const {
+  const TopologyDesc &d = topo_->desc();
+  return d.linkLatency > 0 || d.setupCost > 0 || d.barrierCost > 0 ||
+         d.switching == Switching::StoreAndForward ||
+         d.sends == SendProtocol::Blocking;
+}
+
+namespace {
+/// Latency of one message over `hops` hops of `route`: wormhole pays the
+/// hop latencies once; store-and-forward also lets every hop but the last
+/// receive a whole packet (or the whole message) before passing it on.
+double messageLatency(const TopologyDesc &d, const Topology &topo,
+                      llvm::ArrayRef<LinkId> route, int64_t bytes) {
+  double t = d.linkLatency * static_cast<double>(route.size());
+  if (d.switching == Switching::StoreAndForward && route.size() > 1) {
+    int64_t unit = d.packetLength > 0 ? std::min(bytes, d.packetLength) : bytes;
+    for (size_t i = 0; i + 1 < route.size(); ++i)
+      t += static_cast<double>(unit) / topo.link(route[i]).bandwidth;
+  }
+  return t;
+}
+} // namespace
+
+void CostModel::addMessageTerms(const Phase &phase, MachineTime &t) const {
+  const TopologyDesc &d = topo_->desc();
+  int64_t numRanks = topo_->numRanks();
+  llvm::SmallVector<LinkId, 64> route;
+  // Set-ups are the sender's: the busiest sender of the phase pays its own.
+  llvm::SmallDenseMap<RankId, double, 16> senderBusy;
+  double setup = 0, latency = 0;
+  for (const Transfer &x : phase.transfers) {
+    if (!isCharged(x, numRanks))
+      continue;
+    NodeId s = topo_->nodeOfRank(x.src), dn = topo_->nodeOfRank(x.dst);
+    route.clear();
+    if (s != dn)
+      topo_->route(s, dn, x.ties & topo_->tieMask(s, dn), route);
+    double lat = messageLatency(d, *topo_, route, x.bytes);
+    latency = std::max(latency, lat);
+    // C^3's blocking send: set-up and latency there and back per message.
+    double busy = d.sends == SendProtocol::Blocking
+                      ? 2 * (d.setupCost + d.linkLatency * route.size())
+                      : d.setupCost;
+    double &b = senderBusy[x.src];
+    b += busy;
+    setup = std::max(setup, b);
+  }
+  t.setup += setup;
+  t.latency += latency;
+}
+
+double CostModel::barrierTime(llvm::ArrayRef<RankId> members) const {
+  const TopologyDesc &d = topo_->desc();
+  if (d.barrierCost >= 0)
+    return d.barrierCost;
+  size_t n = members.size();
+  if (n <= 1 || (d.setupCost == 0 && d.linkLatency == 0))
+    return 0;
+  auto exchange = [&](RankId a, RankId b) {
+    return d.setupCost +
+           d.linkLatency * static_cast<double>(topo_->hops(
+                               topo_->nodeOfRank(a), topo_->nodeOfRank(b)));
+  };
+  size_t m = 1;
+  while (m * 2 <= n)
+    m *= 2;
+  double total = 0;
+  for (size_t bit = 1; bit < m; bit *= 2) {
+    double round = 0;
+    for (size_t i = 0; i < m; ++i)
+      round = std::max(round, exchange(members[i], members[i ^ bit]));
+    total += round;
+  }
+  double extra = 0;
+  for (size_t j = 0; j + m < n; ++j)
+    extra = std::max(extra, exchange(members[m + j], members[j]));
+  return total + 2 * extra;
+}
+
+namespace {
+uint64_t mix(uint64_t x) {
+  // splitmix64's finaliser: a well-spread hash of one transfer.
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+} // namespace
+
+double CostModel::fluidTime(const Schedule &schedule) const {
+  std::pair<uint64_t, uint64_t> key{0, 0};
+  for (const Phase &phase : schedule.phases)
+    for (const Transfer &x : phase.transfers) {
+      uint64_t h = mix((uint64_t(uint32_t(x.src)) << 32) | uint32_t(x.dst));
+      h = mix(h ^ uint64_t(x.bytes));
+      h = mix(h ^ x.ties);
+      key.first += h;
+      key.second += mix(h);
+    }
+  {
+    std::lock_guard<std::mutex> lock(fluidCache_->mutex);
+    auto it = fluidCache_->times.find(key);
+    if (it != fluidCache_->times.end())
+      return it->second;
+  }
+  double t = computeFluidTime(schedule);
+  std::lock_guard<std::mutex> lock(fluidCache_->mutex);
+  fluidCache_->times.emplace(key, t);
+  return t;
+}
+
+double CostModel::computeFluidTime(const Schedule &schedule) const {
+  const Topology &topo = *topo_;
+  int64_t numRanks = topo.numRanks();
+  size_t numLinks = topo.numLinks();
+  size_t numNodes = topo.numNodes();
+  bool ports = injection_ > 0;
+  size_t numResources = numLinks + (ports ? 2 * numNodes : 0);
+  // Flows in CSR form: resources of flow f are res[first[f] .. first[f+1]).
+  std::vector<uint32_t> first{0}, res;
+  std::vector<double> left;
+  llvm::SmallVector<LinkId, 64> route;
+  for (const Phase &phase : schedule.phases)
+    for (const Transfer &x : phase.transfers) {
+      if (!isCharged(x, numRanks))
+        continue;
+      NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+      if (s == dn)
+        continue;
+      topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
+      for (LinkId l : route)
+        res.push_back(static_cast<uint32_t>(l));
+      if (ports) {
+        res.push_back(static_cast<uint32_t>(numLinks + s));
+        res.push_back(static_cast<uint32_t>(numLinks + numNodes + dn));
+      }
+      first.push_back(static_cast<uint32_t>(res.size()));
+      left.push_back(static_cast<double>(x.bytes));
+    }
+  size_t numFlows = left.size();
+  if (numFlows == 0)
+    return 0;
+  std::vector<double> capacity(numResources);
+  for (size_t l = 0; l < numLinks; ++l)
+    capacity[l] = topo.link(static_cast<LinkId>(l)).bandwidth;
+  for (size_t r = numLinks; r < numResources; ++r)
+    capacity[r] = injection_;
+  // Resource -> flows, for the water filling.
+  std::vector<uint32_t> byResFirst(numResources + 1, 0), byRes(res.size());
+  for (uint32_t r : res)
+    ++byResFirst[r + 1];
+  for (size_t r = 0; r < numResources; ++r)
+    byResFirst[r + 1] += byResFirst[r];
+  {
+    std::vector<uint32_t> fill(byResFirst.begin(), byResFirst.end() - 1);
+    for (size_t f = 0; f < numFlows; ++f)
+      for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+        byRes[fill[res[i]]++] = static_cast<uint32_t>(f);
+  }
+
+  std::vector<char> frozen(numFlows, 1);
+  std::vector<double> rate(numFlows), rem(numResources);
+  std::vector<uint32_t> count(numResources), active(numFlows);
+  for (size_t f = 0; f < numFlows; ++f)
+    active[f] = static_cast<uint32_t>(f);
+  std::vector<double> finish;
+  double now = 0;
+  // The water filling is exact; time advances in steps. A step ends when
+  // the first 1/16 of the active flows have finished at the step's rates
+  // (at least one): the flows that finish earlier in the step leave their
+  // share unused until its end, so the result can only err long, by a
+  // little, and the number of steps grows with the log of the flow count
+  // instead of the count. Past a work budget the rest is charged at its
+  // bottleneck (the most loaded resource's remaining bytes over its
+  // capacity), which the fluid time can only exceed.
+  uint64_t work = 0;
+  constexpr uint64_t kWorkBudget = uint64_t(8) << 20;
+  using Entry = std::pair<double, uint32_t>;
+  while (!active.empty()) {
+    if (work > kWorkBudget) {
+      std::vector<double> load(numResources, 0.0);
+      for (uint32_t f : active)
+        for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+          load[res[i]] += left[f];
+      double rest = 0;
+      for (size_t r = 0; r < numResources; ++r)
+        rest = std::max(rest, load[r] / capacity[r]);
+      return now + rest;
+    }
+    // Max-min fair rates by water filling: the resource with the smallest
+    // fair share fixes the rates of its flows, which then leave the others.
+    std::fill(count.begin(), count.end(), 0);
+    for (uint32_t f : active) {
+      frozen[f] = 0;
+      for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+        ++count[res[i]];
+      work += first[f + 1] - first[f];
+    }
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    for (size_t r = 0; r < numResources; ++r) {
+      rem[r] = capacity[r];
+      if (count[r])
+        heap.push({rem[r] / count[r], static_cast<uint32_t>(r)});
+    }
+    while (!heap.empty()) {
+      auto [share, r] = heap.top();
+      heap.pop();
+      if (count[r] == 0 || share != rem[r] / count[r])
+        continue;
+      for (uint32_t k = byResFirst[r]; k < byResFirst[r + 1]; ++k) {
+        uint32_t f = byRes[k];
+        if (frozen[f])
+          continue;
+        frozen[f] = 1;
+        rate[f] = share;
+        for (uint32_t i = first[f]; i < first[f + 1]; ++i) {
+          uint32_t q = res[i];
+          rem[q] = std::max(0.0, rem[q] - share);
+          if (--count[q] > 0)
+            heap.push({rem[q] / count[q], q});
+        }
+      }
+      work += byResFirst[r + 1] - byResFirst[r];
+    }
+    finish.clear();
+    for (uint32_t f : active)
+      finish.push_back(left[f] / rate[f]);
+    size_t k = std::max<size_t>(1, finish.size() / 16) - 1;
+    std::nth_element(finish.begin(), finish.begin() + k, finish.end());
+    double dt = finish[k];
+    now += dt;
+    // Flows that end within rounding of the step's end end with it.
+    llvm::erase_if(active, [&](uint32_t f) {
+      left[f] -= rate[f] * dt;
+      return left[f] <= 1e-9 * rate[f] * std::max(dt, now);
+    });
+  }
+  return now;
+}
+
+MachineTime CostModel::machineTime(const Schedule &schedule,
+                                   llvm::ArrayRef<RankId> members,
+                                   bool relaying) const {
+  if (sync_ != SyncKind::Auto)
+    return machineTimeWith(sync_, schedule, members, relaying);
+  MachineTime barrier =
+      machineTimeWith(SyncKind::Barrier, schedule, members, relaying);
+  // One phase, or nothing charged beyond bandwidth: barriers cost nothing
+  // and keep the phases congestion-free.
+  if (barrier.sync == 0)
+    return barrier;
+  MachineTime none =
+      machineTimeWith(SyncKind::None, schedule, members, relaying);
+  return none.total() < barrier.total() ? none : barrier;
+}
+
+MachineTime CostModel::machineTimeWith(SyncKind sync,
+                                       const Schedule &schedule,
+                                       llvm::ArrayRef<RankId> members,
+                                       bool relaying) const {
+  MachineTime t;
+  t.chosen = sync;
+  if (sync == SyncKind::None && !relaying) {
+    // Everything is posted at once: the messages share the network, each
+    // sender sets up all of its messages, the farthest pays its latency.
+    t.bandwidth = fluidTime(schedule);
+    Phase all;
+    for (const Phase &phase : schedule.phases)
+      all.transfers.insert(all.transfers.end(), phase.transfers.begin(),
+                           phase.transfers.end());
+    addMessageTerms(all, t);
+    return t;
+  }
+  PhaseCost cost(*this);
+  llvm::SmallVector<LinkId, 64> route;
+  for (const Phase &phase : schedule.phases) {
+    addPhase(*topo_, phase, cost, route);
+    t.bandwidth += cost.finish();
+    addMessageTerms(phase, t);
+  }
+  if (sync == SyncKind::Barrier && schedule.phases.size() > 1) {
+    t.barriers = static_cast<int64_t>(schedule.phases.size()) - 1;
+    t.sync = static_cast<double>(t.barriers) * barrierTime(members);
+  }
+  return t;
+}
+
+static std::string formatSeconds(double s) {
+  char buf[64];
+  double a = std::fabs(s);
+  if (a == 0)
+    return "0 s";
+  if (a < 1e-6)
+    std::snprintf(buf, sizeof(buf), "%.4g ns", s * 1e9);
+  else if (a < 1e-3)
+    std::snprintf(buf, sizeof(buf), "%.4g us", s * 1e6);
+  else if (a < 1)
+    std::snprintf(buf, sizeof(buf), "%.4g ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof(buf), "%.4g s", s);
+  return buf;
+}
+
+std::string CostModel::describe(const MachineTime &t) {
+  std::string out = formatSeconds(t.total()) + " = " +
+                    formatSeconds(t.bandwidth) + " bandwidth + " +
+                    formatSeconds(t.setup) + " set-up + " +
+                    formatSeconds(t.latency) + " latency";
+  if (t.barriers > 0)
+    out += " + " + std::to_string(t.barriers) + " barriers x " +
+           formatSeconds(t.sync / static_cast<double>(t.barriers));
+  return out;
 }

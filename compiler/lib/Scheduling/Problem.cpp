@@ -18,6 +18,7 @@
 #include "ChunkReplay.h"
 #include "phasec/Scheduling/Bounds.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -194,7 +195,55 @@ ScheduleCost Problem::cost(const Schedule &schedule) const {
   cost.timeOptimal = CostModel::meetsBound(cost.time, cost.bound.time);
   cost.phaseOptimal =
       static_cast<int64_t>(schedule.phases.size()) <= cost.bound.minPhases;
+  cost.machine = model_.machineTime(schedule, members(), chunks_.has_value());
+  cost.machineBound = std::max(machineBound(), cost.bound.time);
   return cost;
+}
+
+std::vector<RankId> Problem::members() const {
+  if (chunks_)
+    return chunks_->group;
+  std::vector<RankId> ranks;
+  for (const Demand &d : transfers_) {
+    ranks.push_back(d.src);
+    ranks.push_back(d.dst);
+  }
+  llvm::sort(ranks);
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  return ranks;
+}
+
+double Problem::machineBound() const {
+  const TopologyDesc &d = topo_->desc();
+  double s = d.setupCost;
+  double bandwidth = bound().time;
+  if (chunks_) {
+    int64_t n = chunks_->numMembers();
+    int64_t rounds = 0;
+    while ((int64_t(1) << rounds) < n)
+      ++rounds;
+    return std::max(bandwidth, static_cast<double>(rounds) * s);
+  }
+  int64_t numRanks = topo_->numRanks();
+  // Per source: destinations, and the smallest latency among them.
+  llvm::DenseMap<RankId, std::pair<int64_t, double>> perSource;
+  double result = bandwidth;
+  for (const Demand &dm : transfers_) {
+    if (dm.src < 0 || dm.dst < 0 || dm.src >= numRanks ||
+        dm.dst >= numRanks || dm.bytes <= 0)
+      continue;
+    double latency =
+        d.linkLatency * static_cast<double>(topo_->hops(
+                            topo_->nodeOfRank(dm.src), topo_->nodeOfRank(dm.dst)));
+    auto [it, inserted] = perSource.try_emplace(dm.src, 0, latency);
+    ++it->second.first;
+    it->second.second = std::min(it->second.second, latency);
+    result = std::max(result, s + latency);
+  }
+  for (const auto &entry : perSource)
+    result = std::max(result, static_cast<double>(entry.second.first) * s +
+                                  entry.second.second);
+  return result;
 }
 
 LogicalResult Problem::check(std::string &error) const {

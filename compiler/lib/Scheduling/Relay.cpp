@@ -1472,6 +1472,14 @@ searchRingOrder(const Topology &topo, const ChunkSpec &spec, bool backward,
   return order;
 }
 
+/// A relaying schedule's time on the machine as described (set-ups,
+/// latency and the model's sync as well as bandwidth): what the choices
+/// among relaying schedules minimise.
+static double relayTime(const CostModel &model, const RelaySchedule &r) {
+  return model.machineTime(r.schedule, r.chunks.group, /*relaying=*/true)
+      .total();
+}
+
 /// One candidate: chunks, rounds, phases, then the independent replay.
 static FailureOr<RelaySchedule>
 buildOne(const Topology &topo, const CostModel &model,
@@ -1530,7 +1538,7 @@ buildOne(const Topology &topo, const CostModel &model,
   FailureOr<RelaySchedule> other =
       buildOne(topo, model, collective, reordered, why, false);
   if (failed(other) ||
-      model.time(other->schedule) >= model.time(out.schedule) * (1 - 1e-9))
+      relayTime(model, *other) >= relayTime(model, out) * (1 - 1e-9))
     return out;
   return other;
 }
@@ -1618,7 +1626,7 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
           firstError = describeRelayChoice(candidate) + ": " + why;
         continue;
       }
-      double time = model.time(one->schedule);
+      double time = relayTime(model, *one);
       tried.push_back(
           llvm::formatv("{0}: {1:e} s", describeRelayChoice(candidate), time));
       if (!best || time < bestTime * (1 - 1e-9) ||

@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -61,6 +62,16 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
   };
   if (!(desc.injectionBandwidth >= 0) || !(desc.linkLatency >= 0)) {
     error = "injection bandwidth and link latency must not be negative";
+    return failure();
+  }
+  for (double cost : {desc.setupCost, desc.copyRateContiguous,
+                      desc.copyRateStrided, desc.copyRateGather})
+    if (!(cost >= 0) || !std::isfinite(cost)) {
+      error = "set-up cost and copy rates must be finite and not negative";
+      return failure();
+    }
+  if (desc.packetLength < 0 || !std::isfinite(desc.barrierCost)) {
+    error = "packet length must not be negative and the barrier cost finite";
     return failure();
   }
 

@@ -151,19 +151,44 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       os << "  at least " << bound.minPhases
          << (bound.minPhases == 1 ? " phase (" : " phases (")
          << bound.phasesReason << ")\n";
-    os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14} {4,10}\n", "schedule",
-                        "algorithm", "phases", "time (s)", "time/bound");
+    // Where the machine charges more than bandwidth, every row also gives
+    // its time on the machine as described (under the operation's sync).
+    const CostModel &model = problem.costModel();
+    bool machine = model.chargesBeyondBandwidth();
+    std::vector<RankId> members = problem.members();
+    auto machineTime = [&](const Schedule &schedule, SyncKind sync) {
+      CostModel withSync = model;
+      withSync.setSync(sync);
+      return withSync.machineTime(schedule, members, chunks != nullptr);
+    };
     auto row = [&](StringRef label, const Schedule &schedule,
                    StringRef suffix) {
-      double time = problem.costModel().time(schedule);
+      double time = model.time(schedule);
       std::string ratio = bound.time > 0
                               ? llvm::formatv("{0:F3}", time / bound.time).str()
                               : std::string("-");
       os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14:e} {4,10}", label,
                           schedule.algorithm, schedule.phases.size(), time,
                           ratio)
-         << suffix << "\n";
+         << suffix;
+      if (machine)
+        os << llvm::formatv("  machine {0:e} s",
+                            machineTime(schedule, model.sync()).total());
+      os << "\n";
     };
+    if (machine) {
+      // The machine model of phasec's schedule, both ways of separating
+      // its phases, and the bound that sees latency and set-ups.
+      os << llvm::formatv("  machine lower bound: {0:e} s (bandwidth, "
+                          "set-ups and latency)\n",
+                          op.cost.machineBound);
+      for (SyncKind sync : {SyncKind::Barrier, SyncKind::None})
+        os << "  machine, sync " << stringifySyncKind(sync)
+           << (sync == model.sync() ? " (used): " : ": ")
+           << CostModel::describe(machineTime(op.schedule, sync)) << "\n";
+    }
+    os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14} {4,10}\n", "schedule",
+                        "algorithm", "phases", "time (s)", "time/bound");
     // Two claims, each named: the time meets the bound, or (weaker, and
     // possibly beside a gap above 1) no schedule has fewer phases.
     std::string suffix;

@@ -169,6 +169,13 @@ bool phasec::comm::isRelaying(OperationRecord record) {
   return getScheduleChunks(record).has_value();
 }
 
+CostModel phasec::comm::getCostModel(Operation *op, const Topology &topo) {
+  CostModel model(topo);
+  if (auto sync = op->getAttrOfType<SyncKindAttr>("sync"))
+    model.setSync(sync.getValue());
+  return model;
+}
+
 FailureOr<std::unique_ptr<Problem>>
 phasec::comm::getProblem(OperationRecord record, const Topology &topo) {
   if (!isRelaying(record)) {
@@ -178,7 +185,7 @@ phasec::comm::getProblem(OperationRecord record, const Topology &topo) {
              << "' has no comm.transfer_set (run comm-lower-collectives "
                 "first)";
     return std::make_unique<Problem>(topo, getTransferSet(record.transferSet),
-                                     CostModel(topo));
+                                     getCostModel(record.op, topo));
   }
   ChunkSpec spec;
   spec.kind = ChunkSpec::getChunkKind(record.op.getCollectiveKind());
@@ -194,5 +201,6 @@ phasec::comm::getProblem(OperationRecord record, const Topology &topo) {
   if (failed(spec.check(topo.numRanks(), error)))
     return scheduleOp->emitError("invalid chunks of '")
            << record.op.getCollectiveName() << "': " << error;
-  return std::make_unique<Problem>(topo, std::move(spec), CostModel(topo));
+  return std::make_unique<Problem>(topo, std::move(spec),
+                                   getCostModel(record.op, topo));
 }

@@ -100,6 +100,29 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
          << "' does not apply to '" << record.op.getCollectiveName() << "'";
 }
 
+/// The machine time of the chosen schedule where the machine charges more
+/// than bandwidth, and `sync = auto` resolved to what that time assumed, so
+/// that the back ends see barrier or none.
+template <typename ScheduleOpT>
+static void recordMachineCost(CollectiveOpInterface op, ScheduleOpT schedule,
+                              const CostModel &model,
+                              const ScheduleCost &cost) {
+  Builder b(op.getContext());
+  if (model.chargesBeyondBandwidth()) {
+    schedule.setMachineTimeAttr(b.getF64FloatAttr(cost.machine.total()));
+    schedule.setMachineBoundAttr(b.getF64FloatAttr(cost.machineBound));
+  }
+  // Barrier is the dialect's default: absent, as an explicit MLIR op
+  // without `sync` would be.
+  if (model.sync() != SyncKind::Auto)
+    return;
+  if (cost.machine.chosen == SyncKind::Barrier)
+    op->removeAttr("sync");
+  else
+    op->setAttr("sync",
+                SyncKindAttr::get(op.getContext(), cost.machine.chosen));
+}
+
 void SchedulePhasesPass::annotateUserSchedule(OperationRecord &record,
                                               const Problem &problem) {
   UserScheduleOp user = record.userSchedule;
@@ -114,6 +137,7 @@ void SchedulePhasesPass::annotateUserSchedule(OperationRecord &record,
   user.setGapAttr(b.getF64FloatAttr(cost.gap));
   user.setTimeOptimal(cost.timeOptimal);
   user.setPhaseOptimal(cost.phaseOptimal);
+  recordMachineCost(record.op, user, problem.costModel(), cost);
 }
 
 LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
@@ -125,7 +149,7 @@ LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
     return failure();
   RelayChoice choice = getRelayChoice(record.op);
   std::string error;
-  CostModel model(topo);
+  CostModel model = getCostModel(record.op, topo);
   FailureOr<RelaySchedule> relay =
       scheduleRelaying(topo, model, *collective, choice, error);
   if (failed(relay))
@@ -148,9 +172,11 @@ LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
       cost.timeOptimal ? builder.getUnitAttr() : UnitAttr(),
       cost.phaseOptimal ? builder.getUnitAttr() : UnitAttr(), UnitAttr(),
       builder.getI64IntegerAttr(relay->chunks.numChunks),
-      builder.getI64IntegerAttr(relay->chunks.chunkBytes));
+      builder.getI64IntegerAttr(relay->chunks.chunkBytes),
+      /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr());
   appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(),
                relay->schedule);
+  recordMachineCost(record.op, scheduleOp, model, cost);
   return success();
 }
 
@@ -189,7 +215,8 @@ void SchedulePhasesPass::runOnOperation() {
       hadError = true;
       continue;
     }
-    Problem problem(**topo, getTransferSet(record.transferSet));
+    Problem problem(**topo, getTransferSet(record.transferSet),
+                    getCostModel(record.op, **topo));
     std::string error;
     if (failed(problem.check(error))) {
       record.transferSet.emitError("invalid transfer set of '")
@@ -256,8 +283,11 @@ void SchedulePhasesPass::runOnOperation() {
         report.timeOptimal ? builder.getUnitAttr() : UnitAttr(),
         report.phaseOptimal ? builder.getUnitAttr() : UnitAttr(),
         report.fellBack ? builder.getUnitAttr() : UnitAttr(),
-        /*num_chunks=*/IntegerAttr(), /*chunk_bytes=*/IntegerAttr());
+        /*num_chunks=*/IntegerAttr(), /*chunk_bytes=*/IntegerAttr(),
+        /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr());
     appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(), schedule);
+    recordMachineCost(record.op, scheduleOp, problem.costModel(),
+                      problem.cost(schedule));
   }
   if (hadError)
     signalPassFailure();

@@ -130,6 +130,12 @@ void Converter::convertMachine(const lang::Machine &m) {
     op.setCopyRateContiguousAttr(f64(m.cost.copyRateContiguous));
   if (m.cost.copyRateStrided > 0)
     op.setCopyRateStridedAttr(f64(m.cost.copyRateStrided));
+  if (m.cost.copyRateGather > 0)
+    op.setCopyRateGatherAttr(f64(m.cost.copyRateGather));
+  if (m.cost.barrierCost >= 0)
+    op.setBarrierCostAttr(f64(m.cost.barrierCost));
+  op.setSwitching(m.cost.switching);
+  op.setSends(m.cost.sends);
 }
 
 void Converter::convertGroup(const lang::Group &g) {

@@ -61,11 +61,31 @@ struct TopologyDesc {
   /// Order in which dimensions are routed; empty = 0, 1, ..., n-1.
   llvm::SmallVector<unsigned, 4> dimOrder;
 
+  /// What a message costs beyond the links' bandwidth (CostModel.h says how
+  /// each term is charged; seed 003's C^3 parameters and seed 000's copy
+  /// rates). Zero means "not given" and costs nothing.
+  /// Seconds a rank is busy setting up each message it sends (C^3's `s`).
+  double setupCost = 0;
+  /// Bytes per packet (C^3's `l`); 0: messages are not cut into packets.
+  int64_t packetLength = 0;
+  Switching switching = Switching::Wormhole;
+  SendProtocol sends = SendProtocol::Nonblocking;
+  /// Seconds one barrier between two phases takes; < 0: the model's own
+  /// estimate from the latencies and set-ups of a pairwise-exchange barrier.
+  double barrierCost = -1;
+  /// Local copies, bytes per second: contiguous (memcpy), strided (a column
+  /// packed or unpacked) and gather/scatter through an index (an element
+  /// permutation).
+  double copyRateContiguous = 0, copyRateStrided = 0, copyRateGather = 0;
+
   /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
   /// "percs:supernodes=1,drawers=4,nodes=8", optionally followed by
   /// ";key=value" options: ranks=R, bw=B (link bandwidth), ll=, lr=, d=,
   /// injection=B (or injection=link: the link bandwidth), latency=S,
-  /// order=2.0.1 (dimension order). Separators ',' and ';' are equivalent.
+  /// order=2.0.1 (dimension order), and the costs: setup=S, packet=BYTES,
+  /// switching=wormhole|store_and_forward, sends=nonblocking|blocking,
+  /// barrier=S, copy=B, copy_strided=B, copy_gather=B (bytes per second).
+  /// Separators ',' and ';' are equivalent.
   /// On failure returns failure() and sets `error`. The one parser of
   /// topology specs: `--topology`, every tool and the JSON reader's tests.
   static llvm::FailureOr<TopologyDesc> parse(llvm::StringRef spec,
@@ -92,12 +112,28 @@ struct TopologySpec {
     Latency = 1u << 5,
     Injection = 1u << 6,
     Order = 1u << 7,
+    /// Any of the cost options (setup=, packet=, switching=, sends=,
+    /// barrier=, copy*=): the result's cost fields replace a machine's
+    /// where `costGiven` says so.
+    Costs = 1u << 8,
   };
   TopologyDesc desc;
   /// The options named, a set of Option bits.
   unsigned given = 0;
   /// `injection=link`: the link bandwidth of the result, whatever it is.
   bool injectionIsLink = false;
+  /// Which cost options were named, as CostOption bits.
+  unsigned costGiven = 0;
+  enum CostOption : unsigned {
+    Setup = 1u << 0,
+    Packet = 1u << 1,
+    SwitchingGiven = 1u << 2,
+    Sends = 1u << 3,
+    Barrier = 1u << 4,
+    Copy = 1u << 5,
+    CopyStrided = 1u << 6,
+    CopyGather = 1u << 7,
+  };
 
   static llvm::FailureOr<TopologySpec> parse(llvm::StringRef spec,
                                              std::string &error);

@@ -45,6 +45,22 @@ def Phasec_Routing : Phasec_Enum<"Routing", "routing of a machine", [
   I32EnumAttrCase<"DimensionOrder", 0, "dimension_order">,
   I32EnumAttrCase<"Direct", 1, "direct">]>;
 
+// How a message crosses the hops of its route (seed 003's C^3 model): a
+// worm whose head pays the hop latencies while the body streams behind it,
+// or store-and-forward, where every hop receives a whole packet before it
+// passes it on.
+def Phasec_Switching : Phasec_Enum<"Switching", "switching of a machine", [
+  I32EnumAttrCase<"Wormhole", 0, "wormhole">,
+  I32EnumAttrCase<"StoreAndForward", 1, "store_and_forward">]>;
+
+// Seed 003's send protocols: a nonblocking send frees the sender once its
+// buffer is read out; a blocking one waits until the receiver has the
+// message (a round trip of set-up and latency per message).
+def Phasec_SendProtocol : Phasec_Enum<"SendProtocol",
+    "send protocol of a machine", [
+  I32EnumAttrCase<"Nonblocking", 0, "nonblocking">,
+  I32EnumAttrCase<"Blocking", 1, "blocking">]>;
+
 //===----------------------------------------------------------------------===//
 // Arrays
 //===----------------------------------------------------------------------===//
@@ -181,9 +197,13 @@ def Phasec_KLevelShape : Phasec_Enum<"KLevelShape",
   I32EnumAttrCase<"SysBr", 5, "sys_br">,
   I32EnumAttrCase<"OurBr", 6, "our_br">]>;
 
+// `auto`: the scheduler picks barrier or none, whichever its cost model
+// says is faster for the schedule it chose (CostModel::machineTime); the
+// back ends only ever see the two concrete kinds.
 def Phasec_SyncKind : Phasec_Enum<"SyncKind", "phase synchronisation", [
   I32EnumAttrCase<"Barrier", 0, "barrier">,
-  I32EnumAttrCase<"None", 1, "none">]>;
+  I32EnumAttrCase<"None", 1, "none">,
+  I32EnumAttrCase<"Auto", 2, "auto">]>;
 
 def Phasec_TransferStyle : Phasec_Enum<"TransferStyle",
     "transfer style for arrays", [

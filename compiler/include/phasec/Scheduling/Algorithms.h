@@ -83,6 +83,10 @@ struct SchedulerReport {
   /// Schedule time and the proven lower bound (seconds), their ratio: the
   /// problem's ScheduleCost.
   double time = 0, boundTime = 0, gap = 0;
+  /// The machine as described (ScheduleCost::machine): what `auto`
+  /// minimises, and the synchronisation that time assumes.
+  double machineTime = 0;
+  SyncKind sync = SyncKind::Barrier;
   size_t phases = 0;
   /// The time equals the proven bound.
   bool timeOptimal = false;

@@ -15,24 +15,57 @@
 /// bytes it sends over the link divided by the link's bandwidth and, where an
 /// injection bandwidth applies, the largest, over the nodes, of the bytes the
 /// node sends or receives off-node divided by that bandwidth. Transfers
-/// inside a node cost nothing. Terms the spec leaves out (latency per
-/// message, synchronisation per phase, set-up, copy rates) belong in
-/// `PhaseCost::finish` and `time`, next to the two above, so that the bound
-/// and every report see them at once.
+/// inside a node cost nothing. That is `time`: the bandwidth time, which the
+/// schedule JSON, the shared verifier and the bandwidth bound speak of.
+///
+/// `machineTime` is the machine as described (TopologyDesc's costs, seed
+/// 003's C^3 terms): each phase also pays the set-ups of the messages its
+/// busiest sender sends (C^3's s * n_s(i); a blocking send a round trip of
+/// set-up and latency per message), its slowest message's hop latencies
+/// (wormhole: the head pays them once; store-and-forward: every hop also
+/// receives a whole packet, or the whole message if there are no packets),
+/// and between two phases the operation's synchronisation: a barrier
+/// (`barrierTime`: the machine's `barrier_cost`, or a pairwise-exchange
+/// barrier's rounds of set-up plus latency) or, for `sync = none`, nothing.
+/// Without barriers a direct schedule's messages are all posted at once:
+/// they share the links max-min fairly (a fluid model, as SimGrid's CM02)
+/// and the schedule takes as long as its last message. A relaying schedule
+/// without barriers still waits for its data, phase after phase.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef PHASEC_SCHEDULING_COSTMODEL_H
 #define PHASEC_SCHEDULING_COSTMODEL_H
 
+#include "phasec/Core/Vocabulary.h"
 #include "phasec/Topology/Topology.h"
 
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace phasec {
 
 struct Phase;
 struct Schedule;
+
+/// A schedule's time on the machine as described, term by term (seconds).
+struct MachineTime {
+  /// The phases' bandwidth terms (`CostModel::time`); without barriers, the
+  /// fluid model's time of moving every byte at once.
+  double bandwidth = 0;
+  /// Message set-ups of the busiest sender, summed over the phases.
+  double setup = 0;
+  /// Hop latencies (and store-and-forward copies), summed over the phases.
+  double latency = 0;
+  /// Barriers between phases.
+  double sync = 0;
+  int64_t barriers = 0;
+  /// The synchronisation charged: the model's own (barrier or none); for
+  /// `sync = auto` the faster of the two (barrier on a tie).
+  SyncKind chosen = SyncKind::Barrier;
+  double total() const { return bandwidth + setup + latency + sync; }
+};
 
 class CostModel {
 public:
@@ -72,16 +105,55 @@ public:
   /// reports them).
   double time(const Schedule &schedule) const;
 
+  /// How the operation separates its phases (the `sync` directive); the
+  /// machine time charges it (`auto`: the faster of barrier and none).
+  SyncKind sync() const { return sync_; }
+  void setSync(SyncKind sync) { sync_ = sync; }
+  /// Whether the machine charges anything beyond bandwidth: without
+  /// latency, set-up, packets or barrier costs machineTime == time.
+  bool chargesBeyondBandwidth() const;
+
+  /// The schedule on the machine as described (see the file comment).
+  /// `members` are the ranks that synchronise between phases (the
+  /// operation's group); `relaying` says whether later phases forward what
+  /// earlier ones delivered (then `sync = none` cannot post all at once).
+  MachineTime machineTime(const Schedule &schedule,
+                          llvm::ArrayRef<RankId> members,
+                          bool relaying) const;
+  /// One barrier among `members`: the machine's barrier_cost if given,
+  /// else a pairwise-exchange barrier (SimGrid's and MVAPICH2's `pair`):
+  /// log2 rounds over the largest power of two m <= n members, in which
+  /// member i exchanges an empty message with member i xor 2^k, plus two
+  /// rounds between members m + j and j when n is not a power of two; a
+  /// round takes its slowest exchange (set-up plus hop latencies).
+  double barrierTime(llvm::ArrayRef<RankId> members) const;
+  /// The fluid model's time for moving every transfer of `schedule` at
+  /// once (max-min fair shares of links and ports, as SimGrid's CM02),
+  /// without latency or set-up.
+  double fluidTime(const Schedule &schedule) const;
+  /// One line saying where the machine time goes, e.g. "12.3 us = 5.1 us
+  /// bandwidth + 2.0 us set-up + 1.2 us latency + 63 barriers x 0.06 us".
+  static std::string describe(const MachineTime &t);
+
   /// time / bound; 1 where the bound is 0 (nothing to move).
   static double gap(double time, double bound);
   /// True if `time` equals `bound` up to rounding (1e-9 relative).
   static bool meetsBound(double time, double bound);
 
 private:
-  CostModel(const Topology &topo, double injection)
-      : topo_(&topo), injection_(injection) {}
+  CostModel(const Topology &topo, double injection);
+  double computeFluidTime(const Schedule &schedule) const;
+  struct FluidCache;
+  MachineTime machineTimeWith(SyncKind sync, const Schedule &schedule,
+                              llvm::ArrayRef<RankId> members,
+                              bool relaying) const;
+  /// Set-up, latency and store-and-forward terms of one phase.
+  void addMessageTerms(const Phase &phase, MachineTime &t) const;
   const Topology *topo_;
   double injection_;
+  SyncKind sync_ = SyncKind::Barrier;
+  /// Shared by copies of the model (the same machine and injection).
+  std::shared_ptr<FluidCache> fluidCache_;
 };
 
 } // namespace phasec

@@ -183,6 +183,11 @@ struct ScheduleCost {
   /// congestion-free schedule has fewer (an algorithm may also prove this
   /// itself, see SchedulerReport::phaseOptimal).
   bool phaseOptimal = false;
+  /// The machine as described (CostModel::machineTime under the model's
+  /// sync), and a lower bound that also sees latency and set-ups
+  /// (Problem::machineBound).
+  MachineTime machine;
+  double machineBound = 0;
 };
 
 /// One thing verify() found wrong.
@@ -230,6 +235,18 @@ public:
 
   /// The proven lower bound of every schedule (Bounds.h).
   LowerBound bound() const;
+  /// A lower bound on the machine time of every schedule: the bandwidth
+  /// bound, and the set-ups and latency no schedule avoids. A direct
+  /// problem: a rank sets up one message per destination at least (each
+  /// s), and its last message still has to travel (its smallest
+  /// latency); every message travels its own latency after one set-up. A
+  /// relaying one: the holders of any piece at most double per set-up,
+  /// so ceil(log2 n) set-ups pass before every member has heard from
+  /// every other (or the root).
+  double machineBound() const;
+  /// The ranks that synchronise between phases: a relaying problem's
+  /// group, else every rank that sends or receives.
+  std::vector<RankId> members() const;
   /// `schedule`'s time, this problem's bound and their comparison.
   ScheduleCost cost(const Schedule &schedule) const;
 

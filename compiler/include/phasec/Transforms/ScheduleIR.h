@@ -73,6 +73,10 @@ void appendPhases(mlir::OpBuilder &builder, mlir::Location loc,
 /// chunk spec, not a transfer set.
 bool isRelaying(OperationRecord record);
 
+/// The cost model of the operation on `topo`: the machine as described,
+/// with the operation's `sync` (comm ops default to barrier).
+CostModel getCostModel(mlir::Operation *op, const Topology &topo);
+
 /// The problem the record's schedule solves on `topo`: its transfer set, or
 /// for a relaying schedule the ChunkSpec of the operation (kind, group,
 /// root) with the schedule's chunks. Errors are emitted.

@@ -193,6 +193,20 @@ TopologyDesc MachineOp::getTopologyDesc() {
   if (auto order = getDimOrder())
     for (int64_t d : *order)
       desc.dimOrder.push_back(static_cast<unsigned>(d));
+  if (auto setup = getSetupCost())
+    desc.setupCost = setup->convertToDouble();
+  if (auto packet = getPacketLength())
+    desc.packetLength = static_cast<int64_t>(*packet);
+  if (auto rate = getCopyRateContiguous())
+    desc.copyRateContiguous = rate->convertToDouble();
+  if (auto rate = getCopyRateStrided())
+    desc.copyRateStrided = rate->convertToDouble();
+  if (auto rate = getCopyRateGather())
+    desc.copyRateGather = rate->convertToDouble();
+  if (auto barrier = getBarrierCost())
+    desc.barrierCost = barrier->convertToDouble();
+  desc.switching = getSwitching();
+  desc.sends = getSends();
   return desc;
 }
 
@@ -252,6 +266,8 @@ LogicalResult MachineOp::verify() {
       failed(positive(getInjectionBandwidth(), "injection_bandwidth")) ||
       failed(positive(getCopyRateContiguous(), "copy_rate_contiguous")) ||
       failed(positive(getCopyRateStrided(), "copy_rate_strided")) ||
+      failed(positive(getCopyRateGather(), "copy_rate_gather")) ||
+      failed(nonNegative(getBarrierCost(), "barrier_cost")) ||
       failed(nonNegative(getLatency(), "latency")) ||
       failed(nonNegative(getLlLatency(), "ll_latency")) ||
       failed(nonNegative(getLrLatency(), "lr_latency")) ||

@@ -45,16 +45,24 @@ namespace phasec::lang {
 // Machines
 //===----------------------------------------------------------------------===//
 
-/// The cost-model parameters later issues use (C^3-style set-up cost, the
-/// packet length, and local copy rates for buffer packing).
+/// What messages and copies cost beyond the links' bandwidth: C^3's set-up
+/// cost, packet length, switching and send protocol (seed 003), the barrier
+/// between phases, and local copy rates (seed 000). The scheduler's
+/// CostModel charges them (TopologyDesc.h has the same fields).
 struct CostModel {
   /// Seconds per message set-up (0 = not given).
   double setupCost = 0;
   /// Bytes per packet (0 = not given).
   int64_t packetLength = 0;
+  Switching switching = Switching::Wormhole;
+  SendProtocol sends = SendProtocol::Nonblocking;
+  /// Seconds per barrier between phases; < 0 = not given (the model's
+  /// estimate).
+  double barrierCost = -1;
   /// Local copy rates in bytes per second (0 = not given).
   double copyRateContiguous = 0;
   double copyRateStrided = 0;
+  double copyRateGather = 0;
 };
 
 struct Machine {
@@ -180,7 +188,7 @@ struct Directives {
   /// Relaying algorithms: knomial(radix), chain/ring/rabenseifner(segments);
   /// 0 = the algorithm's default.
   int64_t algorithmParam = 0;
-  SyncKind sync = SyncKind::Barrier;
+  SyncKind sync = SyncKind::Auto;
   TransferStyle style = TransferStyle::Packing;
   /// Solver budget (Z3 rlimit); 0 = the scheduler's default.
   int64_t rlimit = 0;

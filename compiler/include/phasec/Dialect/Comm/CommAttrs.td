@@ -83,6 +83,8 @@ class Comm_EnumAttr<EnumAttrInfo info, string name>
 }
 
 def Comm_RoutingAttr : Comm_EnumAttr<Phasec_Routing, "routing">;
+def Comm_SwitchingAttr : Comm_EnumAttr<Phasec_Switching, "switching">;
+def Comm_SendProtocolAttr : Comm_EnumAttr<Phasec_SendProtocol, "sends">;
 // Written bare inside comm.array (`[8, 8] rows over @g`).
 def Comm_DistributionAttr
     : Comm_EnumAttr<Phasec_Distribution, "distribution"> {

@@ -33,7 +33,9 @@ def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
     comm.machine @t3d #comm.torus<[8, 4, 8, 2]> {
         bandwidth = 7.5e7 : f64, injection_bandwidth = 7.5e7 : f64}
     ```
-    Bandwidths are bytes per second, latencies and the set-up cost seconds.
+    Bandwidths and copy rates are bytes per second, latencies, the set-up
+    cost and the barrier cost seconds; `packet_length` bytes. The costs
+    beyond bandwidth are what `CostModel` charges (TopologyDesc.h).
     PERCS machines give per-class bandwidths (`ll_bandwidth`,
     `lr_bandwidth`, `d_bandwidth`) and use `routing = direct`.
   }];
@@ -56,7 +58,13 @@ def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
     OptionalAttr<F64Attr>:$setup_cost,
     OptionalAttr<I64Attr>:$packet_length,
     OptionalAttr<F64Attr>:$copy_rate_contiguous,
-    OptionalAttr<F64Attr>:$copy_rate_strided);
+    OptionalAttr<F64Attr>:$copy_rate_strided,
+    OptionalAttr<F64Attr>:$copy_rate_gather,
+    OptionalAttr<F64Attr>:$barrier_cost,
+    DefaultValuedAttr<Comm_SwitchingAttr,
+                      "::phasec::Switching::Wormhole">:$switching,
+    DefaultValuedAttr<Comm_SendProtocolAttr,
+                      "::phasec::SendProtocol::Nonblocking">:$sends);
   let assemblyFormat = "$sym_name $topology attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -249,7 +257,10 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
     `bound_phases_reason`), the schedule time of the cost model (`time`,
     seconds), `gap` = time / bound, and what is proven optimal:
     `time_optimal` (time equals the bound) and `phase_optimal` (no
-    congestion-free schedule has fewer phases).
+    congestion-free schedule has fewer phases). Where the machine charges
+    more than bandwidth (latency, set-up, barriers: CostModel.h),
+    `machine_time` is the schedule's time on the machine as described under
+    the operation's `sync`, and `machine_bound` the latency-aware bound.
     ```mlir
     comm.schedule for @a algorithm "product" {bound = 1.0 : f64, ...} {
       comm.phase [0 -> 1 : 4, 1 -> 2 : 4]
@@ -268,7 +279,9 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
                        UnitAttr:$phase_optimal,
                        UnitAttr:$fell_back,
                        OptionalAttr<I64Attr>:$num_chunks,
-                       OptionalAttr<I64Attr>:$chunk_bytes);
+                       OptionalAttr<I64Attr>:$chunk_bytes,
+                       OptionalAttr<F64Attr>:$machine_time,
+                       OptionalAttr<F64Attr>:$machine_bound);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     `for` $collective `algorithm` $algorithm attr-dict-with-keyword $body
@@ -300,7 +313,9 @@ def Comm_UserScheduleOp : Comm_Op<"user_schedule",
                        UnitAttr:$time_optimal,
                        UnitAttr:$phase_optimal,
                        OptionalAttr<I64Attr>:$num_chunks,
-                       OptionalAttr<I64Attr>:$chunk_bytes);
+                       OptionalAttr<I64Attr>:$chunk_bytes,
+                       OptionalAttr<F64Attr>:$machine_time,
+                       OptionalAttr<F64Attr>:$machine_bound);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "`for` $collective attr-dict-with-keyword $body";
   let hasVerifier = 1;
