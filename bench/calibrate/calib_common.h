@@ -73,10 +73,15 @@ static inline int calib_has(const char *list, const char *name) {
 }
 
 /* Iterations of the bandwidth probe: big messages need a tenth of the
- * others (at least 5, at most ITERS). */
+ * others, at least 5 (at most ITERS) and at most 50 (a 64 MiB round trip
+ * takes tens of ms here). */
 static inline void calib_big_iters(const calib_options *o, int *iters,
                                    int *warmup) {
-  *iters = o->iters / 10 > 5 ? o->iters / 10 : 5;
+  *iters = o->iters / 10;
+  if (*iters > 50)
+    *iters = 50;
+  if (*iters < 5)
+    *iters = 5;
   if (*iters > o->iters)
     *iters = o->iters;
   *warmup = o->warmup / 10 > 1 ? o->warmup / 10 : 1;

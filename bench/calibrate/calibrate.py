@@ -249,6 +249,8 @@ def cmd_report(args):
     table = "\n".join(lines)
     print(table)
     print()
+    print("load average (1, 5, 15 min) before -> after the measurements: %s"
+          % args.load)
     print("SimGrid barrier (mvapich2_pair) with 1 us links: np=2 (mesh:2) "
           "%.3f us, np=4 (mesh:2x2) %.3f us: rounds x hops link latencies"
           % (sim_rounds[2], sim_rounds[4]))
@@ -284,6 +286,7 @@ def cmd_report(args):
         ("generator", "bench/calibrate/run.sh"),
         ("host", host), ("date", stamp), ("mode", args.mode),
         ("rounds", args.rounds), ("backend", args.backend),
+        ("load_average", args.load),
         ("machine", OrderedDict([("name", "this_host"),
                                  ("topology", "mesh(2)")])),
         ("properties", OrderedDict(
@@ -316,6 +319,8 @@ def main():
     r.add_argument("--backend", choices=["mpi", "shmem"], default="mpi")
     r.add_argument("--mode", choices=["quick", "full"], required=True)
     r.add_argument("--rounds", type=int, required=True)
+    r.add_argument("--load", default="",
+                   help="load averages before -> after the measurements")
     args = p.parse_args()
     try:
         (cmd_sim_params if args.cmd == "sim-params" else cmd_report)(args)

@@ -7,7 +7,7 @@
 # Measures, on this machine (issue 12, "Calibration"):
 #   MPI and OpenSHMEM (calib_mpi.c, calib_shmem.c) at np 2: one-way 8-byte
 #     latency (ping-pong), the set-up cost of one message (bursts of 1 and
-#     64 messages), large-message bandwidth (ping-pong), and the barrier
+#     64 messages), large-message bandwidth (ping-pong of 64 MiB), the barrier
 #     (MPI_Barrier, shmem_barrier_all) per call at np 2 and 4 (4 is
 #     oversubscribed on this 2-core machine);
 #   local copy rates of one core (calib_copy.c): memcpy, strided pack and
@@ -28,8 +28,9 @@
 #   DIR/calibration.json  the same and every measurement, for scripts,
 # then checks that phasec parses machine.sched.
 #
-# --quick: 2 rounds, fewer iterations, 128 MiB copies (about 20 s; for the
-# test). Default: 5 rounds, 256 MiB copies (a few minutes). DIR defaults to
+# --quick: 2 rounds, fewer iterations, 4 MiB messages, 128 MiB copies (about
+# 20 s; for the test, not a calibration). Default: 5 rounds, 64 MiB
+# messages, 256 MiB copies (a few minutes). DIR defaults to
 # BUILD/bench/calibrate, BUILD to the build/ directory of this source tree;
 # compiled probes and the raw log go to DIR/work.
 #
@@ -86,7 +87,10 @@ if [ "$QUICK" = 1 ]; then
   COPY="-m 128 -i 3 -w 1"
 else
   ROUNDS=${ROUNDS:-5} MODE=full
-  BIG=16777216
+  # 64 MiB, twice the L3: a message that streams from memory, as the
+  # copy probes do (16 MiB stayed half in cache: SHMEM read 15 GB/s, above
+  # memcpy's 11).
+  BIG=67108864
   COMM="-i 2000 -w 200 -n 64 -b $BIG -k 50"
   BAR4="-p barrier -i 500 -w 50 -k 50"
   COPY="-m 256 -i 5 -w 1"
@@ -107,6 +111,9 @@ cc -O3 -Wall "$HERE/calib_copy.c" $FLAGS -o "$OUT/calib_copy"
 smpicc -O3 "$HERE/calib_mpi.c" -o "$OUT/calib_smpi" > "$OUT/smpicc.log" 2>&1 \
   || { cat "$OUT/smpicc.log" >&2; die "smpicc failed"; }
 
+# The load of the shared machine, before and after: the table's footer and
+# the JSON say how busy it was.
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== measuring: $ROUNDS rounds ($MODE), raw log $LOG" >&2
 for r in $(seq 1 "$ROUNDS"); do
   echo "   round $r of $ROUNDS" >&2
@@ -170,10 +177,12 @@ if grep -q '^FAILED' "$LOG"; then
   die "SimGrid launches failed; their output is in $LOG"
 fi
 
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "raw log: $LOG"
 echo
 "$PY" "$HERE/calibrate.py" report "$LOG" --out="$RESULTS" --backend="$BACKEND" \
-  --mode="$MODE" --rounds="$ROUNDS"
+  --mode="$MODE" --rounds="$ROUNDS" \
+  --load="$LOAD_BEFORE -> $LOAD_AFTER"
 
 # phasec must read what was written. copy_rate.gather and barrier_cost are
 # issue 12's new properties: until phasec knows them, check the rest.
