@@ -56,6 +56,19 @@ static inline calib_options calib_parse(int argc, char **argv,
       calib_usage(prog, "options are -p -i -w -n -b -k");
     }
   }
+  /* Every name in the probe list must be known: a misspelt probe would
+   * otherwise be skipped without a word. */
+  for (const char *p = o.probes; *p;) {
+    size_t len = strcspn(p, ",");
+    if (!((len == 7 && !strncmp(p, "latency", len)) ||
+          (len == 5 && !strncmp(p, "burst", len)) ||
+          (len == 9 && !strncmp(p, "bandwidth", len)) ||
+          (len == 7 && !strncmp(p, "barrier", len)))) {
+      fprintf(stderr, "%s: unknown probe '%.*s'\n", prog, (int)len, p);
+      calib_usage(prog, "probes are latency, burst, bandwidth, barrier");
+    }
+    p += len + (p[len] == ',');
+  }
   if (o.iters < 1 || o.warmup < 0 || o.burst < 2 || o.big < 8 ||
       o.big > (1L << 30) || o.barriers < 1)
     calib_usage(prog, "bad value: need ITERS >= 1, WARMUP >= 0, BURST >= 2, "

@@ -107,10 +107,14 @@ PY=${PYTHON:-python3}
 echo "== building the probes in $OUT" >&2
 mpicc -O3 -Wall "$HERE/calib_mpi.c" -o "$OUT/calib_mpi"
 oshcc -O3 -Wall "$HERE/calib_shmem.c" $FLAGS -o "$OUT/calib_shmem"
-cc -O3 -Wall "$HERE/calib_copy.c" $FLAGS -o "$OUT/calib_copy"
+${CC:-cc} -O3 -Wall "$HERE/calib_copy.c" $FLAGS -o "$OUT/calib_copy"
 smpicc -O3 "$HERE/calib_mpi.c" -o "$OUT/calib_smpi" > "$OUT/smpicc.log" 2>&1 \
   || { cat "$OUT/smpicc.log" >&2; die "smpicc failed"; }
 
+# A launch that hangs (a stuck oshrun, a lost peer) fails after this long
+# instead of holding the script (and the lit test) forever; a launch
+# takes seconds.
+LIMIT="timeout --kill-after=10 300"
 # The load of the shared machine, before and after: the table's footer and
 # the JSON say how busy it was.
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -119,11 +123,11 @@ for r in $(seq 1 "$ROUNDS"); do
   echo "   round $r of $ROUNDS" >&2
   # Each round runs every launch once, so that a slow spell of the shared
   # machine hits one launch of each kind rather than all launches of one.
-  run mpi 2 $MPIRUN -np 2 "$OUT/calib_mpi" $COMM
-  run shmem 2 $OSHRUN -np 2 "$OUT/calib_shmem" $COMM
-  run copy 1 "$OUT/calib_copy" $COPY
-  run mpi 4 $MPIRUN -np 4 "$OUT/calib_mpi" $BAR4
-  run shmem 4 $OSHRUN -np 4 "$OUT/calib_shmem" $BAR4
+  run mpi 2 $LIMIT $MPIRUN -np 2 "$OUT/calib_mpi" $COMM
+  run shmem 2 $LIMIT $OSHRUN -np 2 "$OUT/calib_shmem" $COMM
+  run copy 1 $LIMIT "$OUT/calib_copy" $COPY
+  run mpi 4 $LIMIT $MPIRUN -np 4 "$OUT/calib_mpi" $BAR4
+  run shmem 4 $LIMIT $OSHRUN -np 4 "$OUT/calib_shmem" $BAR4
 done
 if grep -q '^FAILED' "$LOG"; then
   grep '^FAILED' "$LOG" >&2
@@ -139,7 +143,9 @@ fi
 #   simgrid-1us  the same meshes with 1 us links, so that the barrier reads
 #                directly in link latencies (rounds x hops; at this host's
 #                tens of ns SMPI's own few ns per message would blur it).
-read -r SIM_LAT SIM_BW < <("$PY" "$HERE/calibrate.py" sim-params "$LOG" --backend="$BACKEND")
+# (A plain assignment, so that set -e stops here if calibrate.py fails.)
+PARAMS=$("$PY" "$HERE/calibrate.py" sim-params "$LOG" --backend="$BACKEND")
+read -r SIM_LAT SIM_BW <<< "$PARAMS"
 echo "== SimGrid: link latency $SIM_LAT s, bandwidth $SIM_BW B/s; and 1 us links" >&2
 platform() { # dir topology latency
   rm -rf "$OUT/$1"
@@ -165,7 +171,7 @@ ${CXX:-c++} -O2 -std=c++17 -shared -fPIC "$OUT/sim-2/platform.cpp" \
 simulate() { # label dir np probe-options...
   local label=$1 dir=$2 np=$3; shift 3
   PHASEC_SIM_PLATFORM=$OUT/$dir/platform.txt run "$label" "$np" \
-    smpirun -np "$np" -platform "$OUT/libplatform.so" \
+    $LIMIT smpirun -np "$np" -platform "$OUT/libplatform.so" \
     -hostfile "$OUT/$dir/hostfile" $CFG "$OUT/calib_smpi" -i 5 -w 1 "$@"
 }
 r=1
