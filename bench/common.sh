@@ -2,7 +2,8 @@
 #
 # Sourced by bench/alltoall/run.sh and bench/transpose/run.sh after they set
 # BUILD (the build directory) and NAME (their directory name). Sets OUT
-# (BUILD/bench/NAME, created), FLAGS (phasec-runtime's compile and link
+# (BUILD/bench/NAME, created; a script that takes an output directory sets
+# BENCH_WORK to put it there instead), FLAGS (phasec-runtime's compile and link
 # flags), EMIT, MPIRUN, OSHRUN and LOG, and defines
 #
 #   run LABEL NP COMMAND...   one launch, appended to LOG under a header that
@@ -10,7 +11,7 @@
 #   summarize                 the table of best and median times from LOG
 #
 #===----------------------------------------------------------------------===#
-OUT=$BUILD/bench/$NAME
+OUT=${BENCH_WORK:-$BUILD/bench/$NAME}
 mkdir -p "$OUT"
 export PKG_CONFIG_PATH=$BUILD/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 FLAGS=$(pkg-config --cflags --libs phasec-runtime)

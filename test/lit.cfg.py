@@ -41,6 +41,8 @@ config.substitutions.append(("%examples", examples))
 config.substitutions.append(("%shared", config.phasec_shared_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%phasec_src", config.phasec_src_root))
+# The build tree, for bench/ scripts that take --build (bench/calibrate).
+config.substitutions.append(("%phasec_obj", config.phasec_obj_root))
 # Open MPI as root on a 2-core machine.
 config.substitutions.append(("%mpirun", config.mpirun + " --allow-run-as-root --oversubscribe"))
 # Open MPI 4.1.4's OpenSHMEM segfaults at exit unless the rdma osc is off.
