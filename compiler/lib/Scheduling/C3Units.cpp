@@ -111,23 +111,54 @@ struct Components {
 };
 } // namespace
 
+namespace {
+/// A sub-grid by its corners (inclusive).
+struct Box {
+  llvm::SmallVector<int64_t, 3> lo, hi;
+
+  int64_t volume() const {
+    int64_t v = 1;
+    for (size_t d = 0; d < lo.size(); ++d)
+      v *= hi[d] - lo[d] + 1;
+    return v;
+  }
+  bool overlaps(const Box &o) const {
+    for (size_t d = 0; d < lo.size(); ++d)
+      if (hi[d] < o.lo[d] || o.hi[d] < lo[d])
+        return false;
+    return true;
+  }
+  void merge(const Box &o) {
+    for (size_t d = 0; d < lo.size(); ++d) {
+      lo[d] = std::min(lo[d], o.lo[d]);
+      hi[d] = std::max(hi[d], o.hi[d]);
+    }
+  }
+};
+} // namespace
+
 /// The smallest sub-grid holding every node marked in `in`.
-static Submachine boundingBox(const Topology &topo,
-                              const std::vector<char> &in) {
+static Box boundingBox(const Topology &topo, const std::vector<char> &in) {
   unsigned dims = topo.numDims();
-  llvm::SmallVector<int64_t, 3> lo(dims, INT64_MAX), hi(dims, INT64_MIN);
+  Box box;
+  box.lo.assign(dims, INT64_MAX);
+  box.hi.assign(dims, INT64_MIN);
   for (NodeId node = 0; node < static_cast<NodeId>(in.size()); ++node) {
     if (!in[node])
       continue;
     for (unsigned d = 0; d < dims; ++d) {
-      lo[d] = std::min(lo[d], topo.coord(node, d));
-      hi[d] = std::max(hi[d], topo.coord(node, d));
+      box.lo[d] = std::min(box.lo[d], topo.coord(node, d));
+      box.hi[d] = std::max(box.hi[d], topo.coord(node, d));
     }
   }
+  return box;
+}
+
+static Submachine toSubmachine(const Topology &topo, const Box &box) {
   llvm::SmallVector<int64_t, 3> extents;
   llvm::SmallVector<bool, 3> wraps;
-  for (unsigned d = 0; d < dims; ++d) {
-    int64_t e = hi[d] - lo[d] + 1;
+  for (unsigned d = 0; d < topo.numDims(); ++d) {
+    int64_t e = box.hi[d] - box.lo[d] + 1;
     extents.push_back(e);
     // A whole ring of a torus keeps its wrap-around links (a ring of 2 is
     // a line: its two links join the same pair).
@@ -164,8 +195,8 @@ phasec::c3::makeSupersteps(const Topology &topo,
         groups.emplace_back();
       groups[it->second].push_back(m);
     }
-    Superstep &step = steps.emplace_back();
-    for (std::vector<Message> &messages : groups) {
+    std::vector<Box> boxes;
+    for (const std::vector<Message> &messages : groups) {
       std::vector<char> in(numNodes, 0);
       int64_t members = 0;
       for (const Message &m : messages)
@@ -174,8 +205,8 @@ phasec::c3::makeSupersteps(const Topology &topo,
             in[node] = 1;
             ++members;
           }
-      Submachine box = boundingBox(topo, in);
-      if (box.processors != members) {
+      Box box = boundingBox(topo, in);
+      if (box.volume() != members) {
         // Spread-out processors: the region their data spreads over.
         auto reach = [&](const Message &m) {
           NodeId from = gathers ? m.dst : m.src, to = gathers ? m.src : m.dst;
@@ -193,8 +224,28 @@ phasec::c3::makeSupersteps(const Topology &topo,
         }
         box = boundingBox(topo, in);
       }
-      step.groups.push_back({std::move(box), std::move(messages)});
+      boxes.push_back(std::move(box));
     }
+    // Independent submachines are disjoint: groups whose sub-grids overlap
+    // share links and processors, so they are charged as one group on the
+    // union (e.g. the crossing pairs of an exclusive-or permutation).
+    for (bool merged = true; merged;) {
+      merged = false;
+      for (size_t a = 0; a < groups.size() && !merged; ++a)
+        for (size_t b = a + 1; b < groups.size() && !merged; ++b) {
+          if (!boxes[a].overlaps(boxes[b]))
+            continue;
+          boxes[a].merge(boxes[b]);
+          llvm::append_range(groups[a], groups[b]);
+          groups.erase(groups.begin() + b);
+          boxes.erase(boxes.begin() + b);
+          merged = true;
+        }
+    }
+    Superstep &step = steps.emplace_back();
+    for (size_t g = 0; g < groups.size(); ++g)
+      step.groups.push_back(
+          {toSubmachine(topo, boxes[g]), std::move(groups[g])});
   }
   return steps;
 }
