@@ -28,6 +28,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <cmath>
 #include <map>
 
 using namespace mlir;
@@ -254,7 +255,7 @@ chargeAll(const ScheduledModule &scheduled, const CostOptions &options,
     charged.blockBytes = collective->blockBytes;
     if (charged.blockBytes <= 0) {
       operation->emitError("cannot charge '")
-          << op.name << "' in C^3 units: a " << op.kind
+          << op.name << "' in C^3 units: an operation of kind " << op.kind
           << " has no block size, the message size L the units are a "
              "function of";
       failedAny = true;
@@ -326,7 +327,10 @@ bestBySize(llvm::ArrayRef<const Charged *> family) {
       result.push_back({current->op->name, 0});
       return result;
     }
-    result.push_back({current->op->name, at});
+    // A line that takes over where the last one did has no range of its
+    // own (e.g. below 1 byte).
+    if (at > from)
+      result.push_back({current->op->name, at});
     current = next;
     from = at;
   }
@@ -557,8 +561,10 @@ static void writeJSON(const std::vector<Charged> &charged,
           for (const auto &[name, upTo] : bestBySize(family))
             j.object([&] {
               j.attribute("operation", name);
+              // Hundredths of a byte: the crossing's own rounding noise
+              // (12287.999999999978 for 12288) stays out of the JSON.
               if (upTo > 0)
-                j.attribute("up_to_bytes", upTo);
+                j.attribute("up_to_bytes", std::round(upTo * 100) / 100);
             });
         });
       });
