@@ -309,7 +309,6 @@ static GroupCharge chargeGroup(const Group &group, const Params &params,
   const bool wormhole = params.routing == c3::Routing::Wormhole;
   const bool blocking = params.sends == c3::Sends::Blocking;
   int64_t cong = static_cast<int64_t>(pairs.size());
-  bool first = true;
   for (const auto &[node, t] : tallies) {
     // The seed's "p for p - 1": a processor that sends (receives) several
     // messages is charged one more of their average size, its own part.
@@ -348,11 +347,13 @@ static GroupCharge chargeGroup(const Group &group, const Params &params,
       }
     }
     send += receive;
-    charge.sendReceive = first ? send : mode.max(charge.sendReceive, send);
-    first = false;
+    // Every term is >= 0: the empty charge is the maximum's start.
+    charge.sendReceive = mode.max(charge.sendReceive, send);
   }
-  Linear average =
-      scale(allPackets, 1.0 / static_cast<double>(group.messages.size()));
+  // L_a: packets per communicating pair (several messages between one
+  // pair in a superstep, as a hand-written schedule may send, are its
+  // packets together).
+  Linear average = scale(allPackets, 1.0 / static_cast<double>(pairs.size()));
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   charge.linkCongestion = scale(
       average, static_cast<double>(ceilDiv(cong, group.machine.bisection)));

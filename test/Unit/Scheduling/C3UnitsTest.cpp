@@ -199,6 +199,15 @@ TEST(C3Units, SpreadGroupsRunOnTheRegionTheyServe) {
               charge.totalCommunication.perL, kEps);
 }
 
+TEST(C3Units, CongestionCountsPairs) {
+  // Node 0 sends node 1 two messages of L and node 2 one: cong = 2 pairs,
+  // L_a = 3 packets / 2 pairs at L = 512; on a line of 4 (b = 1, p = 4,
+  // h = 5/3): C_l = 1.5 * 2, C_p = 1.5 * 1 * 5/3; S = 3s + 3 + h.
+  Group g{line(4), {{0, 1, 1.0}, {0, 1, 1.0}, {0, 2, 1.0}}};
+  EXPECT_NEAR(chargeGroupAt(g, delta(), 512),
+              24 + 3 + 5.0 / 3 + 3 + 1.5 * 5.0 / 3, kEps);
+}
+
 TEST(C3Units, RefusesMachinesWithoutGrids) {
   Topology topo = makeTopology("mesh:4;ranks=2");
   std::string error;
