@@ -64,6 +64,12 @@ static LogicalResult writeScheduled(ModuleOp module,
   case EmitKind::ScheduleStats:
     writeScheduleStats(scheduled, out);
     return success();
+  case EmitKind::Cost:
+  case EmitKind::CostJSON: {
+    CostOptions cost = options.cost;
+    cost.json = options.emit == EmitKind::CostJSON;
+    return writeCostUnits(scheduled, cost, out);
+  }
   case EmitKind::MPI: {
     target::MPIOptions mpi;
     mpi.main = options.emitMain;

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `phasec FILE.sched [--emit=ast|mlir|schedule-json|schedule-stats|mpi|shmem]
+/// `phasec FILE.sched [--emit=ast|mlir|schedule-json|schedule-stats|cost|
+/// cost-json|mpi|shmem]
 /// [--main] [-o OUT]`, `phasec FILE.sched --emit=simgrid -o DIR` and
 /// `phasec FILE.sched --target=sim [--compare] [--report DIR] [-o DIR]`.
 /// Only option parsing and exit codes: the pipeline is
@@ -57,7 +58,12 @@ static cl::opt<driver::EmitKind> emit(
                    "C + OpenSHMEM, one function per operation"),
         clEnumValN(driver::EmitKind::SimGrid, "simgrid",
                    "a SimGrid SMPI directory per operation (platform, "
-                   "program, run script) in -o DIR, not run")),
+                   "program, run script) in -o DIR, not run"),
+        clEnumValN(driver::EmitKind::Cost, "cost",
+                   "seed 003's C^3 units per operation and superstep: "
+                   "set-ups x s + coefficient x L, and at --cost-sizes"),
+        clEnumValN(driver::EmitKind::CostJSON, "cost-json",
+                   "the same as JSON (phasec-c3-units/1)")),
     cl::cat(phasecCategory));
 
 static cl::opt<bool> emitMain(
@@ -125,6 +131,36 @@ static cl::opt<bool> allowUnsupported(
              "of an alltoall) with a warning instead of an error"),
     cl::cat(phasecCategory));
 
+static cl::list<int64_t> costSizes(
+    "cost-sizes",
+    cl::desc("With --emit=cost|cost-json: the message sizes L (bytes) to "
+             "evaluate the units at (default 16,512,4096,16384)"),
+    cl::value_desc("L,L,..."), cl::CommaSeparated, cl::cat(phasecCategory));
+
+static cl::opt<double> c3Setup(
+    "c3-setup",
+    cl::desc("With --emit=cost|cost-json: the set-up cost s in units "
+             "(default: the machine's setup_cost / (packet_length / "
+             "bandwidth)); seed 003 uses 8 on the Delta"),
+    cl::value_desc("units"), cl::init(-1), cl::cat(phasecCategory));
+
+static cl::opt<c3::Routing> c3Routing(
+    "c3-routing", cl::desc("With --emit=cost|cost-json: the routing schema"),
+    cl::init(c3::Routing::Wormhole),
+    cl::values(clEnumValN(c3::Routing::Wormhole, "wormhole",
+                          "wormhole routing (default)"),
+               clEnumValN(c3::Routing::StoreAndForward, "store-and-forward",
+                          "store-and-forward routing")),
+    cl::cat(phasecCategory));
+
+static cl::opt<c3::Sends> c3Sends(
+    "c3-sends", cl::desc("With --emit=cost|cost-json: the send primitive"),
+    cl::init(c3::Sends::Nonblocking),
+    cl::values(clEnumValN(c3::Sends::Nonblocking, "nonblocking",
+                          "nonblocking sends (default)"),
+               clEnumValN(c3::Sends::Blocking, "blocking", "blocking sends")),
+    cl::cat(phasecCategory));
+
 static cl::opt<bool> scheduleMLIR(
     "schedule",
     cl::desc("With --emit=mlir: run the scheduling pipeline first"),
@@ -149,6 +185,7 @@ int main(int argc, char **argv) {
       "\n"
       "  phasec FILE.sched --emit=schedule-stats         phases vs the bound\n"
       "  phasec FILE.sched --emit=mpi --main -o out.c    C + MPI with a main\n"
+      "  phasec FILE.sched --emit=cost [--cost-sizes=16,4096]  C^3 units\n"
       "  phasec FILE.sched --emit=shmem --main -o out.c  C + OpenSHMEM\n"
       "    mpicc|oshcc out.c $(pkg-config --cflags --libs phasec-runtime)\n"
       "  phasec FILE.sched --emit=simgrid -o DIR         SimGrid SMPI files\n"
@@ -176,6 +213,31 @@ int main(int argc, char **argv) {
       emit != driver::EmitKind::SHMEM) {
     WithColor::error(errs(), "phasec")
         << "--main needs --emit=mpi or --emit=shmem\n";
+    return 1;
+  }
+
+  bool costEmit =
+      emit == driver::EmitKind::Cost || emit == driver::EmitKind::CostJSON;
+  if (!costEmit && (costSizes.getNumOccurrences() ||
+                    c3Setup.getNumOccurrences() ||
+                    c3Routing.getNumOccurrences() ||
+                    c3Sends.getNumOccurrences())) {
+    WithColor::error(errs(), "phasec")
+        << "--cost-sizes, --c3-setup, --c3-routing and --c3-sends need "
+           "--emit=cost or --emit=cost-json\n";
+    return 1;
+  }
+  for (int64_t size : costSizes)
+    if (size <= 0) {
+      WithColor::error(errs(), "phasec")
+          << "--cost-sizes expects positive byte counts, not " << size
+          << "\n";
+      return 1;
+    }
+  if (c3Setup.getNumOccurrences() && !(c3Setup >= 0)) {
+    WithColor::error(errs(), "phasec")
+        << "--c3-setup expects a non-negative number of units, not "
+        << c3Setup << "\n";
     return 1;
   }
 
@@ -215,6 +277,12 @@ int main(int argc, char **argv) {
   options.simulate = simulate;
   options.compare = compare;
   options.reportDir = reportDir;
+  if (!costSizes.empty())
+    options.cost.sizes.assign(costSizes.begin(), costSizes.end());
+  if (c3Setup.getNumOccurrences())
+    options.cost.setupUnits = c3Setup;
+  options.cost.routing = c3Routing;
+  options.cost.sends = c3Sends;
 
   // The SimGrid back end writes directories itself and prints its progress
   // and tables as it goes.

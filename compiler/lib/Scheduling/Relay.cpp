@@ -493,6 +493,7 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
   // 1-lev-our-br): the whole message, every block but the source's own,
   // down one broadcast tree; every rank keeps its block. No submachines,
   // so any group.
+  llvm::SmallVector<int64_t, 2> wholeMessage;
   if (choice.shape == KLevelShape::SysBr ||
       choice.shape == KLevelShape::OurBr) {
     if (spec.kind != CollectiveKind::Scatter || choice.param != 1) {
@@ -501,6 +502,20 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
               "needs k_level(1, ...) of a one_to_all or scatter";
       return failure();
     }
+    const int64_t k = spec.chunksPerMember();
+    for (int64_t c = 0; c < spec.numChunks; ++c)
+      if (c / k != b.member(0))
+        wholeMessage.push_back(c);
+  }
+  // 1-lev-our-br's "binomial heap as a broadcasting tree" is the seed's
+  // binomial heap: halve the machine, the holder sends to the leader of the
+  // other half (the tree of logp-lev-sq below, every edge carrying the whole
+  // message). Far halves first matters to C^3: each step's send then runs
+  // on the half it serves, which is what the seed's Figure 3 charges.
+  bool heapOnGrid = choice.shape == KLevelShape::OurBr &&
+                    isWholeGridInOrder(topo, spec) && topo->numDims() <= 2;
+  if (!heapOnGrid && (choice.shape == KLevelShape::SysBr ||
+                      choice.shape == KLevelShape::OurBr)) {
     Algorithm tree = choice.shape == KLevelShape::OurBr ? Algorithm::Binomial
                                                         : choice.tree;
     if (tree != Algorithm::Direct && tree != Algorithm::Binomial &&
@@ -509,12 +524,7 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
               " needs its broadcast tree chosen (scheduleRelaying does)";
       return failure();
     }
-    const int64_t k = spec.chunksPerMember();
-    llvm::SmallVector<int64_t, 2> message;
-    for (int64_t c = 0; c < spec.numChunks; ++c)
-      if (c / k != b.member(0))
-        message.push_back(c);
-    broadcastTree(b, n, tree, defaultParam(tree), message);
+    broadcastTree(b, n, tree, defaultParam(tree), wholeMessage);
     return success();
   }
   if (!isWholeGridInOrder(topo, spec) || topo->numDims() > 2) {
@@ -532,7 +542,9 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
     shape = levels == 2 ? KLevelShape::Rec : KLevelShape::Sq;
   std::vector<std::pair<Cut, int64_t>> cuts;
   auto isqrt = [](int64_t v) { return std::max<int64_t>(floorSqrt(v), 1); };
-  if (levels == 1)
+  if (heapOnGrid)
+    cuts = {{Cut::Halve, 0}};
+  else if (levels == 1)
     cuts = {{Cut::Single, 0}};
   else if (levels == 2 && shape == KLevelShape::Rec)
     cuts = {{Cut::Rows, 0}, {Cut::Single, 0}};
@@ -571,6 +583,8 @@ static LogicalResult kLevelRounds(RoundBuilder &b, const ChunkSpec &spec,
   auto memberAt = [&](int64_t x, int64_t y) { return x + W * y; };
   auto chunksOf = [&](const Region &r) {
     llvm::SmallVector<int64_t, 2> out;
+    if (heapOnGrid)
+      return wholeMessage;
     if (everything) {
       for (int64_t c = 0; c < spec.numChunks; ++c)
         out.push_back(c);

@@ -22,6 +22,7 @@
 #ifndef PHASEC_DRIVER_DRIVER_H
 #define PHASEC_DRIVER_DRIVER_H
 
+#include "phasec/Driver/CostUnits.h"
 #include "phasec/Lang/Parser.h"
 #include "phasec/Transforms/Pipeline.h"
 
@@ -47,6 +48,9 @@ enum class EmitKind {
   /// A SimGrid SMPI directory per operation (platform, program, run script),
   /// written to DriverOptions::outDir, not built or run.
   SimGrid,
+  /// Seed 003's C^3 units per operation (CostUnits.h): a table, or JSON.
+  Cost,
+  CostJSON,
 };
 
 struct DriverOptions {
@@ -72,6 +76,9 @@ struct DriverOptions {
   /// --report DIR.
   bool compare = false;
   std::string reportDir;
+  /// --emit=cost and --emit=cost-json: --cost-sizes, --c3-setup,
+  /// --c3-routing, --c3-sends (`json` follows `emit`).
+  CostOptions cost;
 };
 
 /// The dialects phasec uses.

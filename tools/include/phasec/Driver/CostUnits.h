@@ -1,0 +1,58 @@
+//===- CostUnits.h - phasec --emit=cost: C^3 units per operation -*- C++
+//-*-===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `--emit=cost` and `--emit=cost-json`: every scheduled operation's
+/// algorithm charged in seed 003's C^3 units (phasec/Scheduling/C3Units.h),
+/// per superstep and in total, as set-ups x s + coefficient x L and at the
+/// message sizes asked for, with the best algorithm per message size for
+/// each kind of operation. This file reads the machine description and the
+/// algorithms' supersteps out of the IR; the charging is the Scheduling
+/// library's.
+///
+/// The unit: the time one packet (the machine's `packet_length` l) takes
+/// over one link at the machine's `bandwidth`, l / bandwidth. The set-up
+/// cost s in units is `setup_cost` / (l / bandwidth), or
+/// `CostOptions::setupUnits` (--c3-setup) where given.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_DRIVER_COSTUNITS_H
+#define PHASEC_DRIVER_COSTUNITS_H
+
+#include "phasec/Scheduling/C3Units.h"
+#include "phasec/Transforms/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <vector>
+
+namespace phasec::driver {
+
+struct CostOptions {
+  /// Message sizes L (bytes) to evaluate the exact charge at.
+  std::vector<int64_t> sizes = {16, 512, 4096, 16384};
+  /// s in units, replacing every machine's setup_cost.
+  std::optional<double> setupUnits;
+  c3::Routing routing = c3::Routing::Wormhole;
+  c3::Sends sends = c3::Sends::Nonblocking;
+  bool json = false;
+};
+
+/// Writes the table (or JSON) of every operation of `scheduled`. Fails,
+/// after a diagnostic at the machine or the operation and before writing
+/// anything, where an operation cannot be charged (no packet_length, no
+/// set-up cost, no block size, a machine that is not a grid).
+mlir::LogicalResult writeCostUnits(const ScheduledModule &scheduled,
+                                   const CostOptions &options,
+                                   llvm::raw_ostream &out);
+
+} // namespace phasec::driver
+
+#endif // PHASEC_DRIVER_COSTUNITS_H
