@@ -213,6 +213,9 @@ int main(int argc, char **argv) {
   options.checkModelPercent = checkModel;
   std::string name = op.info.operation.empty() ? "op" : op.info.operation;
   SimOperation simOp{name, &*topo, &problem, &op.schedule};
+  // The built-ins --compare runs depend on the collective (alltoallv and
+  // permute: smpi/alltoallv; gather: smpi/gather, ...).
+  simOp.kind = op.info.kind;
   return failed(runSimTarget(simOp, options, llvm::outs(), llvm::errs())) ? 1
                                                                           : 0;
 }
