@@ -12,9 +12,12 @@
 ///
 /// Variants:
 ///   - phased schedules (phasec's, and baselines such as linear shift, XOR,
-///     greedy) on phasec's platform: one barrier-separated phase at a time;
-///   - SimGrid's built-in MPI_Alltoall algorithms (`--cfg=smpi/alltoall:X`)
-///     on phasec's platform (same routes, same injection ports);
+///     greedy) on phasec's platform: one barrier-separated phase at a time,
+///     or every phase at once under `sync = none` (PlatformOptions);
+///   - SimGrid's built-in algorithms of the MPI call that runs the same
+///     operation (BuiltinCall: `--cfg=smpi/alltoall:X` for MPI_Alltoall,
+///     `smpi/alltoallv` for MPI_Alltoallv, `smpi/gather`, ...) on phasec's
+///     platform (same routes, same injection ports);
 ///   - the same built-ins on SimGrid's stock TORUS platform (tori with one
 ///     rank per node only; ties always "+", no injection limit).
 ///
