@@ -24,11 +24,8 @@
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
-BUILD=$(cd "${1:?usage: sync.sh BUILD_DIR OUT_DIR}" && pwd)
-OUT=${2:?usage: sync.sh BUILD_DIR OUT_DIR}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-PHASEC=$BUILD/bin/phasec
+. "$(dirname "$0")/bench_dirs.sh"
+bench_dirs sync.sh "${1:-}" "${2:-}"
 TORI=${TORI:-"4x4x4 8x8"}
 SIZES=${SIZES:-"64 65536"}
 PARTS=${PARTS:-"alltoall kinds"}

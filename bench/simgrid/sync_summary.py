@@ -5,6 +5,7 @@ same platform (its setting), as % of the bandwidth bound.
 
 usage: sync_summary.py OUT_DIR [--csv FILE]
 """
+import argparse
 import csv
 import glob
 import os
@@ -71,12 +72,8 @@ def main(out, csv_path=None):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if not args:
-        sys.exit(__doc__)
-    csv_path = None
-    if "--csv" in args:
-        i = args.index("--csv")
-        csv_path = args[i + 1]
-        del args[i:i + 2]
-    sys.exit(main(args[0], csv_path))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", help="sync.sh's OUT_DIR")
+    parser.add_argument("--csv", help="also write the table as CSV here")
+    args = parser.parse_args()
+    sys.exit(main(args.out, args.csv))
