@@ -431,6 +431,8 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     v.name = job.name;
     v.kind = job.kind;
     v.platform = job.platform;
+    if (job.kind == "builtin")
+      v.setting = call.settingFor(job.name);
     const Schedule *sched = nullptr;
     if (job.kind == "phased" || job.kind == "relay") {
       sched = schedules[j].schedule;
@@ -450,8 +452,6 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       result.variants.push_back(std::move(v));
       continue;
     }
-    if (job.kind == "builtin")
-      v.setting = call.settingFor(job.name);
     if (job.kind == "builtin") {
       std::string reason = !call.notApplicable.empty()
                                ? call.notApplicable
