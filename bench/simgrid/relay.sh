@@ -27,11 +27,8 @@
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
-BUILD=$(cd "${1:?usage: relay.sh BUILD_DIR OUT_DIR}" && pwd)
-OUT=${2:?usage: relay.sh BUILD_DIR OUT_DIR}
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
-PHASEC=$BUILD/bin/phasec
+. "$(dirname "$0")/bench_dirs.sh"
+bench_dirs relay.sh "${1:-}" "${2:-}"
 TORI=${TORI:-"4x4 8x8"}
 COLLS=${COLLS:-"broadcast allreduce scan"}
 SIZES=${SIZES:-"8 64 512 4096 32768 65536 262144 1048576"}

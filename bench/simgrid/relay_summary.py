@@ -39,8 +39,10 @@ def parse_table(path):
         try:
             rows[name] = (kind, float(sim), rest.strip())
         except ValueError:
-            # failed / skipped / timeout: the note is the last column.
-            note = re.split(r"\s+-\s+-\s+-\s+\S+\s+", rest, maxsplit=1)
+            # failed / skipped / timeout: the note is the last column, after
+            # the wall time and the built-in's setting.
+            note = re.split(r"\s+-\s+-\s+-\s+\S+\s+\S+\s+", rest,
+                            maxsplit=1)
             rows[name] = (kind, sim, note[-1].strip())
     return bound, rows
 

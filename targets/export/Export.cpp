@@ -176,27 +176,29 @@ LogicalResult phasec::target::exportSHMEM(ModuleOp module,
 static void
 describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
                         simgrid::RelayProgram &relay) {
+  simgrid::BuiltinCall &call = relay.builtin;
+  call.viaColl = true;
   const ChunkSpec &chunks = plan.chunks;
   int64_t all = chunks.numChunks * chunks.chunkBytes;
   int64_t block = chunks.chunksPerMember() * chunks.chunkBytes;
   int64_t members = plan.numMembers();
   relay.dataBytes = all;
-  relay.root = plan.root >= 0 ? plan.group[plan.root] : 0;
+  call.root = plan.root >= 0 ? plan.group[plan.root] : 0;
   bool reduction = false;
   switch (plan.kind) {
   case CollectiveKind::Broadcast:
-    relay.collective = "bcast";
-    relay.count = all;
+    call.collective = "bcast";
+    call.count = all;
     break;
   case CollectiveKind::Reduce:
   case CollectiveKind::Allreduce:
   case CollectiveKind::Scan:
   case CollectiveKind::Exscan:
-    relay.collective = stringifyCollectiveKind(plan.kind).str();
+    call.collective = stringifyCollectiveKind(plan.kind).str();
     reduction = true;
     break;
   case CollectiveKind::ReduceScatter:
-    relay.collective = "reduce_scatter";
+    call.collective = "reduce_scatter";
     reduction = true;
     break;
   case CollectiveKind::Allgather:
@@ -205,16 +207,16 @@ describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
   case CollectiveKind::Scatter:
   case CollectiveKind::OneToAll:
   case CollectiveKind::Alltoall:
-    relay.collective =
+    call.collective =
         plan.kind == CollectiveKind::AllToOne  ? "gather"
         : plan.kind == CollectiveKind::OneToAll ? "scatter"
                                                 : stringifyCollectiveKind(
                                                       plan.kind)
                                                       .str();
-    relay.count = block;
+    call.count = block;
     break;
   case CollectiveKind::Barrier:
-    relay.collective = "barrier";
+    call.collective = "barrier";
     break;
   default:
     llvm_unreachable("a relaying kind without an MPI collective");
@@ -222,17 +224,14 @@ describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
   if (reduction) {
     // The built-in reduces the operation's element type (some of SMPI's
     // algorithms accept only some MPI types).
-    relay.elemType = plan.elem.name;
+    call.elemType = plan.elem.name;
     int64_t bytes = plan.kind == CollectiveKind::ReduceScatter
                         ? (members ? all / members : 0)
                         : all;
-    relay.count = bytes / plan.elem.size;
+    call.count = bytes / plan.elem.size;
   }
   if (members != numRanks)
-    relay.builtinsNotApplicable =
-        "the operation's group has " + std::to_string(members) + " of " +
-        std::to_string(numRanks) +
-        " ranks; the built-ins run on MPI_COMM_WORLD";
+    call.notApplicable = simgrid::subGroupReason(members, numRanks);
 }
 
 LogicalResult
@@ -248,13 +247,20 @@ phasec::target::exportSimGrid(ModuleOp module, const ScheduledModule &scheduled,
   // Stable addresses: operations point into it.
   std::vector<std::unique_ptr<simgrid::RelayProgram>> relays;
   for (const ScheduledOperation &op : scheduled.operations) {
-    operations.push_back(
-        {op.name, op.topology, op.problem.get(), &op.schedule});
+    comm::CollectiveOpInterface collective = op.op;
+    simgrid::SimOperation &sim = operations.emplace_back();
+    sim.name = op.name;
+    sim.topology = op.topology;
+    sim.problem = op.problem.get();
+    sim.schedule = &op.schedule;
+    sim.kind = stringifyCollectiveKind(collective.getCollectiveKind()).str();
+    sim.phaseBarriers =
+        getPlanOptions(collective).sync == SyncKind::Barrier;
+    sim.setupCost = op.topology->desc().setupCost;
     if (!op.problem->chunkSpec())
       continue;
     // A relaying operation: SimGrid runs the MPI code phasec generates for
     // it (`--emit=mpi --main`), and the built-ins the same MPI collective.
-    comm::CollectiveOpInterface collective = op.op;
     if (!options.reportDir.empty())
       return collective->emitError("not yet supported: --report for '")
              << op.name << "', a relaying "

@@ -20,6 +20,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -235,17 +236,111 @@ int64_t simgrid::uniformAlltoallBlock(const Topology &topo,
   return block ? *block : 0;
 }
 
+bool BuiltinCall::selectable() const {
+  // SimGrid 3.32 has no selector for MPI_Scan / MPI_Exscan: one algorithm.
+  return collective != "scan" && collective != "exscan";
+}
+
+std::string BuiltinCall::settingFor(StringRef algorithm) const {
+  if (!selectable())
+    return collective == "scan" ? "MPI_Scan" : "MPI_Exscan";
+  return "smpi/" + collective + ":" + algorithm.str();
+}
+
+std::string simgrid::subGroupReason(int64_t members, int64_t ranks) {
+  return "the operation's group has " + std::to_string(members) + " of " +
+         std::to_string(ranks) + " ranks; the built-ins run on MPI_COMM_WORLD";
+}
+
+/// The root and block of `transfers` if they are exactly a rooted
+/// collective over every rank: every other rank sends (toRoot) or receives
+/// `block` bytes, once, to or from one root.
+static bool isRootedOverAll(const Topology &topo, const TransferSet &transfers,
+                            bool toRoot, int64_t &root, int64_t &block) {
+  int64_t ranks = topo.numRanks();
+  if (ranks < 2 || static_cast<int64_t>(transfers.size()) != ranks - 1)
+    return false;
+  std::optional<int64_t> uniform = transfers.uniformBytes();
+  if (!uniform)
+    return false;
+  root = -1;
+  std::vector<bool> seen(static_cast<size_t>(ranks), false);
+  for (const Demand &d : transfers) {
+    int64_t r = toRoot ? d.dst : d.src, other = toRoot ? d.src : d.dst;
+    if (r < 0 || other < 0 || r >= ranks || other >= ranks ||
+        (root >= 0 && r != root) || other == r || seen[other])
+      return false;
+    root = r;
+    seen[other] = true;
+  }
+  block = *uniform;
+  return true;
+}
+
+BuiltinCall simgrid::directBuiltinCall(StringRef kind, const Topology &topo,
+                                       const TransferSet &transfers) {
+  BuiltinCall call;
+  int64_t ranks = topo.numRanks();
+  // Which ranks take part, for the reason a built-in cannot.
+  auto members = [&] {
+    std::vector<bool> in(static_cast<size_t>(ranks), false);
+    for (const Demand &d : transfers)
+      if (d.src >= 0 && d.dst >= 0 && d.src < ranks && d.dst < ranks)
+        in[d.src] = in[d.dst] = true;
+    return static_cast<int64_t>(llvm::count(in, true));
+  };
+  bool gather = kind == "gather" || kind == "all_to_one";
+  if (gather || kind == "scatter" || kind == "one_to_all") {
+    call.collective = gather ? "gather" : "scatter";
+    call.viaColl = true;
+    if (!isRootedOverAll(topo, transfers, gather, call.root, call.count))
+      call.notApplicable = subGroupReason(members(), ranks);
+    return call;
+  }
+  int64_t block = uniformAlltoallBlock(topo, transfers);
+  if (kind == "allgather") {
+    // A direct allgather moves an all-to-all's traffic, but the MPI call
+    // that does the same is MPI_Allgather.
+    call.collective = "allgather";
+    call.viaColl = true;
+    call.count = block;
+    if (!block)
+      call.notApplicable = subGroupReason(members(), ranks);
+    return call;
+  }
+  // Everything else is compared as the all-to-all of its demands, which
+  // program.c runs as MPI_Alltoall when they are uniform over every pair
+  // (smpi/alltoall steers it) and as MPI_Alltoallv otherwise (only
+  // smpi/alltoallv steers that).
+  call.collective = block ? "alltoall" : "alltoallv";
+  return call;
+}
+
 /// What every run script shares: the smpirun options (CFG, with a trace
-/// when PHASEC_SIM_TRACE is set), then `case "$1"` and the build step's
-/// platform library line.
-static void writeRunScriptHead(llvm::raw_ostream &os) {
-  os
-     << "CFG=\"--cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf "
+/// when PHASEC_SIM_TRACE is set; with the machine's set-up cost as SMPI's
+/// send overheads), then `case "$1"` and the build step's platform library
+/// line.
+static void writeRunScriptHead(llvm::raw_ostream &os,
+                               const PlatformOptions &options) {
+  os << "CFG=\"--cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf "
         "--cfg=network/model:CM02 --cfg=network/crosstraffic:0 "
         "--cfg=smpi/bw-factor:1 --cfg=smpi/lat-factor:1 "
         "--cfg=network/TCP-gamma:0 --cfg=smpi/barrier:mvapich2_pair "
-        "--log=root.thres:warning\"\n"
-     << "if [ -n \"$PHASEC_SIM_TRACE\" ]; then\n"
+        "--log=root.thres:warning\"\n";
+  if (options.setupCost > 0) {
+    // SMPI charges smpi/os to MPI_Send and smpi/ois to MPI_Isend (measured:
+    // os alone leaves every MPI_Isend free), each as a size:offset:factor
+    // list; the receiving side (smpi/or) stays free: one set-up per message.
+    // Nine digits: the seconds a user wrote (10 us), not the binary's tail.
+    std::string cost = llvm::formatv("{0}", llvm::format("%.9g",
+                                                         options.setupCost))
+                           .str();
+    os << "# The machine's set-up cost, " << cost
+       << " s per message, charged to its sender.\n"
+       << "CFG=\"$CFG --cfg=smpi/os:0:" << cost << ":0 --cfg=smpi/ois:0:"
+       << cost << ":0\"\n";
+  }
+  os << "if [ -n \"$PHASEC_SIM_TRACE\" ]; then\n"
      << "  CFG=\"$CFG --cfg=tracing:yes --cfg=tracing/uncategorized:yes "
         "--cfg=tracing/filename:$PHASEC_SIM_TRACE\"\n"
      << "fi\n"
@@ -255,19 +350,71 @@ static void writeRunScriptHead(llvm::raw_ostream &os) {
         "libplatform.so $(pkg-config --cflags --libs simgrid)\n";
 }
 
+/// The run script's usage line for the built-ins of `call`.
+static void writeBuiltinUsage(llvm::raw_ostream &os, const BuiltinCall &call,
+                              StringRef verb) {
+  os << "#   sh run.sh " << verb << " ALGO    ";
+  if (call.viaColl)
+    os << "MPI's " << call.collective;
+  else
+    os << (call.collective == "alltoall" ? "MPI_Alltoall" : "MPI_Alltoallv");
+  if (call.selectable())
+    os << " with --cfg=smpi/" << call.collective << ":ALGO";
+  else
+    os << " (SimGrid 3.32 has one algorithm: ALGO = default)";
+  os << "\n";
+}
+
+/// `ALG=...; PROG=...` of run.sh's built-in branches: the selector option
+/// and the program that makes the call. `programArgs` is program.c's
+/// alltoall mode's arguments.
+static void writeBuiltinBranch(llvm::raw_ostream &os, const BuiltinCall &call,
+                               StringRef programArgs) {
+  if (!call.notApplicable.empty()) {
+    // The reason is phasec's own text (no quotes, `$` or backquotes).
+    os << "echo \"no SimGrid built-in runs this operation: "
+       << call.notApplicable << "\" >&2; exit 2 ;;\n";
+    return;
+  }
+  if (call.selectable())
+    os << "ALG=\"--cfg=smpi/" << call.collective << ":$2\"";
+  else
+    os << "if [ \"$2\" != default ]; then echo \"SimGrid 3.32 has no "
+          "smpi/"
+       << call.collective
+       << " selector: only 'default'\" >&2; exit 2; fi; "
+          "ALG=";
+  if (call.viaColl)
+    os << "; PROG=\"./coll " << call.collective << " " << call.count << " "
+       << call.elemType << " " << call.root << " $ITERS 1\" ;;\n";
+  else
+    os << "; PROG=\"./program " << programArgs << "\" ;;\n";
+}
+
+/// The exec line every run script ends with.
+static void writeRunScriptExec(llvm::raw_ostream &os) {
+  os << "exec timeout --kill-after=10 \"${PHASEC_SIM_TIMEOUT:-0}\" smpirun "
+        "-np \"$RANKS\" -platform \"$PLATFORM\" -hostfile hostfile $CFG $ALG "
+        "$PHASEC_SIM_EXTRA $PROG\n";
+}
+
 /// The run script: every smpirun option in one place, so that a user can
 /// rerun or tweak one variant by hand.
 static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
                            llvm::ArrayRef<NamedSchedule> schedules,
-                           bool hasStock) {
+                           const PlatformOptions &options,
+                           const BuiltinCall &call, bool hasStock) {
+  StringRef sync = options.phaseBarriers ? "barrier" : "none";
   os << "#!/bin/sh\n"
      << "# Generated by phasec: simulate " << topo.desc().str()
      << " with SimGrid SMPI, on a platform whose routes are phasec's.\n"
      << "#\n"
-     << "#   sh run.sh build           build libplatform.so and program\n"
-     << "#   sh run.sh phased NAME     run sched-NAME.bin phase by phase\n"
-     << "#   sh run.sh builtin ALGO    MPI_Alltoall[v] with "
-        "--cfg=smpi/alltoall:ALGO\n";
+     << "#   sh run.sh build           build libplatform.so and program"
+     << (call.viaColl ? ", coll" : "") << "\n"
+     << "#   sh run.sh phased NAME     run sched-NAME.bin phase by phase "
+        "(sync "
+     << sync << "), verified\n";
+  writeBuiltinUsage(os, call, "builtin");
   if (hasStock)
     os << "#   sh run.sh stock ALGO      the same on SimGrid's stock TORUS "
           "platform\n";
@@ -279,7 +426,11 @@ static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
      << "# Environment: PHASEC_SIM_TIMEOUT (seconds, 0 = none), "
         "PHASEC_SIM_TRACE (write a Paje trace\n"
      << "# with link utilisation to this file), PHASEC_SIM_EXTRA (more "
-        "smpirun options).\n"
+        "smpirun options)"
+     << (call.viaColl ? ",\n# PHASEC_SIM_ITERATIONS (coll's timed calls, "
+                        "default 3; the median is reported)"
+                      : "")
+     << ".\n"
      << "#\n"
      << "# The network model is SimGrid's max-min CM02 without SMPI's "
         "bandwidth and latency\n"
@@ -293,56 +444,59 @@ static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
         "phase.\n"
      << "set -e\n"
      << "cd \"$(dirname \"$0\")\"\n"
-     << "RANKS=" << topo.numRanks() << "\n";
-  writeRunScriptHead(os);
-  os
-     << "  smpicc -O2 program.c -o program\n"
-     << "  exit 0 ;;\n"
-     << "phased) PLATFORM=./libplatform.so; ARGS=\"phased sched-$2.bin\"; "
-        "ALG=\n"
+     << "RANKS=" << topo.numRanks() << "\n"
+     << "# The operation's sync: barrier (a barrier between phases) or none "
+        "(every phase posted at once).\n"
+     << "SYNC=" << sync << "\n";
+  if (call.viaColl)
+    os << "ITERS=${PHASEC_SIM_ITERATIONS:-3}\n";
+  writeRunScriptHead(os, options);
+  os << "  smpicc -O2 program.c -o program\n";
+  if (call.viaColl)
+    os << "  smpicc -O2 coll.c -o coll\n";
+  os << "  exit 0 ;;\n"
+     << "phased) PLATFORM=./libplatform.so; PROG=\"./program phased "
+        "sched-$2.bin $SYNC\"; ALG=\n"
      << "  # A schedule whose tie choices differ from the first one's gets its "
         "own routes.\n"
      << "  if [ -f \"platform-$2.txt\" ]; then export "
-        "PHASEC_SIM_PLATFORM=\"$PWD/platform-$2.txt\"; fi ;;\n"
-     << "builtin) PLATFORM=./libplatform.so; ARGS=\"alltoall "
-        "sched-"
-     << schedules.front().name << ".bin\"; ALG=\"--cfg=smpi/alltoall:$2\" ;;\n";
-  if (hasStock)
-    os << "stock) PLATFORM=stock-torus.xml; ARGS=\"alltoall sched-"
-       << schedules.front().name
-       << ".bin\"; ALG=\"--cfg=smpi/alltoall:$2\" ;;\n";
+        "PHASEC_SIM_PLATFORM=\"$PWD/platform-$2.txt\"; fi ;;\n";
+  std::string programArgs = "alltoall sched-" + schedules.front().name + ".bin";
+  os << "builtin) PLATFORM=./libplatform.so; ";
+  writeBuiltinBranch(os, call, programArgs);
+  if (hasStock) {
+    os << "stock) PLATFORM=stock-torus.xml; ";
+    writeBuiltinBranch(os, call, programArgs);
+  }
   os << "*) echo \"usage: sh run.sh build | phased NAME | builtin ALGO"
      << (hasStock ? " | stock ALGO" : "") << "\" >&2; exit 2 ;;\n"
-     << "esac\n"
-     << "exec timeout --kill-after=10 \"${PHASEC_SIM_TIMEOUT:-0}\" smpirun "
-        "-np \"$RANKS\" -platform \"$PLATFORM\" -hostfile hostfile $CFG $ALG "
-        "$PHASEC_SIM_EXTRA ./program $ARGS\n";
+     << "esac\n";
+  writeRunScriptExec(os);
 }
 
 /// The run script of a relaying operation: phasec's generated program and
 /// the MPI library's collective under each built-in algorithm, on the same
 /// platform and options as the direct schedules' script.
 static void writeRelayRunScript(llvm::raw_ostream &os, const Topology &topo,
-                                const RelayProgram &relay) {
-  // SimGrid 3.32 has no selector for MPI_Scan / MPI_Exscan: one algorithm.
-  bool selectable = relay.collective != "scan" && relay.collective != "exscan";
+                                const RelayProgram &relay,
+                                const PlatformOptions &options) {
+  const BuiltinCall &call = relay.builtin;
   os << "#!/bin/sh\n"
-     << "# Generated by phasec: simulate a relaying " << relay.collective
+     << "# Generated by phasec: simulate a relaying " << call.collective
      << " on " << topo.desc().str()
      << "\n# with SimGrid SMPI, on a platform whose routes are phasec's.\n"
      << "#\n"
      << "#   sh run.sh build           build libplatform.so, relay (phasec's "
         "generated MPI code)\n"
      << "#                             and coll (the MPI library's "
-     << relay.collective << ")\n"
+     << call.collective << ")\n"
      << "#   sh run.sh relay           run phasec's code (verifies every "
-        "element)\n"
-     << "#   sh run.sh builtin ALGO    MPI's " << relay.collective;
-  if (selectable)
-    os << " with --cfg=smpi/" << relay.collective << ":ALGO";
-  else
-    os << " (SimGrid 3.32 has one algorithm: ALGO = default)";
-  os << "\n#\n"
+        "element; its phases\n"
+     << "#                             are separated as the operation's sync "
+        "says: "
+     << (options.phaseBarriers ? "barrier" : "none") << ")\n";
+  writeBuiltinUsage(os, call, "builtin");
+  os << "#\n"
      << "# Environment: PHASEC_SIM_TIMEOUT (seconds, 0 = none), "
         "PHASEC_SIM_ITERATIONS (timed\n"
      << "# calls, default 3; the median is reported), PHASEC_SIM_TRACE (a "
@@ -353,31 +507,21 @@ static void writeRelayRunScript(llvm::raw_ostream &os, const Topology &topo,
      << "set -e\n"
      << "cd \"$(dirname \"$0\")\"\n"
      << "RANKS=" << topo.numRanks() << "\n"
-     << "ITERS=${PHASEC_SIM_ITERATIONS:-3}\n";
-  writeRunScriptHead(os);
-  os
-     << "  smpicc -O2 -I. relay.c phasec_runtime_core.c phasec_runtime_mpi.c "
+     << "ITERS=${PHASEC_SIM_ITERATIONS:-3}\n"
+     << "PLATFORM=./libplatform.so\n";
+  writeRunScriptHead(os, options);
+  os << "  smpicc -O2 -I. relay.c phasec_runtime_core.c phasec_runtime_mpi.c "
         "-o relay\n"
      << "  smpicc -O2 coll.c -o coll\n"
      << "  exit 0 ;;\n"
      << "relay) export PHASEC_ITERATIONS=$ITERS PHASEC_WARMUP=1; "
         "ALG=; PROG=\"./relay\" ;;\n"
      << "builtin) ";
-  if (selectable)
-    os << "ALG=\"--cfg=smpi/" << relay.collective << ":$2\"";
-  else
-    os << "if [ \"$2\" != default ]; then echo \"SimGrid 3.32 has no "
-          "smpi/"
-       << relay.collective << " selector: only 'default'\" >&2; exit 2; fi; "
-                              "ALG=";
-  os << "; PROG=\"./coll " << relay.collective << " " << relay.count << " "
-     << relay.elemType << " " << relay.root << " $ITERS 1\" ;;\n"
-     << "*) echo \"usage: sh run.sh build | relay | builtin ALGO\" >&2; "
+  writeBuiltinBranch(os, call, "");
+  os << "*) echo \"usage: sh run.sh build | relay | builtin ALGO\" >&2; "
         "exit 2 ;;\n"
-     << "esac\n"
-     << "exec timeout --kill-after=10 \"${PHASEC_SIM_TIMEOUT:-0}\" smpirun "
-        "-np \"$RANKS\" -platform ./libplatform.so -hostfile hostfile $CFG "
-        "$ALG $PHASEC_SIM_EXTRA $PROG\n";
+     << "esac\n";
+  writeRunScriptExec(os);
 }
 
 LogicalResult simgrid::writeFileIn(
@@ -415,7 +559,8 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
                                    const PlatformOptions &options,
                                    StringRef dir, PlatformStats &stats,
                                    std::string &error,
-                                   const RelayProgram *relay) {
+                                   const RelayProgram *relay,
+                                   const BuiltinCall *builtin) {
   if (schedules.empty() || !schedules.front().schedule) {
     error = "no schedule to simulate";
     return failure();
@@ -459,7 +604,7 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
         failed(writeFile(
             dir, "run.sh",
             [&](llvm::raw_ostream &os) {
-              writeRelayRunScript(os, topo, *relay);
+              writeRelayRunScript(os, topo, *relay, options);
             },
             error)))
       return failure();
@@ -469,11 +614,14 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
   bool hasStock = (topo.kind() == TopologyKind::Torus ||
                    topo.kind() == TopologyKind::Hypercube) &&
                   topo.ranksPerNode() == 1;
+  BuiltinCall call =
+      builtin ? *builtin : directBuiltinCall("alltoall", topo, transfers);
   if (failed(copy("program.c", programSource())) ||
+      (call.viaColl && failed(copy("coll.c", collSource()))) ||
       failed(writeFile(
           dir, "run.sh",
           [&](llvm::raw_ostream &os) {
-            writeRunScript(os, topo, schedules, hasStock);
+            writeRunScript(os, topo, schedules, options, call, hasStock);
           },
           error)))
     return failure();

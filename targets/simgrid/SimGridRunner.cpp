@@ -66,12 +66,18 @@ PhaseModel simgrid::modelSchedule(const Topology &topo,
   double injection = topo.desc().injectionBandwidth;
   std::vector<double> linkBytes(topo.numLinks(), 0.0);
   std::vector<double> up(topo.numNodes(), 0.0), down(topo.numNodes(), 0.0);
+  // Messages per sending rank of the current phase: SMPI charges the set-up
+  // cost to the sender, one message after another.
+  std::vector<int64_t> sends(static_cast<size_t>(topo.numRanks()), 0);
   std::vector<LinkId> touched;
   llvm::SmallVector<LinkId, 64> route;
   for (const Phase &phase : schedule.phases) {
     double worst = 0, worstLatency = 0;
+    int64_t mostSends = 0;
     touched.clear();
     for (const Transfer &t : phase.transfers) {
+      if (t.src != t.dst && t.src >= 0 && t.src < topo.numRanks())
+        mostSends = std::max(mostSends, ++sends[t.src]);
       NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
       if (s == d)
         continue;
@@ -95,9 +101,13 @@ PhaseModel simgrid::modelSchedule(const Topology &topo,
       if (injection > 0)
         worst = std::max({worst, up[s] / injection, down[d] / injection});
       up[s] = down[d] = 0;
+      if (t.src >= 0 && t.src < topo.numRanks())
+        sends[t.src] = 0;
     }
-    model.phaseTime.push_back(worst + worstLatency);
-    model.total += worst + worstLatency;
+    double phaseTime = worst + worstLatency +
+                       options.setupCost * static_cast<double>(mostSends);
+    model.phaseTime.push_back(phaseTime);
+    model.total += phaseTime;
   }
   return model;
 }
@@ -307,6 +317,11 @@ simgrid::collectiveBuiltins(StringRef collective) {
       "pair_one_barrier", "rdb", "ring", "ring_light_barrier",
       "ring_mpi_barrier", "ring_one_barrier", "mvapich2",
       "mvapich2_scatter_dest", "ompi", "mpich", "impi", "automatic"};
+  static const char *const alltoallv[] = {
+      "default", "bruck", "pair", "pair_light_barrier", "pair_mpi_barrier",
+      "pair_one_barrier", "ring", "ring_light_barrier", "ring_mpi_barrier",
+      "ring_one_barrier", "ompi", "mpich", "ompi_basic_linear", "mvapich2",
+      "impi", "automatic"};
   static const char *const single[] = {"default"};
   return llvm::StringSwitch<llvm::ArrayRef<const char *>>(collective)
       .Case("bcast", bcast)
@@ -318,6 +333,7 @@ simgrid::collectiveBuiltins(StringRef collective) {
       .Case("scatter", scatter)
       .Case("barrier", barrier)
       .Case("alltoall", alltoall)
+      .Case("alltoallv", alltoallv)
       .Cases("scan", "exscan", single)
       .Default({});
 }
@@ -357,8 +373,11 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
   auto t0 = std::chrono::steady_clock::now();
   if (request.relay)
     schedules.resize(1); // no baselines: they are all-to-all schedulers
+  const BuiltinCall &call =
+      request.relay ? request.relay->builtin : request.builtin;
   if (failed(emitSimGrid(topo, *request.transfers, schedules, request.platform,
-                         workDir, result.platform, error, request.relay))) {
+                         workDir, result.platform, error, request.relay,
+                         &call))) {
     log << "error: " << error << "\n";
     return failure();
   }
@@ -386,7 +405,9 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     return failure();
   }
   log << "[sim] built libplatform.so and "
-      << (request.relay ? "relay, coll" : "program") << " ("
+      << (request.relay ? "relay, coll"
+                        : (call.viaColl ? "program, coll" : "program"))
+      << " ("
       << llvm::format("%.1f", wall) << " s)\n";
 
   struct Job {
@@ -410,6 +431,8 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     v.name = job.name;
     v.kind = job.kind;
     v.platform = job.platform;
+    if (job.kind == "builtin")
+      v.setting = call.settingFor(job.name);
     const Schedule *sched = nullptr;
     if (job.kind == "phased" || job.kind == "relay") {
       sched = schedules[j].schedule;
@@ -429,9 +452,9 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       result.variants.push_back(std::move(v));
       continue;
     }
-    if (request.relay && job.kind == "builtin") {
-      std::string reason = !request.relay->builtinsNotApplicable.empty()
-                               ? request.relay->builtinsNotApplicable
+    if (job.kind == "builtin") {
+      std::string reason = !call.notApplicable.empty()
+                               ? call.notApplicable
                                : builtinSkipReason(job.name);
       if (!reason.empty()) {
         v.status = SimulationStatus::Skipped;
@@ -441,6 +464,9 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
         continue;
       }
     }
+    // Only program.c's MPI_Alltoall[v] mode runs on shared, unchecked
+    // buffers (so that 512 ranks fit in memory).
+    bool mustVerify = job.kind != "builtin" || call.viaColl;
     std::string tag = job.platform + "-" + job.kind + "-" + job.name;
     std::string out = path(workDir, "out-" + tag + ".txt");
     std::string err = path(workDir, "err-" + tag + ".txt");
@@ -466,10 +492,10 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     } else if (rc == 137) {
       v.status = SimulationStatus::Failed;
       v.note = "killed (SIGKILL) before its time limit: out of memory?";
-    } else if (int64_t wrong = request.relay ? -1 : 0;
+    } else if (int64_t wrong = mustVerify ? -1 : 0;
                rc != 0 || !parseOutput(out, v, &wrong) || wrong != 0) {
-      // A relaying operation's programs must also say that they verified
-      // every element (PHASEC_SIM_VERIFIED 0).
+      // Every program that can verify must also say that it verified every
+      // byte or element (PHASEC_SIM_VERIFIED 0).
       v.status = SimulationStatus::Failed;
       v.note = "exit code " + std::to_string(rc) +
                (error.empty() ? "" : ": " + error);
@@ -484,9 +510,11 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
           << tail(err);
     } else {
       v.status = SimulationStatus::Ok;
-      v.verified = request.relay != nullptr;
+      v.verified = mustVerify;
       if (v.verified)
         v.note = "verified";
+      if (job.kind != "builtin" && !request.platform.phaseBarriers)
+        v.note = "sync none; " + v.note;
     }
     log << "[sim] " << job.platform << "/" << job.name << ": "
         << stringifySimulationStatus(v.status);
@@ -528,7 +556,7 @@ void simgrid::printSimulationTable(llvm::raw_ostream &os,
     os << " (" << result.boundReason << ")";
   os << "\n";
   auto row = [&](llvm::ArrayRef<std::string> cells) {
-    static const int widths[] = {-22, -8, -7, 13, 11, 7, 13, 8, 0};
+    static const int widths[] = {-22, -8, -7, 13, 11, 7, 13, 8, -30, 0};
     for (size_t i = 0; i < cells.size(); ++i) {
       int w = widths[i];
       if (w < 0)
@@ -541,12 +569,14 @@ void simgrid::printSimulationTable(llvm::raw_ostream &os,
     os << "\n";
   };
   row({"variant", "platform", "kind", "simulated[s]", "eff.bw[B/s]", "%bound",
-       "model[s]", "wall[s]", "note"});
+       "model[s]", "wall[s]", "built-in", "note"});
   for (const VariantResult &v : result.variants) {
     std::string wall = llvm::formatv("{0:f1}", v.wallSeconds).str();
+    std::string setting = v.setting.empty() ? "-" : v.setting;
     if (v.status != SimulationStatus::Ok) {
-      row({v.name, v.platform, v.kind, stringifySimulationStatus(v.status).str(), "-",
-           "-", "-", wall, v.note});
+      row({v.name, v.platform, v.kind,
+           stringifySimulationStatus(v.status).str(), "-", "-", "-", wall,
+           setting, v.note});
       continue;
     }
     double eff = v.simTime > 0 ? result.totalBytes / v.simTime : 0;
@@ -560,7 +590,7 @@ void simgrid::printSimulationTable(llvm::raw_ostream &os,
          llvm::formatv("{0:e3}", eff).str(),
          llvm::formatv("{0:f1}%", pct).str(),
          scheduled ? llvm::formatv("{0:e4}", v.modelTime).str()
-                            : std::string("-"),
-         wall, note});
+                   : std::string("-"),
+         wall, setting, note});
   }
 }

@@ -126,6 +126,22 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
     std::vector<std::string> baselineNames = options.baselines;
     std::vector<std::string> builtinNames = options.builtins;
     std::vector<std::string> stockNames = options.stockBuiltins;
+    BuiltinCall call =
+        op.relay ? op.relay->builtin
+                 : directBuiltinCall(op.kind.empty() ? "alltoall" : op.kind,
+                                     topo, problem.transfers());
+    // The built-ins the call's selector offers (the alltoall ones: the
+    // usual eleven, SimGrid's others are variants of them).
+    auto addBuiltins = [&](std::vector<std::string> &names) {
+      if (!names.empty())
+        return;
+      if (call.collective == "alltoall")
+        for (const char *b : defaultBuiltins())
+          names.push_back(b);
+      else
+        for (const char *b : collectiveBuiltins(call.collective))
+          names.push_back(b);
+    };
     if (op.relay) {
       if (!options.reportDir.empty()) {
         diag << "error: " << op.name
@@ -135,18 +151,15 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
       // The alltoall baselines and the stock platform do not apply.
       baselineNames.clear();
       stockNames.clear();
-      if (options.compare && builtinNames.empty())
-        for (const char *b : collectiveBuiltins(op.relay->collective))
-          builtinNames.push_back(b);
+      if (options.compare)
+        addBuiltins(builtinNames);
     } else if (options.compare) {
       if (baselineNames.empty()) {
         baselineNames = {"linear_shift", "xor", "greedy"};
         if (topo.isPercs() && topo.numSupernodes() == 1)
           baselineNames.push_back("percs-seed");
       }
-      if (builtinNames.empty())
-        for (const char *b : defaultBuiltins())
-          builtinNames.push_back(b);
+      addBuiltins(builtinNames);
       if (stockNames.empty())
         stockNames = builtinNames;
     }
@@ -169,6 +182,7 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
     req.operation = op.name;
     req.schedule = {"phasec", op.schedule};
     req.relay = op.relay;
+    req.builtin = call;
     req.builtins = builtinNames;
     req.stockBuiltins = stockNames;
     req.boundTime = bound.time;
@@ -177,6 +191,9 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
     if (!options.reportDir.empty())
       req.reportDir = subdir(options.reportDir, op.name, several);
     req.platform = options.platform;
+    req.platform.phaseBarriers = op.phaseBarriers;
+    if (op.setupCost >= 0)
+      req.platform.setupCost = op.setupCost;
     req.timeoutSeconds = options.timeoutSeconds;
 
     if (options.emitOnly) {
@@ -187,7 +204,8 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
       if (op.relay)
         all.resize(1);
       if (failed(emitSimGrid(topo, problem.transfers(), all, req.platform,
-                             req.workDir, stats, error, op.relay))) {
+                             req.workDir, stats, error, op.relay,
+                             &req.builtin))) {
         diag << "error: " << error << "\n";
         return llvm::failure();
       }

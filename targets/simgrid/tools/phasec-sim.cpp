@@ -76,16 +76,19 @@ static cl::opt<bool> emitOnly("emit-only",
 static cl::opt<bool>
     compare("compare",
             cl::desc("Also simulate the baselines and SimGrid's built-in "
-                     "alltoall algorithms (on this platform and on the "
-                     "stock TORUS)"),
+                     "algorithms of the MPI call that runs the same "
+                     "operation (smpi/alltoall, smpi/alltoallv, "
+                     "smpi/gather, ...; on this platform and on the stock "
+                     "TORUS)"),
             cl::init(false), cl::cat(category));
 static cl::list<std::string>
-    builtins("builtins", cl::desc("smpi/alltoall algorithms to compare"),
+    builtins("builtins",
+             cl::desc("Algorithms of the operation's smpi/<collective> "
+                      "setting to compare"),
              cl::CommaSeparated, cl::cat(category));
 static cl::list<std::string>
     stockBuiltins("stock",
-                  cl::desc("smpi/alltoall algorithms on the stock "
-                           "TORUS platform"),
+                  cl::desc("The same on the stock TORUS platform"),
                   cl::CommaSeparated, cl::cat(category));
 static cl::list<std::string>
     baselines("baselines",
@@ -213,6 +216,9 @@ int main(int argc, char **argv) {
   options.checkModelPercent = checkModel;
   std::string name = op.info.operation.empty() ? "op" : op.info.operation;
   SimOperation simOp{name, &*topo, &problem, &op.schedule};
+  // The built-ins --compare runs depend on the collective (alltoallv and
+  // permute: smpi/alltoallv; gather: smpi/gather, ...).
+  simOp.kind = op.info.kind;
   return failed(runSimTarget(simOp, options, llvm::outs(), llvm::errs())) ? 1
                                                                           : 0;
 }

@@ -164,6 +164,89 @@ TEST(SimGridModel, PhaseTimeIsTheBusiestResource) {
   fan.phases[0].transfers = {{0, 1, 1000000, 0}, {0, 3, 1000000, 0}};
   EXPECT_DOUBLE_EQ(modelSchedule(onePort, fan, {}).total, 2e-3);
   EXPECT_DOUBLE_EQ(modelSchedule(topo, fan, {}).total, 1e-3);
+
+  // The set-up cost: SMPI charges it to the sender, one message after
+  // another, so a phase pays it for the most messages one rank sends (two
+  // for rank 0 here; rank 1's one message is in the same phase).
+  PlatformOptions setup;
+  setup.setupCost = 5e-6;
+  Schedule mixed;
+  mixed.phases.resize(2);
+  mixed.phases[0].transfers = {
+      {0, 1, 1000000, 0}, {0, 3, 1000000, 0}, {1, 2, 1000000, 0}};
+  mixed.phases[1].transfers = {{2, 3, 1000000, 0}};
+  PhaseModel withSetup = modelSchedule(topo, mixed, setup);
+  ASSERT_EQ(withSetup.phaseTime.size(), 2u);
+  EXPECT_DOUBLE_EQ(withSetup.phaseTime[0], 1e-3 + 2 * 5e-6);
+  EXPECT_DOUBLE_EQ(withSetup.phaseTime[1], 1e-3 + 5e-6);
+}
+
+// Which MPI call and smpi/<collective> setting --compare runs for a direct
+// operation: the one that actually runs the same operation.
+TEST(SimGridBuiltins, DirectOperationsUseTheirOwnCall) {
+  Topology topo = makeTopology("torus:4;bw=1e9");
+  auto demands = [](std::vector<Demand> d) { return TransferSet(d); };
+  std::vector<Demand> all;
+  for (RankId s = 0; s < 4; ++s)
+    for (RankId d = 0; d < 4; ++d)
+      if (s != d)
+        all.push_back({s, d, 64});
+  TransferSet uniform = demands(all);
+  all[1].bytes = 128;
+  TransferSet skewed = demands(all);
+
+  // Uniform over every pair: program.c calls MPI_Alltoall.
+  BuiltinCall a = directBuiltinCall("alltoall", topo, uniform);
+  EXPECT_EQ(a.collective, "alltoall");
+  EXPECT_FALSE(a.viaColl);
+  EXPECT_EQ(a.settingFor("pair"), "smpi/alltoall:pair");
+  EXPECT_EQ(directBuiltinCall("transpose", topo, uniform).collective,
+            "alltoall");
+  // Anything else program.c runs as MPI_Alltoallv, which only
+  // smpi/alltoallv steers.
+  EXPECT_EQ(directBuiltinCall("alltoallv", topo, skewed).collective,
+            "alltoallv");
+  EXPECT_EQ(directBuiltinCall("alltoall", topo, skewed).collective,
+            "alltoallv");
+  TransferSet perm = demands({{0, 2, 64}, {2, 1, 64}, {1, 3, 64}, {3, 0, 64}});
+  BuiltinCall p = directBuiltinCall("permute", topo, perm);
+  EXPECT_EQ(p.collective, "alltoallv");
+  EXPECT_TRUE(p.notApplicable.empty());
+
+  // Rooted kinds: the plain MPI call through coll.c, with the root and the
+  // block.
+  TransferSet toOne = demands({{0, 2, 20}, {1, 2, 20}, {3, 2, 20}});
+  for (const char *kind : {"gather", "all_to_one"}) {
+    BuiltinCall g = directBuiltinCall(kind, topo, toOne);
+    EXPECT_EQ(g.collective, "gather") << kind;
+    EXPECT_TRUE(g.viaColl);
+    EXPECT_EQ(g.root, 2);
+    EXPECT_EQ(g.count, 20);
+    EXPECT_TRUE(g.notApplicable.empty());
+    EXPECT_EQ(g.settingFor("ompi_binomial"), "smpi/gather:ompi_binomial");
+  }
+  TransferSet fromOne = demands({{1, 0, 24}, {1, 2, 24}, {1, 3, 24}});
+  BuiltinCall o = directBuiltinCall("one_to_all", topo, fromOne);
+  EXPECT_EQ(o.collective, "scatter");
+  EXPECT_EQ(o.root, 1);
+  EXPECT_EQ(o.count, 24);
+  BuiltinCall ag = directBuiltinCall("allgather", topo, uniform);
+  EXPECT_EQ(ag.collective, "allgather");
+  EXPECT_TRUE(ag.viaColl);
+  EXPECT_EQ(ag.count, 64);
+
+  // A gather over 3 of the 4 ranks: MPI_Gather on MPI_COMM_WORLD is another
+  // operation, so no built-in runs it, and the rows say why.
+  TransferSet sub = demands({{0, 2, 20}, {1, 2, 20}});
+  BuiltinCall s = directBuiltinCall("gather", topo, sub);
+  EXPECT_EQ(s.collective, "gather");
+  EXPECT_EQ(s.notApplicable, subGroupReason(3, 4));
+
+  // scan and exscan have no selector: the column names the MPI call.
+  BuiltinCall scan;
+  scan.collective = "scan";
+  EXPECT_FALSE(scan.selectable());
+  EXPECT_EQ(scan.settingFor("default"), "MPI_Scan");
 }
 
 TEST(SimGridModel, LinkBytesByPhase) {
@@ -269,6 +352,7 @@ TEST(SimGridBuiltins, ListsPerCollective) {
                  {"scatter", 11, "default", "automatic"},
                  {"barrier", 14, "default", "automatic"},
                  {"alltoall", 21, "default", "automatic"},
+                 {"alltoallv", 16, "default", "automatic"},
                  {"scan", 1, "default", "default"},
                  {"exscan", 1, "default", "default"}};
   for (const Expect &e : expects) {
@@ -296,7 +380,7 @@ TEST(SimGridRelay, ReportIsRefusedBeforeAnythingIsWritten) {
   Problem problem(topo, chunks, CostModel(topo));
   Schedule schedule;
   RelayProgram relay;
-  relay.collective = "bcast";
+  relay.builtin.collective = "bcast";
   SimOperation op{"b", &topo, &problem, &schedule, &relay};
   SimTargetOptions options;
   options.outDir = "/nonexistent/phasec-sim-test";

@@ -12,9 +12,12 @@
 ///
 /// Variants:
 ///   - phased schedules (phasec's, and baselines such as linear shift, XOR,
-///     greedy) on phasec's platform: one barrier-separated phase at a time;
-///   - SimGrid's built-in MPI_Alltoall algorithms (`--cfg=smpi/alltoall:X`)
-///     on phasec's platform (same routes, same injection ports);
+///     greedy) on phasec's platform: one barrier-separated phase at a time,
+///     or every phase at once under `sync = none` (PlatformOptions);
+///   - SimGrid's built-in algorithms of the MPI call that runs the same
+///     operation (BuiltinCall: `--cfg=smpi/alltoall:X` for MPI_Alltoall,
+///     `smpi/alltoallv` for MPI_Alltoallv, `smpi/gather`, ...) on phasec's
+///     platform (same routes, same injection ports);
 ///   - the same built-ins on SimGrid's stock TORUS platform (tori with one
 ///     rank per node only; ties always "+", no injection limit).
 ///
@@ -43,8 +46,10 @@ namespace simgrid {
 /// phased schedule: each phase lasts as long as its busiest resource (a
 /// directed link, or a node's injection/ejection port where the machine has
 /// an injection bandwidth) needs for its bytes, plus the largest route
-/// latency of the phase. Barrier cost is not modelled (zero with zero
-/// latency).
+/// latency of the phase, plus the set-up cost (PlatformOptions::setupCost)
+/// of the most messages one rank sends in the phase. Barrier cost is not
+/// modelled (zero with zero latency); neither is the overlap of phases
+/// without barriers.
 struct PhaseModel {
   std::vector<double> phaseTime;
   double total = 0;
@@ -71,8 +76,11 @@ struct SimulationRequest {
   /// generated MPI code (variant kind "relay"); `builtins` are algorithms of
   /// smpi/<relay->collective>; no baselines, no stock platform, no report.
   const RelayProgram *relay = nullptr;
-  /// smpi/alltoall algorithms on phasec's platform, and on the stock TORUS
-  /// (relaying: the collective's algorithms; see builtinSkipReason).
+  /// How a direct operation's built-ins run (directBuiltinCall; relaying:
+  /// relay->builtin).
+  BuiltinCall builtin;
+  /// Algorithms of the built-in's smpi/<collective> on phasec's platform,
+  /// and on the stock TORUS (see builtinSkipReason).
   std::vector<std::string> builtins;
   std::vector<std::string> stockBuiltins;
   /// Bandwidth bound in seconds and its reason (Bounds.h).
@@ -100,12 +108,16 @@ struct VariantResult {
   std::string kind;
   /// "phasec" (our routes) or "stock" (SimGrid's TORUS zone).
   std::string platform;
+  /// Built-in variants: the setting that ran it,
+  /// `smpi/<collective>:<algorithm>` (BuiltinCall::settingFor).
+  std::string setting;
   Status status = SimulationStatus::Failed;
   std::string note;
   double simTime = 0;
   double wallSeconds = 0;
-  /// Relay and built-in variants of a relaying operation: the program
-  /// checked every element of the result (PHASEC_SIM_VERIFIED 0).
+  /// The program checked every byte or element of the result
+  /// (PHASEC_SIM_VERIFIED 0): phased and relay variants, and built-ins run
+  /// by coll.c.
   bool verified = false;
   /// Phased and relay variants: analytic model time and phases.
   double modelTime = 0;
@@ -146,7 +158,8 @@ llvm::LogicalResult runSimulation(const SimulationRequest &request,
                                   llvm::raw_ostream &log);
 
 /// The comparison table: variant, platform, simulated time, effective
-/// bandwidth (all bytes / time), % of the bound, model time, wall time.
+/// bandwidth (all bytes / time), % of the bound, model time, wall time, the
+/// built-in's setting.
 void printSimulationTable(llvm::raw_ostream &os,
                           const SimulationResult &result);
 

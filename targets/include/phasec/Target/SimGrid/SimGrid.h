@@ -24,6 +24,8 @@
 ///   platform.cpp, platform.txt  the platform library and its data
 ///   hostfile                    rank-0 .. rank-(R-1), one per line
 ///   program.c                   the MPI program (phased or MPI_Alltoall[v])
+///   coll.c                      the plain MPI collective, for built-ins
+///                               that are not MPI_Alltoall[v]
 ///   sched-<variant>.bin         per-rank phase tables (phasec, baselines)
 ///   platform-<variant>.txt      a baseline's own routes, where its tie
 ///                               choices differ from the first schedule's
@@ -60,7 +62,60 @@ struct PlatformOptions {
   /// themselves (the spec counts node-local transfers as free). 0 = 1000x the
   /// fastest network link.
   double memoryBandwidth = 0;
+  /// The machine's set-up cost, seconds per message (the machine
+  /// description's `setup_cost`, C^3's s): run.sh charges it to the sender
+  /// of every message as SMPI's send overheads (`smpi/os` for blocking and
+  /// `smpi/ois` for non-blocking sends), built-ins included. 0 = none.
+  double setupCost = 0;
+  /// The operation's `sync`: true (`barrier`) runs phased schedules with a
+  /// barrier between phases, false (`none`) posts every phase at once.
+  bool phaseBarriers = true;
 };
+
+/// How `--compare` runs SimGrid's built-in algorithms for an operation: the
+/// MPI call that runs the same operation and the `smpi/<collective>`
+/// setting that selects its algorithm.
+struct BuiltinCall {
+  /// The MPI collective and its SMPI selector: alltoall, alltoallv, bcast,
+  /// reduce, allreduce, scan, exscan, reduce_scatter, allgather, gather,
+  /// scatter, barrier (scan and exscan have no selector: one algorithm).
+  std::string collective;
+  /// Run by coll.c (`coll COLLECTIVE COUNT TYPE ROOT`: the plain call,
+  /// verified) rather than program.c's alltoall mode (MPI_Alltoall or
+  /// MPI_Alltoallv of the schedule's own demands, unverified, on buffers
+  /// shared between the simulated ranks).
+  bool viaColl = false;
+  /// coll.c's arguments: elements per call (per block for allgather,
+  /// gather, scatter, alltoall; per rank's result for reduce_scatter), the
+  /// element type (i8 .. u64, f32, f64, c64, c128) and the root rank.
+  int64_t count = 0, root = 0;
+  std::string elemType = "u8";
+  /// Non-empty when no built-in runs the same operation (then each is a
+  /// skipped row with this reason).
+  std::string notApplicable;
+
+  /// What the table's built-in column shows for algorithm `algorithm`:
+  /// `smpi/<collective>:<algorithm>`, or the MPI call where SimGrid has no
+  /// selector.
+  std::string settingFor(llvm::StringRef algorithm) const;
+  /// SimGrid has an `smpi/<collective>` selector for it.
+  bool selectable() const;
+};
+
+/// The built-in call of a direct operation of kind `kind` (a CollectiveKind
+/// name: alltoall, alltoallv, transpose, permute, gather, all_to_one,
+/// scatter, one_to_all, allgather; anything else is compared as the
+/// all-to-all of its demands): MPI_Alltoall (`smpi/alltoall`) when the
+/// demands are a complete uniform all-to-all, else MPI_Alltoallv
+/// (`smpi/alltoallv`), both through program.c; MPI_Gather, MPI_Scatter and
+/// MPI_Allgather (coll.c) for the rooted kinds and allgather, which are not
+/// applicable (`notApplicable`) unless every rank is a member.
+BuiltinCall directBuiltinCall(llvm::StringRef kind, const Topology &topo,
+                              const TransferSet &transfers);
+
+/// The reason a built-in on MPI_COMM_WORLD cannot run an operation on
+/// `members` of `ranks` ranks.
+std::string subGroupReason(int64_t members, int64_t ranks);
 
 /// A schedule to simulate phase by phase, under a name ("phasec", "shift").
 struct NamedSchedule {
@@ -74,22 +129,13 @@ struct NamedSchedule {
 /// collective on the same data (support/phasec_sim_coll.c).
 struct RelayProgram {
   /// C + MPI: the operation and its verifying harness (MPIOptions::main and
-  /// simTimeLine), built with smpicc and phasec's runtime sources.
+  /// simTimeLine), built with smpicc and phasec's runtime sources. It does
+  /// what the operation's `sync` says (the MPI back end's code).
   std::string source;
-  /// The MPI collective and SMPI selector: bcast, reduce, allreduce, scan,
-  /// exscan, reduce_scatter, allgather, gather, scatter, alltoall, barrier.
-  std::string collective;
-  /// The built-in call's arguments: elements per call (per block for
-  /// allgather/gather/scatter/alltoall, per rank's result for
-  /// reduce_scatter), the element type (the operation's for reductions,
-  /// "u8" otherwise: i8 .. u64, f32, f64, c64, c128) and the root rank.
-  int64_t count = 0, root = 0;
-  std::string elemType = "u8";
+  /// The built-in call (always via coll.c).
+  BuiltinCall builtin;
   /// Bytes the operation is about (its C chunks), for the table.
   int64_t dataBytes = 0;
-  /// Non-empty when the built-ins cannot run the same operation (then each
-  /// is a skipped row with this reason).
-  std::string builtinsNotApplicable;
 };
 
 /// What writePlatform found.
@@ -141,6 +187,8 @@ llvm::StringRef runtimeMPISource();
 /// routes of platform.txt (used by the built-in MPI algorithms too); every
 /// schedule gets a sched-<name>.bin, and runs on its own tie choices
 /// (platform-<name>.txt where they differ). Deterministic output.
+/// `builtin` (direct operations; null: MPI_Alltoall[v] of the demands) says
+/// how run.sh's `builtin` and `stock` run SimGrid's algorithms.
 /// With `relay`: `schedules` is phasec's chunk schedule alone (its routes are
 /// platform.txt's), and the directory holds relay.c (the generated program),
 /// phasec's runtime sources and coll.c instead of program.c and the
@@ -151,7 +199,8 @@ llvm::LogicalResult emitSimGrid(const Topology &topo,
                                 const PlatformOptions &options,
                                 llvm::StringRef dir, PlatformStats &stats,
                                 std::string &error,
-                                const RelayProgram *relay = nullptr);
+                                const RelayProgram *relay = nullptr,
+                                const BuiltinCall *builtin = nullptr);
 
 } // namespace simgrid
 } // namespace phasec

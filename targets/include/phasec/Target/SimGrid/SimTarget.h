@@ -50,6 +50,17 @@ struct SimOperation {
   /// algorithm of its collective (collectiveBuiltins); there are no
   /// baselines and no stock platform, and `--report` is not supported.
   const RelayProgram *relay = nullptr;
+  /// The operation's kind (a CollectiveKind name: alltoall, alltoallv,
+  /// permute, gather, ...): which built-ins `--compare` runs for a direct
+  /// operation (directBuiltinCall). Empty: the all-to-all of its demands.
+  std::string kind;
+  /// The operation's `sync`: false (`none`) runs its phases without
+  /// barriers (relaying: the generated code already does what `sync` says;
+  /// this only labels the row).
+  bool phaseBarriers = true;
+  /// The machine's set-up cost, seconds per message (< 0: the option's,
+  /// SimTargetOptions::platform.setupCost).
+  double setupCost = -1;
 };
 
 struct SimTargetOptions {
@@ -60,8 +71,10 @@ struct SimTargetOptions {
   /// --emit=simgrid: write the directory, do not build or run.
   bool emitOnly = false;
   /// --compare: baselines (linear_shift, xor, greedy; percs-seed on one
-  /// PERCS supernode) and SimGrid's built-ins (defaultBuiltins()) on this
-  /// platform and, for tori, on the stock TORUS platform.
+  /// PERCS supernode) and SimGrid's built-ins on this platform and, for
+  /// tori, on the stock TORUS platform: for MPI_Alltoall defaultBuiltins(),
+  /// for every other call every algorithm of its selector
+  /// (collectiveBuiltins).
   bool compare = false;
   /// Explicit lists (override the --compare defaults when non-empty).
   std::vector<std::string> baselines, builtins, stockBuiltins;
