@@ -27,7 +27,9 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 
+#include <cassert>
 #include <chrono>
+#include <optional>
 #include <sys/wait.h>
 #include <thread>
 
@@ -110,6 +112,33 @@ PhaseModel simgrid::modelSchedule(const Topology &topo,
     model.total += phaseTime;
   }
   return model;
+}
+
+double simgrid::predictSimulatedTime(const Topology &topo,
+                                     const Problem &problem,
+                                     const Schedule &schedule,
+                                     const PlatformOptions &options) {
+  TopologyDesc desc = topo.desc();
+  if (options.linkLatency >= 0)
+    desc.linkLatency = options.linkLatency;
+  desc.setupCost = options.setupCost;
+  // The platform has the topology's links; only its costs may differ.
+  std::optional<Topology> simulated;
+  const Topology *machine = &topo;
+  if (desc.linkLatency != topo.desc().linkLatency ||
+      desc.setupCost != topo.desc().setupCost) {
+    std::string error;
+    // The shape was valid; non-negative costs keep it valid.
+    llvm::FailureOr<Topology> t = Topology::create(desc, error);
+    assert(succeeded(t) && "a valid topology with other costs");
+    simulated.emplace(std::move(*t));
+    machine = &*simulated;
+  }
+  CostModel model(*machine);
+  model.setSync(options.phaseBarriers ? SyncKind::Barrier : SyncKind::None);
+  return model
+      .machineTime(schedule, problem.members(), problem.chunkSpec() != nullptr)
+      .total();
 }
 
 //===----------------------------------------------------------------------===//
@@ -436,8 +465,11 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     const Schedule *sched = nullptr;
     if (job.kind == "phased" || job.kind == "relay") {
       sched = schedules[j].schedule;
-      PhaseModel m = modelSchedule(topo, *sched, request.platform);
-      v.modelTime = m.total;
+      v.modelTime =
+          request.problem
+              ? predictSimulatedTime(topo, *request.problem, *sched,
+                                     request.platform)
+              : modelSchedule(topo, *sched, request.platform).total;
       v.numPhases = static_cast<int64_t>(sched->phases.size());
     }
     if (job.kind == "builtin" &&

@@ -178,6 +178,7 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
 
     LowerBound bound = problem.bound();
     req.topology = &topo;
+    req.problem = &problem;
     req.transfers = &problem.transfers();
     req.operation = op.name;
     req.schedule = {"phasec", op.schedule};

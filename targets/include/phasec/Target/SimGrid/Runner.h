@@ -57,6 +57,14 @@ struct PhaseModel {
 PhaseModel modelSchedule(const Topology &topo, const Schedule &schedule,
                          const PlatformOptions &options);
 
+/// The cost model's machine time of `schedule` on the machine as simulated:
+/// the topology with the platform's latency and set-up cost (which
+/// --latency may override), under the sync the platform runs (barriers or
+/// none), the problem's members synchronising.
+double predictSimulatedTime(const Topology &topo, const Problem &problem,
+                            const Schedule &schedule,
+                            const PlatformOptions &options);
+
 /// Per-link bytes of every phase (phases x links), for the heat map; links
 /// are the topology's (LinkId order).
 std::vector<std::vector<double>> linkBytesByPhase(const Topology &topo,
@@ -64,6 +72,9 @@ std::vector<std::vector<double>> linkBytesByPhase(const Topology &topo,
 
 struct SimulationRequest {
   const Topology *topology = nullptr;
+  /// The operation's problem: its cost model predicts every schedule's time
+  /// (CostModel::machineTime, the `model` column), its members synchronise.
+  const Problem *problem = nullptr;
   /// What must be delivered (the built-ins send exactly this).
   const TransferSet *transfers = nullptr;
   /// The operation's name (for the report).
