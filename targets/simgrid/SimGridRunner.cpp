@@ -114,6 +114,9 @@ PhaseModel simgrid::modelSchedule(const Topology &topo,
   return model;
 }
 
+/// Bytes SMPI adds to every message it simulates.
+static constexpr int64_t kSMPIEnvelopeBytes = 16;
+
 double simgrid::predictSimulatedTime(const Topology &topo,
                                      const Problem &problem,
                                      const Schedule &schedule,
@@ -122,11 +125,16 @@ double simgrid::predictSimulatedTime(const Topology &topo,
   if (options.linkLatency >= 0)
     desc.linkLatency = options.linkLatency;
   desc.setupCost = options.setupCost;
+  // SMPI sends every message with a 16-byte envelope (tag, destination,
+  // communicator: `payload_size_ = size_ + 16` in SimGrid 3.32's
+  // smpi_request.cpp), empty ones included.
+  desc.messageEnvelope = kSMPIEnvelopeBytes;
   // The platform has the topology's links; only its costs may differ.
   std::optional<Topology> simulated;
   const Topology *machine = &topo;
   if (desc.linkLatency != topo.desc().linkLatency ||
-      desc.setupCost != topo.desc().setupCost) {
+      desc.setupCost != topo.desc().setupCost ||
+      desc.messageEnvelope != topo.desc().messageEnvelope) {
     std::string error;
     // The shape was valid; non-negative costs keep it valid.
     llvm::FailureOr<Topology> t = Topology::create(desc, error);

@@ -98,7 +98,7 @@ namespace {
 /// Adds the well-formed transfers of `phase` to `cost`.
 void addPhase(const Topology &topo, const Phase &phase,
               CostModel::PhaseCost &cost,
-              llvm::SmallVectorImpl<LinkId> &route) {
+              llvm::SmallVectorImpl<LinkId> &route, int64_t envelope = 0) {
   int64_t numRanks = topo.numRanks();
   for (const Transfer &t : phase.transfers) {
     if (!isCharged(t, numRanks))
@@ -107,7 +107,7 @@ void addPhase(const Topology &topo, const Phase &phase,
     if (s == d)
       continue;
     topo.route(s, d, t.ties & topo.tieMask(s, d), route);
-    cost.add(s, d, route, t.bytes);
+    cost.add(s, d, route, t.bytes + envelope);
   }
 }
 } // namespace
@@ -145,6 +145,7 @@ bool CostModel::meetsBound(double time, double bound) {
 bool CostModel::chargesBeyondBandwidth() const {
   const TopologyDesc &d = topo_->desc();
   return d.linkLatency > 0 || d.setupCost > 0 || d.barrierCost > 0 ||
+         d.messageEnvelope > 0 ||
          d.switching == Switching::StoreAndForward ||
          d.sends == SendProtocol::Blocking;
 }
@@ -198,12 +199,23 @@ double CostModel::barrierTime(llvm::ArrayRef<RankId> members) const {
   if (d.barrierCost >= 0)
     return d.barrierCost;
   size_t n = members.size();
-  if (n <= 1 || (d.setupCost == 0 && d.linkLatency == 0))
+  if (n <= 1 ||
+      (d.setupCost == 0 && d.linkLatency == 0 && d.messageEnvelope == 0))
     return 0;
+  llvm::SmallVector<LinkId, 64> route;
+  // An empty message: set-up, hop latencies, and its envelope over the
+  // slowest link of its route.
   auto exchange = [&](RankId a, RankId b) {
-    return d.setupCost +
-           d.linkLatency * static_cast<double>(topo_->hops(
-                               topo_->nodeOfRank(a), topo_->nodeOfRank(b)));
+    NodeId na = topo_->nodeOfRank(a), nb = topo_->nodeOfRank(b);
+    route.clear();
+    if (na != nb)
+      topo_->route(na, nb, 0, route);
+    double envelope = 0;
+    for (LinkId l : route)
+      envelope = std::max(envelope, static_cast<double>(d.messageEnvelope) /
+                                        topo_->link(l).bandwidth);
+    return d.setupCost + d.linkLatency * static_cast<double>(route.size()) +
+           envelope;
   };
   size_t m = 1;
   while (m * 2 <= n)
@@ -279,7 +291,7 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
         res.push_back(static_cast<uint32_t>(numLinks + numNodes + dn));
       }
       first.push_back(static_cast<uint32_t>(res.size()));
-      left.push_back(static_cast<double>(x.bytes));
+      left.push_back(static_cast<double>(x.bytes + topo.desc().messageEnvelope));
     }
   size_t numFlows = left.size();
   if (numFlows == 0)
@@ -418,7 +430,7 @@ MachineTime CostModel::machineTimeWith(SyncKind sync,
   PhaseCost cost(*this);
   llvm::SmallVector<LinkId, 64> route;
   for (const Phase &phase : schedule.phases) {
-    addPhase(*topo_, phase, cost, route);
+    addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope);
     t.bandwidth += cost.finish();
     addMessageTerms(phase, t);
   }

@@ -77,6 +77,11 @@ struct TopologyDesc {
   /// packed or unpacked) and gather/scatter through an index (an element
   /// permutation).
   double copyRateContiguous = 0, copyRateStrided = 0, copyRateGather = 0;
+  /// Bytes every message carries beyond its data (an MPI envelope: tag,
+  /// source, communicator), charged by the machine time's bandwidth terms.
+  /// Not part of the spec syntax: the SimGrid target sets it to what SMPI
+  /// adds (16) when it predicts a simulation.
+  int64_t messageEnvelope = 0;
 
   /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
   /// "percs:supernodes=1,drawers=4,nodes=8", optionally followed by
