@@ -196,7 +196,7 @@ ScheduleCost Problem::cost(const Schedule &schedule) const {
   cost.phaseOptimal =
       static_cast<int64_t>(schedule.phases.size()) <= cost.bound.minPhases;
   cost.machine = model_.machineTime(schedule, members(), chunks_.has_value());
-  cost.machineBound = std::max(machineBound(), cost.bound.time);
+  cost.machineBound = machineBoundAbove(cost.bound.time);
   return cost;
 }
 
@@ -213,10 +213,11 @@ std::vector<RankId> Problem::members() const {
   return ranks;
 }
 
-double Problem::machineBound() const {
+double Problem::machineBound() const { return machineBoundAbove(bound().time); }
+
+double Problem::machineBoundAbove(double bandwidth) const {
   const TopologyDesc &d = topo_->desc();
   double s = d.setupCost;
-  double bandwidth = bound().time;
   if (chunks_) {
     int64_t n = chunks_->numMembers();
     int64_t rounds = 0;

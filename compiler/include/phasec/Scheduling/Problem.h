@@ -278,6 +278,8 @@ public:
          unsigned maxViolations = 64) const;
 
 private:
+  /// machineBound given the bandwidth bound (cost() has it already).
+  double machineBoundAbove(double bandwidthBound) const;
   const Topology *topo_;
   TransferSet transfers_;
   CostModel model_;
