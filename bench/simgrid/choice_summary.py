@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Summarises bench/simgrid/choice.sh OUT_DIR: one row per torus, collective
+and size with phasec's choice (from OUT/T-C-S.stats), its simulated time and
+% of the bandwidth bound, the model's prediction, the fastest SimGrid
+built-in on phasec's platform that ran (and, where the program checks it,
+verified its result), and phasec / best. `met` is phasec / best <= 1.05
+(issue 12's "at least as fast as the best built-in, within 5%").
+
+usage: choice_summary.py OUT_DIR [--csv FILE]
+"""
+import argparse
+import csv
+import glob
+import os
+import re
+import sys
+
+ROW = re.compile(r"^(\S+)\s+(phasec|stock)\s+(phased|relay|builtin)\s+(\S+)\s+"
+                 r"\S+\s+(\S+)\s+(\S+)\s+\S+\s+(\S+)\s*(.*)$")
+SIZES = {"8": "8 B", "256": "256 B", "4096": "4 KiB", "65536": "64 KiB",
+         "1048576": "1 MiB"}
+
+
+def parse(path):
+    """(phasec (time, pct, model, note), best (time, pct, setting), reason)
+    of one --compare table; reason is set when the operation did not run."""
+    phasec, best, reason = None, None, None
+    for line in open(path):
+        if line.startswith("not run:"):
+            reason = line.strip()
+        m = ROW.match(line.rstrip("\n"))
+        if not m:
+            continue
+        name, platform, kind, sim, pct, model, setting, note = m.groups()
+        try:
+            t = float(sim)
+        except ValueError:
+            continue  # failed / skipped / timeout: the table says why
+        if platform != "phasec":
+            # The stock TORUS has no injection limit: its rows can beat the
+            # one-port bound phasec's platform (and the machine) has.
+            continue
+        if kind in ("phased", "relay") and name == "phasec":
+            phasec = (t, pct, model, note.strip())
+        elif kind == "builtin" and "wrong" not in note and (
+                best is None or t < best[0]):
+            best = (t, pct, setting.replace("smpi/", ""))
+    return phasec, best, reason
+
+
+def choice(stats):
+    """phasec's chosen algorithm, phases and sync from --emit=schedule-stats."""
+    if not os.path.exists(stats):
+        return "?"
+    text = open(stats).read()
+    m = re.search(r"^  phasec\s+(.+?)\s+(\d+)\s+\S+\s+\S+", text, re.M)
+    sync = re.search(r"machine, sync (\S+) \(used\)", text)
+    if not m:
+        return "?"
+    return "%s, %s phases%s" % (m.group(1), m.group(2),
+                                ", sync " + sync.group(1) if sync else "")
+
+
+def key(path):
+    torus, coll, size = os.path.basename(path)[:-4].rsplit("-", 2)
+    return (torus != "4x4x4", coll, int(size))
+
+
+def main(out, csv_path=None):
+    head = ["torus", "collective", "per pair", "phasec's choice",
+            "phasec [s]", "%bound", "model [s]", "best built-in [s]",
+            "phasec/best", "met"]
+    rows = []
+    for path in sorted(glob.glob(os.path.join(out, "*.txt")), key=key):
+        torus, coll, size = os.path.basename(path)[:-4].rsplit("-", 2)
+        phasec, best, reason = parse(path)
+        label = SIZES.get(size, size + " B")
+        if reason:
+            rows.append([torus, coll, label, reason, "-", "-", "-", "-", "-",
+                         "not run"])
+            continue
+        stem = path[:-4]
+        if not phasec:
+            rows.append([torus, coll, label, choice(stem + ".stats"),
+                         "failed (see %s.log)" % os.path.basename(stem),
+                         "-", "-", "-", "-", "no"])
+            continue
+        ratio = phasec[0] / best[0] if best else None
+        rows.append([torus, coll, label, choice(stem + ".stats"),
+                     "%.4g" % phasec[0], phasec[1], phasec[2],
+                     "%.4g %s" % (best[0], best[2]) if best else "-",
+                     "%.3f" % ratio if ratio else "-",
+                     ("yes" if ratio <= 1.05 else "no") if ratio else "-"])
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    met = sum(1 for r in rows if r[-1] == "yes")
+    ran = sum(1 for r in rows if r[-1] in ("yes", "no"))
+    print("\n%d of %d operations that ran: phasec within 5%% of the best "
+          "built-in or faster" % (met, ran))
+    if csv_path:
+        with open(csv_path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(head)
+            w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", help="choice.sh's OUT_DIR")
+    parser.add_argument("--csv", help="also write the table as CSV here")
+    args = parser.parse_args()
+    sys.exit(main(args.out, args.csv))
