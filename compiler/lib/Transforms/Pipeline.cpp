@@ -121,6 +121,103 @@ void phasec::writeScheduleJSON(const ScheduledModule &scheduled,
   writeScheduleJSON(os, documents);
 }
 
+static std::string describeRow(const Schedule &schedule, SyncKind sync,
+                               bool machine) {
+  std::string out = schedule.algorithm + " (" +
+                    std::to_string(schedule.phases.size()) +
+                    (schedule.phases.size() == 1 ? " phase" : " phases");
+  if (machine && schedule.phases.size() > 1)
+    out += std::string(", sync ") + stringifySyncKind(sync).str();
+  return out + ")";
+}
+
+/// One line after the rows: why phasec's schedule won against the fastest
+/// other row, named by the term of the machine model that decided.
+static void writeWhy(llvm::raw_ostream &os, const ScheduledOperation &op,
+                     llvm::ArrayRef<Schedule> alternatives) {
+  if (op.handWritten || alternatives.empty())
+    return;
+  const Problem &problem = *op.problem;
+  const bool relaying = problem.chunkSpec() != nullptr;
+  // Under the operation's sync, resolved from auto by the scheduling pass,
+  // as the rows are.
+  const CostModel &model = problem.costModel();
+  const bool machine = model.chargesBeyondBandwidth();
+  std::vector<RankId> members = problem.members();
+  auto timeOf = [&](const Schedule &s) {
+    return machine ? model.machineTime(s, members, relaying)
+                   : MachineTime{model.time(s), 0, 0, 0, 0, model.sync()};
+  };
+  MachineTime won = timeOf(op.schedule);
+  if (won.total() <= 0)
+    return;
+  const Schedule *next = nullptr;
+  MachineTime nextTime;
+  for (const Schedule &s : alternatives) {
+    // The report lists the chosen algorithm again among the others.
+    if (s.algorithm == op.schedule.algorithm &&
+        s.phases.size() == op.schedule.phases.size())
+      continue;
+    MachineTime t = timeOf(s);
+    if (!next || t.total() < nextTime.total()) {
+      next = &s;
+      nextTime = t;
+    }
+  }
+  if (!next)
+    return;
+  // A named algorithm was not chosen: say what the model would prefer.
+  comm::CollectiveOpInterface source = op.op;
+  if (source && source.getAlgorithmDirective() != Algorithm::Auto) {
+    os << "  why: asked for by `algorithm`";
+    if (nextTime.total() < won.total() * (1 - 1e-9))
+      os << "; the model prefers " << describeRow(*next, nextTime.chosen, machine)
+         << llvm::formatv(" at {0:e} s (x{1:F3} of this one)", nextTime.total(),
+                          nextTime.total() / won.total());
+    os << "\n";
+    return;
+  }
+  os << "  why: " << describeRow(op.schedule, won.chosen, machine) << " takes "
+     << llvm::formatv("{0:e}", won.total()) << " s";
+  const double ratio = nextTime.total() / won.total();
+  if (ratio < 1 + 1e-9) {
+    os << "; it ties with " << describeRow(*next, nextTime.chosen, machine)
+       << (ratio < 1 - 1e-9 ? " (which the report shows faster)" : "")
+       << (!relaying && won.chosen == SyncKind::None
+               ? ": with every message posted at once, schedules of the "
+                 "same messages cost the same"
+               : ": among equal times the scheduler keeps its own")
+       << "\n";
+    return;
+  }
+  os << ", the next best " << describeRow(*next, nextTime.chosen, machine)
+     << llvm::formatv(" {0:e} s (x{1:F3})", nextTime.total(), ratio);
+  if (!machine) {
+    os << ": the machine charges bandwidth only\n";
+    return;
+  }
+  // The term that saves the most decides.
+  struct Term {
+    const char *what;
+    double saved;
+  } terms[] = {
+      {"bandwidth", nextTime.bandwidth - won.bandwidth},
+      {"set-ups", nextTime.setup - won.setup},
+      {"latency", nextTime.latency - won.latency},
+      {"barriers", nextTime.sync - won.sync},
+  };
+  const Term *best = &terms[0];
+  for (const Term &t : terms)
+    if (t.saved > best->saved)
+      best = &t;
+  os << ": it saves " << llvm::formatv("{0:e}", best->saved) << " s of "
+     << best->what;
+  const double share = (won.latency + won.setup + won.sync) / won.total();
+  os << llvm::formatv(" ({0}-bound: latency, set-ups and barriers are "
+                      "{1:F0}% of its time)\n",
+                      share > 0.5 ? "latency" : "bandwidth", share * 100);
+}
+
 void phasec::writeScheduleStats(const ScheduledModule &scheduled,
                                 llvm::raw_ostream &os) {
   bool first = true;
@@ -161,8 +258,12 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       withSync.setSync(sync);
       return withSync.machineTime(schedule, members, chunks != nullptr);
     };
+    // Every other row, for the sentence that says why phasec's row won.
+    std::vector<Schedule> alternatives;
     auto row = [&](StringRef label, const Schedule &schedule,
                    StringRef suffix) {
+      if (&schedule != &op.schedule)
+        alternatives.push_back(schedule);
       double time = model.time(schedule);
       std::string ratio = bound.time > 0
                               ? llvm::formatv("{0:F3}", time / bound.time).str()
@@ -239,6 +340,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
         if (succeeded(inGroupOrder))
           row("", inGroupOrder->schedule, "");
       }
+      writeWhy(os, op, alternatives);
       continue;
     }
     // The registry's baselines, in its order, for comparison.
@@ -254,6 +356,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       }
       row(entry.name, schedule, "");
     }
+    writeWhy(os, op, alternatives);
   }
 }
 
