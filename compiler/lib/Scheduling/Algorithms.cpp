@@ -40,6 +40,9 @@ void phasec::detail::finalizeReport(const Problem &problem, Schedule &schedule,
   schedule.bound = cost.bound;
   report.algorithm = schedule.algorithm;
   report.phases = schedule.phases.size();
+  report.messages = 0;
+  for (const Phase &phase : schedule.phases)
+    report.messages += phase.transfers.size();
   report.time = cost.time;
   report.machineTime = cost.machine.total();
   report.sync = cost.machine.chosen;

@@ -88,6 +88,9 @@ struct SchedulerReport {
   double machineTime = 0;
   SyncKind sync = SyncKind::Barrier;
   size_t phases = 0;
+  /// Messages the schedule sends (pieces of one pair in different phases
+  /// count apart): without barriers every one is posted at once.
+  size_t messages = 0;
   /// The time equals the proven bound.
   bool timeOptimal = false;
   /// The phase count is proven minimal: it equals the proven minimum
