@@ -74,7 +74,8 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
     return failure();
   }
   const VariantResult &ours = result.variants.front();
-  PhaseModel model = modelSchedule(topo, sched, request.platform);
+  std::vector<double> modelPhase =
+      predictPhaseTimes(topo, request.problem, sched, request.platform);
   size_t numPhases = sched.phases.size();
   // Simulated duration of every phase (phase ends are cumulative).
   std::vector<double> simPhase(numPhases, 0.0);
@@ -110,10 +111,10 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
               for (const Transfer &t : sched.phases[k].transfers)
                 bytes += t.bytes;
               os << k << "," << sched.phases[k].transfers.size() << "," << bytes
-                 << "," << num(model.phaseTime[k]) << "," << num(simPhase[k])
+                 << "," << num(modelPhase[k]) << "," << num(simPhase[k])
                  << ","
-                 << (model.phaseTime[k] > 0
-                         ? num(simPhase[k] / model.phaseTime[k])
+                 << (modelPhase[k] > 0
+                         ? num(simPhase[k] / modelPhase[k])
                          : "")
                  << "\n";
             }

@@ -59,94 +59,72 @@ simgrid::linkBytesByPhase(const Topology &topo, const Schedule &schedule) {
   return out;
 }
 
-PhaseModel simgrid::modelSchedule(const Topology &topo,
-                                  const Schedule &schedule,
-                                  const PlatformOptions &options) {
-  PhaseModel model;
-  double latency =
-      options.linkLatency >= 0 ? options.linkLatency : topo.desc().linkLatency;
-  double injection = topo.desc().injectionBandwidth;
-  std::vector<double> linkBytes(topo.numLinks(), 0.0);
-  std::vector<double> up(topo.numNodes(), 0.0), down(topo.numNodes(), 0.0);
-  // Messages per sending rank of the current phase: SMPI charges the set-up
-  // cost to the sender, one message after another.
-  std::vector<int64_t> sends(static_cast<size_t>(topo.numRanks()), 0);
-  std::vector<LinkId> touched;
-  llvm::SmallVector<LinkId, 64> route;
-  for (const Phase &phase : schedule.phases) {
-    double worst = 0, worstLatency = 0;
-    int64_t mostSends = 0;
-    touched.clear();
-    for (const Transfer &t : phase.transfers) {
-      if (t.src != t.dst && t.src >= 0 && t.src < topo.numRanks())
-        mostSends = std::max(mostSends, ++sends[t.src]);
-      NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
-      if (s == d)
-        continue;
-      topo.route(s, d, t.ties, route);
-      for (LinkId l : route) {
-        if (linkBytes[l] == 0)
-          touched.push_back(l);
-        linkBytes[l] += static_cast<double>(t.bytes);
-      }
-      worstLatency =
-          std::max(worstLatency, latency * static_cast<double>(route.size()));
-      up[s] += static_cast<double>(t.bytes);
-      down[d] += static_cast<double>(t.bytes);
-    }
-    for (LinkId l : touched) {
-      worst = std::max(worst, linkBytes[l] / topo.link(l).bandwidth);
-      linkBytes[l] = 0;
-    }
-    for (const Transfer &t : phase.transfers) {
-      NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
-      if (injection > 0)
-        worst = std::max({worst, up[s] / injection, down[d] / injection});
-      up[s] = down[d] = 0;
-      if (t.src >= 0 && t.src < topo.numRanks())
-        sends[t.src] = 0;
-    }
-    double phaseTime = worst + worstLatency +
-                       options.setupCost * static_cast<double>(mostSends);
-    model.phaseTime.push_back(phaseTime);
-    model.total += phaseTime;
-  }
-  return model;
-}
-
 /// Bytes SMPI adds to every message it simulates.
 static constexpr int64_t kSMPIEnvelopeBytes = 16;
 
+namespace {
+/// The machine SimGrid simulates: the topology's links with the platform's
+/// costs. Owns the re-costed topology the model points to when they differ.
+class SimulatedMachine {
+public:
+  SimulatedMachine(const Topology &topo, const PlatformOptions &options) {
+    TopologyDesc desc = topo.desc();
+    if (options.linkLatency >= 0)
+      desc.linkLatency = options.linkLatency;
+    desc.setupCost = options.setupCost;
+    // SMPI sends every message with a 16-byte envelope (tag, destination,
+    // communicator: `payload_size_ = size_ + 16` in SimGrid 3.32's
+    // smpi_request.cpp), empty ones included.
+    desc.messageEnvelope = kSMPIEnvelopeBytes;
+    machine = &topo;
+    if (desc.linkLatency != topo.desc().linkLatency ||
+        desc.setupCost != topo.desc().setupCost ||
+        desc.messageEnvelope != topo.desc().messageEnvelope) {
+      std::string error;
+      // The shape was valid; non-negative costs keep it valid.
+      llvm::FailureOr<Topology> t = Topology::create(desc, error);
+      assert(succeeded(t) && "a valid topology with other costs");
+      owned.emplace(std::move(*t));
+      machine = &*owned;
+    }
+    model.emplace(*machine);
+    model->setSync(options.phaseBarriers ? SyncKind::Barrier : SyncKind::None);
+  }
+  const CostModel &costModel() const { return *model; }
+
+private:
+  std::optional<Topology> owned;
+  const Topology *machine = nullptr;
+  std::optional<CostModel> model;
+};
+} // namespace
+
 double simgrid::predictSimulatedTime(const Topology &topo,
-                                     const Problem &problem,
+                                     const Problem *problem,
                                      const Schedule &schedule,
                                      const PlatformOptions &options) {
-  TopologyDesc desc = topo.desc();
-  if (options.linkLatency >= 0)
-    desc.linkLatency = options.linkLatency;
-  desc.setupCost = options.setupCost;
-  // SMPI sends every message with a 16-byte envelope (tag, destination,
-  // communicator: `payload_size_ = size_ + 16` in SimGrid 3.32's
-  // smpi_request.cpp), empty ones included.
-  desc.messageEnvelope = kSMPIEnvelopeBytes;
-  // The platform has the topology's links; only its costs may differ.
-  std::optional<Topology> simulated;
-  const Topology *machine = &topo;
-  if (desc.linkLatency != topo.desc().linkLatency ||
-      desc.setupCost != topo.desc().setupCost ||
-      desc.messageEnvelope != topo.desc().messageEnvelope) {
-    std::string error;
-    // The shape was valid; non-negative costs keep it valid.
-    llvm::FailureOr<Topology> t = Topology::create(desc, error);
-    assert(succeeded(t) && "a valid topology with other costs");
-    simulated.emplace(std::move(*t));
-    machine = &*simulated;
+  SimulatedMachine machine(topo, options);
+  std::vector<RankId> members;
+  if (problem) {
+    members = problem->members();
+  } else {
+    for (RankId r = 0; r < topo.numRanks(); ++r)
+      members.push_back(r);
   }
-  CostModel model(*machine);
-  model.setSync(options.phaseBarriers ? SyncKind::Barrier : SyncKind::None);
-  return model
-      .machineTime(schedule, problem.members(), problem.chunkSpec() != nullptr)
-      .total();
+  const bool relaying = problem && problem->chunkSpec();
+  return machine.costModel().machineTime(schedule, members, relaying).total();
+}
+
+std::vector<double> simgrid::predictPhaseTimes(const Topology &topo,
+                                               const Problem *problem,
+                                               const Schedule &schedule,
+                                               const PlatformOptions &options) {
+  SimulatedMachine machine(topo, options);
+  std::vector<double> out;
+  for (const MachineTime &t : machine.costModel().phaseMachineTimes(
+           schedule, problem && problem->chunkSpec()))
+    out.push_back(t.total());
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -461,7 +439,6 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     for (const std::string &b : request.stockBuiltins)
       jobs.push_back({b, "builtin", "stock"});
 
-  PhaseModel phasecModel;
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Job &job = jobs[j];
     VariantResult v;
@@ -473,11 +450,8 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     const Schedule *sched = nullptr;
     if (job.kind == "phased" || job.kind == "relay") {
       sched = schedules[j].schedule;
-      v.modelTime =
-          request.problem
-              ? predictSimulatedTime(topo, *request.problem, *sched,
-                                     request.platform)
-              : modelSchedule(topo, *sched, request.platform).total;
+      v.modelTime = predictSimulatedTime(topo, request.problem, *sched,
+                                         request.platform);
       v.numPhases = static_cast<int64_t>(sched->phases.size());
     }
     if (job.kind == "builtin" &&

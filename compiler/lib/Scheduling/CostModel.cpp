@@ -441,6 +441,20 @@ MachineTime CostModel::machineTimeWith(SyncKind sync,
   return t;
 }
 
+std::vector<MachineTime>
+CostModel::phaseMachineTimes(const Schedule &schedule, bool relaying) const {
+  // A phase alone is a one-phase schedule: no barrier, whatever the sync.
+  std::vector<MachineTime> out;
+  out.reserve(schedule.phases.size());
+  Schedule one;
+  one.phases.resize(1);
+  for (const Phase &phase : schedule.phases) {
+    one.phases[0] = phase;
+    out.push_back(machineTimeWith(SyncKind::Barrier, one, {}, relaying));
+  }
+  return out;
+}
+
 static std::string formatSeconds(double s) {
   char buf[64];
   double a = std::fabs(s);

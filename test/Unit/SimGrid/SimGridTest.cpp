@@ -137,24 +137,35 @@ TEST(SimGridScheduleData, LayoutOffsetsAndOrder) {
   EXPECT_EQ(readInt(data, rec + 7), 0);
 }
 
+// The cost model on the machine as SimGrid simulates it: every message
+// carries SMPI's 16-byte envelope, so a 1 MB message takes (1e6 + 16) / bw.
 TEST(SimGridModel, PhaseTimeIsTheBusiestResource) {
   Topology topo = makeTopology("torus:4;bw=1e9");
-  PhaseModel m = modelSchedule(topo, ring4Schedule(1000000), {});
-  ASSERT_EQ(m.phaseTime.size(), 3u);
-  for (double t : m.phaseTime)
-    EXPECT_DOUBLE_EQ(t, 1e-3);
-  EXPECT_DOUBLE_EQ(m.total, 3e-3);
+  const double mb = (1000000 + 16) / 1e9;
+  std::vector<double> ring =
+      predictPhaseTimes(topo, nullptr, ring4Schedule(1000000), {});
+  ASSERT_EQ(ring.size(), 3u);
+  for (double t : ring)
+    EXPECT_DOUBLE_EQ(t, mb);
+  // With barriers and no latency or set-up, an SMPI barrier still moves
+  // empty envelopes: 4 members, two pair rounds of one hop, 16 B / 1 GB/s.
+  PlatformOptions barriers;
+  barriers.phaseBarriers = true;
+  EXPECT_DOUBLE_EQ(
+      predictSimulatedTime(topo, nullptr, ring4Schedule(1000000), barriers),
+      3 * mb + 2 * (2 * 16 / 1e9));
 
   // Two transfers of one source over the same link serialise.
   Schedule two;
   two.phases.resize(1);
   two.phases[0].transfers = {{0, 1, 1000000, 0}, {0, 2, 1000000, 0}};
-  EXPECT_DOUBLE_EQ(modelSchedule(topo, two, {}).total, 2e-3);
+  EXPECT_DOUBLE_EQ(predictPhaseTimes(topo, nullptr, two, {})[0], 2 * mb);
 
   // Latency: the longest route of the phase (2 hops of 1 us).
   PlatformOptions lat;
   lat.linkLatency = 1e-6;
-  EXPECT_DOUBLE_EQ(modelSchedule(topo, two, lat).total, 2e-3 + 2e-6);
+  EXPECT_DOUBLE_EQ(predictPhaseTimes(topo, nullptr, two, lat)[0],
+                   2 * mb + 2e-6);
 
   // A one-port node sending to two neighbours over two links: its port is
   // the bottleneck.
@@ -162,8 +173,8 @@ TEST(SimGridModel, PhaseTimeIsTheBusiestResource) {
   Schedule fan;
   fan.phases.resize(1);
   fan.phases[0].transfers = {{0, 1, 1000000, 0}, {0, 3, 1000000, 0}};
-  EXPECT_DOUBLE_EQ(modelSchedule(onePort, fan, {}).total, 2e-3);
-  EXPECT_DOUBLE_EQ(modelSchedule(topo, fan, {}).total, 1e-3);
+  EXPECT_DOUBLE_EQ(predictPhaseTimes(onePort, nullptr, fan, {})[0], 2 * mb);
+  EXPECT_DOUBLE_EQ(predictPhaseTimes(topo, nullptr, fan, {})[0], mb);
 
   // The set-up cost: SMPI charges it to the sender, one message after
   // another, so a phase pays it for the most messages one rank sends (two
@@ -175,10 +186,10 @@ TEST(SimGridModel, PhaseTimeIsTheBusiestResource) {
   mixed.phases[0].transfers = {
       {0, 1, 1000000, 0}, {0, 3, 1000000, 0}, {1, 2, 1000000, 0}};
   mixed.phases[1].transfers = {{2, 3, 1000000, 0}};
-  PhaseModel withSetup = modelSchedule(topo, mixed, setup);
-  ASSERT_EQ(withSetup.phaseTime.size(), 2u);
-  EXPECT_DOUBLE_EQ(withSetup.phaseTime[0], 1e-3 + 2 * 5e-6);
-  EXPECT_DOUBLE_EQ(withSetup.phaseTime[1], 1e-3 + 5e-6);
+  std::vector<double> withSetup = predictPhaseTimes(topo, nullptr, mixed, setup);
+  ASSERT_EQ(withSetup.size(), 2u);
+  EXPECT_DOUBLE_EQ(withSetup[0], mb + 2 * 5e-6);
+  EXPECT_DOUBLE_EQ(withSetup[1], mb + 5e-6);
 }
 
 // Which MPI call and smpi/<collective> setting --compare runs for a direct

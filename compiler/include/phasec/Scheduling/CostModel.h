@@ -120,6 +120,11 @@ public:
   MachineTime machineTime(const Schedule &schedule,
                           llvm::ArrayRef<RankId> members,
                           bool relaying) const;
+  /// Every phase on its own (bandwidth, set-ups, latency; no barrier): the
+  /// per-phase view of machineTime under `sync = barrier`, for reports
+  /// that set each phase beside its simulation.
+  std::vector<MachineTime> phaseMachineTimes(const Schedule &schedule,
+                                             bool relaying) const;
   /// One barrier among `members`: the machine's barrier_cost if given,
   /// else a pairwise-exchange barrier (SimGrid's and MVAPICH2's `pair`):
   /// log2 rounds over the largest power of two m <= n members, in which

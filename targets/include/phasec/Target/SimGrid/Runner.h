@@ -42,28 +42,20 @@
 namespace phasec {
 namespace simgrid {
 
-/// The analytic phase model SimGrid's fluid model should reproduce for a
-/// phased schedule: each phase lasts as long as its busiest resource (a
-/// directed link, or a node's injection/ejection port where the machine has
-/// an injection bandwidth) needs for its bytes, plus the largest route
-/// latency of the phase, plus the set-up cost (PlatformOptions::setupCost)
-/// of the most messages one rank sends in the phase. Barrier cost is not
-/// modelled (zero with zero latency); neither is the overlap of phases
-/// without barriers.
-struct PhaseModel {
-  std::vector<double> phaseTime;
-  double total = 0;
-};
-PhaseModel modelSchedule(const Topology &topo, const Schedule &schedule,
-                         const PlatformOptions &options);
-
 /// The cost model's machine time of `schedule` on the machine as simulated:
 /// the topology with the platform's latency and set-up cost (which
-/// --latency may override), under the sync the platform runs (barriers or
-/// none), the problem's members synchronising.
-double predictSimulatedTime(const Topology &topo, const Problem &problem,
+/// --latency may override) and SMPI's message envelope, under the sync the
+/// platform runs (barriers or none), the problem's members synchronising
+/// (without a problem: every rank, a direct schedule).
+double predictSimulatedTime(const Topology &topo, const Problem *problem,
                             const Schedule &schedule,
                             const PlatformOptions &options);
+/// The same machine's time of every phase on its own (no barrier), for the
+/// report's per-phase comparison.
+std::vector<double> predictPhaseTimes(const Topology &topo,
+                                      const Problem *problem,
+                                      const Schedule &schedule,
+                                      const PlatformOptions &options);
 
 /// Per-link bytes of every phase (phases x links), for the heat map; links
 /// are the topology's (LinkId order).
