@@ -60,7 +60,8 @@ static const std::string kAlgorithmList =
     "auto, direct, pairwise, linear_shift, xor, bruck, k_level(k), "
     "k_level(k, shape), k_level(logp, rec, gamma), binomial, binary, "
     "knomial(k), chain(s), ring(s), recursive_doubling, recursive_halving, "
-    "rabenseifner(s), scatter_allgather, reduce_broadcast, dissemination, "
+    "rabenseifner(s), scatter_allgather, scatter_rdb_allgather, "
+    "reduce_broadcast, dissemination, "
     "dimension_wise(p), double_chain(s)";
 
 /// k_level's submachine shapes, from the vocabulary ('none' is the

@@ -14,6 +14,9 @@ comm.alltoall @o on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<
 comm.alltoall @l on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 0 : i64}
 // expected-error @below {{cannot schedule 's': k_level(2, sq) forms sqrt(p) submachines of sqrt(p) nodes each: it needs a square number of members, got 6}}
 comm.alltoall @s on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64, k_shape = #comm.k_shape<sq>}
+// The recursive-doubling allgather after the scatter pairs v with v xor 2^k.
+// expected-error @below {{cannot schedule 'b': scatter_rdb_allgather needs a power-of-two group (recursive doubling pairs member v with v xor 2^k), got 6 members}}
+comm.broadcast @b on @r group @all {root = 0 : i64, block = 48 : i64, algorithm = #comm.algorithm<scatter_rdb_allgather>}
 
 // -----
 

@@ -78,7 +78,8 @@ llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
   using A = Algorithm;
   static const A broadcast[] = {A::Direct,      A::Binomial, A::Binary,
                                 A::Knomial,     A::Chain,    A::DoubleChain,
-                                A::ScatterAllgather, A::KLevel};
+                                A::ScatterAllgather, A::ScatterRdbAllgather,
+                                A::KLevel};
   static const A reduce[] = {A::Direct, A::Binomial, A::Binary, A::Knomial,
                              A::Chain,  A::DoubleChain};
   static const A allreduce[] = {A::Direct, A::ReduceBroadcast,
@@ -137,6 +138,7 @@ bool phasec::isRelayAlgorithm(Algorithm algorithm) {
   case Algorithm::RecursiveHalving:
   case Algorithm::Rabenseifner:
   case Algorithm::ScatterAllgather:
+  case Algorithm::ScatterRdbAllgather:
   case Algorithm::ReduceBroadcast:
   case Algorithm::Dissemination:
   case Algorithm::Bruck:

@@ -164,6 +164,17 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     case Algorithm::ScatterAllgather:
       ok = cutVector(n, "one per member");
       break;
+    case Algorithm::ScatterRdbAllgather:
+      if (!llvm::isPowerOf2_64(n)) {
+        error = llvm::formatv("{0} needs a power-of-two group (recursive "
+                              "doubling pairs member v with v xor 2^k), got "
+                              "{1} members",
+                              name, n)
+                    .str();
+        return failure();
+      }
+      ok = cutVector(n, "one per member");
+      break;
     case Algorithm::DimensionWise:
       ok = cutVector(param * n, "parts times members");
       break;
@@ -934,6 +945,21 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
             b.step(v, v + 1, {t - v}, false);
           if (t - v >= 0 && t - v < C - a)
             b.step(back(v), back(v + 1), {a + t - v}, false);
+        }
+      }
+    } else if (alg == Algorithm::ScatterRdbAllgather) {
+      // MPICH's scatter_rdb_allgather: the binomial scatter, then a
+      // recursive-doubling allgather in log2 n rounds instead of the ring's
+      // n - 1 (fewer latencies; each member still receives n - 1 chunks).
+      // Member v sends the chunks of its aligned block of `mask` members to
+      // v xor mask; the root already holds every chunk and gets nothing.
+      binomialScatter(b, n, range);
+      for (int64_t mask = 1; mask < n; mask <<= 1) {
+        b.newRound();
+        for (int64_t v = 0; v < n; ++v) {
+          int64_t lo = v & ~(mask - 1);
+          if ((v ^ mask) != 0)
+            b.step(v, v ^ mask, range(lo, lo + mask), false);
         }
       }
     } else if (alg == Algorithm::ScatterAllgather) {

@@ -177,7 +177,8 @@ def Phasec_Algorithm : Phasec_Enum<"Algorithm", "algorithm directive", [
   I32EnumAttrCase<"ReduceBroadcast", 17, "reduce_broadcast">,
   I32EnumAttrCase<"Dissemination", 18, "dissemination">,
   I32EnumAttrCase<"DimensionWise", 19, "dimension_wise">,
-  I32EnumAttrCase<"DoubleChain", 20, "double_chain">]>;
+  I32EnumAttrCase<"DoubleChain", 20, "double_chain">,
+  I32EnumAttrCase<"ScatterRdbAllgather", 21, "scatter_rdb_allgather">]>;
 
 // Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
 // rectangles/rows (2-lev-rec, logp-lev-rec(gamma)), squares (3-lev-sq,

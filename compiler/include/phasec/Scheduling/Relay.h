@@ -33,6 +33,8 @@
 ///   recursive-doubling allgather (folding as above);
 /// - scatter_allgather: broadcast as binomial scatter plus ring allgather
 ///   (van de Geijn);
+/// - scatter_rdb_allgather: the same with a recursive-doubling allgather
+///   (MPICH's; powers of two);
 /// - reduce_broadcast: allreduce as binomial reduce plus broadcast;
 /// - bruck: allgather and alltoall in ceil(log2 n) rounds;
 /// - dissemination: barrier (powers of two);
