@@ -157,10 +157,20 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     case Algorithm::Ring:
       ok = cutVector(n * param, "segments per member times members");
       break;
-    case Algorithm::Rabenseifner:
-      ok = cutVector(pow2 * param, "one block per member of the largest "
-                                   "power-of-two subgroup");
+    case Algorithm::Rabenseifner: {
+      // One block per member of the largest power-of-two subgroup, or, when
+      // the vector is too short for that, the most blocks (a power of two)
+      // that divide it: the halving stops at one block and recursive
+      // doubling finishes (as Rabenseifner's own code does for short
+      // vectors), instead of refusing a 32-element allreduce on 64 ranks.
+      int64_t blocks = pow2;
+      while (blocks > 1 && elements % (blocks * param))
+        blocks /= 2;
+      ok = cutVector(blocks * param, "one block per member of the largest "
+                                     "power-of-two subgroup, or fewer "
+                                     "blocks for a short vector");
       break;
+    }
     case Algorithm::ScatterAllgather:
       ok = cutVector(n, "one per member");
       break;
@@ -429,6 +439,44 @@ static void unfoldExtras(RoundBuilder &b, int64_t n, int64_t p2, int64_t C) {
     b.step(v - p2, v, range(0, C), false);
 }
 
+/// Rabenseifner's allreduce over p2 members and B <= p2 blocks of s chunks
+/// (both powers of two): recursive halving until each member holds one
+/// block (member v holds block v / (p2 / B)), recursive doubling of that
+/// block among the p2 / B members that share it, then the doubling
+/// allgather of the halving's masks in reverse. With B = p2 it is the
+/// classic halving plus doubling; with B = 1, recursive doubling.
+static void rabenseifnerRounds(RoundBuilder &b, int64_t p2, int64_t B,
+                               int64_t s) {
+  const int64_t share = p2 / B; // members that end with the same block
+  std::vector<std::pair<int64_t, int64_t>> ranges(p2, {0, B});
+  for (int64_t mask = p2 / 2; mask >= share; mask >>= 1) {
+    b.newRound();
+    for (int64_t v = 0; v < p2; ++v) {
+      auto [lo, hi] = ranges[v];
+      int64_t mid = (lo + hi) / 2;
+      bool upper = v & mask;
+      int64_t sendLo = upper ? lo : mid, sendHi = upper ? mid : hi;
+      b.step(v, v ^ mask, range(sendLo * s, sendHi * s), true);
+      ranges[v] = upper ? std::make_pair(mid, hi) : std::make_pair(lo, mid);
+    }
+  }
+  for (int64_t mask = share / 2; mask >= 1; mask >>= 1) {
+    b.newRound();
+    for (int64_t v = 0; v < p2; ++v) {
+      int64_t blk = v / share;
+      b.step(v, v ^ mask, range(blk * s, (blk + 1) * s), true);
+    }
+  }
+  for (int64_t mask = share; mask < p2; mask <<= 1) {
+    b.newRound();
+    for (int64_t v = 0; v < p2; ++v) {
+      int64_t width = mask / share; // blocks v holds
+      int64_t lo = (v / share) & ~(width - 1);
+      b.step(v, v ^ mask, range(lo * s, (lo + width) * s), false);
+    }
+  }
+}
+
 /// Recursive halving over p2 members and p2 blocks of s chunks: member v
 /// ends with block v complete. Returns each member's final range.
 static void recursiveHalving(RoundBuilder &b, int64_t p2, int64_t s) {
@@ -442,18 +490,6 @@ static void recursiveHalving(RoundBuilder &b, int64_t p2, int64_t s) {
       int64_t sendLo = upper ? lo : mid, sendHi = upper ? mid : hi;
       b.step(v, v ^ mask, range(sendLo * s, sendHi * s), true);
       ranges[v] = upper ? std::make_pair(mid, hi) : std::make_pair(lo, mid);
-    }
-  }
-}
-
-/// Recursive doubling allgather over p2 members, member v starting with
-/// block v (s chunks).
-static void recursiveDoublingAllgather(RoundBuilder &b, int64_t p2, int64_t s) {
-  for (int64_t mask = 1; mask < p2; mask <<= 1) {
-    b.newRound();
-    for (int64_t v = 0; v < p2; ++v) {
-      int64_t lo = v & ~(mask - 1);
-      b.step(v, v ^ mask, range(lo * s, (lo + mask) * s), false);
     }
   }
 }
@@ -1046,8 +1082,11 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
     case Algorithm::Rabenseifner:
       if (p2 < n)
         foldExtras(b, n, p2, C);
-      recursiveHalving(b, p2, C / p2);
-      recursiveDoublingAllgather(b, p2, C / p2);
+    {
+      // The chunk spec cut B * param chunks, B <= p2 (getRelayChunks).
+      int64_t blocks = std::min(p2, C / param);
+      rabenseifnerRounds(b, p2, blocks, C / blocks);
+    }
       if (p2 < n)
         unfoldExtras(b, n, p2, C);
       break;
