@@ -439,17 +439,13 @@ static void unfoldExtras(RoundBuilder &b, int64_t n, int64_t p2, int64_t C) {
     b.step(v - p2, v, range(0, C), false);
 }
 
-/// Rabenseifner's allreduce over p2 members and B <= p2 blocks of s chunks
-/// (both powers of two): recursive halving until each member holds one
-/// block (member v holds block v / (p2 / B)), recursive doubling of that
-/// block among the p2 / B members that share it, then the doubling
-/// allgather of the halving's masks in reverse. With B = p2 it is the
-/// classic halving plus doubling; with B = 1, recursive doubling.
-static void rabenseifnerRounds(RoundBuilder &b, int64_t p2, int64_t B,
-                               int64_t s) {
-  const int64_t share = p2 / B; // members that end with the same block
+/// Recursive halving over p2 members and B <= p2 blocks of s chunks (both
+/// powers of two) until each member holds one block complete: member v
+/// ends with block v / (p2 / B) (block v when B = p2, the reduce-scatter).
+static void recursiveHalving(RoundBuilder &b, int64_t p2, int64_t B,
+                             int64_t s) {
   std::vector<std::pair<int64_t, int64_t>> ranges(p2, {0, B});
-  for (int64_t mask = p2 / 2; mask >= share; mask >>= 1) {
+  for (int64_t mask = p2 / 2; mask >= p2 / B; mask >>= 1) {
     b.newRound();
     for (int64_t v = 0; v < p2; ++v) {
       auto [lo, hi] = ranges[v];
@@ -460,6 +456,18 @@ static void rabenseifnerRounds(RoundBuilder &b, int64_t p2, int64_t B,
       ranges[v] = upper ? std::make_pair(mid, hi) : std::make_pair(lo, mid);
     }
   }
+}
+
+/// Rabenseifner's allreduce over p2 members and B <= p2 blocks of s chunks
+/// (both powers of two): recursive halving until each member holds one
+/// block, recursive doubling of that block among the p2 / B members that
+/// share it, then the doubling allgather of the halving's masks in
+/// reverse. With B = p2 it is the classic halving plus doubling; with
+/// B = 1, recursive doubling.
+static void rabenseifnerRounds(RoundBuilder &b, int64_t p2, int64_t B,
+                               int64_t s) {
+  const int64_t share = p2 / B; // members that end with the same block
+  recursiveHalving(b, p2, B, s);
   for (int64_t mask = share / 2; mask >= 1; mask >>= 1) {
     b.newRound();
     for (int64_t v = 0; v < p2; ++v) {
@@ -473,23 +481,6 @@ static void rabenseifnerRounds(RoundBuilder &b, int64_t p2, int64_t B,
       int64_t width = mask / share; // blocks v holds
       int64_t lo = (v / share) & ~(width - 1);
       b.step(v, v ^ mask, range(lo * s, (lo + width) * s), false);
-    }
-  }
-}
-
-/// Recursive halving over p2 members and p2 blocks of s chunks: member v
-/// ends with block v complete. Returns each member's final range.
-static void recursiveHalving(RoundBuilder &b, int64_t p2, int64_t s) {
-  std::vector<std::pair<int64_t, int64_t>> ranges(p2, {0, p2});
-  for (int64_t mask = p2 / 2; mask >= 1; mask >>= 1) {
-    b.newRound();
-    for (int64_t v = 0; v < p2; ++v) {
-      auto [lo, hi] = ranges[v];
-      int64_t mid = (lo + hi) / 2;
-      bool upper = v & mask;
-      int64_t sendLo = upper ? lo : mid, sendHi = upper ? mid : hi;
-      b.step(v, v ^ mask, range(sendLo * s, sendHi * s), true);
-      ranges[v] = upper ? std::make_pair(mid, hi) : std::make_pair(lo, mid);
     }
   }
 }
@@ -1106,7 +1097,7 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
       ringReduceScatter(b, n, k, 0);
       break;
     case Algorithm::RecursiveHalving:
-      recursiveHalving(b, n, k);
+      recursiveHalving(b, n, n, k);
       break;
     default:
       llvm_unreachable("checked by getRelayChunks");
