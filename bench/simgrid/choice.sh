@@ -12,7 +12,9 @@
 # routes and injection ports). Every phasec row verifies every byte.
 #
 # The machine is the T3D's link and port (75 MB/s links, 1 us per link,
-# one-port injection at 75 MB/s), as in examples/t3d_aapc.sched.
+# one-port injection at 75 MB/s), as in examples/t3d_aapc.sched, with the
+# 16-byte envelope SMPI puts on every message (`envelope = 16 B`), so that
+# phasec's choice sees what a message costs on the simulated machine.
 #
 #   alltoall   block = S                              (MPI_Alltoall)
 #   alltoallv  sizes = ((src + 2 dst) mod 5) * S / 2, mean S, zeros included
@@ -78,7 +80,7 @@ for T in $TORI; do
       fi
       {
         echo "machine t3d { topology = torus(${T//x/, }); bandwidth = 75 MB/s;" \
-             "latency = 1 us; injection = 75 MB/s; }"
+             "latency = 1 us; injection = 75 MB/s; envelope = 16 B; }"
         echo "$body"
       } > "$F.sched"
       log "$T $C $S"

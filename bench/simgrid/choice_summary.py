@@ -6,7 +6,11 @@ built-in on phasec's platform that ran (and, where the program checks it,
 verified its result), and phasec / best. `met` is phasec / best <= 1.05
 (issue 12's "at least as fast as the best built-in, within 5%").
 
-usage: choice_summary.py OUT_DIR [--csv FILE]
+usage: choice_summary.py OUT_DIR [OUT_DIR ...] [--csv FILE]
+
+With several directories (e.g. a rerun of some cells after a change), a
+cell's row comes from the last directory that has it, and the `run` column
+says which (1 = the first directory).
 """
 import argparse
 import csv
@@ -66,37 +70,46 @@ def key(path):
     return (torus != "4x4x4", coll, int(size))
 
 
-def main(out, csv_path=None):
+def main(outs, csv_path=None):
     head = ["torus", "collective", "per pair", "phasec's choice",
             "phasec [s]", "%bound", "model [s]", "best built-in [s]",
             "phasec/best", "met"]
+    if len(outs) > 1:
+        head.append("run")
+    cells = {}
+    for i, out in enumerate(outs):
+        for path in glob.glob(os.path.join(out, "*.txt")):
+            cells[os.path.basename(path)] = (path, i + 1)
     rows = []
-    for path in sorted(glob.glob(os.path.join(out, "*.txt")), key=key):
-        torus, coll, size = os.path.basename(path)[:-4].rsplit("-", 2)
+    for name in sorted(cells, key=key):
+        path, run = cells[name]
+        torus, coll, size = name[:-4].rsplit("-", 2)
         phasec, best, reason = parse(path)
         label = SIZES.get(size, size + " B")
-        if reason:
-            rows.append([torus, coll, label, reason, "-", "-", "-", "-", "-",
-                         "not run"])
-            continue
         stem = path[:-4]
-        if not phasec:
-            rows.append([torus, coll, label, choice(stem + ".stats"),
-                         "failed (see %s.log)" % os.path.basename(stem),
-                         "-", "-", "-", "-", "no"])
-            continue
-        ratio = phasec[0] / best[0] if best else None
-        rows.append([torus, coll, label, choice(stem + ".stats"),
-                     "%.4g" % phasec[0], phasec[1], phasec[2],
-                     "%.4g %s" % (best[0], best[2]) if best else "-",
-                     "%.3f" % ratio if ratio else "-",
-                     ("yes" if ratio <= 1.05 else "no") if ratio else "-"])
+        if reason:
+            row = [torus, coll, label, reason, "-", "-", "-", "-", "-",
+                   "not run"]
+        elif not phasec:
+            row = [torus, coll, label, choice(stem + ".stats"),
+                   "failed (see %s.log)" % os.path.basename(stem),
+                   "-", "-", "-", "-", "no"]
+        else:
+            ratio = phasec[0] / best[0] if best else None
+            row = [torus, coll, label, choice(stem + ".stats"),
+                   "%.4g" % phasec[0], phasec[1], phasec[2],
+                   "%.4g %s" % (best[0], best[2]) if best else "-",
+                   "%.3f" % ratio if ratio else "-",
+                   ("yes" if ratio <= 1.05 else "no") if ratio else "-"]
+        if len(outs) > 1:
+            row.append(str(run))
+        rows.append(row)
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
         print("| " + " | ".join(r) + " |")
-    met = sum(1 for r in rows if r[-1] == "yes")
-    ran = sum(1 for r in rows if r[-1] in ("yes", "no"))
+    met = sum(1 for r in rows if r[9] == "yes")
+    ran = sum(1 for r in rows if r[9] in ("yes", "no"))
     print("\n%d of %d operations that ran: phasec within 5%% of the best "
           "built-in or faster" % (met, ran))
     if csv_path:
@@ -109,7 +122,7 @@ def main(out, csv_path=None):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", help="choice.sh's OUT_DIR")
+    parser.add_argument("out", nargs="+", help="choice.sh's OUT_DIR(s)")
     parser.add_argument("--csv", help="also write the table as CSV here")
     args = parser.parse_args()
     sys.exit(main(args.out, args.csv))

@@ -184,6 +184,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     os << '\n';
     printRealProperty(os, "setup_cost", m->cost.setupCost, "s");
     os << "  packet_length = " << m->cost.packetLength << " B\n";
+    if (m->cost.envelope > 0)
+      os << "  envelope = " << m->cost.envelope << " B\n";
     printRealProperty(os, "copy_rate.contiguous", m->cost.copyRateContiguous,
                       "B/s");
     printRealProperty(os, "copy_rate.strided", m->cost.copyRateStrided, "B/s");

@@ -193,6 +193,8 @@ void Sema::overrideMachine(Machine &m) {
       m.cost.*o.field = d.*o.value;
   if (costs & TopologySpec::Packet)
     m.cost.packetLength = d.packetLength;
+  if (costs & TopologySpec::Envelope)
+    m.cost.envelope = d.messageEnvelope;
   if (costs & TopologySpec::SwitchingGiven)
     m.cost.switching = d.switching;
   if (costs & TopologySpec::Sends)
@@ -416,10 +418,11 @@ void Sema::checkMachines() {
         }
       } else if (p.key == "setup_cost" && p.sub.empty()) {
         setScaled(m->cost.setupCost, "setup_cost", /*rate=*/false);
-      } else if (p.key == "packet_length" && p.sub.empty()) {
-        OptInt v = evalSize(p.value, env, "packet_length");
+      } else if ((p.key == "packet_length" || p.key == "envelope") &&
+                 p.sub.empty()) {
+        OptInt v = evalSize(p.value, env, p.key);
         if (v)
-          m->cost.packetLength = *v;
+          (p.key == "envelope" ? m->cost.envelope : m->cost.packetLength) = *v;
         else
           ok = false;
       } else if (p.key == "copy_rate" &&
@@ -450,7 +453,7 @@ void Sema::checkMachines() {
         diag.error(p.loc, "unknown machine property '" + key + "'");
         diag.note(p.loc, "machine properties: topology, bandwidth[.LL|.LR|.D], "
                          "latency[.LL|.LR|.D], ranks_per_node, routing, "
-                         "injection, setup_cost, packet_length, "
+                         "injection, setup_cost, packet_length, envelope, "
                          "switching, sends, barrier_cost, "
                          "copy_rate.contiguous, copy_rate.strided, "
                          "copy_rate.gather");

@@ -202,12 +202,13 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
       desc.*cost->field = dv;
       result.given |= Costs;
       result.costGiven |= cost->flag;
-    } else if (key == "packet") {
+    } else if (key == "packet" || key == "envelope") {
       if (!parseInt(value, iv) || iv < 0)
         return badValue();
-      desc.packetLength = iv;
+      bool packet = key == "packet";
+      (packet ? desc.packetLength : desc.messageEnvelope) = iv;
       result.given |= Costs;
-      result.costGiven |= Packet;
+      result.costGiven |= packet ? Packet : Envelope;
     } else if (key == "switching") {
       std::optional<Switching> sw = symbolizeSwitching(value);
       if (!sw)
@@ -320,6 +321,10 @@ std::string TopologyDesc::str() const {
   if (packetLength != defaults.packetLength) {
     sep();
     os << "packet=" << packetLength;
+  }
+  if (messageEnvelope != defaults.messageEnvelope) {
+    sep();
+    os << "envelope=" << messageEnvelope;
   }
   if (switching != defaults.switching) {
     sep();

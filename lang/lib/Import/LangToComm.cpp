@@ -126,6 +126,8 @@ void Converter::convertMachine(const lang::Machine &m) {
     op.setSetupCostAttr(f64(m.cost.setupCost));
   if (m.cost.packetLength > 0)
     op.setPacketLengthAttr(builder.getI64IntegerAttr(m.cost.packetLength));
+  if (m.cost.envelope > 0)
+    op.setEnvelopeAttr(builder.getI64IntegerAttr(m.cost.envelope));
   if (m.cost.copyRateContiguous > 0)
     op.setCopyRateContiguousAttr(f64(m.cost.copyRateContiguous));
   if (m.cost.copyRateStrided > 0)

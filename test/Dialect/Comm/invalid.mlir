@@ -71,6 +71,11 @@ comm.machine @x #comm.torus<[4]> {packet_length = 0 : i64}
 
 // -----
 
+// expected-error @below {{envelope must be non-negative}}
+comm.machine @x #comm.torus<[4]> {envelope = -16 : i64}
+
+// -----
+
 // expected-error @below {{a PERCS machine needs routing = direct}}
 comm.machine @x #comm.percs<supernodes = 1, drawers = 1, nodes_per_drawer = 2>
 

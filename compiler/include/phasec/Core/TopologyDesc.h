@@ -78,9 +78,11 @@ struct TopologyDesc {
   /// permutation).
   double copyRateContiguous = 0, copyRateStrided = 0, copyRateGather = 0;
   /// Bytes every message carries beyond its data (an MPI envelope: tag,
-  /// source, communicator), charged by the machine time's bandwidth terms.
-  /// Not part of the spec syntax: the SimGrid target sets it to what SMPI
-  /// adds (16) when it predicts a simulation.
+  /// source, communicator), charged by the machine time's bandwidth terms:
+  /// what makes a message cost something even with no set-up cost, so
+  /// that a schedule of more, smaller messages is not free. `envelope` in
+  /// .sched, `envelope=` in specs; the SimGrid target's predictions use
+  /// what SMPI adds (16) whatever the machine says.
   int64_t messageEnvelope = 0;
 
   /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
@@ -89,7 +91,8 @@ struct TopologyDesc {
   /// injection=B (or injection=link: the link bandwidth), latency=S,
   /// order=2.0.1 (dimension order), and the costs: setup=S, packet=BYTES,
   /// switching=wormhole|store_and_forward, sends=nonblocking|blocking,
-  /// barrier=S, copy=B, copy_strided=B, copy_gather=B (bytes per second).
+  /// barrier=S, copy=B, copy_strided=B, copy_gather=B (bytes per second),
+  /// envelope=BYTES.
   /// Separators ',' and ';' are equivalent.
   /// On failure returns failure() and sets `error`. The one parser of
   /// topology specs: `--topology`, every tool and the JSON reader's tests.
@@ -138,6 +141,7 @@ struct TopologySpec {
     Copy = 1u << 5,
     CopyStrided = 1u << 6,
     CopyGather = 1u << 7,
+    Envelope = 1u << 8,
   };
 
   static llvm::FailureOr<TopologySpec> parse(llvm::StringRef spec,

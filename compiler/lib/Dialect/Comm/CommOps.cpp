@@ -197,6 +197,8 @@ TopologyDesc MachineOp::getTopologyDesc() {
     desc.setupCost = setup->convertToDouble();
   if (auto packet = getPacketLength())
     desc.packetLength = static_cast<int64_t>(*packet);
+  if (auto envelope = getEnvelope())
+    desc.messageEnvelope = static_cast<int64_t>(*envelope);
   if (auto rate = getCopyRateContiguous())
     desc.copyRateContiguous = rate->convertToDouble();
   if (auto rate = getCopyRateStrided())
@@ -276,6 +278,9 @@ LogicalResult MachineOp::verify() {
     return failure();
   if (auto packet = getPacketLength(); packet && static_cast<int64_t>(*packet) <= 0)
     return emitOpError("packet_length must be positive");
+  if (auto envelope = getEnvelope();
+      envelope && static_cast<int64_t>(*envelope) < 0)
+    return emitOpError("envelope must be non-negative");
 
   bool percs = isa<PercsAttr>(getTopology());
   if (percs && getRouting() != Routing::Direct)

@@ -54,6 +54,8 @@ struct CostModel {
   double setupCost = 0;
   /// Bytes per packet (0 = not given).
   int64_t packetLength = 0;
+  /// Bytes every message carries beyond its data (0 = none).
+  int64_t envelope = 0;
   Switching switching = Switching::Wormhole;
   SendProtocol sends = SendProtocol::Nonblocking;
   /// Seconds per barrier between phases; < 0 = not given (the model's

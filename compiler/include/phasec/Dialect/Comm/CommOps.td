@@ -34,7 +34,8 @@ def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
         bandwidth = 7.5e7 : f64, injection_bandwidth = 7.5e7 : f64}
     ```
     Bandwidths and copy rates are bytes per second, latencies, the set-up
-    cost and the barrier cost seconds; `packet_length` bytes. The costs
+    cost and the barrier cost seconds; `packet_length` and `envelope`
+    (bytes every message carries beyond its data) bytes. The costs
     beyond bandwidth are what `CostModel` charges (TopologyDesc.h).
     PERCS machines give per-class bandwidths (`ll_bandwidth`,
     `lr_bandwidth`, `d_bandwidth`) and use `routing = direct`.
@@ -57,6 +58,7 @@ def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
     OptionalAttr<DenseI64ArrayAttr>:$dim_order,
     OptionalAttr<F64Attr>:$setup_cost,
     OptionalAttr<I64Attr>:$packet_length,
+    OptionalAttr<I64Attr>:$envelope,
     OptionalAttr<F64Attr>:$copy_rate_contiguous,
     OptionalAttr<F64Attr>:$copy_rate_strided,
     OptionalAttr<F64Attr>:$copy_rate_gather,
