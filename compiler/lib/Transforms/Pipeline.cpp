@@ -250,7 +250,7 @@ static void writeCopyRates(llvm::raw_ostream &os, const Problem &problem,
                         model.copyRate() / 1e6);
   };
   if (*pattern == CopyPattern::Contiguous) {
-    line("blocks (streamed)", TransferStyle::Chained, true);
+    line("blocks, streamed", TransferStyle::Chained, false);
     return;
   }
   // Direct deposit streams as a chained transfer does.
