@@ -497,6 +497,10 @@ bool Sema::checkCommonDirectives(OpContext &c) {
       return false;
     }
     dir.style = *style;
+  } else if (op.kind == CollectiveKind::Transpose || op.elementLevel) {
+    // The copy-transfer model chooses for array operations; it keeps
+    // packing where copies are free (docs/machine-model.md).
+    dir.style = TransferStyle::Auto;
   }
   if (const Property *p = c.get("rlimit")) {
     OptInt r = evalPositiveInt(p->value, env, "rlimit");

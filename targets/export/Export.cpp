@@ -54,7 +54,7 @@ static comm::ArrayOp getSourceArray(comm::CollectiveOpInterface op,
 }
 
 /// The plan knobs the operation's directives set (style, sync; every
-/// operation has them, with the language's defaults packing and barrier);
+/// operation has them, with the dialect's defaults packing and barrier);
 /// the rest keep the back ends' defaults.
 static PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
   PlanOptions options;
@@ -81,6 +81,11 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
            << op.name
            << "': its sync is still 'auto' (comm-schedule-phases chooses "
               "barrier or none)";
+  if (getPlanOptions(collective).style == TransferStyle::Auto)
+    return collective.emitError("cannot emit '")
+           << op.name
+           << "': its style is still 'auto' (comm-schedule-phases chooses "
+              "packing or chained)";
   FailureOr<OperationPlan> plan = failure();
   if (const ChunkSpec *chunks = op.problem->chunkSpec()) {
     plan = buildRelayPlan(getCName(op.name), *described, *chunks,

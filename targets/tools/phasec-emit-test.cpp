@@ -251,11 +251,17 @@ int main(int argc, char **argv) {
     return fail("schedule does not verify: " + violations.front().message);
 
   PlanOptions popts;
+  // `auto` is the scheduling pass's to resolve, as `--sync=auto` is: the
+  // concrete styles come first in the vocabulary.
+  std::string concrete = joinSpellings<TransferStyle>(
+      static_cast<unsigned>(TransferStyle::DirectDeposit));
   std::optional<TransferStyle> st = symbolizeTransferStyle(style);
   if (!st)
     return fail("unknown transfer style '" + style + "' (expected one of " +
-                joinSpellings<TransferStyle>(getMaxEnumValForTransferStyle()) +
-                ")");
+                concrete + ")");
+  if (*st == TransferStyle::Auto)
+    return fail("--style must be one of " + concrete +
+                " (comm-schedule-phases resolves auto)");
   popts.style = *st;
   std::optional<SyncKind> sk = symbolizeSyncKind(sync);
   if (!sk || *sk == SyncKind::Auto)

@@ -402,3 +402,12 @@ llvm::StringRef Collective::getKindName(CollectiveKind kind,
     return "rank_permute";
   return stringifyCollectiveKind(kind);
 }
+
+CopyPattern Collective::getCopyPattern(CollectiveKind kind,
+                                       bool elementPermute) {
+  if (kind == CollectiveKind::Transpose)
+    return CopyPattern::Strided;
+  if (kind == CollectiveKind::Permute && elementPermute)
+    return CopyPattern::Gather;
+  return CopyPattern::Contiguous;
+}

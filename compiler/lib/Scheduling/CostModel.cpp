@@ -9,8 +9,10 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -142,9 +144,25 @@ bool CostModel::meetsBound(double time, double bound) {
 // The machine as described: set-up, latency, synchronisation, fluid sharing
 //===----------------------------------------------------------------------===//
 
+double CostModel::copyRate() const {
+  if (!copyPattern_)
+    return 0;
+  const TopologyDesc &d = topo_->desc();
+  switch (*copyPattern_) {
+  case CopyPattern::Contiguous:
+    return d.copyRateContiguous;
+  case CopyPattern::Strided:
+    return d.copyRateStrided;
+  case CopyPattern::Gather:
+    return d.copyRateGather;
+  }
+  llvm_unreachable("unknown copy pattern");
+}
+
 bool CostModel::chargesBeyondBandwidth() const {
   const TopologyDesc &d = topo_->desc();
   return d.linkLatency > 0 || d.setupCost > 0 || d.barrierCost > 0 ||
+         copyRate() > 0 ||
          d.messageEnvelope > 0 ||
          d.switching == Switching::StoreAndForward ||
          d.sends == SendProtocol::Blocking;
@@ -398,24 +416,82 @@ MachineTime CostModel::machineTime(const Schedule &schedule,
                                    llvm::ArrayRef<RankId> members,
                                    bool relaying) const {
   if (sync_ != SyncKind::Auto)
-    return machineTimeWith(sync_, schedule, members, relaying);
+    return machineTimeWithSync(sync_, schedule, members, relaying);
   MachineTime barrier =
-      machineTimeWith(SyncKind::Barrier, schedule, members, relaying);
+      machineTimeWithSync(SyncKind::Barrier, schedule, members, relaying);
   // One phase, or nothing charged beyond bandwidth: barriers cost nothing
-  // and keep the phases congestion-free.
-  if (barrier.sync == 0)
+  // and keep the phases congestion-free. Copies are the exception: a
+  // phase waits for its busiest rank's copy, so where they cost anything
+  // streaming everything at once can still win.
+  if (barrier.sync == 0 && barrier.copy == 0)
     return barrier;
   MachineTime none =
-      machineTimeWith(SyncKind::None, schedule, members, relaying);
-  return none.total() < barrier.total() ? none : barrier;
+      machineTimeWithSync(SyncKind::None, schedule, members, relaying);
+  // A tie up to rounding keeps the barriers.
+  return none.total() < barrier.total() * (1 - 1e-9) ? none : barrier;
 }
 
-MachineTime CostModel::machineTimeWith(SyncKind sync,
+MachineTime CostModel::machineTimeWithSync(SyncKind sync,
+                                           const Schedule &schedule,
+                                           llvm::ArrayRef<RankId> members,
+                                           bool relaying) const {
+  // Free copies: both styles take the same time, and packing (the
+  // language's old default) keeps its generated code.
+  if (style_ != TransferStyle::Auto || copyRate() <= 0)
+    return machineTimeWith(sync,
+                           style_ == TransferStyle::Auto
+                               ? TransferStyle::Packing
+                               : style_,
+                           schedule, members, relaying);
+  MachineTime packing = machineTimeWith(sync, TransferStyle::Packing,
+                                        schedule, members, relaying);
+  MachineTime chained = machineTimeWith(sync, TransferStyle::Chained,
+                                        schedule, members, relaying);
+  return chained.total() < packing.total() ? chained : packing;
+}
+
+double CostModel::phaseCopy(const Phase &phase, TransferStyle style,
+                            double transfer) const {
+  double rate = copyRate();
+  if (rate <= 0)
+    return 0;
+  int64_t numRanks = topo_->numRanks();
+  // Bytes each rank sends and receives in the phase. Transfers between
+  // ranks of one node cost no bandwidth but are copied all the same.
+  llvm::DenseMap<RankId, std::pair<double, double>> bytes;
+  for (const Transfer &x : phase.transfers) {
+    if (!isCharged(x, numRanks) || x.src == x.dst)
+      continue;
+    bytes[x.src].first += static_cast<double>(x.bytes);
+    bytes[x.dst].second += static_cast<double>(x.bytes);
+  }
+  double busiest = 0;
+  for (const auto &entry : bytes) {
+    auto [sent, received] = entry.second;
+    // Packing packs what it sends and unpacks what it receives, one after
+    // the other; a chained transfer copies each byte once, as it streams,
+    // and a rank's outgoing and incoming streams run at once.
+    busiest = std::max(busiest, style == TransferStyle::Packing
+                                    ? sent + received
+                                    : std::max(sent, received));
+  }
+  double copy = busiest / rate;
+  if (style == TransferStyle::Packing)
+    return copy;
+  return std::max(0.0, copy - transfer);
+}
+
+MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
                                        const Schedule &schedule,
                                        llvm::ArrayRef<RankId> members,
                                        bool relaying) const {
+  assert(style != TransferStyle::Auto && "resolved by machineTimeWithSync");
   MachineTime t;
   t.chosen = sync;
+  t.style = style;
+  t.copyRate = copyRate();
+  if (copyPattern_)
+    t.copyPattern = *copyPattern_;
   if (sync == SyncKind::None && !relaying) {
     // Everything is posted at once: the messages share the network, each
     // sender sets up all of its messages, the farthest pays its latency.
@@ -425,13 +501,16 @@ MachineTime CostModel::machineTimeWith(SyncKind sync,
       all.transfers.insert(all.transfers.end(), phase.transfers.begin(),
                            phase.transfers.end());
     addMessageTerms(all, t);
+    t.copy = phaseCopy(all, style, t.bandwidth);
     return t;
   }
   PhaseCost cost(*this);
   llvm::SmallVector<LinkId, 64> route;
   for (const Phase &phase : schedule.phases) {
     addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope);
-    t.bandwidth += cost.finish();
+    double bandwidth = cost.finish();
+    t.bandwidth += bandwidth;
+    t.copy += phaseCopy(phase, style, bandwidth);
     addMessageTerms(phase, t);
   }
   if (sync == SyncKind::Barrier && schedule.phases.size() > 1) {
@@ -450,7 +529,7 @@ CostModel::phaseMachineTimes(const Schedule &schedule, bool relaying) const {
   one.phases.resize(1);
   for (const Phase &phase : schedule.phases) {
     one.phases[0] = phase;
-    out.push_back(machineTimeWith(SyncKind::Barrier, one, {}, relaying));
+    out.push_back(machineTimeWithSync(SyncKind::Barrier, one, {}, relaying));
   }
   return out;
 }
@@ -479,5 +558,12 @@ std::string CostModel::describe(const MachineTime &t) {
   if (t.barriers > 0)
     out += " + " + std::to_string(t.barriers) + " barriers x " +
            formatSeconds(t.sync / static_cast<double>(t.barriers));
+  if (t.copyRate > 0) {
+    char rate[32];
+    std::snprintf(rate, sizeof(rate), "%.4g MB/s", t.copyRate / 1e6);
+    out += " + " + formatSeconds(t.copy) + " copy (" +
+           stringifyTransferStyle(t.style).str() + ", " +
+           stringifyCopyPattern(t.copyPattern).str() + " at " + rate + ")";
+  }
   return out;
 }

@@ -82,9 +82,8 @@ phasec::collectSchedules(ModuleOp module, bool requireEveryOperation) {
     }
     ScheduledOperation &op = result.operations.emplace_back();
     op.name = record.op.getCollectiveName().str();
-    auto permute = dyn_cast<comm::PermuteOp>(record.op.getOperation());
     op.kind = Collective::getKindName(record.op.getCollectiveKind(),
-                                      permute && permute.getFrom())
+                                      comm::isElementPermute(record.op))
                   .str();
     op.op = record.op;
     op.topology = topo;
@@ -205,6 +204,7 @@ static void writeWhy(llvm::raw_ostream &os, const ScheduledOperation &op,
       {"set-ups", nextTime.setup - won.setup},
       {"latency", nextTime.latency - won.latency},
       {"barriers", nextTime.sync - won.sync},
+      {"copies", nextTime.copy - won.copy},
   };
   const Term *best = &terms[0];
   for (const Term &t : terms)
@@ -212,10 +212,54 @@ static void writeWhy(llvm::raw_ostream &os, const ScheduledOperation &op,
       best = &t;
   os << ": it saves " << llvm::formatv("{0:e}", best->saved) << " s of "
      << best->what;
+  // Copies that take most of the time make it copy-bound (seed 000's
+  // element permutes), whatever the network does.
+  if (won.copy > 0.5 * won.total()) {
+    os << llvm::formatv(" (copy-bound: copies are {0:F0}% of its time)\n",
+                        won.copy / won.total() * 100);
+    return;
+  }
   const double share = (won.latency + won.setup + won.sync) / won.total();
   os << llvm::formatv(" ({0}-bound: latency, set-ups and barriers are "
                       "{1:F0}% of its time)\n",
                       share > 0.5 ? "latency" : "bandwidth", share * 100);
+}
+
+/// Seed 000's figure of merit for the copy-transfer model: the bytes a
+/// processor sends over the operation's machine time, for each style an
+/// array operation could use (block operations stream theirs).
+static void writeCopyRates(llvm::raw_ostream &os, const Problem &problem,
+                           const Schedule &schedule) {
+  const CostModel &model = problem.costModel();
+  std::optional<CopyPattern> pattern = model.copyPattern();
+  if (!pattern || model.copyRate() <= 0 || problem.chunkSpec() ||
+      problem.transfers().empty())
+    return;
+  std::vector<RankId> members = problem.members();
+  double perProcessor = static_cast<double>(problem.transfers().totalBytes()) /
+                        static_cast<double>(members.size());
+  auto line = [&](StringRef label, TransferStyle style, bool used) {
+    CostModel withStyle = model;
+    withStyle.setCopy(*pattern, style);
+    double time = withStyle.machineTime(schedule, members, false).total();
+    os << "  copy-transfer rate, " << label << (used ? " (used)" : "")
+       << llvm::formatv(": {0:F2} MB/s per processor ({1:F0} bytes per "
+                        "processor in {2:e} s; {3} copies at {4} MB/s)\n",
+                        perProcessor / time / 1e6, perProcessor, time,
+                        stringifyCopyPattern(*pattern),
+                        model.copyRate() / 1e6);
+  };
+  if (*pattern == CopyPattern::Contiguous) {
+    line("blocks, streamed", TransferStyle::Chained, false);
+    return;
+  }
+  // Direct deposit streams as a chained transfer does.
+  TransferStyle streamed = model.style() == TransferStyle::DirectDeposit
+                               ? TransferStyle::DirectDeposit
+                               : TransferStyle::Chained;
+  for (TransferStyle style : {TransferStyle::Packing, streamed})
+    line(("style " + stringifyTransferStyle(style)).str(), style,
+         style == model.style());
 }
 
 void phasec::writeScheduleStats(const ScheduledModule &scheduled,
@@ -287,6 +331,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
         os << "  machine, sync " << stringifySyncKind(sync)
            << (sync == model.sync() ? " (used): " : ": ")
            << CostModel::describe(machineTime(op.schedule, sync)) << "\n";
+      writeCopyRates(os, problem, op.schedule);
     }
     os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14} {4,10}\n", "schedule",
                         "algorithm", "phases", "time (s)", "time/bound");

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Transforms/ScheduleIR.h"
+#include "phasec/Scheduling/Collective.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -169,10 +170,29 @@ bool phasec::comm::isRelaying(OperationRecord record) {
   return getScheduleChunks(record).has_value();
 }
 
+bool phasec::comm::isElementPermute(Operation *op) {
+  auto permute = dyn_cast<PermuteOp>(op);
+  return permute && permute.getFrom();
+}
+
 CostModel phasec::comm::getCostModel(Operation *op, const Topology &topo) {
   CostModel model(topo);
   if (auto sync = op->getAttrOfType<SyncKindAttr>("sync"))
     model.setSync(sync.getValue());
+  auto collective = dyn_cast<CollectiveOpInterface>(op);
+  if (!collective)
+    return model;
+  CollectiveKind kind = collective.getCollectiveKind();
+  bool element = isElementPermute(op);
+  // Block operations send from and receive into the user's buffers: their
+  // copies stream with the transfer, as a chained transfer's do.
+  TransferStyle style = TransferStyle::Chained;
+  if (Collective::hasTransferStyle(kind, element)) {
+    style = TransferStyle::Packing;
+    if (auto attr = op->getAttrOfType<TransferStyleAttr>("style"))
+      style = attr.getValue();
+  }
+  model.setCopy(Collective::getCopyPattern(kind, element), style);
   return model;
 }
 

@@ -101,8 +101,9 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
 }
 
 /// The machine time of the chosen schedule where the machine charges more
-/// than bandwidth, and `sync = auto` resolved to what that time assumed, so
-/// that the back ends see barrier or none.
+/// than bandwidth, and `sync = auto` and `style = auto` resolved to what
+/// that time assumed, so that the back ends see barrier or none, packing or
+/// chained.
 template <typename ScheduleOpT>
 static void recordMachineCost(CollectiveOpInterface op, ScheduleOpT schedule,
                               const CostModel &model,
@@ -112,6 +113,12 @@ static void recordMachineCost(CollectiveOpInterface op, ScheduleOpT schedule,
     schedule.setMachineTimeAttr(b.getF64FloatAttr(cost.machine.total()));
     schedule.setMachineBoundAttr(b.getF64FloatAttr(cost.machineBound));
   }
+  // What the time assumed: for an array operation the faster style; a
+  // block operation's copies stream (chained) whatever it says.
+  auto style = op->getAttrOfType<TransferStyleAttr>("style");
+  if (style && style.getValue() == TransferStyle::Auto)
+    op->setAttr("style",
+                TransferStyleAttr::get(op.getContext(), cost.machine.style));
   // Barrier is the dialect's default: absent, as an explicit MLIR op
   // without `sync` would be.
   if (model.sync() != SyncKind::Auto)

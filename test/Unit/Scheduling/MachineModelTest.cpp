@@ -6,11 +6,12 @@
 ///
 /// \file
 /// CostModel::machineTime, barrierTime, fluidTime and Problem::machineBound
-/// on rings small enough to work out on paper (each test says how), and the
-/// cost options of the topology spec.
+/// on rings small enough to work out on paper (each test says how), the
+/// copy-transfer model, and the cost options of the topology spec.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/CostModel.h"
 #include "phasec/Scheduling/Problem.h"
 
@@ -199,6 +200,154 @@ TEST(MachineModel, EnvelopeBytesRideWithEveryMessage) {
   EXPECT_NEAR(m.fluidTime(s), 1016e-6, 1e-12);
   // The spec's bandwidth time does not see it.
   EXPECT_DOUBLE_EQ(m.time(s), 2e-3);
+}
+
+/// A 1-D array of `n` elements of `bytes` bytes, by rows.
+ArrayLayout vectorLayout(int64_t n, int64_t bytes) {
+  ArrayLayout a;
+  a.shape = {n};
+  a.elementBytes = bytes;
+  return a;
+}
+
+TEST(MachineModel, CopyTransferOfATranspose) {
+  // A 40 x 40 byte array by rows over a ring of 4: 100 bytes from every
+  // rank to every other. Links and ports at 2 MB/s, strided copies at
+  // 0.5 MB/s.
+  Topology t = makeTopology(
+      "torus:4;bw=2e6;injection=2e6;copy=1e9;copy_strided=5e5");
+  Collective c = collectiveOver(t, CollectiveKind::Transpose);
+  ArrayLayout a;
+  a.shape = {40, 40};
+  a.elementBytes = 1;
+  c.from = c.to = a;
+  EXPECT_EQ(c.copyPattern(), CopyPattern::Strided);
+  EXPECT_TRUE(Collective::hasTransferStyle(c.kind, false));
+  TransferSet set;
+  ASSERT_TRUE(lowers(c, set));
+  ASSERT_EQ(set.uniformBytes(), 100);
+  // Four phases of 50 us each: the shifts by 1 and by 3 (every rank sends
+  // and receives 100 B), and the shift by 2 in two halves whose routes
+  // share no link (0 <-> 2, then 1 <-> 3).
+  Schedule s;
+  for (int64_t d : {1, 3}) {
+    Phase p;
+    for (RankId r = 0; r < 4; ++r)
+      p.transfers.push_back({r, (r + d) % 4, 100});
+    s.phases.push_back(p);
+  }
+  s.phases.push_back(phaseOf({{0, 2, 100}, {2, 0, 100}}));
+  s.phases.push_back(phaseOf({{1, 3, 100}, {3, 1, 100}}));
+  CostModel m(t);
+  m.setCopy(c.copyPattern(), TransferStyle::Packing);
+  EXPECT_DOUBLE_EQ(m.copyRate(), 5e5);
+  EXPECT_TRUE(m.chargesBeyondBandwidth());
+  // Packing: every phase's busiest rank packs 100 B and unpacks 100 B,
+  // 400 us, after the transfer.
+  MachineTime packing = m.machineTime(s, allRanks(t), false);
+  EXPECT_NEAR(packing.bandwidth, 200e-6, 1e-12);
+  EXPECT_NEAR(packing.copy, 4 * 400e-6, 1e-12);
+  EXPECT_EQ(packing.style, TransferStyle::Packing);
+  EXPECT_EQ(packing.copyPattern, CopyPattern::Strided);
+  // Chained: every phase streams 100 B at 0.5 MB/s (200 us) while its
+  // transfer takes 50 us: 150 us more per phase.
+  m.setCopy(c.copyPattern(), TransferStyle::Chained);
+  MachineTime chained = m.machineTime(s, allRanks(t), false);
+  EXPECT_NEAR(chained.copy, 4 * 150e-6, 1e-12);
+  EXPECT_NEAR(chained.total(), 800e-6, 1e-12);
+  // Direct deposit streams as chained does.
+  m.setCopy(c.copyPattern(), TransferStyle::DirectDeposit);
+  EXPECT_NEAR(m.machineTime(s, allRanks(t), false).total(), 800e-6, 1e-12);
+  // Auto takes the faster: chained.
+  m.setCopy(c.copyPattern(), TransferStyle::Auto);
+  MachineTime chosen = m.machineTime(s, allRanks(t), false);
+  EXPECT_EQ(chosen.style, TransferStyle::Chained);
+  EXPECT_NEAR(chosen.total(), 800e-6, 1e-12);
+  // The spec's bandwidth time does not see copies.
+  EXPECT_NEAR(m.time(s), 200e-6, 1e-12);
+  // The bound: packing, 150 us of port time plus every rank's 300 B
+  // packed and 300 B unpacked (1.2 ms); chained, 300 B streamed (600 us).
+  CostModel packed(t);
+  packed.setCopy(c.copyPattern(), TransferStyle::Packing);
+  EXPECT_NEAR(Problem(t, set, packed).machineBound(), 1350e-6, 1e-12);
+  EXPECT_NEAR(Problem(t, set, m).machineBound(), 600e-6, 1e-12);
+}
+
+TEST(MachineModel, CopyTransferOfAnElementPermute) {
+  // Eight 4-byte elements over a ring of 4, each moved two places on: rank
+  // r's two elements go to rank r + 1 (8 B). Links at 1 MB/s (8 us),
+  // gathers at 1 kB/s.
+  Topology t = makeTopology("torus:4;bw=1e6;copy=1e9;copy_gather=1000");
+  Collective c = collectiveOver(t, CollectiveKind::Permute);
+  c.from = c.to = vectorLayout(8, 4);
+  c.permutation.kind = PermuteKind::Shift;
+  c.permutation.shift = 2;
+  EXPECT_EQ(c.copyPattern(), CopyPattern::Gather);
+  TransferSet set;
+  ASSERT_TRUE(lowers(c, set));
+  ASSERT_EQ(set.size(), 4u);
+  EXPECT_EQ(set.lookup(3, 0), 8);
+  Schedule s;
+  Phase p;
+  for (const Demand &d : set)
+    p.transfers.push_back({d.src, d.dst, d.bytes});
+  s.phases.push_back(p);
+  CostModel m(t);
+  // Packing: gather 8 B, send, scatter 8 B: 8 ms + 8 us + 8 ms.
+  m.setCopy(c.copyPattern(), TransferStyle::Packing);
+  EXPECT_NEAR(m.machineTime(s, allRanks(t), false).total(), 16.008e-3,
+              1e-12);
+  // Chained: the 8 us transfer hides under the 8 ms stream.
+  m.setCopy(c.copyPattern(), TransferStyle::Chained);
+  MachineTime chained = m.machineTime(s, allRanks(t), false);
+  EXPECT_NEAR(chained.copy, 8e-3 - 8e-6, 1e-12);
+  EXPECT_NEAR(chained.total(), 8e-3, 1e-12);
+  EXPECT_EQ(CostModel::describe(chained),
+            "8 ms = 8 us bandwidth + 0 s set-up + 0 s latency + 7.992 ms "
+            "copy (chained, gather at 0.001 MB/s)");
+  // A block permute of the same bytes copies contiguously, at 1 GB/s.
+  Collective blocks = collectiveOver(t, CollectiveKind::Permute);
+  EXPECT_EQ(blocks.copyPattern(), CopyPattern::Contiguous);
+  EXPECT_FALSE(Collective::hasTransferStyle(blocks.kind, false));
+}
+
+TEST(MachineModel, AMissingCopyRateIsFree) {
+  // The machine gives contiguous and strided rates, no gather rate: an
+  // element permute's copies cost nothing, and auto keeps packing.
+  Topology t = makeTopology("torus:4;bw=1e6;copy=1e6;copy_strided=1e6");
+  Schedule s;
+  s.phases.push_back(phaseOf({{0, 1, 8}, {1, 2, 8}}));
+  CostModel m(t);
+  m.setCopy(CopyPattern::Gather, TransferStyle::Auto);
+  EXPECT_EQ(m.copyRate(), 0);
+  EXPECT_FALSE(m.chargesBeyondBandwidth());
+  MachineTime mt = m.machineTime(s, allRanks(t), false);
+  EXPECT_EQ(mt.copy, 0);
+  EXPECT_EQ(mt.style, TransferStyle::Packing);
+  EXPECT_NEAR(mt.total(), 8e-6, 1e-15);
+  EXPECT_EQ(CostModel::describe(mt),
+            "8 us = 8 us bandwidth + 0 s set-up + 0 s latency");
+  // Without setCopy nothing is copied either (what the SimGrid prediction
+  // uses: the simulation moves bytes, not copies).
+  EXPECT_EQ(CostModel(t).copyRate(), 0);
+}
+
+TEST(MachineModel, CopiesCanMakeStreamingWin) {
+  // Free barriers, but copies at 0.1 MB/s: phased, 0 -> 1 and then 2 -> 3
+  // each stream 1000 B (10 ms + 10 ms); posted at once they overlap
+  // (10 ms), so auto gives up the barriers.
+  Topology t = makeTopology("torus:4;bw=1e9;copy_gather=1e5");
+  Schedule s;
+  s.phases.push_back(phaseOf({{0, 1, 1000}}));
+  s.phases.push_back(phaseOf({{2, 3, 1000}}));
+  CostModel m(t);
+  m.setCopy(CopyPattern::Gather, TransferStyle::Chained);
+  m.setSync(SyncKind::Auto);
+  MachineTime mt = m.machineTime(s, allRanks(t), false);
+  EXPECT_EQ(mt.chosen, SyncKind::None);
+  EXPECT_NEAR(mt.total(), 10e-3, 1e-12);
+  m.setSync(SyncKind::Barrier);
+  EXPECT_NEAR(m.machineTime(s, allRanks(t), false).total(), 20e-3, 1e-12);
 }
 
 } // namespace

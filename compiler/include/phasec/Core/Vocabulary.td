@@ -206,11 +206,26 @@ def Phasec_SyncKind : Phasec_Enum<"SyncKind", "phase synchronisation", [
   I32EnumAttrCase<"None", 1, "none">,
   I32EnumAttrCase<"Auto", 2, "auto">]>;
 
+// `auto`: the scheduler picks packing or chained, whichever the
+// copy-transfer model (CostModel::machineTime) says is faster for the
+// schedule it chose; like `sync = auto`, the back ends only ever see the
+// concrete styles.
 def Phasec_TransferStyle : Phasec_Enum<"TransferStyle",
     "transfer style for arrays", [
   I32EnumAttrCase<"Packing", 0, "packing">,
   I32EnumAttrCase<"Chained", 1, "chained">,
-  I32EnumAttrCase<"DirectDeposit", 2, "direct_deposit">]>;
+  I32EnumAttrCase<"DirectDeposit", 2, "direct_deposit">,
+  I32EnumAttrCase<"Auto", 3, "auto">]>;
+
+// How an operation's copies access memory, which selects the machine's
+// copy rate in the copy-transfer model (docs/machine-model.md): whole
+// blocks (contiguous), the columns of a transpose (strided), the elements
+// of an element-level permute (gather/scatter). The spelling is the
+// `copy_rate.X` property's.
+def Phasec_CopyPattern : Phasec_Enum<"CopyPattern", "memory access of copies", [
+  I32EnumAttrCase<"Contiguous", 0, "contiguous">,
+  I32EnumAttrCase<"Strided", 1, "strided">,
+  I32EnumAttrCase<"Gather", 2, "gather">]>;
 
 //===----------------------------------------------------------------------===//
 // Scheduling

@@ -119,6 +119,20 @@ public:
   bool isElementPermute() const {
     return kind == CollectiveKind::Permute && from.has_value();
   }
+  /// How the operation's copies access memory (the copy-transfer model,
+  /// CostModel::setCopy): a transpose packs and unpacks columns with a
+  /// stride, an element-level permute gathers and scatters elements, every
+  /// other operation moves whole blocks.
+  CopyPattern copyPattern() const {
+    return getCopyPattern(kind, isElementPermute());
+  }
+  static CopyPattern getCopyPattern(CollectiveKind kind, bool elementPermute);
+  /// Whether the `style` directive applies: array operations (transpose,
+  /// element-level permute) choose between packing and chained copies;
+  /// block operations send from and receive into the user's buffers.
+  static bool hasTransferStyle(CollectiveKind kind, bool elementPermute) {
+    return getCopyPattern(kind, elementPermute) != CopyPattern::Contiguous;
+  }
   /// Barriers and local operations move no data: no traffic, no schedule.
   bool movesNoData() const {
     return kind == CollectiveKind::Barrier || kind == CollectiveKind::Local;

@@ -32,6 +32,16 @@
 /// and the schedule takes as long as its last message. A relaying schedule
 /// without barriers still waits for its data, phase after phase.
 ///
+/// The copy-transfer model (seed 000, Stricker and Gross): an operation's
+/// data also passes through local copies at the machine's copy rate of the
+/// operation's access pattern (`setCopy`). Buffer packing does them before
+/// and after the transfer: a phase also takes its busiest rank's pack of
+/// the bytes it sends plus unpack of the bytes it receives. A chained
+/// (fused pack-transfer-unpack) or direct-deposit transfer overlaps them
+/// with the transfer: a phase takes the larger of its bandwidth term and
+/// its busiest rank's copy of the larger of the bytes it sends and
+/// receives. A copy rate the machine does not give costs nothing.
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef PHASEC_SCHEDULING_COSTMODEL_H
@@ -41,6 +51,7 @@
 #include "phasec/Topology/Topology.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,7 +75,18 @@ struct MachineTime {
   /// The synchronisation charged: the model's own (barrier or none); for
   /// `sync = auto` the faster of the two (barrier on a tie).
   SyncKind chosen = SyncKind::Barrier;
-  double total() const { return bandwidth + setup + latency + sync; }
+  /// The copy-transfer model's time, summed over the phases: packing, the
+  /// busiest rank's pack and unpack; chained and direct deposit, what the
+  /// busiest rank's copy takes beyond the phase's bandwidth term.
+  double copy = 0;
+  /// The style charged: the model's own; for `style = auto` the faster of
+  /// packing and chained (packing on a tie).
+  TransferStyle style = TransferStyle::Packing;
+  /// The copy rate charged (bytes per second; 0: copies are free) and the
+  /// access pattern that selected it.
+  double copyRate = 0;
+  CopyPattern copyPattern = CopyPattern::Contiguous;
+  double total() const { return bandwidth + setup + latency + sync + copy; }
 };
 
 class CostModel {
@@ -109,8 +131,23 @@ public:
   /// machine time charges it (`auto`: the faster of barrier and none).
   SyncKind sync() const { return sync_; }
   void setSync(SyncKind sync) { sync_ = sync; }
+  /// The operation's copies (the copy-transfer model, see the file
+  /// comment): their access pattern selects the machine's copy rate, the
+  /// style how they meet the transfer (`auto`: the faster of packing and
+  /// chained). Until this is called copies are free, as they are for
+  /// anything that simulates the network only.
+  void setCopy(CopyPattern pattern, TransferStyle style) {
+    copyPattern_ = pattern;
+    style_ = style;
+  }
+  std::optional<CopyPattern> copyPattern() const { return copyPattern_; }
+  TransferStyle style() const { return style_; }
+  /// Bytes per second the machine copies with the operation's pattern; 0
+  /// where no pattern is set or the machine gives no such rate.
+  double copyRate() const;
+
   /// Whether the machine charges anything beyond bandwidth: without
-  /// latency, set-up, packets or barrier costs machineTime == time.
+  /// latency, set-up, packets, barrier or copy costs machineTime == time.
   bool chargesBeyondBandwidth() const;
 
   /// The schedule on the machine as described (see the file comment).
@@ -149,14 +186,24 @@ private:
   CostModel(const Topology &topo, double injection);
   double computeFluidTime(const Schedule &schedule) const;
   struct FluidCache;
-  MachineTime machineTimeWith(SyncKind sync, const Schedule &schedule,
+  /// machineTime under one sync, with the faster style where it is auto.
+  MachineTime machineTimeWithSync(SyncKind sync, const Schedule &schedule,
+                                  llvm::ArrayRef<RankId> members,
+                                  bool relaying) const;
+  MachineTime machineTimeWith(SyncKind sync, TransferStyle style,
+                              const Schedule &schedule,
                               llvm::ArrayRef<RankId> members,
                               bool relaying) const;
+  /// The copy term of one phase whose bandwidth term is `transfer`.
+  double phaseCopy(const Phase &phase, TransferStyle style,
+                   double transfer) const;
   /// Set-up, latency and store-and-forward terms of one phase.
   void addMessageTerms(const Phase &phase, MachineTime &t) const;
   const Topology *topo_;
   double injection_;
   SyncKind sync_ = SyncKind::Barrier;
+  std::optional<CopyPattern> copyPattern_;
+  TransferStyle style_ = TransferStyle::Packing;
   /// Shared by copies of the model (the same machine and injection).
   std::shared_ptr<FluidCache> fluidCache_;
 };

@@ -242,7 +242,8 @@ public:
   /// latency); every message travels its own latency after one set-up. A
   /// relaying one: the holders of any piece at most double per set-up,
   /// so ceil(log2 n) set-ups pass before every member has heard from
-  /// every other (or the root).
+  /// every other (or the root). Copies (CostModel::setCopy): see
+  /// copyBoundAbove.
   double machineBound() const;
   /// The ranks that synchronise between phases: a relaying problem's
   /// group, else every rank that sends or receives.
@@ -280,6 +281,11 @@ public:
 private:
   /// machineBound given the bandwidth bound (cost() has it already).
   double machineBoundAbove(double bandwidthBound) const;
+  /// What the copy-transfer model adds to the bound: packing, every rank's
+  /// pack and unpack on top of the bandwidth bound; chained, direct deposit
+  /// and auto, the busiest rank's copy. 0 where copies are free or the
+  /// problem relays.
+  double copyBoundAbove(double bandwidthBound) const;
   const Topology *topo_;
   TransferSet transfers_;
   CostModel model_;

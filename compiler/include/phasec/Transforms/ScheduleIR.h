@@ -73,8 +73,13 @@ void appendPhases(mlir::OpBuilder &builder, mlir::Location loc,
 /// chunk spec, not a transfer set.
 bool isRelaying(OperationRecord record);
 
+/// A comm.permute of array elements (it names a `from` array).
+bool isElementPermute(mlir::Operation *op);
+
 /// The cost model of the operation on `topo`: the machine as described,
-/// with the operation's `sync` (comm ops default to barrier).
+/// with the operation's `sync` (comm ops default to barrier) and its copies
+/// (Collective::getCopyPattern; array operations with their `style`, which
+/// comm ops default to packing).
 CostModel getCostModel(mlir::Operation *op, const Topology &topo);
 
 /// The problem the record's schedule solves on `topo`: its transfer set, or

@@ -191,6 +191,8 @@ struct Directives {
   /// 0 = the algorithm's default.
   int64_t algorithmParam = 0;
   SyncKind sync = SyncKind::Auto;
+  /// Array operations default to auto (Sema); block operations have no
+  /// style of their own.
   TransferStyle style = TransferStyle::Packing;
   /// Solver budget (Z3 rlimit); 0 = the scheduler's default.
   int64_t rlimit = 0;
