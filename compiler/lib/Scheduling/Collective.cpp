@@ -321,7 +321,7 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
                   .str();
       return failure();
     }
-    int64_t block;
+    int64_t block = 0;
     if (failed(mulChecked(rows / p, cols / p, block, error)) ||
         failed(mulChecked(block, from->elementBytes, block, error)))
       return failure();
