@@ -458,6 +458,25 @@ static void recursiveHalving(RoundBuilder &b, int64_t p2, int64_t B,
   }
 }
 
+/// Recursive-doubling allgather over p2 members (a power of two) where
+/// member v starts with block v / share: with mask = share, 2 share, ...,
+/// v sends the aligned run of blocks it holds to v xor mask. `blocks(lo,
+/// hi)` are the chunks of blocks lo..hi-1; a member that needs nothing
+/// (`skipDst`, e.g. a broadcast's root) is not sent to.
+template <typename ChunksOfBlocks>
+static void doublingAllgather(RoundBuilder &b, int64_t p2, int64_t share,
+                              ChunksOfBlocks blocks, int64_t skipDst = -1) {
+  for (int64_t mask = share; mask < p2; mask <<= 1) {
+    b.newRound();
+    const int64_t width = mask / share; // blocks each member holds
+    for (int64_t v = 0; v < p2; ++v) {
+      int64_t lo = (v / share) & ~(width - 1);
+      if ((v ^ mask) != skipDst)
+        b.step(v, v ^ mask, blocks(lo, lo + width), false);
+    }
+  }
+}
+
 /// Rabenseifner's allreduce over p2 members and B <= p2 blocks of s chunks
 /// (both powers of two): recursive halving until each member holds one
 /// block, recursive doubling of that block among the p2 / B members that
@@ -475,14 +494,9 @@ static void rabenseifnerRounds(RoundBuilder &b, int64_t p2, int64_t B,
       b.step(v, v ^ mask, range(blk * s, (blk + 1) * s), true);
     }
   }
-  for (int64_t mask = share; mask < p2; mask <<= 1) {
-    b.newRound();
-    for (int64_t v = 0; v < p2; ++v) {
-      int64_t width = mask / share; // blocks v holds
-      int64_t lo = (v / share) & ~(width - 1);
-      b.step(v, v ^ mask, range(lo * s, (lo + width) * s), false);
-    }
-  }
+  doublingAllgather(b, p2, share, [s](int64_t lo, int64_t hi) {
+    return range(lo * s, hi * s);
+  });
 }
 
 /// Binomial scatter over relative members: the holder of [v, v + 2 mask)
@@ -981,14 +995,7 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
       // Member v sends the chunks of its aligned block of `mask` members to
       // v xor mask; the root already holds every chunk and gets nothing.
       binomialScatter(b, n, range);
-      for (int64_t mask = 1; mask < n; mask <<= 1) {
-        b.newRound();
-        for (int64_t v = 0; v < n; ++v) {
-          int64_t lo = v & ~(mask - 1);
-          if ((v ^ mask) != 0)
-            b.step(v, v ^ mask, range(lo, lo + mask), false);
-        }
-      }
+      doublingAllgather(b, n, 1, range, /*skipDst=*/0);
     } else if (alg == Algorithm::ScatterAllgather) {
       // Chunk j belongs to relative member j: a binomial scatter, then a
       // ring allgather that never sends back to the root.
@@ -1156,13 +1163,7 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
       }
       break;
     case Algorithm::RecursiveDoubling:
-      for (int64_t mask = 1; mask < n; mask <<= 1) {
-        b.newRound();
-        for (int64_t v = 0; v < n; ++v) {
-          int64_t lo = v & ~(mask - 1);
-          b.step(v, v ^ mask, chunksOfRange(lo, lo + mask), false);
-        }
-      }
+      doublingAllgather(b, n, 1, chunksOfRange);
       break;
     case Algorithm::Bruck:
       for (int64_t d = 1; d < n; d <<= 1) {
