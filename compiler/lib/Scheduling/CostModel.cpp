@@ -456,29 +456,15 @@ double CostModel::phaseCopy(const Phase &phase, TransferStyle style,
   if (rate <= 0)
     return 0;
   int64_t numRanks = topo_->numRanks();
-  // Bytes each rank sends and receives in the phase. Transfers between
-  // ranks of one node cost no bandwidth but are copied all the same.
-  llvm::DenseMap<RankId, std::pair<double, double>> bytes;
-  for (const Transfer &x : phase.transfers) {
-    if (!isCharged(x, numRanks) || x.src == x.dst)
-      continue;
-    bytes[x.src].first += static_cast<double>(x.bytes);
-    bytes[x.dst].second += static_cast<double>(x.bytes);
-  }
-  double busiest = 0;
-  for (const auto &entry : bytes) {
-    auto [sent, received] = entry.second;
-    // Packing packs what it sends and unpacks what it receives, one after
-    // the other; a chained transfer copies each byte once, as it streams,
-    // and a rank's outgoing and incoming streams run at once.
-    busiest = std::max(busiest, style == TransferStyle::Packing
-                                    ? sent + received
-                                    : std::max(sent, received));
-  }
-  double copy = busiest / rate;
+  // Transfers between ranks of one node cost no bandwidth but are copied
+  // all the same.
+  auto charged = llvm::make_filter_range(
+      phase.transfers,
+      [&](const Transfer &x) { return isCharged(x, numRanks); });
+  CopyBytes busiest = busiestCopies(charged);
   if (style == TransferStyle::Packing)
-    return copy;
-  return std::max(0.0, copy - transfer);
+    return busiest.packed / rate;
+  return std::max(0.0, busiest.streamed / rate - transfer);
 }
 
 MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,

@@ -252,24 +252,12 @@ double Problem::copyBoundAbove(double bandwidth) const {
   if (rate <= 0 || chunks_)
     return 0;
   // Every rank copies all it sends and receives, whatever the phases.
-  llvm::DenseMap<RankId, std::pair<double, double>> bytes;
-  for (const Demand &dm : transfers_) {
-    if (dm.bytes <= 0)
-      continue;
-    bytes[dm.src].first += static_cast<double>(dm.bytes);
-    bytes[dm.dst].second += static_cast<double>(dm.bytes);
-  }
-  double packed = 0, streamed = 0;
-  for (const auto &entry : bytes) {
-    auto [sent, received] = entry.second;
-    packed = std::max(packed, sent + received);
-    streamed = std::max(streamed, std::max(sent, received));
-  }
+  CostModel::CopyBytes busiest = CostModel::busiestCopies(transfers_);
   // Packing adds its copies to the transfers; a chained transfer (the
   // faster of auto's two) takes at least as long as its copies.
   if (model_.style() == TransferStyle::Packing)
-    return bandwidth + packed / rate;
-  return streamed / rate;
+    return bandwidth + busiest.packed / rate;
+  return busiest.streamed / rate;
 }
 
 LogicalResult Problem::check(std::string &error) const {

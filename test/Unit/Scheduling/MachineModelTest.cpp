@@ -233,7 +233,7 @@ TEST(MachineModel, CopyTransferOfATranspose) {
   for (int64_t d : {1, 3}) {
     Phase p;
     for (RankId r = 0; r < 4; ++r)
-      p.transfers.push_back({r, (r + d) % 4, 100});
+      p.transfers.push_back({r, static_cast<RankId>((r + d) % 4), 100});
     s.phases.push_back(p);
   }
   s.phases.push_back(phaseOf({{0, 2, 100}, {2, 0, 100}}));

@@ -50,6 +50,9 @@
 #include "phasec/Core/Vocabulary.h"
 #include "phasec/Topology/Topology.h"
 
+#include "llvm/ADT/DenseMap.h"
+
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -145,6 +148,32 @@ public:
   /// Bytes per second the machine copies with the operation's pattern; 0
   /// where no pattern is set or the machine gives no such rate.
   double copyRate() const;
+  /// The busiest rank's copies of `transfers` (anything with src, dst and
+  /// bytes; local and empty ones are not copied): buffer packing packs
+  /// what a rank sends and unpacks what it receives, one after the other
+  /// (`packed`, the largest sum); a chained transfer copies each byte once
+  /// as it streams, a rank's outgoing and incoming streams at once
+  /// (`streamed`, the largest of the two).
+  struct CopyBytes {
+    double packed = 0, streamed = 0;
+  };
+  template <typename Range>
+  static CopyBytes busiestCopies(const Range &transfers) {
+    llvm::DenseMap<RankId, std::pair<double, double>> bytes;
+    for (const auto &x : transfers) {
+      if (x.src == x.dst || x.bytes <= 0)
+        continue;
+      bytes[x.src].first += static_cast<double>(x.bytes);
+      bytes[x.dst].second += static_cast<double>(x.bytes);
+    }
+    CopyBytes out;
+    for (const auto &entry : bytes) {
+      auto [sent, received] = entry.second;
+      out.packed = std::max(out.packed, sent + received);
+      out.streamed = std::max(out.streamed, std::max(sent, received));
+    }
+    return out;
+  }
 
   /// Whether the machine charges anything beyond bandwidth: without
   /// latency, set-up, packets, barrier or copy costs machineTime == time.
