@@ -120,76 +120,69 @@ void phasec::writeScheduleJSON(const ScheduledModule &scheduled,
   writeScheduleJSON(os, documents);
 }
 
-static std::string describeRow(const Schedule &schedule, SyncKind sync,
-                               bool machine) {
-  std::string out = schedule.algorithm + " (" +
-                    std::to_string(schedule.phases.size()) +
-                    (schedule.phases.size() == 1 ? " phase" : " phases");
-  if (machine && schedule.phases.size() > 1)
-    out += std::string(", sync ") + stringifySyncKind(sync).str();
+namespace {
+/// One row of the schedule-stats table as the "why" sentence needs it: the
+/// schedule's name, phases and time (on the machine where it charges more
+/// than bandwidth, else the bandwidth time), computed once, for the row.
+struct StatsRow {
+  std::string algorithm;
+  size_t phases = 0;
+  MachineTime time;
+};
+} // namespace
+
+static std::string describeRow(const StatsRow &row, bool machine) {
+  std::string out = row.algorithm + " (" + std::to_string(row.phases) +
+                    (row.phases == 1 ? " phase" : " phases");
+  if (machine && row.phases > 1)
+    out += std::string(", sync ") + stringifySyncKind(row.time.chosen).str();
   return out + ")";
 }
 
-/// One line after the rows: why phasec's schedule won against the fastest
-/// other row, named by the term of the machine model that decided.
+/// One line after the rows: why phasec's schedule (`won`) won against the
+/// fastest other row, named by the term of the machine model that decided.
 static void writeWhy(llvm::raw_ostream &os, const ScheduledOperation &op,
-                     llvm::ArrayRef<Schedule> alternatives) {
-  if (op.handWritten || alternatives.empty())
+                     const StatsRow &won, llvm::ArrayRef<StatsRow> others) {
+  if (op.handWritten || won.time.total() <= 0)
     return;
-  const Problem &problem = *op.problem;
-  const bool relaying = problem.chunkSpec() != nullptr;
-  // Under the operation's sync, resolved from auto by the scheduling pass,
-  // as the rows are.
-  const CostModel &model = problem.costModel();
-  const bool machine = model.chargesBeyondBandwidth();
-  std::vector<RankId> members = problem.members();
-  auto timeOf = [&](const Schedule &s) {
-    return machine ? model.machineTime(s, members, relaying)
-                   : MachineTime{model.time(s), 0, 0, 0, 0, model.sync()};
-  };
-  MachineTime won = timeOf(op.schedule);
-  if (won.total() <= 0)
-    return;
-  const Schedule *next = nullptr;
-  MachineTime nextTime;
-  for (const Schedule &s : alternatives) {
+  const bool relaying = op.problem->chunkSpec() != nullptr;
+  const bool machine = op.problem->costModel().chargesBeyondBandwidth();
+  const StatsRow *next = nullptr;
+  for (const StatsRow &r : others) {
     // The report lists the chosen algorithm again among the others.
-    if (s.algorithm == op.schedule.algorithm &&
-        s.phases.size() == op.schedule.phases.size())
+    if (r.algorithm == won.algorithm && r.phases == won.phases)
       continue;
-    MachineTime t = timeOf(s);
-    if (!next || t.total() < nextTime.total()) {
-      next = &s;
-      nextTime = t;
-    }
+    if (!next || r.time.total() < next->time.total())
+      next = &r;
   }
   if (!next)
     return;
+  const MachineTime &nextTime = next->time;
   // A named algorithm was not chosen: say what the model would prefer.
   comm::CollectiveOpInterface source = op.op;
   if (source && source.getAlgorithmDirective() != Algorithm::Auto) {
     os << "  why: asked for by `algorithm`";
-    if (nextTime.total() < won.total() * (1 - 1e-9))
-      os << "; the model prefers " << describeRow(*next, nextTime.chosen, machine)
+    if (nextTime.total() < won.time.total() * (1 - 1e-9))
+      os << "; the model prefers " << describeRow(*next, machine)
          << llvm::formatv(" at {0:e} s (x{1:F3} of this one)", nextTime.total(),
-                          nextTime.total() / won.total());
+                          nextTime.total() / won.time.total());
     os << "\n";
     return;
   }
-  os << "  why: " << describeRow(op.schedule, won.chosen, machine) << " takes "
-     << llvm::formatv("{0:e}", won.total()) << " s";
-  const double ratio = nextTime.total() / won.total();
+  os << "  why: " << describeRow(won, machine) << " takes "
+     << llvm::formatv("{0:e}", won.time.total()) << " s";
+  const double ratio = nextTime.total() / won.time.total();
   if (ratio < 1 + 1e-9) {
-    os << "; it ties with " << describeRow(*next, nextTime.chosen, machine)
+    os << "; it ties with " << describeRow(*next, machine)
        << (ratio < 1 - 1e-9 ? " (which the report shows faster)" : "")
-       << (!relaying && won.chosen == SyncKind::None
+       << (!relaying && won.time.chosen == SyncKind::None
                ? ": with every message posted at once, schedules of the "
                  "same messages cost the same"
                : ": among equal times the scheduler keeps its own")
        << "\n";
     return;
   }
-  os << ", the next best " << describeRow(*next, nextTime.chosen, machine)
+  os << ", the next best " << describeRow(*next, machine)
      << llvm::formatv(" {0:e} s (x{1:F3})", nextTime.total(), ratio);
   if (!machine) {
     os << ": the machine charges bandwidth only\n";
@@ -200,11 +193,11 @@ static void writeWhy(llvm::raw_ostream &os, const ScheduledOperation &op,
     const char *what;
     double saved;
   } terms[] = {
-      {"bandwidth", nextTime.bandwidth - won.bandwidth},
-      {"set-ups", nextTime.setup - won.setup},
-      {"latency", nextTime.latency - won.latency},
-      {"barriers", nextTime.sync - won.sync},
-      {"copies", nextTime.copy - won.copy},
+      {"bandwidth", nextTime.bandwidth - won.time.bandwidth},
+      {"set-ups", nextTime.setup - won.time.setup},
+      {"latency", nextTime.latency - won.time.latency},
+      {"barriers", nextTime.sync - won.time.sync},
+      {"copies", nextTime.copy - won.time.copy},
   };
   const Term *best = &terms[0];
   for (const Term &t : terms)
@@ -214,12 +207,13 @@ static void writeWhy(llvm::raw_ostream &os, const ScheduledOperation &op,
      << best->what;
   // Copies that take most of the time make it copy-bound (seed 000's
   // element permutes), whatever the network does.
-  if (won.copy > 0.5 * won.total()) {
+  const MachineTime &t = won.time;
+  if (t.copy > 0.5 * t.total()) {
     os << llvm::formatv(" (copy-bound: copies are {0:F0}% of its time)\n",
-                        won.copy / won.total() * 100);
+                        t.copy / t.total() * 100);
     return;
   }
-  const double share = (won.latency + won.setup + won.sync) / won.total();
+  const double share = (t.latency + t.setup + t.sync) / t.total();
   os << llvm::formatv(" ({0}-bound: latency, set-ups and barriers are "
                       "{1:F0}% of its time)\n",
                       share > 0.5 ? "latency" : "bandwidth", share * 100);
@@ -302,13 +296,21 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       withSync.setSync(sync);
       return withSync.machineTime(schedule, members, chunks != nullptr);
     };
-    // Every other row, for the sentence that says why phasec's row won.
-    std::vector<Schedule> alternatives;
+    // Every row's name and time, for the sentence that says why phasec's
+    // row (the first) won.
+    std::vector<StatsRow> rows;
     auto row = [&](StringRef label, const Schedule &schedule,
                    StringRef suffix) {
-      if (&schedule != &op.schedule)
-        alternatives.push_back(schedule);
       double time = model.time(schedule);
+      StatsRow &r = rows.emplace_back();
+      r.algorithm = schedule.algorithm;
+      r.phases = schedule.phases.size();
+      if (machine) {
+        r.time = machineTime(schedule, model.sync());
+      } else {
+        r.time.bandwidth = time;
+        r.time.chosen = model.sync();
+      }
       std::string ratio = bound.time > 0
                               ? llvm::formatv("{0:F3}", time / bound.time).str()
                               : std::string("-");
@@ -317,8 +319,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
                           ratio)
          << suffix;
       if (machine)
-        os << llvm::formatv("  machine {0:e} s",
-                            machineTime(schedule, model.sync()).total());
+        os << llvm::formatv("  machine {0:e} s", r.time.total());
       os << "\n";
     };
     if (machine) {
@@ -385,7 +386,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
         if (succeeded(inGroupOrder))
           row("", inGroupOrder->schedule, "");
       }
-      writeWhy(os, op, alternatives);
+      writeWhy(os, op, rows.front(), llvm::ArrayRef(rows).drop_front());
       continue;
     }
     // The registry's baselines, in its order, for comparison.
@@ -401,7 +402,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       }
       row(entry.name, schedule, "");
     }
-    writeWhy(os, op, alternatives);
+    writeWhy(os, op, rows.front(), llvm::ArrayRef(rows).drop_front());
   }
 }
 
