@@ -76,7 +76,7 @@ public:
     // communicator: `payload_size_ = size_ + 16` in SimGrid 3.32's
     // smpi_request.cpp), empty ones included.
     desc.messageEnvelope = kSMPIEnvelopeBytes;
-    machine = &topo;
+    const Topology *machine = &topo;
     if (desc.linkLatency != topo.desc().linkLatency ||
         desc.setupCost != topo.desc().setupCost ||
         desc.messageEnvelope != topo.desc().messageEnvelope) {
@@ -94,7 +94,6 @@ public:
 
 private:
   std::optional<Topology> owned;
-  const Topology *machine = nullptr;
   std::optional<CostModel> model;
 };
 } // namespace
