@@ -13,11 +13,12 @@ cell's row comes from the last directory that has it, and the `run` column
 says which (1 = the first directory).
 """
 import argparse
-import csv
 import glob
 import os
 import re
 import sys
+
+from summary_table import print_markdown, write_csv
 
 ROW = re.compile(r"^(\S+)\s+(phasec|stock)\s+(phased|relay|builtin)\s+(\S+)\s+"
                  r"\S+\s+(\S+)\s+(\S+)\s+\S+\s+(\S+)\s*(.*)$")
@@ -104,19 +105,12 @@ def main(outs, csv_path=None):
         if len(outs) > 1:
             row.append(str(run))
         rows.append(row)
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
+    print_markdown(head, rows)
     met = sum(1 for r in rows if r[9] == "yes")
     ran = sum(1 for r in rows if r[9] in ("yes", "no"))
     print("\n%d of %d operations that ran: phasec within 5%% of the best "
           "built-in or faster" % (met, ran))
-    if csv_path:
-        with open(csv_path, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(head)
-            w.writerows(rows)
+    write_csv(csv_path, head, rows)
     return 0
 
 

@@ -6,11 +6,12 @@ same platform (its setting), as % of the bandwidth bound.
 usage: sync_summary.py OUT_DIR [--csv FILE]
 """
 import argparse
-import csv
 import glob
 import os
 import re
 import sys
+
+from summary_table import print_markdown, write_csv
 
 ROW = re.compile(r"^(\S+)\s+(phasec|stock)\s+(phased|builtin)\s+(\S+)\s+\S+\s+"
                  r"(\S+)\s+\S+\s+\S+\s+(\S+)")
@@ -59,15 +60,8 @@ def main(out, csv_path=None):
                          "%.2f" % (none[0] / best[0]) if none and best else "-"])
     head = ["torus", "op", "bytes", "phasec, barrier", "phasec, sync none",
             "best built-in", "none/best"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
-    if csv_path:
-        with open(csv_path, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(head)
-            w.writerows(rows)
+    print_markdown(head, rows)
+    write_csv(csv_path, head, rows)
     return 0
 
 
