@@ -75,7 +75,8 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
   }
   const VariantResult &ours = result.variants.front();
   std::vector<double> modelPhase =
-      predictPhaseTimes(topo, request.problem, sched, request.platform);
+      predictPhaseTimes(topo, request.problem, sched, request.platform,
+                        buildTieTable(topo, sched));
   size_t numPhases = sched.phases.size();
   // Simulated duration of every phase (phase ends are cumulative).
   std::vector<double> simPhase(numPhases, 0.0);

@@ -98,10 +98,25 @@ private:
 };
 } // namespace
 
+/// `schedule` with every transfer on its pair's platform route.
+static Schedule onPlatformRoutes(const Topology &topo, const Schedule &schedule,
+                                 llvm::ArrayRef<TieMask> routes) {
+  Schedule out = schedule;
+  int64_t ranks = topo.numRanks();
+  if (routes.size() != static_cast<size_t>(ranks * ranks))
+    return out;
+  for (Phase &phase : out.phases)
+    for (Transfer &t : phase.transfers)
+      if (t.src >= 0 && t.dst >= 0 && t.src < ranks && t.dst < ranks)
+        t.ties = routes[static_cast<size_t>(t.src) * ranks + t.dst];
+  return out;
+}
+
 double simgrid::predictSimulatedTime(const Topology &topo,
                                      const Problem *problem,
                                      const Schedule &schedule,
-                                     const PlatformOptions &options) {
+                                     const PlatformOptions &options,
+                                     llvm::ArrayRef<TieMask> routes) {
   SimulatedMachine machine(topo, options);
   std::vector<RankId> members;
   if (problem) {
@@ -111,17 +126,21 @@ double simgrid::predictSimulatedTime(const Topology &topo,
       members.push_back(r);
   }
   const bool relaying = problem && problem->chunkSpec();
-  return machine.costModel().machineTime(schedule, members, relaying).total();
+  return machine.costModel()
+      .machineTime(onPlatformRoutes(topo, schedule, routes), members, relaying)
+      .total();
 }
 
 std::vector<double> simgrid::predictPhaseTimes(const Topology &topo,
                                                const Problem *problem,
                                                const Schedule &schedule,
-                                               const PlatformOptions &options) {
+                                               const PlatformOptions &options,
+                                               llvm::ArrayRef<TieMask> routes) {
   SimulatedMachine machine(topo, options);
   std::vector<double> out;
   for (const MachineTime &t : machine.costModel().phaseMachineTimes(
-           schedule, problem && problem->chunkSpec()))
+           onPlatformRoutes(topo, schedule, routes),
+           problem && problem->chunkSpec()))
     out.push_back(t.total());
   return out;
 }
@@ -438,6 +457,9 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     for (const std::string &b : request.stockBuiltins)
       jobs.push_back({b, "builtin", "stock"});
 
+  // The platform's one route per pair, as emitSimGrid wrote it.
+  std::vector<TieMask> routes =
+      buildTieTable(topo, *schedules.front().schedule);
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Job &job = jobs[j];
     VariantResult v;
@@ -450,7 +472,7 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     if (job.kind == "phased" || job.kind == "relay") {
       sched = schedules[j].schedule;
       v.modelTime = predictSimulatedTime(topo, request.problem, *sched,
-                                         request.platform);
+                                         request.platform, routes);
       v.numPhases = static_cast<int64_t>(sched->phases.size());
     }
     if (job.kind == "builtin" &&

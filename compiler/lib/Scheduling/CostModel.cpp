@@ -12,6 +12,7 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <cstdio>
@@ -28,11 +29,30 @@ using namespace phasec;
 struct CostModel::FluidCache {
   std::mutex mutex;
   std::map<std::pair<uint64_t, uint64_t>, double> times;
+  /// The dataflow model's terms (bandwidth, set-up, latency) by schedule,
+  /// phase order included; none past its work budget.
+  std::map<std::pair<uint64_t, uint64_t>, std::optional<std::array<double, 3>>>
+      flows;
 };
+
+/// One cache per machine for the whole process: every Problem builds its
+/// own CostModel, and the candidates, the pass and the reports of one
+/// compilation ask for the same schedules on the same machine.
+std::shared_ptr<CostModel::FluidCache>
+CostModel::machineCache(const Topology &topo, double injection) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<CostModel::FluidCache>> caches;
+  std::string key = topo.desc().str() + "|" + std::to_string(injection);
+  std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<CostModel::FluidCache> &cache = caches[key];
+  if (!cache)
+    cache = std::make_shared<CostModel::FluidCache>();
+  return cache;
+}
 
 CostModel::CostModel(const Topology &topo, double injection)
     : topo_(&topo), injection_(injection),
-      fluidCache_(std::make_shared<FluidCache>()) {}
+      fluidCache_(machineCache(topo, injection)) {}
 
 CostModel::CostModel(const Topology &topo)
     : CostModel(topo, topo.desc().injectionBandwidth) {}
@@ -261,6 +281,26 @@ uint64_t mix(uint64_t x) {
 }
 } // namespace
 
+namespace {
+/// The resources a message between two nodes holds, for the fluid and
+/// dataflow models: the links of its route (left in `route`), then, where
+/// ports are limited, the sender's injection and the receiver's ejection
+/// port (numbered after the links).
+void appendResources(const Topology &topo, const Transfer &x, bool ports,
+                     llvm::SmallVectorImpl<LinkId> &route,
+                     std::vector<uint32_t> &res) {
+  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+  size_t numLinks = topo.numLinks(), numNodes = topo.numNodes();
+  topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
+  for (LinkId l : route)
+    res.push_back(static_cast<uint32_t>(l));
+  if (ports) {
+    res.push_back(static_cast<uint32_t>(numLinks + s));
+    res.push_back(static_cast<uint32_t>(numLinks + numNodes + dn));
+  }
+}
+} // namespace
+
 double CostModel::fluidTime(const Schedule &schedule) const {
   std::pair<uint64_t, uint64_t> key{0, 0};
   for (const Phase &phase : schedule.phases)
@@ -301,13 +341,7 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
       NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
       if (s == dn)
         continue;
-      topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
-      for (LinkId l : route)
-        res.push_back(static_cast<uint32_t>(l));
-      if (ports) {
-        res.push_back(static_cast<uint32_t>(numLinks + s));
-        res.push_back(static_cast<uint32_t>(numLinks + numNodes + dn));
-      }
+      appendResources(topo, x, ports, route, res);
       first.push_back(static_cast<uint32_t>(res.size()));
       left.push_back(static_cast<double>(x.bytes + topo.desc().messageEnvelope));
     }
@@ -412,6 +446,311 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   return now;
 }
 
+//===----------------------------------------------------------------------===//
+// A relaying schedule without barriers: every rank's phases as data flow
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One message of the dataflow model.
+struct FlowMessage {
+  RankId src, dst;
+  /// Bytes on the wire (data and envelope), hop latency, the sender's
+  /// set-up of this message.
+  double bytes, latency, busy;
+  /// Resources (links, then the ports) in the model's CSR arrays.
+  uint32_t first, last;
+};
+
+/// Max-min fair shares of messages that start and end at different times:
+/// each resource keeps the messages on it that are moving data now, so a
+/// solve costs what is active, not what the schedule has moved so far.
+class FairShares {
+public:
+  FairShares(std::vector<double> capacity, const std::vector<uint32_t> &res)
+      : capacity_(std::move(capacity)), res_(res), on_(capacity_.size()),
+        rem_(capacity_.size()), count_(capacity_.size()),
+        seen_(capacity_.size(), 0) {}
+
+  void add(uint32_t m, const FlowMessage &x) {
+    for (uint32_t i = x.first; i < x.last; ++i)
+      on_[res_[i]].push_back(m);
+  }
+  void remove(uint32_t m, const FlowMessage &x) {
+    for (uint32_t i = x.first; i < x.last; ++i) {
+      std::vector<uint32_t> &v = on_[res_[i]];
+      auto it = std::find(v.begin(), v.end(), m);
+      *it = v.back();
+      v.pop_back();
+    }
+  }
+  /// Water filling over the resources the active messages use; returns the
+  /// incidences it touched (the work).
+  uint64_t solve(llvm::ArrayRef<uint32_t> active,
+                 const std::vector<FlowMessage> &msgs,
+                 std::vector<double> &rate, std::vector<char> &frozen) {
+    uint64_t work = 0;
+    touched_.clear();
+    for (uint32_t m : active) {
+      frozen[m] = 0;
+      for (uint32_t i = msgs[m].first; i < msgs[m].last; ++i) {
+        uint32_t r = res_[i];
+        if (!seen_[r]) {
+          seen_[r] = 1;
+          touched_.push_back(r);
+          rem_[r] = capacity_[r];
+          count_[r] = 0;
+        }
+        ++count_[r];
+      }
+      work += msgs[m].last - msgs[m].first;
+    }
+    using Entry = std::pair<double, uint32_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
+    for (uint32_t r : touched_)
+      heap.push({rem_[r] / count_[r], r});
+    while (!heap.empty()) {
+      auto [share, r] = heap.top();
+      heap.pop();
+      if (count_[r] == 0 || share != rem_[r] / count_[r])
+        continue;
+      for (uint32_t m : on_[r]) {
+        if (frozen[m])
+          continue;
+        frozen[m] = 1;
+        rate[m] = share;
+        for (uint32_t i = msgs[m].first; i < msgs[m].last; ++i) {
+          uint32_t q = res_[i];
+          rem_[q] = std::max(0.0, rem_[q] - share);
+          if (--count_[q] > 0)
+            heap.push({rem_[q] / count_[q], q});
+        }
+      }
+      work += on_[r].size();
+    }
+    for (uint32_t r : touched_)
+      seen_[r] = 0;
+    return work;
+  }
+
+private:
+  std::vector<double> capacity_;
+  const std::vector<uint32_t> &res_;
+  std::vector<std::vector<uint32_t>> on_;
+  std::vector<double> rem_;
+  std::vector<uint32_t> count_;
+  std::vector<char> seen_;
+  std::vector<uint32_t> touched_;
+};
+
+/// What delayed something: the set-ups and hop latencies on the chain of
+/// messages and phases that ended last (the rest of its time is bandwidth).
+struct CriticalPath {
+  double setup = 0, latency = 0;
+};
+} // namespace
+
+bool CostModel::dataflowTime(const Schedule &schedule, MachineTime &t) const {
+  // Auto's candidates, the pass and the reports ask for the same schedules.
+  std::pair<uint64_t, uint64_t> key{0, 0};
+  for (size_t j = 0; j < schedule.phases.size(); ++j)
+    for (const Transfer &x : schedule.phases[j].transfers) {
+      uint64_t h = mix((uint64_t(uint32_t(x.src)) << 32) | uint32_t(x.dst));
+      h = mix(h ^ uint64_t(x.bytes));
+      h = mix(h ^ x.ties);
+      h = mix(h ^ j);
+      key.first += h;
+      key.second += mix(h);
+    }
+  std::optional<std::array<double, 3>> terms;
+  bool cached = false;
+  {
+    std::lock_guard<std::mutex> lock(fluidCache_->mutex);
+    auto it = fluidCache_->flows.find(key);
+    if (it != fluidCache_->flows.end()) {
+      terms = it->second;
+      cached = true;
+    }
+  }
+  if (!cached) {
+    terms = computeDataflowTime(schedule);
+    std::lock_guard<std::mutex> lock(fluidCache_->mutex);
+    fluidCache_->flows.emplace(key, terms);
+  }
+  if (!terms)
+    return false;
+  t.bandwidth = (*terms)[0];
+  t.setup = (*terms)[1];
+  t.latency = (*terms)[2];
+  return true;
+}
+
+std::optional<std::array<double, 3>>
+CostModel::computeDataflowTime(const Schedule &schedule) const {
+  // Incidences the water fillings may touch before the model gives up:
+  // about a second.
+  constexpr uint64_t kWorkBudget = uint64_t(4) << 20;
+  const Topology &topo = *topo_;
+  const TopologyDesc &d = topo.desc();
+  int64_t numRanks = topo.numRanks();
+  size_t numLinks = topo.numLinks(), numNodes = topo.numNodes();
+  bool ports = injection_ > 0;
+  std::vector<FlowMessage> msgs;
+  std::vector<uint32_t> res;
+  // Every rank's messages in phase order, and where each of its phases
+  // (those it takes part in) starts in that list.
+  std::vector<std::vector<uint32_t>> byRank(numRanks), groupStart(numRanks);
+  std::vector<uint32_t> lastPhase(numRanks, UINT32_MAX);
+  llvm::SmallVector<LinkId, 64> route;
+  for (size_t j = 0; j < schedule.phases.size(); ++j)
+    for (const Transfer &x : schedule.phases[j].transfers) {
+      if (!isCharged(x, numRanks))
+        continue;
+      NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+      route.clear();
+      FlowMessage m;
+      m.src = x.src;
+      m.dst = x.dst;
+      m.first = static_cast<uint32_t>(res.size());
+      if (s != dn)
+        appendResources(topo, x, ports, route, res);
+      m.last = static_cast<uint32_t>(res.size());
+      // Every message is in at least one water filling.
+      if (res.size() > kWorkBudget)
+        return std::nullopt;
+      m.bytes = static_cast<double>(x.bytes + d.messageEnvelope);
+      m.latency = messageLatency(d, topo, route, x.bytes);
+      m.busy = d.sends == SendProtocol::Blocking
+                   ? 2 * (d.setupCost + d.linkLatency * route.size())
+                   : d.setupCost;
+      uint32_t id = static_cast<uint32_t>(msgs.size());
+      msgs.push_back(m);
+      for (RankId r : {x.src, x.dst}) {
+        if (r == x.dst && x.dst == x.src)
+          break;
+        if (lastPhase[r] != j) {
+          lastPhase[r] = static_cast<uint32_t>(j);
+          groupStart[r].push_back(static_cast<uint32_t>(byRank[r].size()));
+        }
+        byRank[r].push_back(id);
+      }
+    }
+  if (msgs.empty())
+    return std::array<double, 3>{0, 0, 0};
+
+  std::vector<double> capacity(numLinks + (ports ? 2 * numNodes : 0));
+  for (size_t l = 0; l < numLinks; ++l)
+    capacity[l] = topo.link(static_cast<LinkId>(l)).bandwidth;
+  for (size_t r = numLinks; r < capacity.size(); ++r)
+    capacity[r] = injection_;
+  FairShares shares(std::move(capacity), res);
+
+  size_t n = msgs.size();
+  // A message starts when both ends have entered its phase: the receiver
+  // has posted its receive, the sender its (synchronous) send after the
+  // set-ups of the sends before it. It then pays its hop latency and
+  // moves its bytes at its fair share.
+  std::vector<double> posted(n, -1), left(n), rate(n);
+  std::vector<CriticalPath> path(n);
+  std::vector<char> frozen(n, 1);
+  std::vector<uint32_t> group(numRanks, 0), outstanding(numRanks, 0);
+  std::vector<uint32_t> active, done;
+  using Start = std::pair<double, uint32_t>;
+  std::priority_queue<Start, std::vector<Start>, std::greater<Start>> starts;
+  auto post = [&](uint32_t m, double when, CriticalPath p) {
+    if (posted[m] < 0 && msgs[m].src != msgs[m].dst) {
+      posted[m] = when;
+      path[m] = p;
+      return;
+    }
+    if (when < posted[m])
+      p = path[m];
+    when = std::max(when, posted[m]);
+    p.latency += msgs[m].latency;
+    path[m] = p;
+    starts.push({when + msgs[m].latency, m});
+  };
+  auto enter = [&](RankId r, double now, CriticalPath p) {
+    uint32_t g = group[r];
+    uint32_t end = g + 1 < groupStart[r].size() ? groupStart[r][g + 1]
+                                                : byRank[r].size();
+    outstanding[r] = end - groupStart[r][g];
+    double busy = 0;
+    for (uint32_t k = groupStart[r][g]; k < end; ++k) {
+      uint32_t m = byRank[r][k];
+      if (msgs[m].dst == r && msgs[m].src != r)
+        post(m, now, p);
+      if (msgs[m].src == r) {
+        busy += msgs[m].busy;
+        CriticalPath q = p;
+        q.setup += busy;
+        post(m, now + busy, q);
+      }
+    }
+  };
+  for (RankId r = 0; r < numRanks; ++r)
+    if (!groupStart[r].empty())
+      enter(r, 0, {});
+
+  double now = 0;
+  CriticalPath last;
+  uint64_t work = 0;
+  bool changed = true;
+  while (!starts.empty() || !active.empty()) {
+    if (work > kWorkBudget)
+      return std::nullopt;
+    if (changed)
+      work += shares.solve(active, msgs, rate, frozen);
+    changed = false;
+    double next = starts.empty() ? std::numeric_limits<double>::infinity()
+                                 : starts.top().first;
+    for (uint32_t m : active)
+      next = std::min(next, now + left[m] / rate[m]);
+    // Nothing can move (a share rounded to zero): the model cannot say.
+    if (!std::isfinite(next))
+      return std::nullopt;
+    double dt = next - now;
+    now = next;
+    done.clear();
+    // Messages that end within rounding of the event end with it.
+    llvm::erase_if(active, [&](uint32_t m) {
+      left[m] -= rate[m] * dt;
+      if (left[m] > 1e-9 * msgs[m].bytes)
+        return false;
+      shares.remove(m, msgs[m]);
+      done.push_back(m);
+      return true;
+    });
+    while (!starts.empty() && starts.top().first <= now) {
+      uint32_t m = starts.top().second;
+      starts.pop();
+      if (msgs[m].first == msgs[m].last) {
+        done.push_back(m);
+        continue;
+      }
+      left[m] = msgs[m].bytes;
+      shares.add(m, msgs[m]);
+      active.push_back(m);
+    }
+    changed = true;
+    // A rank's phase ends with its last message; it enters its next phase
+    // then (Waitall, then the next phase's receives and sends).
+    for (uint32_t m : done) {
+      last = path[m];
+      for (RankId r : {msgs[m].src, msgs[m].dst}) {
+        if (r == msgs[m].dst && msgs[m].dst == msgs[m].src)
+          break;
+        if (--outstanding[r] > 0)
+          continue;
+        if (++group[r] < groupStart[r].size())
+          enter(r, now, path[m]);
+      }
+    }
+  }
+  return std::array<double, 3>{
+      std::max(0.0, now - last.setup - last.latency), last.setup,
+      last.latency};
+}
+
 MachineTime CostModel::machineTime(const Schedule &schedule,
                                    llvm::ArrayRef<RankId> members,
                                    bool relaying) const {
@@ -492,12 +831,20 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   }
   PhaseCost cost(*this);
   llvm::SmallVector<LinkId, 64> route;
+  // Without barriers a relay's ranks run their phases as their data
+  // arrives; past the dataflow model's work budget, phase after phase.
+  MachineTime flow = t;
+  bool dataflow = sync == SyncKind::None && dataflowTime(schedule, flow);
   for (const Phase &phase : schedule.phases) {
     addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope);
     double bandwidth = cost.finish();
     t.bandwidth += bandwidth;
     t.copy += phaseCopy(phase, style, bandwidth);
     addMessageTerms(phase, t);
+  }
+  if (dataflow) {
+    flow.copy = t.copy;
+    t = flow;
   }
   if (sync == SyncKind::Barrier && schedule.phases.size() > 1) {
     t.barriers = static_cast<int64_t>(schedule.phases.size()) - 1;

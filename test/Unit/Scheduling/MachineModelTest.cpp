@@ -160,10 +160,57 @@ TEST(MachineModel, AutoSyncPicksTheFaster) {
   EXPECT_EQ(f.machineTime(s, allRanks(free), false).chosen,
             SyncKind::Barrier);
   EXPECT_FALSE(f.chargesBeyondBandwidth());
-  // A relaying schedule without barriers still runs phase after phase.
+  // A relaying schedule without barriers runs each rank's phases as its
+  // data arrives; here every rank takes part in every phase, so phase
+  // after phase.
   MachineTime relayed = m.machineTime(s, allRanks(t), /*relaying=*/true);
   EXPECT_EQ(relayed.chosen, SyncKind::None);
   EXPECT_NEAR(relayed.bandwidth, m.time(s), 1e-15);
+}
+
+TEST(MachineModel, RelayWithoutBarriersRunsAsDataArrives) {
+  // Ring of 8, 1 MB/s, 1 us per hop, no injection limit.
+  Topology t = makeTopology("torus:8;bw=1e6;latency=1e-6");
+  CostModel m(t);
+  m.setSync(SyncKind::None);
+  Schedule s;
+  // Phase 0: 0->1. Phase 1: 1->2 (rank 1 waits for phase 0: 1.001 ms,
+  // then 1 us + 1 ms) and 3->4 (ranks 3 and 4 have nothing in phase 0 and
+  // start at once). Phase after phase it would be the same 2.002 ms; what
+  // the ranks run is the chain 0->1->2.
+  s.phases.push_back(phaseOf({{0, 1, 1000}}));
+  s.phases.push_back(phaseOf({{1, 2, 1000}, {3, 4, 1000}}));
+  MachineTime chain = m.machineTime(s, allRanks(t), /*relaying=*/true);
+  EXPECT_NEAR(chain.total(), 2.002e-3, 1e-12);
+  EXPECT_NEAR(chain.latency, 2e-6, 1e-15);
+  EXPECT_NEAR(chain.bandwidth, 2e-3, 1e-12);
+
+  // Overlapping phases share links: 7->2 (phase 1, 3 hops over 7->0,
+  // 0->1, 1->2) starts at once and meets 0->1 (phase 0) on link 0->1.
+  // 0->1 moves alone from 1 us to 3 us (2 B), then both at 0.5 MB/s: 0->1
+  // ends at 3 + 998 / 0.5 = 1999 us, 7->2 has 2 B left at 1 MB/s: 2001 us.
+  // Phase after phase: 1001 + 1003 us.
+  Schedule overlap;
+  overlap.phases.push_back(phaseOf({{0, 1, 1000}}));
+  overlap.phases.push_back(phaseOf({{7, 2, 1000}}));
+  MachineTime shared = m.machineTime(overlap, allRanks(t), true);
+  EXPECT_NEAR(shared.total(), 2.001e-3, 1e-12);
+  EXPECT_NEAR(shared.latency, 3e-6, 1e-15);
+  m.setSync(SyncKind::Barrier);
+  EXPECT_NEAR(m.machineTime(overlap, {}, true).total(), 2.004e-3, 1e-12);
+
+  // Set-ups are the sender's, one message after another: rank 0 posts
+  // 0->1 at 1 us and 0->7 at 2 us (disjoint links); the later arrives at
+  // 2 + 1 + 1000 us.
+  Topology setup = makeTopology("torus:8;bw=1e6;latency=1e-6;setup=1e-6");
+  CostModel withSetup(setup);
+  withSetup.setSync(SyncKind::None);
+  Schedule fan;
+  fan.phases.push_back(phaseOf({{0, 1, 1000}, {0, 7, 1000}}));
+  MachineTime sent = withSetup.machineTime(fan, allRanks(setup), true);
+  EXPECT_NEAR(sent.total(), 1.003e-3, 1e-12);
+  EXPECT_NEAR(sent.setup, 2e-6, 1e-15);
+  EXPECT_NEAR(sent.latency, 1e-6, 1e-15);
 }
 
 TEST(MachineModel, MachineBoundSeesSetupsAndLatency) {

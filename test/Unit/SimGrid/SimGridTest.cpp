@@ -192,6 +192,28 @@ TEST(SimGridModel, PhaseTimeIsTheBusiestResource) {
   EXPECT_DOUBLE_EQ(withSetup[1], mb + 5e-6);
 }
 
+// The platform has one route per rank pair: a transfer whose tie differs
+// from its pair's platform route is charged on that route, as SimGrid
+// sends it.
+TEST(SimGridModel, TransfersTakeTheirPairsPlatformRoute) {
+  Topology topo = makeTopology("torus:4;bw=1e9");
+  const double mb = (1000000 + 16) / 1e9;
+  // 0->2 "+" (over 0->1) and 1->3 "-" (over 1->0): disjoint links.
+  Schedule s;
+  s.phases.resize(1);
+  s.phases[0].transfers = {{0, 2, 1000000, 0}, {1, 3, 1000000, 1}};
+  EXPECT_DOUBLE_EQ(predictPhaseTimes(topo, nullptr, s, {})[0], mb);
+  EXPECT_DOUBLE_EQ(predictSimulatedTime(topo, nullptr, s, {}), mb);
+  // A platform written for a schedule that sent 1->3 "+": both cross 1->2.
+  Schedule other = s;
+  other.phases[0].transfers[1].ties = 0;
+  std::vector<TieMask> routes = buildTieTable(topo, other);
+  EXPECT_DOUBLE_EQ(predictPhaseTimes(topo, nullptr, s, {}, routes)[0],
+                   2 * mb);
+  EXPECT_DOUBLE_EQ(predictSimulatedTime(topo, nullptr, s, {}, routes),
+                   2 * mb);
+}
+
 // Which MPI call and smpi/<collective> setting --compare runs for a direct
 // operation: the one that actually runs the same operation.
 TEST(SimGridBuiltins, DirectOperationsUseTheirOwnCall) {

@@ -30,7 +30,17 @@
 /// Without barriers a direct schedule's messages are all posted at once:
 /// they share the links max-min fairly (a fluid model, as SimGrid's CM02)
 /// and the schedule takes as long as its last message. A relaying schedule
-/// without barriers still waits for its data, phase after phase.
+/// without barriers runs as its generated code does (a dataflow model):
+/// every rank goes through the phases it takes part in, one after the
+/// other; a message starts when its receiver has entered its phase and its
+/// sender has entered it and set up the sends before it (synchronous
+/// sends), pays its hop latency, and moves its bytes at its max-min fair
+/// share of the links and ports, shared with every message of any phase
+/// that is moving at the same time; a rank leaves a phase when its last
+/// message there has arrived. Its set-up and latency terms are those on the
+/// chain of messages that ended last, its bandwidth term the rest. Past a
+/// work budget (schedules of about a million message-hops) it is charged
+/// phase after phase instead.
 ///
 /// The copy-transfer model (seed 000, Stricker and Gross): an operation's
 /// data also passes through local copies at the machine's copy rate of the
@@ -53,6 +63,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -214,7 +225,17 @@ public:
 private:
   CostModel(const Topology &topo, double injection);
   double computeFluidTime(const Schedule &schedule) const;
+  /// A relaying schedule without barriers as its ranks run it (see the
+  /// file comment): sets `t`'s bandwidth, set-up and latency terms; false
+  /// (and `t` unchanged) past the model's work budget.
+  bool dataflowTime(const Schedule &schedule, MachineTime &t) const;
+  /// dataflowTime's bandwidth, set-up and latency; none past the budget.
+  std::optional<std::array<double, 3>>
+  computeDataflowTime(const Schedule &schedule) const;
   struct FluidCache;
+  /// One cache per machine for the whole process (CostModel.cpp).
+  static std::shared_ptr<FluidCache> machineCache(const Topology &topo,
+                                                  double injection);
   /// machineTime under one sync, with the faster style where it is auto.
   MachineTime machineTimeWithSync(SyncKind sync, const Schedule &schedule,
                                   llvm::ArrayRef<RankId> members,

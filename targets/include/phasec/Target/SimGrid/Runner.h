@@ -46,16 +46,21 @@ namespace simgrid {
 /// the topology with the platform's latency and set-up cost (which
 /// --latency may override) and SMPI's message envelope, under the sync the
 /// platform runs (barriers or none), the problem's members synchronising
-/// (without a problem: every rank, a direct schedule).
+/// (without a problem: every rank, a direct schedule). The platform has one
+/// route per rank pair: `routes` (buildTieTable of the schedule the
+/// platform was written for) gives it, and a transfer whose own tie differs
+/// is charged on it, as SimGrid sends it; empty: every transfer's own tie.
 double predictSimulatedTime(const Topology &topo, const Problem *problem,
                             const Schedule &schedule,
-                            const PlatformOptions &options);
+                            const PlatformOptions &options,
+                            llvm::ArrayRef<TieMask> routes = {});
 /// The same machine's time of every phase on its own (no barrier), for the
 /// report's per-phase comparison.
 std::vector<double> predictPhaseTimes(const Topology &topo,
                                       const Problem *problem,
                                       const Schedule &schedule,
-                                      const PlatformOptions &options);
+                                      const PlatformOptions &options,
+                                      llvm::ArrayRef<TieMask> routes = {});
 
 /// Per-link bytes of every phase (phases x links), for the heat map; links
 /// are the topology's (LinkId order).
