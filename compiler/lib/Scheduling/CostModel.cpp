@@ -603,7 +603,8 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
   llvm::SmallVector<LinkId, 64> route;
   for (size_t j = 0; j < schedule.phases.size(); ++j)
     for (const Transfer &x : schedule.phases[j].transfers) {
-      if (!isCharged(x, numRanks))
+      // A rank's message to itself holds no link and waits for nothing.
+      if (!isCharged(x, numRanks) || x.src == x.dst)
         continue;
       NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
       route.clear();
@@ -625,8 +626,6 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
       uint32_t id = static_cast<uint32_t>(msgs.size());
       msgs.push_back(m);
       for (RankId r : {x.src, x.dst}) {
-        if (r == x.dst && x.dst == x.src)
-          break;
         if (lastPhase[r] != j) {
           lastPhase[r] = static_cast<uint32_t>(j);
           groupStart[r].push_back(static_cast<uint32_t>(byRank[r].size()));
@@ -657,7 +656,7 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
   using Start = std::pair<double, uint32_t>;
   std::priority_queue<Start, std::vector<Start>, std::greater<Start>> starts;
   auto post = [&](uint32_t m, double when, CriticalPath p) {
-    if (posted[m] < 0 && msgs[m].src != msgs[m].dst) {
+    if (posted[m] < 0) {
       posted[m] = when;
       path[m] = p;
       return;
@@ -677,7 +676,7 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
     double busy = 0;
     for (uint32_t k = groupStart[r][g]; k < end; ++k) {
       uint32_t m = byRank[r][k];
-      if (msgs[m].dst == r && msgs[m].src != r)
+      if (msgs[m].dst == r)
         post(m, now, p);
       if (msgs[m].src == r) {
         busy += msgs[m].busy;
@@ -737,8 +736,6 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
     for (uint32_t m : done) {
       last = path[m];
       for (RankId r : {msgs[m].src, msgs[m].dst}) {
-        if (r == msgs[m].dst && msgs[m].dst == msgs[m].src)
-          break;
         if (--outstanding[r] > 0)
           continue;
         if (++group[r] < groupStart[r].size())
