@@ -10,13 +10,15 @@ comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]
 // k_level(2) needs a shape, the butterfly a power-of-two group.
 // expected-error @below {{cannot schedule 'o': k_level(2) is not one of seed 003's all-to-all k-level algorithms (k_level(2, sq), k_level(2, rc), k_level(logp, bfly)); k_level(1) is the direct transfers}}
 comm.alltoall @o on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64}
-// expected-error @below {{cannot schedule 'l': k_level(logp) exchanges along the bits of the member index: it needs a power-of-two group, got 6 members}}
+// expected-error @below {{cannot schedule 'l': k_level(logp) needs a power-of-two group (it exchanges along the bits of the member index), got 6 members}}
 comm.alltoall @l on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 0 : i64}
 // expected-error @below {{cannot schedule 's': k_level(2, sq) forms sqrt(p) submachines of sqrt(p) nodes each: it needs a square number of members, got 6}}
 comm.alltoall @s on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64, k_shape = #comm.k_shape<sq>}
 // The recursive-doubling allgather after the scatter pairs v with v xor 2^k.
 // expected-error @below {{cannot schedule 'b': scatter_rdb_allgather needs a power-of-two group (recursive doubling pairs member v with v xor 2^k), got 6 members}}
 comm.broadcast @b on @r group @all {root = 0 : i64, block = 48 : i64, algorithm = #comm.algorithm<scatter_rdb_allgather>}
+// expected-error @below {{cannot schedule 'd': dissemination needs a power-of-two group (its last round would count members twice), got 6 members}}
+comm.barrier @d on @r group @all {algorithm = #comm.algorithm<dissemination>}
 
 // -----
 
@@ -41,7 +43,7 @@ comm.alltoall @q on @r group @all {block = 8 : i64, algorithm = #comm.algorithm<
 // expected-error @+2 {{cannot schedule 'p': k_level(2, rec) partitions a 1-D or 2-D mesh or torus into submachines: the group must be every node of one, one rank per node}}
 comm.group @three on @r ranks [0, 1, 2]
 comm.one_to_all @p on @r group @three {root = 0 : i64, block = 8 : i64, algorithm = #comm.algorithm<k_level>, k_levels = 2 : i64, k_shape = #comm.k_shape<rec>}
-// expected-error @below {{cannot schedule 'rh': recursive_halving needs a power-of-two group, got 6 members}}
+// expected-error @below {{cannot schedule 'rh': recursive_halving needs a power-of-two group (round k pairs member v with v xor 2^k), got 6 members}}
 comm.reduce_scatter @rh on @r group @all {op = #comm.reduce<add>, element_type = i32, count = 4 : i64, algorithm = #comm.algorithm<recursive_halving>}
 // expected-error @below {{cannot schedule 'ring': ring(1) cuts the data into 6 chunks (segments per member times members), which do not divide its 4 elements}}
 comm.allreduce @ring on @r group @all {op = #comm.reduce<max>, element_type = f32, count = 4 : i64, algorithm = #comm.algorithm<ring>}

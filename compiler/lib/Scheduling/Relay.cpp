@@ -66,6 +66,19 @@ std::string phasec::describeRelayChoice(RelayChoice choice) {
 // Chunking
 //===----------------------------------------------------------------------===//
 
+/// Algorithms that pair members by the bits of their index refuse other
+/// group sizes, each saying why it pairs them so.
+static LogicalResult requirePowerOfTwo(llvm::StringRef name, int64_t n,
+                                       llvm::StringRef why,
+                                       std::string &error) {
+  if (llvm::isPowerOf2_64(n))
+    return success();
+  error = llvm::formatv("{0} needs a power-of-two group ({1}), got {2} members",
+                        name, why, n)
+              .str();
+  return failure();
+}
+
 /// The parameter an algorithm uses when the directive gives none.
 static int64_t defaultParam(Algorithm algorithm) {
   switch (algorithm) {
@@ -106,13 +119,9 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
   }
   if (kind == CollectiveKind::Barrier) {
     if (choice.algorithm == Algorithm::Dissemination &&
-        !llvm::isPowerOf2_64(n)) {
-      error = llvm::formatv("dissemination needs a power-of-two group (its "
-                            "last round would count members twice), got {0}",
-                            n)
-                  .str();
+        failed(requirePowerOfTwo(
+            name, n, "its last round would count members twice", error)))
       return failure();
-    }
     spec.numChunks = 1;
     spec.chunkBytes = 0;
     return spec;
@@ -175,14 +184,10 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
       ok = cutVector(n, "one per member");
       break;
     case Algorithm::ScatterRdbAllgather:
-      if (!llvm::isPowerOf2_64(n)) {
-        error = llvm::formatv("{0} needs a power-of-two group (recursive "
-                              "doubling pairs member v with v xor 2^k), got "
-                              "{1} members",
-                              name, n)
-                    .str();
+      if (failed(requirePowerOfTwo(
+              name, n, "recursive doubling pairs member v with v xor 2^k",
+              error)))
         return failure();
-      }
       ok = cutVector(n, "one per member");
       break;
     case Algorithm::DimensionWise:
@@ -216,12 +221,10 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
   case CollectiveKind::Allgather:
     if ((choice.algorithm == Algorithm::RecursiveHalving ||
          choice.algorithm == Algorithm::RecursiveDoubling) &&
-        !llvm::isPowerOf2_64(n)) {
-      error = llvm::formatv("{0} needs a power-of-two group, got {1} members",
-                            name, n)
-                  .str();
+        failed(requirePowerOfTwo(name, n,
+                                 "round k pairs member v with v xor 2^k",
+                                 error)))
       return failure();
-    }
     // A dimension-wise allgather moves each member's block in `param`
     // parts, each along the dimensions in its own order.
     if (choice.algorithm == Algorithm::DimensionWise) {
@@ -893,14 +896,10 @@ static LogicalResult kLevelAlltoallRounds(std::vector<RelayRound> &rounds,
     return success();
   }
   if (butterfly) {
-    if (!llvm::isPowerOf2_64(n)) {
-      error = llvm::formatv("{0} exchanges along the bits of the member "
-                            "index: it needs a power-of-two group, got {1} "
-                            "members",
-                            name, n)
-                  .str();
+    if (failed(requirePowerOfTwo(
+            name, n, "it exchanges along the bits of the member index",
+            error)))
       return failure();
-    }
     // at[i * n + j]: the member that holds the blocks from i to j.
     std::vector<int64_t> at(n * n);
     for (int64_t c = 0; c < n * n; ++c)

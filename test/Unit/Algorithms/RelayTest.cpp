@@ -311,9 +311,8 @@ TEST(Relay, SeedThreeAlltoallKLevelAlgorithms) {
             "k_level(2, sq) forms sqrt(p) submachines of "
             "sqrt(p) nodes each: it needs a square number of members, got 8");
   EXPECT_EQ(refuse("mesh:3x3", {}, bfly),
-            "k_level(logp, bfly) exchanges along the "
-            "bits of the member index: it needs a power-of-two group, got 9 "
-            "members");
+            "k_level(logp, bfly) needs a power-of-two group (it exchanges "
+            "along the bits of the member index), got 9 members");
   EXPECT_EQ(refuse("mesh:4x4", {}, {Algorithm::KLevel, 3, KLevelShape::Sq}),
             "k_level(3, sq) is not one of seed 003's "
             "all-to-all k-level algorithms (k_level(2, sq), k_level(2, rc), "
@@ -359,7 +358,9 @@ TEST(Relay, RefusesWhatDoesNotApply) {
       relayCollective(CollectiveKind::ReduceScatter, allRanks(topo), -1, 4);
   EXPECT_TRUE(failed(scheduleRelaying(
       topo, model, rs, {Algorithm::RecursiveHalving, 0}, error)));
-  EXPECT_NE(error.find("power-of-two group, got 6"), std::string::npos)
+  EXPECT_NE(error.find("power-of-two group (round k pairs member v with v "
+                       "xor 2^k), got 6 members"),
+            std::string::npos)
       << error;
   // A ring allreduce of 7 elements over 6 members cannot cut equal chunks.
   Collective ar =
