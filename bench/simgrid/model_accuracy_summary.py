@@ -2,7 +2,10 @@
 """Prints the table of model_accuracy.sh's runs: per example and operation
 the simulated/model ratio and whether it is within 25% (issue 12's target).
 
-Usage: model_accuracy_summary.py OUT_DIR
+Usage: model_accuracy_summary.py OUT_DIR [OUT_DIR2 ...]
+
+With several directories (runs of different examples, or a rerun), an
+example's rows come from the last directory that has it.
 """
 import pathlib
 import re
@@ -12,12 +15,16 @@ LINE = re.compile(r"^(\S+): simulated/model = ([0-9.]+) \(([-+0-9.]+)%\)$")
 
 
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) < 2:
         sys.exit(__doc__.strip())
-    out = pathlib.Path(argv[1])
-    runs = sorted(out.glob("*.txt"))
-    if not runs:
-        sys.exit(f"no runs in {out}")
+    latest = {}
+    for out in map(pathlib.Path, argv[1:]):
+        found = sorted(out.glob("*.txt"))
+        if not found:
+            sys.exit(f"no runs in {out}")
+        for run in found:
+            latest[run.stem] = run
+    runs = [latest[name] for name in sorted(latest)]
     print("| example | operation | simulated/model | deviation | within 25% |")
     print("|---|---|---|---|---|")
     within = total = 0
