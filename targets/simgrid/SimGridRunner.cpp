@@ -103,8 +103,8 @@ static Schedule onPlatformRoutes(const Topology &topo, const Schedule &schedule,
                                  llvm::ArrayRef<TieMask> routes) {
   Schedule out = schedule;
   int64_t ranks = topo.numRanks();
-  if (routes.size() != static_cast<size_t>(ranks * ranks))
-    return out;
+  assert(routes.size() == static_cast<size_t>(ranks * ranks) &&
+         "one route per ordered rank pair");
   for (Phase &phase : out.phases)
     for (Transfer &t : phase.transfers)
       if (t.src >= 0 && t.dst >= 0 && t.src < ranks && t.dst < ranks)
@@ -126,7 +126,10 @@ double simgrid::predictSimulatedTime(const Topology &topo,
       members.push_back(r);
   }
   const bool relaying = problem && problem->chunkSpec();
-  return machine.costModel()
+  const CostModel &model = machine.costModel();
+  if (routes.empty())
+    return model.machineTime(schedule, members, relaying).total();
+  return model
       .machineTime(onPlatformRoutes(topo, schedule, routes), members, relaying)
       .total();
 }
@@ -138,9 +141,13 @@ std::vector<double> simgrid::predictPhaseTimes(const Topology &topo,
                                                llvm::ArrayRef<TieMask> routes) {
   SimulatedMachine machine(topo, options);
   std::vector<double> out;
-  for (const MachineTime &t : machine.costModel().phaseMachineTimes(
-           onPlatformRoutes(topo, schedule, routes),
-           problem && problem->chunkSpec()))
+  const bool relaying = problem && problem->chunkSpec();
+  std::vector<MachineTime> phases =
+      routes.empty()
+          ? machine.costModel().phaseMachineTimes(schedule, relaying)
+          : machine.costModel().phaseMachineTimes(
+                onPlatformRoutes(topo, schedule, routes), relaying);
+  for (const MachineTime &t : phases)
     out.push_back(t.total());
   return out;
 }
@@ -457,9 +464,6 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     for (const std::string &b : request.stockBuiltins)
       jobs.push_back({b, "builtin", "stock"});
 
-  // The platform's one route per pair, as emitSimGrid wrote it.
-  std::vector<TieMask> routes =
-      buildTieTable(topo, *schedules.front().schedule);
   for (size_t j = 0; j < jobs.size(); ++j) {
     const Job &job = jobs[j];
     VariantResult v;
@@ -471,8 +475,11 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
     const Schedule *sched = nullptr;
     if (job.kind == "phased" || job.kind == "relay") {
       sched = schedules[j].schedule;
+      // Every phased schedule runs on its own platform routes, one per
+      // pair (emitSimGrid).
       v.modelTime = predictSimulatedTime(topo, request.problem, *sched,
-                                         request.platform, routes);
+                                         request.platform,
+                                         buildTieTable(topo, *sched));
       v.numPhases = static_cast<int64_t>(sched->phases.size());
     }
     if (job.kind == "builtin" &&

@@ -12,7 +12,6 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
-#include <array>
 #include <cassert>
 #include <cmath>
 #include <cstdio>
@@ -29,10 +28,10 @@ using namespace phasec;
 struct CostModel::FluidCache {
   std::mutex mutex;
   std::map<std::pair<uint64_t, uint64_t>, double> times;
-  /// The dataflow model's terms (bandwidth, set-up, latency) by schedule,
-  /// phase order included; none past its work budget.
-  std::map<std::pair<uint64_t, uint64_t>, std::optional<std::array<double, 3>>>
-      flows;
+  /// The dataflow model's terms by schedule, the order of phases and of
+  /// transfers in a phase included (set-ups add up in transfer order);
+  /// none past its work budget.
+  std::map<std::pair<uint64_t, uint64_t>, std::optional<DataflowTerms>> flows;
 };
 
 /// One cache per machine for the whole process: every Problem builds its
@@ -42,7 +41,7 @@ std::shared_ptr<CostModel::FluidCache>
 CostModel::machineCache(const Topology &topo, double injection) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<CostModel::FluidCache>> caches;
-  std::string key = topo.desc().str() + "|" + std::to_string(injection);
+  std::string key = topo.desc().str() + "|" + formatShortestDouble(injection);
   std::lock_guard<std::mutex> lock(mutex);
   std::shared_ptr<CostModel::FluidCache> &cache = caches[key];
   if (!cache)
@@ -116,6 +115,13 @@ static bool isCharged(const Transfer &t, int64_t numRanks) {
          t.bytes > 0;
 }
 
+/// A message the generated code sends: empty ones too (a relayed
+/// barrier's), which pay their set-up, latency and envelope.
+static bool isMessage(const Transfer &t, int64_t numRanks) {
+  return t.src >= 0 && t.dst >= 0 && t.src < numRanks && t.dst < numRanks &&
+         t.bytes >= 0;
+}
+
 namespace {
 /// Adds the well-formed transfers of `phase` to `cost`.
 void addPhase(const Topology &topo, const Phase &phase,
@@ -123,7 +129,8 @@ void addPhase(const Topology &topo, const Phase &phase,
               llvm::SmallVectorImpl<LinkId> &route, int64_t envelope = 0) {
   int64_t numRanks = topo.numRanks();
   for (const Transfer &t : phase.transfers) {
-    if (!isCharged(t, numRanks))
+    // An empty message (a barrier's) still carries its envelope.
+    if (!isMessage(t, numRanks) || t.bytes + envelope == 0)
       continue;
     NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
     if (s == d)
@@ -212,7 +219,7 @@ void CostModel::addMessageTerms(const Phase &phase, MachineTime &t) const {
   llvm::SmallDenseMap<RankId, double, 16> senderBusy;
   double setup = 0, latency = 0;
   for (const Transfer &x : phase.transfers) {
-    if (!isCharged(x, numRanks))
+    if (!isMessage(x, numRanks))
       continue;
     NodeId s = topo_->nodeOfRank(x.src), dn = topo_->nodeOfRank(x.dst);
     route.clear();
@@ -301,16 +308,29 @@ void appendResources(const Topology &topo, const Transfer &x, bool ports,
 }
 } // namespace
 
-double CostModel::fluidTime(const Schedule &schedule) const {
+/// A 128-bit hash of a schedule's transfers for the model caches: of their
+/// multiset, or with `ordered` also of each one's phase and place in it.
+static std::pair<uint64_t, uint64_t> scheduleKey(const Schedule &schedule,
+                                                 bool ordered) {
   std::pair<uint64_t, uint64_t> key{0, 0};
-  for (const Phase &phase : schedule.phases)
-    for (const Transfer &x : phase.transfers) {
+  for (size_t j = 0; j < schedule.phases.size(); ++j) {
+    const std::vector<Transfer> &transfers = schedule.phases[j].transfers;
+    for (size_t k = 0; k < transfers.size(); ++k) {
+      const Transfer &x = transfers[k];
       uint64_t h = mix((uint64_t(uint32_t(x.src)) << 32) | uint32_t(x.dst));
       h = mix(h ^ uint64_t(x.bytes));
       h = mix(h ^ x.ties);
+      if (ordered)
+        h = mix(h ^ ((uint64_t(j) << 32) | uint64_t(k)));
       key.first += h;
       key.second += mix(h);
     }
+  }
+  return key;
+}
+
+double CostModel::fluidTime(const Schedule &schedule) const {
+  std::pair<uint64_t, uint64_t> key = scheduleKey(schedule, false);
   {
     std::lock_guard<std::mutex> lock(fluidCache_->mutex);
     auto it = fluidCache_->times.find(key);
@@ -479,6 +499,7 @@ public:
     for (uint32_t i = x.first; i < x.last; ++i) {
       std::vector<uint32_t> &v = on_[res_[i]];
       auto it = std::find(v.begin(), v.end(), m);
+      assert(it != v.end() && "removing a message that is not moving");
       *it = v.back();
       v.pop_back();
     }
@@ -549,42 +570,22 @@ struct CriticalPath {
 };
 } // namespace
 
-bool CostModel::dataflowTime(const Schedule &schedule, MachineTime &t) const {
-  // Auto's candidates, the pass and the reports ask for the same schedules.
-  std::pair<uint64_t, uint64_t> key{0, 0};
-  for (size_t j = 0; j < schedule.phases.size(); ++j)
-    for (const Transfer &x : schedule.phases[j].transfers) {
-      uint64_t h = mix((uint64_t(uint32_t(x.src)) << 32) | uint32_t(x.dst));
-      h = mix(h ^ uint64_t(x.bytes));
-      h = mix(h ^ x.ties);
-      h = mix(h ^ j);
-      key.first += h;
-      key.second += mix(h);
-    }
-  std::optional<std::array<double, 3>> terms;
-  bool cached = false;
+std::optional<CostModel::DataflowTerms>
+CostModel::dataflowTime(const Schedule &schedule) const {
+  std::pair<uint64_t, uint64_t> key = scheduleKey(schedule, true);
   {
     std::lock_guard<std::mutex> lock(fluidCache_->mutex);
     auto it = fluidCache_->flows.find(key);
-    if (it != fluidCache_->flows.end()) {
-      terms = it->second;
-      cached = true;
-    }
+    if (it != fluidCache_->flows.end())
+      return it->second;
   }
-  if (!cached) {
-    terms = computeDataflowTime(schedule);
-    std::lock_guard<std::mutex> lock(fluidCache_->mutex);
-    fluidCache_->flows.emplace(key, terms);
-  }
-  if (!terms)
-    return false;
-  t.bandwidth = (*terms)[0];
-  t.setup = (*terms)[1];
-  t.latency = (*terms)[2];
-  return true;
+  std::optional<DataflowTerms> terms = computeDataflowTime(schedule);
+  std::lock_guard<std::mutex> lock(fluidCache_->mutex);
+  fluidCache_->flows.emplace(key, terms);
+  return terms;
 }
 
-std::optional<std::array<double, 3>>
+std::optional<CostModel::DataflowTerms>
 CostModel::computeDataflowTime(const Schedule &schedule) const {
   // Incidences the water fillings may touch before the model gives up:
   // about a second.
@@ -603,8 +604,9 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
   llvm::SmallVector<LinkId, 64> route;
   for (size_t j = 0; j < schedule.phases.size(); ++j)
     for (const Transfer &x : schedule.phases[j].transfers) {
-      // A rank's message to itself holds no link and waits for nothing.
-      if (!isCharged(x, numRanks) || x.src == x.dst)
+      // A rank's message to itself holds no link and waits for nothing;
+      // an empty message (a barrier's) is still sent and waited for.
+      if (!isMessage(x, numRanks) || x.src == x.dst)
         continue;
       NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
       route.clear();
@@ -634,7 +636,7 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
       }
     }
   if (msgs.empty())
-    return std::array<double, 3>{0, 0, 0};
+    return DataflowTerms();
 
   std::vector<double> capacity(numLinks + (ports ? 2 * numNodes : 0));
   for (size_t l = 0; l < numLinks; ++l)
@@ -646,7 +648,7 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
   size_t n = msgs.size();
   // A message starts when both ends have entered its phase: the receiver
   // has posted its receive, the sender its (synchronous) send after the
-  // set-ups of the sends before it. It then pays its hop latency and
+  // set-ups of its sends up to and including this one. It then pays its hop latency and
   // moves its bytes at its fair share.
   std::vector<double> posted(n, -1), left(n), rate(n);
   std::vector<CriticalPath> path(n);
@@ -693,13 +695,11 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
   double now = 0;
   CriticalPath last;
   uint64_t work = 0;
-  bool changed = true;
   while (!starts.empty() || !active.empty()) {
     if (work > kWorkBudget)
       return std::nullopt;
-    if (changed)
-      work += shares.solve(active, msgs, rate, frozen);
-    changed = false;
+    // Every event starts or ends a message: share the links anew.
+    work += shares.solve(active, msgs, rate, frozen);
     double next = starts.empty() ? std::numeric_limits<double>::infinity()
                                  : starts.top().first;
     for (uint32_t m : active)
@@ -707,13 +707,16 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
     // Nothing can move (a share rounded to zero): the model cannot say.
     if (!std::isfinite(next))
       return std::nullopt;
-    double dt = next - now;
+    double before = now, dt = next - now;
     now = next;
     done.clear();
-    // Messages that end within rounding of the event end with it.
+    // A message ends at the event its own finish time set (the same
+    // expression as above, so the earliest always ends, even where the
+    // step is below the clock's resolution), or within rounding of it.
     llvm::erase_if(active, [&](uint32_t m) {
+      bool ends = before + left[m] / rate[m] <= next;
       left[m] -= rate[m] * dt;
-      if (left[m] > 1e-9 * msgs[m].bytes)
+      if (!ends && left[m] > 1e-9 * msgs[m].bytes)
         return false;
       shares.remove(m, msgs[m]);
       done.push_back(m);
@@ -730,7 +733,6 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
       shares.add(m, msgs[m]);
       active.push_back(m);
     }
-    changed = true;
     // A rank's phase ends with its last message; it enters its next phase
     // then (Waitall, then the next phase's receives and sends).
     for (uint32_t m : done) {
@@ -743,9 +745,11 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
       }
     }
   }
-  return std::array<double, 3>{
-      std::max(0.0, now - last.setup - last.latency), last.setup,
-      last.latency};
+  DataflowTerms terms;
+  terms.setup = last.setup;
+  terms.latency = last.latency;
+  terms.bandwidth = std::max(0.0, now - last.setup - last.latency);
+  return terms;
 }
 
 MachineTime CostModel::machineTime(const Schedule &schedule,
@@ -756,7 +760,9 @@ MachineTime CostModel::machineTime(const Schedule &schedule,
   MachineTime barrier =
       machineTimeWithSync(SyncKind::Barrier, schedule, members, relaying);
   // One phase, or nothing charged beyond bandwidth: barriers cost nothing
-  // and keep the phases congestion-free. Copies are the exception: a
+  // and keep the phases congestion-free. (A relay could still overlap its
+  // phases without them, but a machine whose barriers are free is the
+  // spec's, where phases run one after another.) Copies are the exception: a
   // phase waits for its busiest rank's copy, so where they cost anything
   // streaming everything at once can still win.
   if (barrier.sync == 0 && barrier.copy == 0)
@@ -830,8 +836,10 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   llvm::SmallVector<LinkId, 64> route;
   // Without barriers a relay's ranks run their phases as their data
   // arrives; past the dataflow model's work budget, phase after phase.
-  MachineTime flow = t;
-  bool dataflow = sync == SyncKind::None && dataflowTime(schedule, flow);
+  std::optional<DataflowTerms> flow;
+  if (sync == SyncKind::None)
+    flow = dataflowTime(schedule);
+  // Phase after phase; with the dataflow model only the copies are kept.
   for (const Phase &phase : schedule.phases) {
     addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope);
     double bandwidth = cost.finish();
@@ -839,9 +847,10 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
     t.copy += phaseCopy(phase, style, bandwidth);
     addMessageTerms(phase, t);
   }
-  if (dataflow) {
-    flow.copy = t.copy;
-    t = flow;
+  if (flow) {
+    t.bandwidth = flow->bandwidth;
+    t.setup = flow->setup;
+    t.latency = flow->latency;
   }
   if (sync == SyncKind::Barrier && schedule.phases.size() > 1) {
     t.barriers = static_cast<int64_t>(schedule.phases.size()) - 1;

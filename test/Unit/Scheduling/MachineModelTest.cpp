@@ -211,6 +211,40 @@ TEST(MachineModel, RelayWithoutBarriersRunsAsDataArrives) {
   EXPECT_NEAR(sent.total(), 1.003e-3, 1e-12);
   EXPECT_NEAR(sent.setup, 2e-6, 1e-15);
   EXPECT_NEAR(sent.latency, 1e-6, 1e-15);
+  // Send order matters (and the cache knows it): 0->7 first, then 0->1,
+  // which phase 1 forwards 1->2: 1 + 2 (set-ups) + 1000 us, then 1 + 1000.
+  Schedule forward;
+  forward.phases.push_back(phaseOf({{0, 1, 1000}, {0, 7, 1000}}));
+  forward.phases.push_back(phaseOf({{1, 2, 1000}}));
+  Schedule swapped = forward;
+  std::swap(swapped.phases[0].transfers[0], swapped.phases[0].transfers[1]);
+  EXPECT_NEAR(withSetup.machineTime(forward, allRanks(setup), true).total(),
+              1e-6 + 1e-6 + 1000e-6 + 1e-6 + 1e-6 + 1000e-6, 1e-12);
+  EXPECT_NEAR(withSetup.machineTime(swapped, allRanks(setup), true).total(),
+              2e-6 + 1e-6 + 1000e-6 + 1e-6 + 1e-6 + 1000e-6, 1e-12);
+}
+
+TEST(MachineModel, DataflowEdgeCases) {
+  Topology t = makeTopology("torus:8;bw=1e6;latency=1e-6;setup=1e-6");
+  CostModel m(t);
+  m.setSync(SyncKind::None);
+  // Empty messages (a relayed barrier's) are sent and waited for: two
+  // rounds of one set-up and one hop.
+  Schedule barrier;
+  barrier.phases.push_back(phaseOf({{0, 1, 0}, {1, 0, 0}}));
+  barrier.phases.push_back(phaseOf({{1, 2, 0}, {2, 1, 0}}));
+  EXPECT_NEAR(m.machineTime(barrier, allRanks(t), true).total(), 4e-6, 1e-15);
+  // A tiny message late in a long schedule: its step is below the clock's
+  // resolution at 1000 s, and it still ends (0->1 1e9 B, then 1 B 1->2 and
+  // 5 B 3->4, which started at once and ended long before).
+  Topology plain = makeTopology("torus:8;bw=1e6;latency=1e-6");
+  CostModel p(plain);
+  p.setSync(SyncKind::None);
+  Schedule late;
+  late.phases.push_back(phaseOf({{0, 1, 1000000000}}));
+  late.phases.push_back(phaseOf({{1, 2, 1}, {3, 4, 5}}));
+  MachineTime lt = p.machineTime(late, allRanks(plain), true);
+  EXPECT_NEAR(lt.total(), 1000.000003, 1e-9);
 }
 
 TEST(MachineModel, MachineBoundSeesSetupsAndLatency) {

@@ -33,8 +33,8 @@
 /// without barriers runs as its generated code does (a dataflow model):
 /// every rank goes through the phases it takes part in, one after the
 /// other; a message starts when its receiver has entered its phase and its
-/// sender has entered it and set up the sends before it (synchronous
-/// sends), pays its hop latency, and moves its bytes at its max-min fair
+/// sender has entered it and set up its sends up to and including this one
+/// (synchronous sends), pays its hop latency, and moves its bytes at its max-min fair
 /// share of the links and ports, shared with every message of any phase
 /// that is moving at the same time; a rank leaves a phase when its last
 /// message there has arrived. Its set-up and latency terms are those on the
@@ -63,7 +63,6 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <algorithm>
-#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -225,12 +224,13 @@ public:
 private:
   CostModel(const Topology &topo, double injection);
   double computeFluidTime(const Schedule &schedule) const;
+  struct DataflowTerms {
+    double bandwidth = 0, setup = 0, latency = 0;
+  };
   /// A relaying schedule without barriers as its ranks run it (see the
-  /// file comment): sets `t`'s bandwidth, set-up and latency terms; false
-  /// (and `t` unchanged) past the model's work budget.
-  bool dataflowTime(const Schedule &schedule, MachineTime &t) const;
-  /// dataflowTime's bandwidth, set-up and latency; none past the budget.
-  std::optional<std::array<double, 3>>
+  /// file comment); none past the model's work budget. Cached.
+  std::optional<DataflowTerms> dataflowTime(const Schedule &schedule) const;
+  std::optional<DataflowTerms>
   computeDataflowTime(const Schedule &schedule) const;
   struct FluidCache;
   /// One cache per machine for the whole process (CostModel.cpp).
