@@ -587,8 +587,8 @@ CostModel::dataflowTime(const Schedule &schedule) const {
 
 std::optional<CostModel::DataflowTerms>
 CostModel::computeDataflowTime(const Schedule &schedule) const {
-  // Incidences the water fillings may touch before the model gives up:
-  // about a second.
+  // Incidences the water fillings may touch before the model gives up and
+  // the caller charges phase after phase (a fraction of a second).
   constexpr uint64_t kWorkBudget = uint64_t(4) << 20;
   const Topology &topo = *topo_;
   const TopologyDesc &d = topo.desc();
