@@ -64,11 +64,18 @@ void phasec_shmem_init(size_t needed) {
     explicitTooSmall = 1;
   }
   shmem_init();
-  if (explicitTooSmall && shmem_my_pe() == 0)
+  if (!explicitTooSmall)
+    return;
+  if (shmem_my_pe() == 0) {
     fprintf(stderr,
             "phasec: note: %s=%s is smaller than the %zu bytes of symmetric "
             "data this program allocates; set %s=%zuM\n",
             kHeapVar, v, needed, kHeapVar, want);
+    fflush(stderr);
+  }
+  /* No PE may fail its allocation (and take the job down) before PE 0 has
+     said why. */
+  shmem_barrier_all();
 }
 
 void phasec_shmem_finalize(void) { shmem_finalize(); }
