@@ -98,18 +98,23 @@ private:
 };
 } // namespace
 
-/// `schedule` with every transfer on its pair's platform route.
-static Schedule onPlatformRoutes(const Topology &topo, const Schedule &schedule,
-                                 llvm::ArrayRef<TieMask> routes) {
-  Schedule out = schedule;
+/// `schedule` with every transfer on its pair's platform route: itself
+/// without `routes`, else a copy kept in `rerouted`.
+static const Schedule &onPlatformRoutes(const Topology &topo,
+                                        const Schedule &schedule,
+                                        llvm::ArrayRef<TieMask> routes,
+                                        std::optional<Schedule> &rerouted) {
+  if (routes.empty())
+    return schedule;
   int64_t ranks = topo.numRanks();
   assert(routes.size() == static_cast<size_t>(ranks * ranks) &&
          "one route per ordered rank pair");
-  for (Phase &phase : out.phases)
+  rerouted = schedule;
+  for (Phase &phase : rerouted->phases)
     for (Transfer &t : phase.transfers)
       if (t.src >= 0 && t.dst >= 0 && t.src < ranks && t.dst < ranks)
         t.ties = routes[static_cast<size_t>(t.src) * ranks + t.dst];
-  return out;
+  return *rerouted;
 }
 
 double simgrid::predictSimulatedTime(const Topology &topo,
@@ -126,11 +131,10 @@ double simgrid::predictSimulatedTime(const Topology &topo,
       members.push_back(r);
   }
   const bool relaying = problem && problem->chunkSpec();
-  const CostModel &model = machine.costModel();
-  if (routes.empty())
-    return model.machineTime(schedule, members, relaying).total();
-  return model
-      .machineTime(onPlatformRoutes(topo, schedule, routes), members, relaying)
+  std::optional<Schedule> rerouted;
+  return machine.costModel()
+      .machineTime(onPlatformRoutes(topo, schedule, routes, rerouted),
+                   members, relaying)
       .total();
 }
 
@@ -141,13 +145,10 @@ std::vector<double> simgrid::predictPhaseTimes(const Topology &topo,
                                                llvm::ArrayRef<TieMask> routes) {
   SimulatedMachine machine(topo, options);
   std::vector<double> out;
-  const bool relaying = problem && problem->chunkSpec();
-  std::vector<MachineTime> phases =
-      routes.empty()
-          ? machine.costModel().phaseMachineTimes(schedule, relaying)
-          : machine.costModel().phaseMachineTimes(
-                onPlatformRoutes(topo, schedule, routes), relaying);
-  for (const MachineTime &t : phases)
+  std::optional<Schedule> rerouted;
+  for (const MachineTime &t : machine.costModel().phaseMachineTimes(
+           onPlatformRoutes(topo, schedule, routes, rerouted),
+           problem && problem->chunkSpec()))
     out.push_back(t.total());
   return out;
 }

@@ -108,18 +108,17 @@ double CostModel::PhaseCost::finish() {
   return std::max(linkTime, portBytes / model_.injectionBandwidth());
 }
 
-/// Transfers that name a rank outside the machine or carry no bytes cost
-/// nothing (the verifier reports them).
-static bool isCharged(const Transfer &t, int64_t numRanks) {
-  return t.src >= 0 && t.dst >= 0 && t.src < numRanks && t.dst < numRanks &&
-         t.bytes > 0;
-}
-
 /// A message the generated code sends: empty ones too (a relayed
 /// barrier's), which pay their set-up, latency and envelope.
 static bool isMessage(const Transfer &t, int64_t numRanks) {
   return t.src >= 0 && t.dst >= 0 && t.src < numRanks && t.dst < numRanks &&
          t.bytes >= 0;
+}
+
+/// Transfers that name a rank outside the machine or carry no bytes cost
+/// no bandwidth (the verifier reports the former).
+static bool isCharged(const Transfer &t, int64_t numRanks) {
+  return isMessage(t, numRanks) && t.bytes > 0;
 }
 
 namespace {
@@ -209,6 +208,14 @@ double messageLatency(const TopologyDesc &d, const Topology &topo,
   }
   return t;
 }
+
+/// What one message keeps its sender busy: its set-up, or for C^3's
+/// blocking send the set-up and latency there and back.
+double messageSetup(const TopologyDesc &d, size_t hops) {
+  return d.sends == SendProtocol::Blocking
+             ? 2 * (d.setupCost + d.linkLatency * static_cast<double>(hops))
+             : d.setupCost;
+}
 } // namespace
 
 void CostModel::addMessageTerms(const Phase &phase, MachineTime &t) const {
@@ -227,12 +234,8 @@ void CostModel::addMessageTerms(const Phase &phase, MachineTime &t) const {
       topo_->route(s, dn, x.ties & topo_->tieMask(s, dn), route);
     double lat = messageLatency(d, *topo_, route, x.bytes);
     latency = std::max(latency, lat);
-    // C^3's blocking send: set-up and latency there and back per message.
-    double busy = d.sends == SendProtocol::Blocking
-                      ? 2 * (d.setupCost + d.linkLatency * route.size())
-                      : d.setupCost;
     double &b = senderBusy[x.src];
-    b += busy;
+    b += messageSetup(d, route.size());
     setup = std::max(setup, b);
   }
   t.setup += setup;
@@ -306,6 +309,20 @@ void appendResources(const Topology &topo, const Transfer &x, bool ports,
     res.push_back(static_cast<uint32_t>(numLinks + numNodes + dn));
   }
 }
+
+/// The capacity of every resource appendResources numbers: the links'
+/// bandwidths, then, where `injection` limits the ports, every node's
+/// injection and ejection port.
+std::vector<double> resourceCapacities(const Topology &topo,
+                                       double injection) {
+  size_t numLinks = topo.numLinks();
+  std::vector<double> capacity(numLinks, 0.0);
+  for (size_t l = 0; l < numLinks; ++l)
+    capacity[l] = topo.link(static_cast<LinkId>(l)).bandwidth;
+  if (injection > 0)
+    capacity.resize(numLinks + 2 * topo.numNodes(), injection);
+  return capacity;
+}
 } // namespace
 
 /// A 128-bit hash of a schedule's transfers for the model caches: of their
@@ -368,11 +385,7 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   size_t numFlows = left.size();
   if (numFlows == 0)
     return 0;
-  std::vector<double> capacity(numResources);
-  for (size_t l = 0; l < numLinks; ++l)
-    capacity[l] = topo.link(static_cast<LinkId>(l)).bandwidth;
-  for (size_t r = numLinks; r < numResources; ++r)
-    capacity[r] = injection_;
+  std::vector<double> capacity = resourceCapacities(topo, injection_);
   // Resource -> flows, for the water filling.
   std::vector<uint32_t> byResFirst(numResources + 1, 0), byRes(res.size());
   for (uint32_t r : res)
@@ -593,7 +606,6 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
   const Topology &topo = *topo_;
   const TopologyDesc &d = topo.desc();
   int64_t numRanks = topo.numRanks();
-  size_t numLinks = topo.numLinks(), numNodes = topo.numNodes();
   bool ports = injection_ > 0;
   std::vector<FlowMessage> msgs;
   std::vector<uint32_t> res;
@@ -622,9 +634,7 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
         return std::nullopt;
       m.bytes = static_cast<double>(x.bytes + d.messageEnvelope);
       m.latency = messageLatency(d, topo, route, x.bytes);
-      m.busy = d.sends == SendProtocol::Blocking
-                   ? 2 * (d.setupCost + d.linkLatency * route.size())
-                   : d.setupCost;
+      m.busy = messageSetup(d, route.size());
       uint32_t id = static_cast<uint32_t>(msgs.size());
       msgs.push_back(m);
       for (RankId r : {x.src, x.dst}) {
@@ -638,12 +648,7 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
   if (msgs.empty())
     return DataflowTerms();
 
-  std::vector<double> capacity(numLinks + (ports ? 2 * numNodes : 0));
-  for (size_t l = 0; l < numLinks; ++l)
-    capacity[l] = topo.link(static_cast<LinkId>(l)).bandwidth;
-  for (size_t r = numLinks; r < capacity.size(); ++r)
-    capacity[r] = injection_;
-  FairShares shares(std::move(capacity), res);
+  FairShares shares(resourceCapacities(topo, injection_), res);
 
   size_t n = msgs.size();
   // A message starts when both ends have entered its phase: the receiver
@@ -839,12 +844,15 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   std::optional<DataflowTerms> flow;
   if (sync == SyncKind::None)
     flow = dataflowTime(schedule);
-  // Phase after phase; with the dataflow model only the copies are kept.
+  // Phase after phase; with the dataflow model only the copies (which
+  // need each phase's bandwidth term) are charged per phase.
   for (const Phase &phase : schedule.phases) {
     addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope);
     double bandwidth = cost.finish();
-    t.bandwidth += bandwidth;
     t.copy += phaseCopy(phase, style, bandwidth);
+    if (flow)
+      continue;
+    t.bandwidth += bandwidth;
     addMessageTerms(phase, t);
   }
   if (flow) {
