@@ -346,7 +346,45 @@ static std::pair<uint64_t, uint64_t> scheduleKey(const Schedule &schedule,
   return key;
 }
 
-double CostModel::fluidTime(const Schedule &schedule) const {
+/// `schedule` with every transfer on the route its pair's first transfer
+/// takes, where some pair's transfers take different ones (else none):
+/// posted at once, a pair's messages are routed as the network routes the
+/// pair, one way (SimGrid's platform, as emitSimGrid writes it from the
+/// schedule, and a torus's routing tables), whatever ties the phases
+/// chose for its pieces.
+static std::optional<Schedule> onPairRoutes(const Topology &topo,
+                                            const Schedule &schedule) {
+  llvm::DenseMap<uint64_t, TieMask> first;
+  bool differ = false;
+  auto key = [](const Transfer &t) {
+    return (uint64_t(uint32_t(t.src)) << 32) | uint32_t(t.dst);
+  };
+  auto mask = [&](const Transfer &t) {
+    return t.ties & topo.tieMask(topo.nodeOfRank(t.src),
+                                 topo.nodeOfRank(t.dst));
+  };
+  for (const Phase &phase : schedule.phases)
+    for (const Transfer &t : phase.transfers) {
+      if (!isCharged(t, topo.numRanks()))
+        continue;
+      auto [it, inserted] = first.try_emplace(key(t), mask(t));
+      differ |= !inserted && it->second != mask(t);
+    }
+  if (!differ)
+    return std::nullopt;
+  Schedule out = schedule;
+  for (Phase &phase : out.phases)
+    for (Transfer &t : phase.transfers) {
+      auto it = first.find(key(t));
+      if (it != first.end())
+        t.ties = it->second;
+    }
+  return out;
+}
+
+double CostModel::fluidTime(const Schedule &original) const {
+  std::optional<Schedule> rerouted = onPairRoutes(*topo_, original);
+  const Schedule &schedule = rerouted ? *rerouted : original;
   std::pair<uint64_t, uint64_t> key = scheduleKey(schedule, false);
   {
     std::lock_guard<std::mutex> lock(fluidCache_->mutex);

@@ -138,6 +138,24 @@ TEST(MachineModel, FluidSharesLinksMaxMinFairly) {
   EXPECT_NEAR(m.fluidTime(t2), 4e-3, 1e-12);
 }
 
+TEST(MachineModel, FluidRoutesAPairOneWay) {
+  // 0->2 on a 4-ring is a tie: its two halves on the two ways around would
+  // move at once (1 ms), but posted at once the network routes the pair
+  // one way, the first half's: 2000 B over 0->1->2 at 1 MB/s.
+  Topology t = makeTopology("torus:4;bw=1e6");
+  CostModel m(t);
+  Schedule split;
+  split.phases.push_back(phaseOf({{0, 2, 1000}}));
+  split.phases.push_back(phaseOf({{0, 2, 1000}}));
+  split.phases[1].transfers[0].ties = 1;
+  EXPECT_NEAR(m.fluidTime(split), 2e-3, 1e-12);
+  // Each phase alone still takes its own way: 1 ms each.
+  EXPECT_NEAR(m.time(split), 2e-3, 1e-12);
+  // The other order routes the pair the other way, at the same time.
+  std::swap(split.phases[0], split.phases[1]);
+  EXPECT_NEAR(m.fluidTime(split), 2e-3, 1e-12);
+}
+
 TEST(MachineModel, AutoSyncPicksTheFaster) {
   // Many tiny phases and 1 us per hop: barriers dominate, none wins.
   Topology t = makeTopology("torus:8;bw=1e9;latency=1e-6");

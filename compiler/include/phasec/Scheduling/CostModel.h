@@ -210,7 +210,8 @@ public:
   double barrierTime(llvm::ArrayRef<RankId> members) const;
   /// The fluid model's time for moving every transfer of `schedule` at
   /// once (max-min fair shares of links and ports, as SimGrid's CM02),
-  /// without latency or set-up.
+  /// without latency or set-up; every transfer of a rank pair on the route
+  /// of the pair's first (the network routes a pair one way).
   double fluidTime(const Schedule &schedule) const;
   /// One line saying where the machine time goes, e.g. "12.3 us = 5.1 us
   /// bandwidth + 2.0 us set-up + 1.2 us latency + 63 barriers x 0.06 us".
