@@ -228,6 +228,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
        << groupName(op->group) << " {\n";
     if (op->aggregate != Aggregate::None)
       os << "  aggregate = " << stringifyAggregate(op->aggregate) << "\n";
+    if (op->valueType)
+      os << "  value = " << stringifyElementType(*op->valueType) << "\n";
     if (op->root >= 0)
       os << "  root = " << op->root << "\n";
     if (op->blockBytes)

@@ -182,6 +182,16 @@ public:
         module.arrays.push_back(array(a));
       } else if (auto *o = item->opDecl()) {
         module.ops.push_back(op(o));
+      } else if (auto *pb = item->papersDecl()) {
+        Target on = target(pb->target());
+        for (auto *o : pb->opDecl()) {
+          if (!o)
+            continue;
+          OpDecl d = op(o);
+          d.inPapers = true;
+          d.papersOn = on;
+          module.ops.push_back(std::move(d));
+        }
       }
     }
   }

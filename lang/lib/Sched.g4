@@ -16,6 +16,7 @@ item
   | groupDecl
   | arrayDecl
   | opDecl
+  | papersDecl
   ;
 
 constDecl : 'const' ID '=' value ';' ;
@@ -41,6 +42,12 @@ arrayDecl
 target : first=ID ('.' second=ID)? ;
 
 opDecl : kind=ID name=ID ('on' target)? ( '{' opItem* '}' | ';' ) ;
+
+// PAPERS aggregates over one barrier group (seed 004's p_enqueue(mask)):
+// `papers on GROUP { reduce sum { op = add; type = int32; } vote v; }`.
+// Inside, an operation names a PAPERS aggregate and runs on the block's
+// group (Sema says so if it has an `on` of its own).
+papersDecl : 'papers' 'on' target '{' opDecl* '}' ;
 
 opItem : property | scheduleBlock ;
 

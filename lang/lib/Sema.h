@@ -233,6 +233,11 @@ private:
     OpCheck check;
   };
   static const OpSpec opSpecs[];
+  /// The PAPERS aggregates (seed 004): what a `papers on GROUP { ... }`
+  /// block names; at the top level those whose keyword no operation above
+  /// takes.
+  static const OpSpec papersSpecs[];
+  static const OpSpec *findSpec(llvm::StringRef kind, bool inPapers);
 
   /// What the generic part of checkOp hands the kind-specific check.
   struct OpContext {
@@ -271,6 +276,10 @@ private:
   bool checkReduction(OpContext &c);
   bool checkAnyAll(OpContext &c);
   bool checkWaitvec(OpContext &c);
+  bool checkBcast(OpContext &c);
+  /// PAPERS aggregates that return a bit mask of ranks (waitvec, vote,
+  /// match) need every rank of the group below 64.
+  bool checkMaskFits(OpContext &c);
   /// Whether the operation's n x n size matrix is within the limit; reports
   /// the group if not (`quoteLimit`: the message names the limit).
   bool sizeMatrixFits(const OpContext &c, bool quoteLimit);

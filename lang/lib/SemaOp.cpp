@@ -112,34 +112,87 @@ const Sema::OpSpec Sema::opSpecs[] = {
      "operation", "'block = SIZE;'", &Sema::checkBlockOp},
     {"barrier", CollectiveKind::Barrier, Aggregate::None, "", "", "", "", nullptr},
     {"local", CollectiveKind::Local, Aggregate::None, "", "", "", "", nullptr},
-    {"putget", CollectiveKind::Alltoallv, Aggregate::Putget, "source type", "source",
-     "putget",
-     "'source = EXPR;' (the rank each member reads from, over 'rank')",
-     &Sema::checkPutget},
+};
+
+// The PAPERS aggregates. Each maps onto the CollectiveKind that moves its
+// data; the back ends add the aggregate's own function (its value in, its
+// result out: docs/language.md, "PAPERS aggregates").
+const Sema::OpSpec Sema::papersSpecs[] = {
+    {"wait", CollectiveKind::Barrier, Aggregate::Barrier, "", "", "", "",
+     nullptr},
     {"waitvec", CollectiveKind::Allgather, Aggregate::Waitvec, "", "", "", "",
      &Sema::checkWaitvec},
-    {"vote", CollectiveKind::Allgather, Aggregate::Vote, "type", "", "", "", nullptr},
-    {"match", CollectiveKind::Allgather, Aggregate::Match, "type", "", "", "", nullptr},
-    {"rank", CollectiveKind::Allgather, Aggregate::Rank, "type", "", "", "", nullptr},
-    {"population", CollectiveKind::Local, Aggregate::Population, "", "", "", "",
-     nullptr},
-    {"enumerate", CollectiveKind::Local, Aggregate::Enumerate, "", "", "", "", nullptr},
     {"any", CollectiveKind::Allreduce, Aggregate::Any, "", "", "", "",
      &Sema::checkAnyAll},
     {"all", CollectiveKind::Allreduce, Aggregate::All, "", "", "", "",
      &Sema::checkAnyAll},
+    {"putget", CollectiveKind::Alltoallv, Aggregate::Putget, "source type", "",
+     "", "", &Sema::checkPutget},
+    {"gather", CollectiveKind::Allgather, Aggregate::Gather, "type", "", "", "",
+     nullptr},
+    {"reduce", CollectiveKind::Allreduce, Aggregate::Reduce, "op type", "op",
+     "reduce", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
+    {"scan", CollectiveKind::Scan, Aggregate::Scan, "op type", "op", "scan",
+     "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
+    {"bcast", CollectiveKind::Allreduce, Aggregate::Bcast, "type", "", "", "",
+     &Sema::checkBcast},
+    {"rank", CollectiveKind::Allgather, Aggregate::Rank, "type", "", "", "",
+     nullptr},
+    {"vote", CollectiveKind::Allgather, Aggregate::Vote, "type", "", "", "",
+     &Sema::checkMaskFits},
+    {"match", CollectiveKind::Allgather, Aggregate::Match, "type", "", "", "",
+     &Sema::checkMaskFits},
+    {"population", CollectiveKind::Local, Aggregate::Population, "", "", "", "",
+     nullptr},
+    {"enumerate", CollectiveKind::Local, Aggregate::Enumerate, "", "", "", "",
+     nullptr},
+    {"select_first", CollectiveKind::Local, Aggregate::SelectFirst, "", "", "",
+     "", nullptr},
+    {"select_one", CollectiveKind::Local, Aggregate::SelectOne, "", "", "", "",
+     nullptr},
 };
 
+/// The row of keyword `kind`: inside a `papers` block the aggregates only;
+/// at the top level the operations, then the aggregates whose keyword no
+/// operation takes.
+const Sema::OpSpec *Sema::findSpec(StringRef kind, bool inPapers) {
+  auto is = [&](const OpSpec &s) { return kind == s.keyword; };
+  if (!inPapers) {
+    const OpSpec *spec = llvm::find_if(opSpecs, is);
+    if (spec != std::end(opSpecs))
+      return spec;
+  }
+  const OpSpec *spec = llvm::find_if(papersSpecs, is);
+  return spec == std::end(papersSpecs) ? nullptr : spec;
+}
+
 bool Sema::checkOp(const OpDecl &d, Operation &op) {
-  const OpSpec *spec = llvm::find_if(
-      opSpecs, [&](const OpSpec &s) { return d.kind == s.keyword; });
-  if (spec == std::end(opSpecs)) {
-    llvm::SmallVector<StringRef, 16> plain, papers;
+  const OpSpec *spec = findSpec(d.kind, d.inPapers);
+  if (!spec) {
+    llvm::SmallVector<StringRef, 16> plain, papers, topLevel, blockOnly;
     for (const OpSpec &s : opSpecs)
-      (s.aggregate == Aggregate::None ? plain : papers).push_back(s.keyword);
+      plain.push_back(s.keyword);
+    for (const OpSpec &s : papersSpecs) {
+      papers.push_back(s.keyword);
+      (findSpec(s.keyword, false) == &s ? topLevel : blockOnly)
+          .push_back(s.keyword);
+    }
+    if (d.inPapers) {
+      diag.error(d.kindLoc, "unknown PAPERS aggregate '" + d.kind + "'");
+      diag.note(d.kindLoc, "a 'papers' block takes: " + joinNames(papers));
+      return false;
+    }
     diag.error(d.kindLoc, "unknown operation '" + d.kind + "'");
     diag.note(d.kindLoc, "operations: " + joinNames(plain) +
-                             "; PAPERS aggregates: " + joinNames(papers));
+                             "; PAPERS aggregates: " + joinNames(topLevel) +
+                             "; in 'papers on GROUP { ... }' also " +
+                             joinNames(blockOnly));
+    return false;
+  }
+  if (d.inPapers && d.on.present) {
+    diag.error(d.on.loc, "'" + d.name +
+                             "' is in a 'papers' block: it runs on the "
+                             "block's group, not on a group of its own");
     return false;
   }
   op.kind = spec->kind;
@@ -169,7 +222,12 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   auto takes = [&](StringRef key) { return llvm::is_contained(allowed, key); };
   auto isDirective = [&](StringRef key) {
     return llvm::is_contained(kCommonDirectives, key) ||
-           llvm::any_of(opSpecs, [&](const OpSpec &s) {
+           llvm::any_of(opSpecs,
+                        [&](const OpSpec &s) {
+                          return llvm::is_contained(keyList(s.directives),
+                                                    key);
+                        }) ||
+           llvm::any_of(papersSpecs, [&](const OpSpec &s) {
              return llvm::is_contained(keyList(s.directives), key);
            });
   };
@@ -231,7 +289,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   if (!d.on.present && c.fromArray) {
     op.group = c.fromArray->group;
   } else {
-    op.group = resolveTarget(d.on, hint, "operation '" + d.name + "'", d.loc);
+    op.group = resolveTarget(d.inPapers ? d.papersOn : d.on, hint,
+                             "operation '" + d.name + "'", d.loc);
   }
   if (!op.group)
     return false;
@@ -253,6 +312,14 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   if (spec->aggregate != Aggregate::None && takes("type")) {
     if (!setElementType(c))
       return false;
+    if (op.elementType == ElementType::Complex64 ||
+        op.elementType == ElementType::Complex128) {
+      diag.error(c.get("type")->value.loc,
+                 "PAPERS aggregates take integers, f32 and f64, not " +
+                     stringifyElementType(op.elementType));
+      return false;
+    }
+    op.valueType = op.elementType;
     op.count = 1;
     op.blockBytes = elementTypeBytes(op.elementType);
   }

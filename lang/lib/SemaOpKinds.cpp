@@ -117,6 +117,39 @@ bool Sema::checkWaitvec(OpContext &c) {
   op.elementType = ElementType::UInt8;
   op.count = 1;
   op.blockBytes = 1;
+  return checkMaskFits(c);
+}
+
+bool Sema::checkMaskFits(OpContext &c) {
+  const Group &g = *c.op.group;
+  if (g.ranks.back() < 64)
+    return true;
+  diag.error(c.decl.loc, "'" + c.decl.name + "' returns a PAPERS bit mask of "
+                             "64 ranks, but group '" + g.name +
+                             "' has rank " + Twine(g.ranks.back()));
+  return false;
+}
+
+bool Sema::checkBcast(OpContext &c) {
+  // p_bcastPut(d) / p_bcastGet(): a bitwise or in which every member but
+  // the sender contributes 0 (seed 004); the bits move as an unsigned
+  // integer of the value's size.
+  Operation &op = c.op;
+  op.reduceOp = ReduceKind::Or;
+  switch (op.blockBytes) {
+  case 1:
+    op.elementType = ElementType::UInt8;
+    break;
+  case 2:
+    op.elementType = ElementType::UInt16;
+    break;
+  case 4:
+    op.elementType = ElementType::UInt32;
+    break;
+  default:
+    op.elementType = ElementType::UInt64;
+    break;
+  }
   return true;
 }
 
@@ -148,6 +181,12 @@ bool Sema::checkPutget(OpContext &c) {
   Env &env = c.env;
   int64_t n = c.n;
   const Property *p = c.get("source");
+  // Without `source` each member names its source when it calls (seed
+  // 004's p_putget(d, s)): every member's value reaches every member.
+  if (!p) {
+    op.kind = CollectiveKind::Allgather;
+    return true;
+  }
   if (!sizeMatrixFits(c, /*quoteLimit=*/false))
     return false;
   op.sizes.assign(n * n, 0);

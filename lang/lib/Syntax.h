@@ -324,6 +324,11 @@ struct OpDecl {
   std::string name;
   llvm::SMLoc loc;
   Target on;
+  /// Inside `papers on GROUP { ... }`: `kind` names a PAPERS aggregate and
+  /// `papersOn` is the block's group (`on` is the operation's own, which
+  /// Sema refuses there).
+  bool inPapers = false;
+  Target papersOn;
   std::vector<Property> props;
   bool hasSchedule = false;
   llvm::SMLoc scheduleLoc;

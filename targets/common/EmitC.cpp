@@ -291,8 +291,11 @@ static void emitDisplacements(llvm::raw_ostream &os,
       os << "#define " << n << "_STOTAL_M" << m << " " << sd << "\n#define "
          << n << "_RTOTAL_M" << m << " " << rd << "\n";
     }
-    for (const char *t : {"ssize", "rsize", "sdispl", "rdispl"}) {
-      os << "static const int64_t *const " << n << "_" << t << "[" << n
+    for (llvm::StringRef t : {"ssize", "rsize", "sdispl", "rdispl"}) {
+      // Only the harness's check reads the receive sizes (a PAPERS putget
+      // has no such check).
+      os << (t == "rsize" ? "__attribute__((unused)) " : "")
+         << "static const int64_t *const " << n << "_" << t << "[" << n
          << "_P] = {";
       for (int64_t m = 0; m < p; ++m)
         os << (m ? ", " : "") << n << "_" << t << "_m" << m;
@@ -831,6 +834,30 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "}\n\n";
 }
 
+void detail::emitBarrierCheck(llvm::raw_ostream &os,
+                              const HarnessTransport &tr,
+                              llvm::StringRef label, llvm::StringRef x,
+                              RankId first, llvm::StringRef call) {
+  std::string p = tr.runtimePrefix;
+  std::string comm = tr.commArg;
+  os << "  {\n"
+     << "    " << p << "arrivals arr;\n"
+     << "    " << p << "arrivals_open(&arr" << comm << ", " << first << ");\n"
+     << "    const int early = getenv(\"PHASEC_TEST_CORRUPT\") != NULL && "
+        "me == 0;\n"
+     << "    if (me == " << x << "_P - 1)\n      phasec_sleep_ms(20);\n"
+     << "    if (me >= 0)\n      " << p << "arrive(&arr);\n"
+     << "    if (!early)\n      " << call << ";\n"
+     << "    if (me >= 0 && " << p << "arrived(&arr) != " << x << "_P) {\n"
+     << "      ++bad;\n"
+     << "      fprintf(stderr, \"phasec: " << label
+     << ": rank %d left the barrier before every member arrived\\n\", "
+     << tr.rankVar << ");\n    }\n"
+     << "    if (early)\n      " << call << ";\n"
+     << "    " << p << "arrivals_close(&arr" << comm << ");\n"
+     << "  }\n";
+}
+
 void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
                                const HarnessTransport &tr,
                                llvm::StringRef allocRecv,
@@ -877,33 +904,10 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "  phasec_check_state st;\n"
      << "  phasec_check_init(&st, " << rank << ", \"" << n << "\");\n"
      << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n";
-  // A barrier moves no bytes; what it promises is that nobody leaves before
-  // everyone has arrived. Every member counts its arrival at member 0 (an
-  // atomic that has completed there before it enters); the last member
-  // arrives 20 ms late; a member that leaves must read all of them.
-  // PHASEC_TEST_CORRUPT makes member 0 read before it enters.
-  if (plan.kind == CollectiveKind::Barrier) {
-    std::string p = tr.runtimePrefix;
-    std::string comm = tr.commArg;
-    std::string barrierCall = tr.checkedCall(fn + "(s, r" + comm + ")");
-    os << "  {\n"
-       << "    " << p << "arrivals arr;\n"
-       << "    " << p << "arrivals_open(&arr" << comm << ", "
-       << plan.group.front() << ");\n"
-       << "    const int early = getenv(\"PHASEC_TEST_CORRUPT\") != NULL && "
-          "me == 0;\n"
-       << "    if (me == " << n << "_P - 1)\n      phasec_sleep_ms(20);\n"
-       << "    if (me >= 0)\n      " << p << "arrive(&arr);\n"
-       << "    if (!early)\n      " << barrierCall << ";\n"
-       << "    if (me >= 0 && " << p << "arrived(&arr) != " << n << "_P) {\n"
-       << "      ++bad;\n"
-       << "      fprintf(stderr, \"phasec: " << n
-       << ": rank %d left the barrier before every member arrived\\n\", "
-       << rank << ");\n    }\n"
-       << "    if (early)\n      " << barrierCall << ";\n"
-       << "    " << p << "arrivals_close(&arr" << comm << ");\n"
-       << "  }\n";
-  }
+  // A barrier moves no bytes: what it promises is checked instead.
+  if (plan.kind == CollectiveKind::Barrier)
+    emitBarrierCheck(os, tr, n, n, plan.group.front(),
+                     tr.checkedCall(fn + "(s, r" + tr.commArg + ")"));
   // Relaying operations also run once in place: one buffer holds the input
   // when the call starts and the output when it returns (the generated code
   // copies the input into its work space before writing any output).

@@ -96,6 +96,18 @@ void emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
                        llvm::StringRef allocRecv, llvm::StringRef freeRecv,
                        bool timeLine = false);
 
+/// The harness's check of a barrier: nobody leaves before every member
+/// has arrived. Every member counts its arrival at the group's first rank
+/// (an atomic that has completed there before it enters), the last member
+/// arrives 20 ms late, and a member that leaves must read them all;
+/// PHASEC_TEST_CORRUPT makes member 0 read before it enters. `call` is the
+/// barrier (a statement without ';'), `x` the prefix of its member map,
+/// `label` the name in the message; the runner's `me` and `bad` are in
+/// scope.
+void emitBarrierCheck(llvm::raw_ostream &os, const HarnessTransport &tr,
+                      llvm::StringRef label, llvm::StringRef x, RankId first,
+                      llvm::StringRef call);
+
 /// `int main`: `prologue` (initialisation, declaring RANK and SIZE), the
 /// iteration options, the rank-count check, one run_NAME per plan, the
 /// verdict line and the exit status.
@@ -111,6 +123,51 @@ void emitHarnessMain(llvm::raw_ostream &os, llvm::ArrayRef<OperationPlan> plans,
 void emitPhaseLoop(
     llvm::raw_ostream &os, const OperationPlan &plan,
     llvm::function_ref<void(llvm::raw_ostream &, bool formula)> body);
+
+/// What the PAPERS functions (PapersC.cpp) of one transport write where
+/// the MPI and OpenSHMEM versions differ.
+struct PapersTransport {
+  /// The functions' trailing parameter and argument (", MPI_Comm comm",
+  /// ", comm"), and the parameter list of a function without a value
+  /// ("MPI_Comm comm", "void").
+  const char *commParam, *commArg, *commOnly;
+  /// Declares `rank_`, the caller's rank (a statement).
+  const char *rankStatement;
+  /// Who calls, for the function comment.
+  const char *whoCalls;
+  /// Ends the program after an error (an expression).
+  const char *abort;
+  /// The call of the data function X with the send and receive buffers, as
+  /// a statement without ';'.
+  std::string (*callXfer)(const std::string &x, const std::string &send,
+                          const std::string &recv);
+  /// A wait without a schedule: what it needs at file scope (the MPI
+  /// communicator), and the statements of its barrier (`me_` is the
+  /// caller's member index).
+  std::string (*groupSupport)(const std::string &x);
+  std::string (*groupBarrier)(const std::string &x);
+  /// The data functions of direct (not relaying) operations put into the
+  /// receive buffer of other PEs: it must be symmetric (OpenSHMEM). The
+  /// aggregate's function then receives into a symmetric buffer of its own
+  /// (NAME_PAPERS_SYM bytes, allocated on the first call) and copies out.
+  bool symmetricRecv;
+};
+
+/// The aggregate's function(s) for a plan with plan.aggregate set (after
+/// the plan's own data function, if it moves data).
+void emitPapersFunction(llvm::raw_ostream &os, const OperationPlan &plan,
+                        const PapersTransport &transport);
+
+/// `run_NAME` of a PAPERS plan for the harness: every rank calls the
+/// aggregate with values it can compute for every member, and every member
+/// checks its result against a serial evaluation, after each call.
+void emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
+                      const HarnessTransport &transport, bool timeLine);
+
+/// The value member m contributes at element (or call) i of a reduction,
+/// as a C expression of the plan's element type: exact under every order
+/// of combining (RelayC.cpp).
+std::string reductionValueExpression(const OperationPlan &plan);
 
 /// True if the op is a transpose / an element permutation.
 inline bool isTranspose(const OperationPlan &p) {

@@ -456,7 +456,7 @@ void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
 /// element type: chosen so that every order of combining gives the same
 /// bits (small integers for sums, units and powers of two for products),
 /// so the check can demand exact equality with a serial evaluation.
-static std::string valueExpression(const OperationPlan &plan) {
+std::string detail::reductionValueExpression(const OperationPlan &plan) {
   const ElementCType &e = plan.elem;
   std::string T = plan.name + "_elem_t";
   if (isComplex(e)) {
@@ -590,7 +590,7 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
   os << "/* What member m contributes at element i (exact under every "
         "order). */\n"
      << "static inline " << T << " " << n << "_val(int64_t m, int64_t i) {\n"
-     << "  return " << valueExpression(plan) << ";\n}\n\n"
+     << "  return " << reductionValueExpression(plan) << ";\n}\n\n"
      << "#define " << n << "_ELEMS ((int64_t)(" << all << " / sizeof(" << T
      << ")))\n\n"
      << "static inline void " << n << "_fill(int me, void *sendbuf) {\n"

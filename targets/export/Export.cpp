@@ -20,6 +20,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
@@ -65,6 +66,9 @@ static PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
     options.sync = sync.getValue();
   return options;
 }
+
+static LogicalResult setAggregate(comm::CollectiveOpInterface collective,
+                                  OperationPlan &plan);
 
 /// The plan of one scheduled operation; errors at the operation.
 static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
@@ -117,6 +121,55 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
   }
   if (failed(plan))
     return collective.emitError("cannot emit '") << op.name << "': " << error;
+  if (failed(setAggregate(collective, *plan)))
+    return failure();
+  return plan;
+}
+
+/// A PAPERS aggregate's part of a plan: the aggregate's own function takes
+/// the operation's name and the plan's (the data's) becomes NAME_xfer.
+static LogicalResult setAggregate(comm::CollectiveOpInterface collective,
+                                  OperationPlan &plan) {
+  Operation *operation = collective.getOperation();
+  auto aggregate = operation->getAttrOfType<comm::AggregateAttr>("aggregate");
+  if (!aggregate || aggregate.getValue() == Aggregate::None)
+    return success();
+  plan.aggregate = aggregate.getValue();
+  plan.papersName = plan.name;
+  if (plan.movesData)
+    plan.name += "_xfer";
+  if (auto type = operation->getAttrOfType<TypeAttr>("value_type")) {
+    std::optional<ElementType> kind =
+        comm::getElementTypeKind(type.getValue());
+    if (!kind)
+      return collective.emitError("cannot emit '")
+             << plan.papersName << "': its value type is not one of the "
+             << "back ends'";
+    plan.value = getElementCType(*kind);
+  }
+  return success();
+}
+
+/// The plan of an aggregate that moves no data (population, enumerate,
+/// select_first, select_one, and wait without a schedule of its own): the
+/// group, for the aggregate's function.
+static FailureOr<OperationPlan>
+buildDatalessPlan(comm::CollectiveOpInterface collective,
+                  SymbolTable &symbols) {
+  FailureOr<Collective> described = comm::getCollective(collective, symbols);
+  if (failed(described))
+    return failure();
+  OperationPlan plan;
+  plan.name = getCName(collective.getCollectiveName());
+  std::string error;
+  if (failed(checkOperationName(plan.name, error)))
+    return collective.emitError("cannot emit '")
+           << collective.getCollectiveName() << "': " << error;
+  plan.kind = described->kind;
+  plan.group = described->group;
+  plan.movesData = false;
+  if (failed(setAggregate(collective, plan)))
+    return failure();
   return plan;
 }
 
@@ -126,7 +179,9 @@ phasec::target::buildOperationPlans(ModuleOp module,
   SymbolTable symbols(module);
   std::vector<OperationPlan> plans;
   bool hadError = false;
+  llvm::StringSet<> scheduledNames;
   for (const ScheduledOperation &op : scheduled.operations) {
+    scheduledNames.insert(op.name);
     FailureOr<OperationPlan> plan = buildPlan(op, symbols);
     if (failed(plan)) {
       hadError = true;
@@ -134,6 +189,20 @@ phasec::target::buildOperationPlans(ModuleOp module,
     }
     plans.push_back(std::move(*plan));
   }
+  // PAPERS aggregates that move no data still get their function.
+  module.walk([&](comm::CollectiveOpInterface collective) {
+    auto aggregate =
+        collective->getAttrOfType<comm::AggregateAttr>("aggregate");
+    if (!aggregate || aggregate.getValue() == Aggregate::None ||
+        scheduledNames.contains(collective.getCollectiveName()))
+      return;
+    FailureOr<OperationPlan> plan = buildDatalessPlan(collective, symbols);
+    if (failed(plan)) {
+      hadError = true;
+      return;
+    }
+    plans.push_back(std::move(*plan));
+  });
   if (hadError)
     return failure();
   if (plans.empty())

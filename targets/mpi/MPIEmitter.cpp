@@ -50,7 +50,10 @@ private:
 
 } // namespace
 
-void MPIWriter::emitGroupComm() {
+/// The members' communicator of plan `n`, at file scope.
+static std::string mpiGroupComm(const std::string &n) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
   os << "/* The members' communicator, split once from the caller's. */\n"
      << "static MPI_Comm " << n << "_gcomm = MPI_COMM_NULL, " << n
      << "_gparent = MPI_COMM_NULL;\n"
@@ -66,6 +69,34 @@ void MPIWriter::emitGroupComm() {
      << "_gcomm, MPI_ERRORS_RETURN));\n"
      << "    " << n << "_gparent = comm;\n  }\n"
      << "  return " << n << "_gcomm;\n}\n\n";
+  return text;
+}
+
+void MPIWriter::emitGroupComm() { os << mpiGroupComm(n); }
+
+/// The MPI side of detail::PapersTransport.
+static const PapersTransport &mpiPapers() {
+  static const PapersTransport transport = {
+      ", MPI_Comm comm",
+      ", comm",
+      "MPI_Comm comm",
+      "int rank_;\n  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank_));",
+      "every rank of comm calls it\n   the first time (which splits off the "
+      "members' communicator; NAME_free() frees it),\n   members alone after "
+      "that; other ranks get 0.",
+      "MPI_Abort(comm, 1)",
+      [](const std::string &x, const std::string &send,
+         const std::string &recv) {
+        return "PHASEC_MPI_CHECK(" + x + "(" + send + ", " + recv +
+               ", comm))";
+      },
+      mpiGroupComm,
+      [](const std::string &x) {
+        return "  MPI_Comm g_ = " + x + "_comm(comm, me_);\n  if (me_ >= 0)\n"
+               "    PHASEC_MPI_CHECK(MPI_Barrier(g_));\n";
+      },
+      false};
+  return transport;
 }
 
 void MPIWriter::emitPhaseSync() {
@@ -393,6 +424,23 @@ void MPIWriter::emitPermuteBody(bool formula) {
 }
 
 void MPIWriter::emitFunction() {
+  if (plan.aggregate != Aggregate::None) {
+    if (plan.movesData) {
+      OperationPlan data = plan;
+      data.aggregate = Aggregate::None;
+      MPIWriter(os, data, options).emitFunction();
+    }
+    emitPapersFunction(os, plan, mpiPapers());
+    const std::string &P = plan.papersName;
+    if (plan.movesData || plan.aggregate == Aggregate::Barrier)
+      os << "/* Frees the members' communicator " << P
+         << " split off (the members call it). */\n"
+         << "void " << P << "_free(void) {\n"
+         << "  if (" << n << "_gcomm != MPI_COMM_NULL)\n"
+         << "    PHASEC_MPI_CHECK(MPI_Comm_free(&" << n << "_gcomm));\n"
+         << "  " << n << "_gparent = MPI_COMM_NULL;\n}\n\n";
+    return;
+  }
   if (plan.relaying) {
     emitRelayCommon(os, plan);
     emitGroupComm();
@@ -567,6 +615,10 @@ static const HarnessTransport &mpiHarness() {
 }
 
 void MPIWriter::emitRunner() {
+  if (plan.aggregate != Aggregate::None) {
+    emitPapersRunner(os, plan, mpiHarness(), options.simTimeLine);
+    return;
+  }
   if (plan.relaying) {
     emitRelayHarnessHelpers(os, plan);
     emitHarnessRunner(os, plan, mpiHarness(),

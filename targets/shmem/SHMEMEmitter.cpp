@@ -284,7 +284,38 @@ void SHMEMWriter::emitPermuteBody(bool formula) {
   emitPhaseSync();
 }
 
+/// The OpenSHMEM side of detail::PapersTransport: every PE calls (the
+/// data functions are collective over all PEs; OpenSHMEM 1.4 has no teams,
+/// and its active sets are strided, where a PAPERS mask need not be).
+static const PapersTransport &shmemPapers() {
+  static const PapersTransport transport = {
+      "",
+      "",
+      "void",
+      "const int rank_ = shmem_my_pe();",
+      "every PE calls it (the data\n   moves by functions collective over "
+      "all PEs); PEs outside the group get 0.",
+      "shmem_global_exit(1)",
+      [](const std::string &x, const std::string &send,
+         const std::string &recv) { return x + "(" + send + ", " + recv + ")"; },
+      [](const std::string &) { return std::string(); },
+      [](const std::string &) {
+        return std::string("  shmem_barrier_all(); /* every PE calls */\n");
+      },
+      true};
+  return transport;
+}
+
 void SHMEMWriter::emitFunction() {
+  if (plan.aggregate != Aggregate::None) {
+    if (plan.movesData) {
+      OperationPlan data = plan;
+      data.aggregate = Aggregate::None;
+      SHMEMWriter(os, data, options).emitFunction();
+    }
+    emitPapersFunction(os, plan, shmemPapers());
+    return;
+  }
   if (plan.relaying) {
     emitRelayCommon(os, plan);
     emitRelaySHMEM(os, plan);
@@ -395,6 +426,10 @@ static const HarnessTransport &shmemHarness() {
 }
 
 void SHMEMWriter::emitRunner() {
+  if (plan.aggregate != Aggregate::None) {
+    emitPapersRunner(os, plan, shmemHarness(), false);
+    return;
+  }
   if (plan.relaying)
     emitRelayHarnessHelpers(os, plan);
   else
@@ -428,9 +463,15 @@ llvm::LogicalResult phasec::target::emitSHMEM(
       "  /* Symmetric data: each operation's receive buffer and work "
       "space, plus\n     room for the timing reductions. */\n"
       "  size_t heap = (size_t)1 << 20;\n";
-  for (const OperationPlan &p : plans)
-    prologue += "  heap += " + p.name + "_recv_bytes() + " + p.name +
-                "_sym_bytes();\n";
+  for (const OperationPlan &p : plans) {
+    if (p.aggregate == Aggregate::None)
+      prologue += "  heap += " + p.name + "_recv_bytes() + " + p.name +
+                  "_sym_bytes();\n";
+    else
+      prologue += "  heap += " +
+                  (p.movesData ? p.name + "_sym_bytes() + " : std::string()) +
+                  p.papersName + "_PAPERS_SYM;\n";
+  }
   prologue += "  phasec_shmem_init(heap);\n"
               "  const int pe = shmem_my_pe(), npes = shmem_n_pes();\n";
   emitHarnessMain(os, plans, shmemHarness(), prologue, options.iterations,

@@ -264,6 +264,8 @@ void Converter::convertOperation(const lang::Operation &o) {
   set("rlimit", i64(d.rlimit));
   if (o.aggregate != Aggregate::None)
     set("aggregate", AggregateAttr::get(&context, o.aggregate));
+  if (o.valueType)
+    set("value_type", TypeAttr::get(elementType(*o.valueType)));
   usedNames.insert(o.name);
 
   // Every comm op is named after its kind's spelling in the vocabulary

@@ -66,7 +66,7 @@ def main():
         if r is None:
             failures += 1
             continue
-        verified = re.findall(r"^# (\S+): median .*; every byte verified"
+        verified = re.findall(r"^# (\S+): median .*; every (?:byte|result) verified"
                               r"(?:, also in place)?$",
                               r.stdout, re.M)
         ok = r.returncode == 0 and "# OK: every byte verified" in r.stdout

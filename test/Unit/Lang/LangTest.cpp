@@ -538,6 +538,7 @@ frobnicate f;
             "permute, gather, scatter, allgather, broadcast, reduce, "
             "allreduce, scan, exscan, reduce_scatter, one_to_all, all_to_one, "
       "barrier, local; PAPERS "
-            "aggregates: putget, waitvec, vote, match, rank, population, "
-            "enumerate, any, all\n");
+            "aggregates: wait, waitvec, any, all, putget, bcast, rank, vote, "
+            "match, population, enumerate, select_first, select_one; in "
+            "'papers on GROUP { ... }' also gather, reduce, scan\n");
 }

@@ -130,7 +130,15 @@ def Phasec_Aggregate : Phasec_Enum<"Aggregate",
   I32EnumAttrCase<"Enumerate", 7, "enumerate">,
   I32EnumAttrCase<"Any", 8, "any">,
   I32EnumAttrCase<"All", 9, "all">,
-  I32EnumAttrCase<"Barrier", 10, "barrier">]>;
+  I32EnumAttrCase<"Barrier", 10, "barrier">,
+  // One value per member (p_gather, p_reduceOP, p_scanOP, p_bcastPut/Get)
+  // and the group's lowest member (p_selectFirst, p_selectOne).
+  I32EnumAttrCase<"Gather", 11, "gather">,
+  I32EnumAttrCase<"Reduce", 12, "reduce">,
+  I32EnumAttrCase<"Scan", 13, "scan">,
+  I32EnumAttrCase<"Bcast", 14, "bcast">,
+  I32EnumAttrCase<"SelectFirst", 15, "select_first">,
+  I32EnumAttrCase<"SelectOne", 16, "select_one">]>;
 
 def Phasec_ReduceKind : Phasec_Enum<"ReduceKind", "reduction operator", [
   I32EnumAttrCase<"Add", 0, "add">,

@@ -236,6 +236,11 @@ struct Operation {
   bool elementLevel = false;
   std::vector<int64_t> permutation;
 
+  /// PAPERS aggregates that take a value (`type`): its type, which the
+  /// generated function takes and returns. The data moved may be of
+  /// another type (bcast moves the value's bits as an unsigned integer).
+  std::optional<ElementType> valueType;
+
   /// Reduce, allreduce, scan (and the PAPERS typed aggregates).
   ReduceKind reduceOp = ReduceKind::Add;
   ElementType elementType = ElementType::Int32;

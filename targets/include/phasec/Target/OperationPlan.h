@@ -46,6 +46,7 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,18 @@ struct OperationPlan {
   ReduceKind reduceOp = ReduceKind::Add;
   std::vector<std::vector<RelayTransfer>> relayPhases;
   int64_t relayRecvScratch = 0, relaySendScratch = 0;
+
+  /// A PAPERS aggregate (seed 004; docs/backends.md): the generated code
+  /// adds the aggregate's own function, `papersName`, which takes the
+  /// caller's value (`value`, where it has one) and returns the aggregate's
+  /// result; this plan's function (`name`, `papersName` + "_xfer") moves
+  /// its data. Population, enumerate, select_first/select_one and a wait
+  /// without a schedule move none (`movesData` false: no schedule, and
+  /// `name` is `papersName`).
+  Aggregate aggregate = Aggregate::None;
+  std::string papersName;
+  std::optional<ElementCType> value;
+  bool movesData = true;
 
   int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
   /// Bytes member `src` owes member `dst` (0 on the diagonal and where

@@ -143,7 +143,10 @@ defvar Comm_CommonArgs = (ins
   DefaultValuedAttr<Comm_StyleAttr, "::phasec::TransferStyle::Packing">:$style,
   DefaultValuedAttr<I64Attr, "0">:$rlimit,
   DefaultValuedAttr<Comm_AggregateAttr,
-                    "::phasec::Aggregate::None">:$aggregate);
+                    "::phasec::Aggregate::None">:$aggregate,
+  // A PAPERS aggregate's value type (what its function takes and returns),
+  // where it has one; the data moved may be of another type.
+  OptionalAttr<TypeAttr>:$value_type);
 
 class Comm_CollectiveOp<string mnemonic, string kind, dag extraArgs,
                         string summaryText>
