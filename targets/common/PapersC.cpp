@@ -343,8 +343,9 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
        << "; ++r)\n      p[r] = (" << T << ")99;\n";
   os << "    " << tr.iterationBarrier << "\n"
      << "    const double t0 = phasec_wtime();\n";
-  // The call, and the expected result.
-  std::string call, check;
+  // The call (timed), then the expected result (not timed).
+  std::string check, expectText;
+  llvm::raw_string_ostream es(expectText);
   switch (a) {
   case Aggregate::Population:
     os << "    const int got = " << F << "();\n";
@@ -356,8 +357,7 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     check = "got == " + X + "_rank(0)";
     break;
   case Aggregate::Enumerate:
-    os << "    const int got = " << F << "(" << commOnlyArg
-       << ");\n";
+    os << "    const int got = " << F << "(" << commOnlyArg << ");\n";
     check = "got == me";
     break;
   case Aggregate::Barrier:
@@ -369,25 +369,25 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   case Aggregate::All:
   case Aggregate::Waitvec: {
     std::string res = a == Aggregate::Waitvec ? "uint64_t" : "int";
-    os << "    const " << res << " got = " << F << "(mine" << comm << ");\n"
-       << "    " << res << " want = " << (a == Aggregate::All ? "1" : "0")
+    os << "    const " << res << " got = " << F << "(mine" << comm << ");\n";
+    es << "    " << res << " want = " << (a == Aggregate::All ? "1" : "0")
        << ";\n"
        << "    for (int m = 0; m < " << X << "_P; ++m) {\n"
        << "      const int f = m == me ? mine : " << P << "_val(m, i);\n";
     if (a == Aggregate::Waitvec)
-      os << "      want |= (uint64_t)(f != 0) << " << X << "_rank(m);\n";
+      es << "      want |= (uint64_t)(f != 0) << " << X << "_rank(m);\n";
     else if (a == Aggregate::Any)
-      os << "      want = want || f;\n";
+      es << "      want = want || f;\n";
     else
-      os << "      want = want && f;\n";
-    os << "    }\n";
+      es << "      want = want && f;\n";
+    es << "    }\n";
     check = "got == want";
     break;
   }
   case Aggregate::Reduce:
   case Aggregate::Scan:
-    os << "    const " << T << " got = " << F << "(mine" << comm << ");\n"
-       << "    " << T << " want = " << P << "_val(0, i);\n"
+    os << "    const " << T << " got = " << F << "(mine" << comm << ");\n";
+    es << "    " << T << " want = " << P << "_val(0, i);\n"
        << "    for (int m = 1; m < "
        << (a == Aggregate::Scan ? std::string("me + 1") : X + "_P")
        << "; ++m) {\n"
@@ -396,26 +396,27 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     check = "!memcmp(&got, &want, sizeof got)";
     break;
   case Aggregate::Bcast:
+    // The sender puts, the others get: one call each.
     os << "    const int sender = (int)(i % " << X << "_P);\n"
-       << "    " << T << " got;\n"
+       << "    " << T << " got = mine;\n"
        << "    if (me == sender)\n      " << F << "_put(mine" << comm
        << ");\n"
-       << "    got = me == sender ? " << P << "_val(me, i) : " << F << "_get("
-       << commOnlyArg << ");\n"
-       << "    const " << T << " want = " << P << "_val(sender, i);\n";
+       << "    else\n      got = " << F << "_get(" << commOnlyArg << ");\n";
+    es << "    const " << T << " want = me == sender ? mine : " << P
+       << "_val(sender, i);\n";
     check = "!memcmp(&got, &want, sizeof got)";
     break;
   case Aggregate::Putget:
     if (plan.kind == CollectiveKind::Alltoallv) {
-      os << "    const " << T << " got = " << F << "(mine" << comm << ");\n"
-         << "    const " << T << " want = me >= 0 ? " << P << "_val(" << P
+      os << "    const " << T << " got = " << F << "(mine" << comm << ");\n";
+      es << "    const " << T << " want = me >= 0 ? " << P << "_val(" << P
          << "_src[me], i) : got;\n";
     } else {
       os << "    const int src = " << X << "_rank((int)((me + 1 + i) % "
          << X << "_P));\n"
          << "    const " << T << " got = " << F << "(mine, me >= 0 ? src : "
-         << X << "_rank(0)" << comm << ");\n"
-         << "    const " << T << " want = me >= 0 ? " << P << "_val(" << X
+         << X << "_rank(0)" << comm << ");\n";
+      es << "    const " << T << " want = me >= 0 ? " << P << "_val(" << X
          << "_member(src), i) : got;\n";
     }
     check = "!memcmp(&got, &want, sizeof got)";
@@ -423,7 +424,7 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   case Aggregate::Gather:
     os << "    " << F << "(p, mine" << comm << ");\n";
     check = "1";
-    os << "    for (int r = 0; me >= 0 && r < " << plan.requiredRanks()
+    es << "    for (int r = 0; me >= 0 && r < " << plan.requiredRanks()
        << "; ++r) {\n"
        << "      const int m = " << X << "_member(r);\n"
        << "      const " << T << " want = m < 0 ? (" << T << ")99 : " << P
@@ -431,8 +432,8 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
        << "      ok = ok && !memcmp(&p[r], &want, sizeof want);\n    }\n";
     break;
   case Aggregate::Rank:
-    os << "    const int got = " << F << "(mine" << comm << ");\n"
-       << "    int want = 0;\n"
+    os << "    const int got = " << F << "(mine" << comm << ");\n";
+    es << "    int want = 0;\n"
        << "    for (int m = 0; m < " << X << "_P; ++m) {\n"
        << "      const " << T << " v = " << P << "_val(m, i);\n"
        << "      want += v < mine || (!(mine < v) && m < me);\n    }\n";
@@ -440,8 +441,9 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     break;
   case Aggregate::Vote:
   case Aggregate::Match:
-    os << "    const uint64_t got = " << F << "(mine" << comm << ");\n"
-       << "    const int count = " << F << "_count(mine" << comm << ");\n"
+    // The count is one more call: after the timed one.
+    os << "    const uint64_t got = " << F << "(mine" << comm << ");\n";
+    es << "    const int count = " << F << "_count(mine" << comm << ");\n"
        << "    uint64_t want = 0;\n"
        << "    for (int m = 0; m < " << X << "_P; ++m) {\n"
        << "      const " << T << " v = m == me ? mine : " << P
@@ -456,7 +458,8 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     llvm_unreachable("not a PAPERS aggregate");
   }
   os << "    const double dt = phasec_wtime() - t0;\n"
-     << "    if (k >= warmup)\n      t[k - warmup] = dt;\n";
+     << "    if (k >= warmup)\n      t[k - warmup] = dt;\n"
+     << expectText;
   // Where member 0's input need not change anybody's result (a bcast
   // from another member, an any or all), its wrong result is made up.
   if ((!valued && a != Aggregate::Barrier) || a == Aggregate::Bcast ||
