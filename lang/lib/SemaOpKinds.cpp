@@ -124,9 +124,10 @@ bool Sema::checkMaskFits(OpContext &c) {
   const Group &g = *c.op.group;
   if (g.ranks.back() < 64)
     return true;
-  diag.error(c.decl.loc, "'" + c.decl.name + "' returns a PAPERS bit mask of "
-                             "64 ranks, but group '" + g.name +
-                             "' has rank " + Twine(g.ranks.back()));
+  diag.error(c.decl.loc, "'" + c.decl.name +
+                             "' returns a PAPERS bit mask of "
+                             "64 ranks, but group '" +
+                             g.name + "' has rank " + Twine(g.ranks.back()));
   return false;
 }
 

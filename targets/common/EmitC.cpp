@@ -834,8 +834,7 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "}\n\n";
 }
 
-void detail::emitBarrierCheck(llvm::raw_ostream &os,
-                              const HarnessTransport &tr,
+void detail::emitBarrierCheck(llvm::raw_ostream &os, const HarnessTransport &tr,
                               llvm::StringRef label, llvm::StringRef x,
                               RankId first, llvm::StringRef call) {
   std::string p = tr.runtimePrefix;

@@ -106,14 +106,13 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
     return "  if (!" + P + "_sym) /* every PE calls the first time */\n    " +
            P + "_sym = (char *)PHASEC_SHMEM_MALLOC(" + P +
            "_PAPERS_SYM, \"receive buffer\");\n  " +
-           tr.callXfer(X, send, P + "_sym") + ";\n  memcpy(" + recv + ", " +
-           P + "_sym, " + P + "_PAPERS_SYM);\n";
+           tr.callXfer(X, send, P + "_sym") + ";\n  memcpy(" + recv + ", " + P +
+           "_sym, " + P + "_PAPERS_SYM);\n";
   };
   std::string comm = tr.commParam, commOnly = tr.commOnly;
   switch (a) {
   case Aggregate::Population:
-    os << "static inline int " << P << "(void) { return " << X
-       << "_P; }\n\n";
+    os << "static inline int " << P << "(void) { return " << X << "_P; }\n\n";
     return;
   case Aggregate::SelectFirst:
   case Aggregate::SelectOne:
@@ -167,8 +166,8 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
     if (plan.kind == CollectiveKind::Alltoallv) {
       // `source` fixed: the scheduled alltoallv brings the one value.
       // Every member that reads this member's value gets a copy.
-      os << T << " " << P << "(" << T << " d" << comm << ") {\n" << prologue
-         << "  " << T << " in_[" << X << "_P], out_;\n"
+      os << T << " " << P << "(" << T << " d" << comm << ") {\n"
+         << prologue << "  " << T << " in_[" << X << "_P], out_;\n"
          << "  for (int m = 0; m < " << X << "_P; ++m)\n    in_[m] = d;\n"
          << "  memset(&out_, 0, sizeof out_);\n"
          << xfer("in_", "&out_") << "  (void)me_;\n  return out_;\n}\n\n";
@@ -195,8 +194,8 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
        << "    p[" << X << "_rank(m)] = all_[m];\n}\n\n";
     return;
   case Aggregate::Waitvec:
-    os << "uint64_t " << P << "(int f" << comm << ") {\n" << prologue
-       << "  uint8_t in_ = f != 0, all_[" << X << "_P];\n"
+    os << "uint64_t " << P << "(int f" << comm << ") {\n"
+       << prologue << "  uint8_t in_ = f != 0, all_[" << X << "_P];\n"
        << xfer("&in_", "all_") << "  uint64_t mask = 0;\n"
        << "  for (int m = 0; me_ >= 0 && m < " << X << "_P; ++m)\n"
        << "    mask |= (uint64_t)(all_[m] != 0) << " << X << "_rank(m);\n"
@@ -204,9 +203,9 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
     return;
   case Aggregate::Rank:
     os << "/* The number of members with a smaller value (ties: by rank). */\n"
-       << "int " << P << "(" << T << " d" << comm << ") {\n" << prologue
-       << "  " << T << " all_[" << X << "_P];\n" << xfer("&d", "all_")
-       << "  if (me_ < 0)\n    return -1;\n  int r = 0;\n"
+       << "int " << P << "(" << T << " d" << comm << ") {\n"
+       << prologue << "  " << T << " all_[" << X << "_P];\n"
+       << xfer("&d", "all_") << "  if (me_ < 0)\n    return -1;\n  int r = 0;\n"
        << "  for (int m = 0; m < " << X << "_P; ++m)\n"
        << "    r += all_[m] < d || (!(d < all_[m]) && m < me_);\n"
        << "  return r;\n}\n\n";
@@ -214,13 +213,13 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
   case Aggregate::Vote:
   case Aggregate::Match: {
     bool vote = a == Aggregate::Vote;
-    os << "/* " << (vote ? "The members that voted for the caller's rank."
-                         : "The members whose value has the caller's bits.")
+    os << "/* "
+       << (vote ? "The members that voted for the caller's rank."
+                : "The members whose value has the caller's bits.")
        << " */\n"
-       << "static uint64_t " << P << "_mask(" << T << " v" << comm
-       << ") {\n" << prologue
-       << "  " << T << " all_[" << X << "_P];\n" << xfer("&v", "all_")
-       << "  uint64_t mask = 0;\n"
+       << "static uint64_t " << P << "_mask(" << T << " v" << comm << ") {\n"
+       << prologue << "  " << T << " all_[" << X << "_P];\n"
+       << xfer("&v", "all_") << "  uint64_t mask = 0;\n"
        << "  for (int m = 0; me_ >= 0 && m < " << X << "_P; ++m)\n"
        << (vote ? "    mask |= (uint64_t)((int64_t)all_[m] == rank_) << "
                 : "    mask |= (uint64_t)!memcmp(&all_[m], &v, sizeof v) << ")
@@ -263,8 +262,8 @@ static std::string harnessValue(const OperationPlan &plan) {
     return "(" + T + ")((m + i) % 3)";
   case Aggregate::Vote:
     // A member's rank, or now and then a rank outside the group.
-    return "(" + T + ")((m * 3 + i) % (" + X + "_P + 1) < " + X + "_P ? " +
-           X + "_rank((int)((m * 3 + i) % (" + X + "_P + 1))) : 127)";
+    return "(" + T + ")((m * 3 + i) % (" + X + "_P + 1) < " + X + "_P ? " + X +
+           "_rank((int)((m * 3 + i) % (" + X + "_P + 1))) : 127)";
   default:
     return "(" + T + ")((m * 7 + i * 3) % 100 + 1)";
   }
@@ -278,8 +277,8 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   // The communicator alone, for the functions that take nothing else.
   const std::string commOnlyArg = comm.empty() ? "" : comm.substr(2);
   const Aggregate a = plan.aggregate;
-  const bool flag = a == Aggregate::Waitvec || a == Aggregate::Any ||
-                    a == Aggregate::All;
+  const bool flag =
+      a == Aggregate::Waitvec || a == Aggregate::Any || a == Aggregate::All;
   const bool valued = plan.movesData && a != Aggregate::Barrier;
   if (valued)
     os << "static inline " << (flag ? std::string("int") : T) << " " << P
@@ -313,7 +312,8 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   if (a == Aggregate::Vote || a == Aggregate::Match)
     pointer("_count");
   os << "\n";
-  os << "/* Runs " << P << ": every rank calls it, every member checks its "
+  os << "/* Runs " << P
+     << ": every rank calls it, every member checks its "
         "result against\n   a serial evaluation, every call. Returns the "
         "wrong results over all "
      << tr.units << ". */\n"
@@ -334,9 +334,10 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "    const int off = corrupt && me == 0 && k == total - 1;\n"
      << "    int ok = 1;\n    (void)i;\n    (void)off;\n";
   if (valued)
-    os << "    " << (flag ? std::string("int") : T) << " mine = me >= 0 ? "
-       << P << "_val(me, i) : " << (flag ? "0" : "(" + T + ")0") << ";\n"
-       << "    if (off)\n      " << (flag ? "mine = !mine;" : "((unsigned char *)&mine)[0] ^= 1;")
+    os << "    " << (flag ? std::string("int") : T) << " mine = me >= 0 ? " << P
+       << "_val(me, i) : " << (flag ? "0" : "(" + T + ")0") << ";\n"
+       << "    if (off)\n      "
+       << (flag ? "mine = !mine;" : "((unsigned char *)&mine)[0] ^= 1;")
        << "\n";
   if (a == Aggregate::Gather)
     os << "    for (int r = 0; r < " << plan.requiredRanks()
@@ -399,8 +400,7 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     // The sender puts, the others get: one call each.
     os << "    const int sender = (int)(i % " << X << "_P);\n"
        << "    " << T << " got = mine;\n"
-       << "    if (me == sender)\n      " << F << "_put(mine" << comm
-       << ");\n"
+       << "    if (me == sender)\n      " << F << "_put(mine" << comm << ");\n"
        << "    else\n      got = " << F << "_get(" << commOnlyArg << ");\n";
     es << "    const " << T << " want = me == sender ? mine : " << P
        << "_val(sender, i);\n";
@@ -412,10 +412,10 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
       es << "    const " << T << " want = me >= 0 ? " << P << "_val(" << P
          << "_src[me], i) : got;\n";
     } else {
-      os << "    const int src = " << X << "_rank((int)((me + 1 + i) % "
-         << X << "_P));\n"
-         << "    const " << T << " got = " << F << "(mine, me >= 0 ? src : "
-         << X << "_rank(0)" << comm << ");\n";
+      os << "    const int src = " << X << "_rank((int)((me + 1 + i) % " << X
+         << "_P));\n"
+         << "    const " << T << " got = " << F
+         << "(mine, me >= 0 ? src : " << X << "_rank(0)" << comm << ");\n";
       es << "    const " << T << " want = me >= 0 ? " << P << "_val(" << X
          << "_member(src), i) : got;\n";
     }

@@ -139,8 +139,7 @@ static LogicalResult setAggregate(comm::CollectiveOpInterface collective,
   if (plan.movesData)
     plan.name += "_xfer";
   if (auto type = operation->getAttrOfType<TypeAttr>("value_type")) {
-    std::optional<ElementType> kind =
-        comm::getElementTypeKind(type.getValue());
+    std::optional<ElementType> kind = comm::getElementTypeKind(type.getValue());
     if (!kind)
       return collective.emitError("cannot emit '")
              << plan.papersName << "': its value type is not one of the "

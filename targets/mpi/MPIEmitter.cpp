@@ -87,12 +87,12 @@ static const PapersTransport &mpiPapers() {
       "MPI_Abort(comm, 1)",
       [](const std::string &x, const std::string &send,
          const std::string &recv) {
-        return "PHASEC_MPI_CHECK(" + x + "(" + send + ", " + recv +
-               ", comm))";
+        return "PHASEC_MPI_CHECK(" + x + "(" + send + ", " + recv + ", comm))";
       },
       mpiGroupComm,
       [](const std::string &x) {
-        return "  MPI_Comm g_ = " + x + "_comm(comm, me_);\n  if (me_ >= 0)\n"
+        return "  MPI_Comm g_ = " + x +
+               "_comm(comm, me_);\n  if (me_ >= 0)\n"
                "    PHASEC_MPI_CHECK(MPI_Barrier(g_));\n";
       },
       false};

@@ -297,7 +297,9 @@ static const PapersTransport &shmemPapers() {
       "all PEs); PEs outside the group get 0.",
       "shmem_global_exit(1)",
       [](const std::string &x, const std::string &send,
-         const std::string &recv) { return x + "(" + send + ", " + recv + ")"; },
+         const std::string &recv) {
+        return x + "(" + send + ", " + recv + ")";
+      },
       [](const std::string &) { return std::string(); },
       [](const std::string &) {
         return std::string("  shmem_barrier_all(); /* every PE calls */\n");

@@ -360,8 +360,8 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
     return (uint64_t(uint32_t(t.src)) << 32) | uint32_t(t.dst);
   };
   auto mask = [&](const Transfer &t) {
-    return t.ties & topo.tieMask(topo.nodeOfRank(t.src),
-                                 topo.nodeOfRank(t.dst));
+    return t.ties &
+           topo.tieMask(topo.nodeOfRank(t.src), topo.nodeOfRank(t.dst));
   };
   for (const Phase &phase : schedule.phases)
     for (const Transfer &t : phase.transfers) {

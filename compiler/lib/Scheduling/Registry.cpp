@@ -306,8 +306,7 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
   // on the same routes took 271. So the best schedule with its pairs
   // whole is a candidate too.
   Schedule whole;
-  if (bestReport.sync == SyncKind::None &&
-      wholePairs(problem, best, whole)) {
+  if (bestReport.sync == SyncKind::None && wholePairs(problem, best, whole)) {
     SchedulerReport candidate;
     detail::finalizeReport(problem, whole, options, candidate);
     if (isFaster(candidate, bestReport)) {
