@@ -78,10 +78,18 @@ llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
             " bytes split elements of " + std::to_string(plan.elem.size);
     return llvm::failure();
   }
+  plan.relayAllAtOnce =
+      options.sync == SyncKind::None && forwardsNothing(schedule);
+  // Where each member stages what it receives and packs what it sends: per
+  // phase, or over the whole schedule when everything is posted at once.
+  std::vector<int64_t> recvAt(plan.numMembers(), 0),
+      sendAt(plan.numMembers(), 0);
   for (const Phase &phase : schedule.phases) {
     std::vector<RelayTransfer> &out = plan.relayPhases.emplace_back();
-    std::vector<int64_t> recvAt(plan.numMembers(), 0),
-        sendAt(plan.numMembers(), 0);
+    if (!plan.relayAllAtOnce) {
+      std::fill(recvAt.begin(), recvAt.end(), 0);
+      std::fill(sendAt.begin(), sendAt.end(), 0);
+    }
     for (auto [i, t] : llvm::enumerate(phase.transfers)) {
       int64_t s = collective.memberOf(t.src), d = collective.memberOf(t.dst);
       if (s < 0 || d < 0 || i >= phase.chunks.size()) {
@@ -175,8 +183,10 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   const ChunkSpec &c = plan.chunks;
   int64_t maxReq = 1, transfers = 0;
+  std::vector<int64_t> req(plan.numMembers(), 0);
   for (const auto &phase : plan.relayPhases) {
-    std::vector<int64_t> req(plan.numMembers(), 0);
+    if (!plan.relayAllAtOnce)
+      std::fill(req.begin(), req.end(), 0);
     for (const RelayTransfer &t : phase) {
       ++req[t.src];
       ++req[t.dst];
@@ -184,6 +194,7 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
     maxReq = std::max(maxReq, *std::max_element(req.begin(), req.end()));
     transfers += phase.size();
   }
+  const char *per = plan.relayAllAtOnce ? "of all phases" : "per phase";
   os << "/*===---- " << n << ": " << stringifyCollectiveKind(plan.kind)
      << ", relayed (" << plan.schedule.algorithm << "), " << plan.numMembers()
      << " members, " << c.numChunks << " chunks of " << c.chunkBytes
@@ -196,9 +207,9 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "#define " << n << "_ROOT " << std::max<int32_t>(plan.root, 0) << "\n"
      << "#define " << n << "_NPHASES " << plan.relayPhases.size() << "\n"
      << "#define " << n << "_RSCR ((size_t)" << plan.relayRecvScratch
-     << ") /* receive scratch per phase */\n"
+     << ") /* receive scratch " << per << " */\n"
      << "#define " << n << "_SSCR ((size_t)" << plan.relaySendScratch
-     << ") /* send packing scratch per phase */\n"
+     << ") /* send packing scratch " << per << " */\n"
      << "#define " << n << "_MAXREQ " << maxReq << "\n"
      << "typedef " << plan.elem.cType << " " << n << "_elem_t;\n\n";
   emitMemberMap(os, plan);
@@ -365,8 +376,44 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "    sscr = (char *)PHASEC_XMALLOC(" << n
      << "_SSCR + 1, \"send scratch\");\n  }\n"
      << "  " << n << "_enter(me, sendbuf, D);\n"
-     << "  MPI_Request req[" << n << "_MAXREQ];\n"
-     << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+     << "  MPI_Request req[" << n << "_MAXREQ];\n";
+  if (plan.relayAllAtOnce) {
+    // Nothing is forwarded: every message at once, from the work space as
+    // it was on entry (nothing is applied before every send is done), then
+    // the phases applied in order.
+    os << "  /* It forwards nothing: every message at once, then the phases "
+          "applied in order. */\n"
+       << "  int nreq = 0;\n"
+       << "  for (int64_t t = 0; t < " << n << "_pstart[" << n
+       << "_NPHASES]; ++t) {\n"
+       << "    const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+       << "    if (x->dst == me)\n"
+       << "      PHASEC_MPI_CHECK(MPI_Irecv(rscr + x->roff, (int)x->bytes, "
+          "MPI_BYTE, x->src, PHASEC_TAG, g,\n"
+       << "                                 &req[nreq++]));\n  }\n"
+       << "  for (int64_t t = 0; t < " << n << "_pstart[" << n
+       << "_NPHASES]; ++t) {\n"
+       << "    const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+       << "    if (x->src != me)\n      continue;\n"
+       << "    const phasec_relay_run_t *u = &" << n << "_runs[x->run0];\n"
+       << "    const char *buf = D + u->chunk * " << n << "_CB;\n"
+       << "    if (x->nruns > 1) { /* pack the runs */\n"
+       << "      char *p = sscr + x->soff;\n"
+       << "      for (int32_t q = 0; q < x->nruns; ++q) {\n"
+       << "        memcpy(p, D + u[q].chunk * " << n
+       << "_CB, (size_t)u[q].count * " << n << "_CB);\n"
+       << "        p += (size_t)u[q].count * " << n << "_CB;\n      }\n"
+       << "      buf = sscr + x->soff;\n    }\n"
+       << "    PHASEC_MPI_CHECK(MPI_Isend(buf, (int)x->bytes, MPI_BYTE, "
+          "x->dst, PHASEC_TAG, g, &req[nreq++]));\n  }\n"
+       << "  PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+       << "  for (int j = 0; j < " << n << "_NPHASES; ++j)\n"
+       << "    " << n << "_apply(me, j, D, rscr);\n"
+       << "  " << n << "_leave(me, D, recvbuf);\n"
+       << "  return MPI_SUCCESS;\n}\n\n";
+    return;
+  }
+  os << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
      << "    int nreq = 0;\n"
      << "    for (int64_t t = " << n << "_pstart[j]; t < " << n
      << "_pstart[j + 1]; ++t) {\n"

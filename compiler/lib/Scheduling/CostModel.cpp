@@ -863,9 +863,11 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   t.copyRate = copyRate();
   if (copyPattern_)
     t.copyPattern = *copyPattern_;
-  if (sync == SyncKind::None && !relaying) {
-    // Everything is posted at once: the messages share the network, each
-    // sender sets up all of its messages, the farthest pays its latency.
+  // Without barriers a schedule that forwards nothing (every direct one, a
+  // relay such as a direct scan) is posted at once: the messages share the
+  // network, each sender sets up all of its messages, the farthest pays its
+  // latency.
+  if (sync == SyncKind::None && (!relaying || forwardsNothing(schedule))) {
     t.bandwidth = fluidTime(schedule);
     Phase all;
     for (const Phase &phase : schedule.phases)

@@ -19,6 +19,7 @@
 #include "phasec/Scheduling/Bounds.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -165,6 +166,26 @@ void Schedule::canonicalize() {
 bool phasec::isRelaying(const Schedule &schedule) {
   return llvm::any_of(schedule.phases,
                       [](const Phase &p) { return !p.chunks.empty(); });
+}
+
+bool phasec::forwardsNothing(const Schedule &schedule) {
+  if (!isRelaying(schedule))
+    return false;
+  // (rank, chunk) pairs received so far.
+  llvm::DenseSet<std::pair<RankId, int64_t>> received;
+  for (const Phase &phase : schedule.phases) {
+    // A phase's sends read the state at its start.
+    for (auto [i, t] : llvm::enumerate(phase.transfers))
+      if (i < phase.chunks.size())
+        for (int64_t c : phase.chunks[i].ids)
+          if (received.contains({t.src, c}))
+            return false;
+    for (auto [i, t] : llvm::enumerate(phase.transfers))
+      if (i < phase.chunks.size())
+        for (int64_t c : phase.chunks[i].ids)
+          received.insert({t.dst, c});
+  }
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

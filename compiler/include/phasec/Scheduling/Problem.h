@@ -169,6 +169,15 @@ struct Schedule {
 /// chunks (Phase::chunks); a direct one carries none.
 bool isRelaying(const Schedule &schedule);
 
+/// A relaying schedule in which no rank sends a chunk it received in an
+/// earlier phase: every transfer carries what its sender held at the start.
+/// Without barriers its messages may all be posted at once and the received
+/// chunks applied afterwards, in phase order, to the same result as phase
+/// after phase (the back ends and the cost model do so). A direct broadcast
+/// or scan (the seed's gather and serial evaluation) forwards nothing; trees
+/// and rings do.
+bool forwardsNothing(const Schedule &schedule);
+
 /// A schedule measured against the bound of its problem: what every report,
 /// IR attribute and table prints, computed in one place (Problem::cost).
 struct ScheduleCost {

@@ -181,6 +181,11 @@ struct OperationPlan {
   ReduceKind reduceOp = ReduceKind::Add;
   std::vector<std::vector<RelayTransfer>> relayPhases;
   int64_t relayRecvScratch = 0, relaySendScratch = 0;
+  /// Without barriers, a relay that forwards nothing (forwardsNothing)
+  /// posts every message at once and applies the phases after: `roff` and
+  /// `soff` then count over the whole schedule, the scratch sizes are the
+  /// totals.
+  bool relayAllAtOnce = false;
 
   /// A PAPERS aggregate (seed 004; docs/backends.md): the generated code
   /// adds the aggregate's own function, `papersName`, which takes the
