@@ -377,36 +377,46 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "_SSCR + 1, \"send scratch\");\n  }\n"
      << "  " << n << "_enter(me, sendbuf, D);\n"
      << "  MPI_Request req[" << n << "_MAXREQ];\n";
+  // The receives, then the sends (packing runs that are not contiguous),
+  // of transfers [first, last), indented by `in`.
+  auto post = [&](llvm::StringRef in, llvm::StringRef first,
+                  llvm::StringRef last, llvm::StringRef call) {
+    os << in << "for (int64_t t = " << first << "; t < " << last
+       << "; ++t) {\n"
+       << in << "  const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+       << in << "  if (x->dst == me)\n"
+       << in << "    PHASEC_MPI_CHECK(MPI_Irecv(rscr + x->roff, (int)x->bytes, "
+          "MPI_BYTE, x->src, PHASEC_TAG, g,\n"
+       << in << "                               &req[nreq++]));\n"
+       << in << "}\n"
+       << in << "for (int64_t t = " << first << "; t < " << last
+       << "; ++t) {\n"
+       << in << "  const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+       << in << "  if (x->src != me)\n" << in << "    continue;\n"
+       << in << "  const phasec_relay_run_t *u = &" << n << "_runs[x->run0];\n"
+       << in << "  const char *buf = D + u->chunk * " << n << "_CB;\n"
+       << in << "  if (x->nruns > 1) { /* pack the runs */\n"
+       << in << "    char *p = sscr + x->soff;\n"
+       << in << "    for (int32_t q = 0; q < x->nruns; ++q) {\n"
+       << in << "      memcpy(p, D + u[q].chunk * " << n
+       << "_CB, (size_t)u[q].count * " << n << "_CB);\n"
+       << in << "      p += (size_t)u[q].count * " << n << "_CB;\n"
+       << in << "    }\n"
+       << in << "    buf = sscr + x->soff;\n" << in << "  }\n"
+       << in << "  PHASEC_MPI_CHECK(" << call
+       << "(buf, (int)x->bytes, MPI_BYTE, x->dst, PHASEC_TAG, g, "
+          "&req[nreq++]));\n"
+       << in << "}\n";
+  };
   if (plan.relayAllAtOnce) {
     // Nothing is forwarded: every message at once, from the work space as
     // it was on entry (nothing is applied before every send is done), then
     // the phases applied in order.
     os << "  /* It forwards nothing: every message at once, then the phases "
           "applied in order. */\n"
-       << "  int nreq = 0;\n"
-       << "  for (int64_t t = 0; t < " << n << "_pstart[" << n
-       << "_NPHASES]; ++t) {\n"
-       << "    const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
-       << "    if (x->dst == me)\n"
-       << "      PHASEC_MPI_CHECK(MPI_Irecv(rscr + x->roff, (int)x->bytes, "
-          "MPI_BYTE, x->src, PHASEC_TAG, g,\n"
-       << "                                 &req[nreq++]));\n  }\n"
-       << "  for (int64_t t = 0; t < " << n << "_pstart[" << n
-       << "_NPHASES]; ++t) {\n"
-       << "    const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
-       << "    if (x->src != me)\n      continue;\n"
-       << "    const phasec_relay_run_t *u = &" << n << "_runs[x->run0];\n"
-       << "    const char *buf = D + u->chunk * " << n << "_CB;\n"
-       << "    if (x->nruns > 1) { /* pack the runs */\n"
-       << "      char *p = sscr + x->soff;\n"
-       << "      for (int32_t q = 0; q < x->nruns; ++q) {\n"
-       << "        memcpy(p, D + u[q].chunk * " << n
-       << "_CB, (size_t)u[q].count * " << n << "_CB);\n"
-       << "        p += (size_t)u[q].count * " << n << "_CB;\n      }\n"
-       << "      buf = sscr + x->soff;\n    }\n"
-       << "    PHASEC_MPI_CHECK(MPI_Isend(buf, (int)x->bytes, MPI_BYTE, "
-          "x->dst, PHASEC_TAG, g, &req[nreq++]));\n  }\n"
-       << "  PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+       << "  int nreq = 0;\n";
+    post("  ", "0", n + "_pstart[" + n + "_NPHASES]", "MPI_Isend");
+    os << "  PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
        << "  for (int j = 0; j < " << n << "_NPHASES; ++j)\n"
        << "    " << n << "_apply(me, j, D, rscr);\n"
        << "  " << n << "_leave(me, D, recvbuf);\n"
@@ -414,31 +424,9 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
     return;
   }
   os << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
-     << "    int nreq = 0;\n"
-     << "    for (int64_t t = " << n << "_pstart[j]; t < " << n
-     << "_pstart[j + 1]; ++t) {\n"
-     << "      const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
-     << "      if (x->dst == me)\n"
-     << "        PHASEC_MPI_CHECK(MPI_Irecv(rscr + x->roff, (int)x->bytes, "
-        "MPI_BYTE, x->src, PHASEC_TAG, g,\n"
-     << "                                   &req[nreq++]));\n    }\n"
-     << "    for (int64_t t = " << n << "_pstart[j]; t < " << n
-     << "_pstart[j + 1]; ++t) {\n"
-     << "      const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
-     << "      if (x->src != me)\n        continue;\n"
-     << "      const phasec_relay_run_t *u = &" << n << "_runs[x->run0];\n"
-     << "      const char *buf = D + u->chunk * " << n << "_CB;\n"
-     << "      if (x->nruns > 1) { /* pack the runs */\n"
-     << "        char *p = sscr + x->soff;\n"
-     << "        for (int32_t q = 0; q < x->nruns; ++q) {\n"
-     << "          memcpy(p, D + u[q].chunk * " << n
-     << "_CB, (size_t)u[q].count * " << n << "_CB);\n"
-     << "          p += (size_t)u[q].count * " << n << "_CB;\n        }\n"
-     << "        buf = sscr + x->soff;\n      }\n"
-     << "      PHASEC_MPI_CHECK(" << sendCall
-     << "(buf, (int)x->bytes, MPI_BYTE, x->dst, PHASEC_TAG, g, "
-        "&req[nreq++]));\n    }\n"
-     << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+     << "    int nreq = 0;\n";
+  post("    ", n + "_pstart[j]", n + "_pstart[j + 1]", sendCall);
+  os << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
      << "    " << n << "_apply(me, j, D, rscr);\n";
   if (plan.options.sync == SyncKind::Barrier)
     os << "    if (j + 1 < " << n << "_NPHASES)\n"
