@@ -48,6 +48,9 @@ void emitMemberMap(llvm::raw_ostream &os, const OperationPlan &plan);
 void emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan);
 void emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan);
 void emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan);
+/// The relay plan with per-phase scratch offsets (OpenSHMEM runs every
+/// phase on its own, whatever the sync).
+OperationPlan relayPlanPerPhase(const OperationPlan &plan);
 void emitRelayHarnessHelpers(llvm::raw_ostream &os, const OperationPlan &plan);
 
 /// Block ops: `static void NAME_local(int me, const void *sendbuf, void

@@ -439,6 +439,35 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
 // OpenSHMEM
 //===----------------------------------------------------------------------===//
 
+/// The plan with per-phase scratch offsets: OpenSHMEM runs every relay
+/// phase by phase (a put needs the barrier to be known delivered), so the
+/// offsets of the whole schedule, which the MPI code posts at once, would
+/// only make its symmetric scratch larger.
+OperationPlan detail::relayPlanPerPhase(const OperationPlan &plan) {
+  OperationPlan out = plan;
+  if (!out.relayAllAtOnce)
+    return out;
+  out.relayAllAtOnce = false;
+  out.relayRecvScratch = out.relaySendScratch = 0;
+  for (std::vector<RelayTransfer> &phase : out.relayPhases) {
+    std::vector<int64_t> recvAt(out.numMembers(), 0),
+        sendAt(out.numMembers(), 0);
+    for (RelayTransfer &r : phase) {
+      r.roff = recvAt[r.dst];
+      recvAt[r.dst] += r.bytes;
+      if (r.runs.size() > 1) {
+        r.soff = sendAt[r.src];
+        sendAt[r.src] += r.bytes;
+      }
+    }
+    out.relayRecvScratch = std::max(
+        out.relayRecvScratch, *std::max_element(recvAt.begin(), recvAt.end()));
+    out.relaySendScratch = std::max(
+        out.relaySendScratch, *std::max_element(sendAt.begin(), sendAt.end()));
+  }
+  return out;
+}
+
 void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   os << "#define " << n << "_NBARRIERS (1 + " << n

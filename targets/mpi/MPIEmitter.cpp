@@ -83,7 +83,8 @@ static const PapersTransport &mpiPapers() {
       "int rank_;\n  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank_));",
       "every rank of comm calls it\n   the first time (which splits off the "
       "members' communicator; NAME_free() frees it),\n   members alone after "
-      "that; other ranks get 0.",
+      "that; other ranks get no result (0, -1 for rank, their own value\n   "
+      "for putget, gather leaves p as it is).",
       "MPI_Abort(comm, 1)",
       [](const std::string &x, const std::string &send,
          const std::string &recv) {

@@ -294,7 +294,8 @@ static const PapersTransport &shmemPapers() {
       "void",
       "const int rank_ = shmem_my_pe();",
       "every PE calls it (the data\n   moves by functions collective over "
-      "all PEs); PEs outside the group get 0.",
+      "all PEs); PEs outside the group get no result (0, -1 for\n   "
+      "rank, their own value for putget, gather leaves p as it is).",
       "shmem_global_exit(1)",
       [](const std::string &x, const std::string &send,
          const std::string &recv) {
@@ -319,8 +320,9 @@ void SHMEMWriter::emitFunction() {
     return;
   }
   if (plan.relaying) {
-    emitRelayCommon(os, plan);
-    emitRelaySHMEM(os, plan);
+    OperationPlan phased = relayPlanPerPhase(plan);
+    emitRelayCommon(os, phased);
+    emitRelaySHMEM(os, phased);
     return;
   }
   emitPlanComment(os, plan);
