@@ -225,14 +225,12 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
     allowed.push_back("chunks");
   auto takes = [&](StringRef key) { return llvm::is_contained(allowed, key); };
   auto isDirective = [&](StringRef key) {
+    auto takesKey = [&](const OpSpec &s) {
+      return llvm::is_contained(keyList(s.directives), key);
+    };
     return llvm::is_contained(kCommonDirectives, key) ||
-           llvm::any_of(opSpecs,
-                        [&](const OpSpec &s) {
-                          return llvm::is_contained(keyList(s.directives), key);
-                        }) ||
-           llvm::any_of(papersSpecs, [&](const OpSpec &s) {
-             return llvm::is_contained(keyList(s.directives), key);
-           });
+           llvm::any_of(opSpecs, takesKey) ||
+           llvm::any_of(papersSpecs, takesKey);
   };
   for (const Property &p : d.props) {
     std::string key = p.sub.empty() ? p.key : p.key + "." + p.sub;

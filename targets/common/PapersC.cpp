@@ -29,12 +29,6 @@ using namespace phasec;
 using namespace phasec::target;
 using namespace phasec::target::detail;
 
-/// The aggregates whose function returns a bit mask of ranks.
-static bool returnsMask(Aggregate a) {
-  return a == Aggregate::Waitvec || a == Aggregate::Vote ||
-         a == Aggregate::Match;
-}
-
 static std::string valueType(const OperationPlan &plan) {
   return plan.value ? plan.value->cType : std::string("int32_t");
 }

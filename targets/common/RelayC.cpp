@@ -48,6 +48,34 @@ using namespace phasec::target::detail;
 // The plan
 //===----------------------------------------------------------------------===//
 
+/// Where each member stages what it receives (`roff`) and packs what it
+/// sends in more than one run (`soff`), and the scratch sizes: per phase,
+/// or over the whole schedule when everything is posted at once.
+static void setRelayOffsets(OperationPlan &plan) {
+  std::vector<int64_t> recvAt(plan.numMembers(), 0),
+      sendAt(plan.numMembers(), 0);
+  plan.relayRecvScratch = plan.relaySendScratch = 0;
+  for (std::vector<RelayTransfer> &phase : plan.relayPhases) {
+    if (!plan.relayAllAtOnce) {
+      std::fill(recvAt.begin(), recvAt.end(), 0);
+      std::fill(sendAt.begin(), sendAt.end(), 0);
+    }
+    for (RelayTransfer &r : phase) {
+      r.roff = recvAt[r.dst];
+      recvAt[r.dst] += r.bytes;
+      r.soff = 0;
+      if (r.runs.size() > 1) {
+        r.soff = sendAt[r.src];
+        sendAt[r.src] += r.bytes;
+      }
+    }
+    plan.relayRecvScratch = std::max(
+        plan.relayRecvScratch, *std::max_element(recvAt.begin(), recvAt.end()));
+    plan.relaySendScratch = std::max(
+        plan.relaySendScratch, *std::max_element(sendAt.begin(), sendAt.end()));
+  }
+}
+
 llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
     llvm::StringRef name, const Collective &collective, const ChunkSpec &chunks,
     const Schedule &schedule, const PlanOptions &options, std::string &error) {
@@ -80,16 +108,8 @@ llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
   }
   plan.relayAllAtOnce =
       options.sync == SyncKind::None && forwardsNothing(schedule);
-  // Where each member stages what it receives and packs what it sends: per
-  // phase, or over the whole schedule when everything is posted at once.
-  std::vector<int64_t> recvAt(plan.numMembers(), 0),
-      sendAt(plan.numMembers(), 0);
   for (const Phase &phase : schedule.phases) {
     std::vector<RelayTransfer> &out = plan.relayPhases.emplace_back();
-    if (!plan.relayAllAtOnce) {
-      std::fill(recvAt.begin(), recvAt.end(), 0);
-      std::fill(sendAt.begin(), sendAt.end(), 0);
-    }
     for (auto [i, t] : llvm::enumerate(phase.transfers)) {
       int64_t s = collective.memberOf(t.src), d = collective.memberOf(t.dst);
       if (s < 0 || d < 0 || i >= phase.chunks.size()) {
@@ -115,19 +135,10 @@ llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
         else
           r.runs.push_back({c, 1});
       }
-      r.roff = recvAt[d];
-      recvAt[d] += t.bytes;
-      if (r.runs.size() > 1) {
-        r.soff = sendAt[s];
-        sendAt[s] += t.bytes;
-      }
       out.push_back(std::move(r));
     }
-    plan.relayRecvScratch = std::max(
-        plan.relayRecvScratch, *std::max_element(recvAt.begin(), recvAt.end()));
-    plan.relaySendScratch = std::max(
-        plan.relaySendScratch, *std::max_element(sendAt.begin(), sendAt.end()));
   }
+  setRelayOffsets(plan);
   return plan;
 }
 
@@ -448,23 +459,7 @@ OperationPlan detail::relayPlanPerPhase(const OperationPlan &plan) {
   if (!out.relayAllAtOnce)
     return out;
   out.relayAllAtOnce = false;
-  out.relayRecvScratch = out.relaySendScratch = 0;
-  for (std::vector<RelayTransfer> &phase : out.relayPhases) {
-    std::vector<int64_t> recvAt(out.numMembers(), 0),
-        sendAt(out.numMembers(), 0);
-    for (RelayTransfer &r : phase) {
-      r.roff = recvAt[r.dst];
-      recvAt[r.dst] += r.bytes;
-      if (r.runs.size() > 1) {
-        r.soff = sendAt[r.src];
-        sendAt[r.src] += r.bytes;
-      }
-    }
-    out.relayRecvScratch = std::max(
-        out.relayRecvScratch, *std::max_element(recvAt.begin(), recvAt.end()));
-    out.relaySendScratch = std::max(
-        out.relaySendScratch, *std::max_element(sendAt.begin(), sendAt.end()));
-  }
+  setRelayOffsets(out);
   return out;
 }
 

@@ -334,7 +334,7 @@ static std::pair<uint64_t, uint64_t> scheduleKey(const Schedule &schedule,
     const std::vector<Transfer> &transfers = schedule.phases[j].transfers;
     for (size_t k = 0; k < transfers.size(); ++k) {
       const Transfer &x = transfers[k];
-      uint64_t h = mix((uint64_t(uint32_t(x.src)) << 32) | uint32_t(x.dst));
+      uint64_t h = mix(rankPairKey(x.src, x.dst));
       h = mix(h ^ uint64_t(x.bytes));
       h = mix(h ^ x.ties);
       if (ordered)
@@ -356,9 +356,6 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
                                             const Schedule &schedule) {
   llvm::DenseMap<uint64_t, TieMask> first;
   bool differ = false;
-  auto key = [](const Transfer &t) {
-    return (uint64_t(uint32_t(t.src)) << 32) | uint32_t(t.dst);
-  };
   auto mask = [&](const Transfer &t) {
     return t.ties &
            topo.tieMask(topo.nodeOfRank(t.src), topo.nodeOfRank(t.dst));
@@ -367,7 +364,8 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
     for (const Transfer &t : phase.transfers) {
       if (!isCharged(t, topo.numRanks()))
         continue;
-      auto [it, inserted] = first.try_emplace(key(t), mask(t));
+      auto [it, inserted] =
+          first.try_emplace(rankPairKey(t.src, t.dst), mask(t));
       differ |= !inserted && it->second != mask(t);
     }
   if (!differ)
@@ -375,7 +373,7 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
   Schedule out = schedule;
   for (Phase &phase : out.phases)
     for (Transfer &t : phase.transfers) {
-      auto it = first.find(key(t));
+      auto it = first.find(rankPairKey(t.src, t.dst));
       if (it != first.end())
         t.ties = it->second;
     }

@@ -185,8 +185,8 @@ bool wholePairs(const Problem &problem, const Schedule &schedule,
   bool split = false;
   for (const Phase &phase : schedule.phases)
     for (const Transfer &t : phase.transfers) {
-      uint64_t key = (uint64_t(uint32_t(t.src)) << 32) | uint32_t(t.dst);
-      auto [it, inserted] = index.try_emplace(key, pairs.size());
+      auto [it, inserted] =
+          index.try_emplace(rankPairKey(t.src, t.dst), pairs.size());
       if (inserted) {
         pairs.push_back(t);
         continue;

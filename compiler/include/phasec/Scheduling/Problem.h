@@ -90,6 +90,11 @@ struct Transfer {
   TieMask ties = 0;
 };
 
+/// One key per ordered rank pair (the schedule's pieces of a pair share it).
+inline uint64_t rankPairKey(RankId src, RankId dst) {
+  return (uint64_t(uint32_t(src)) << 32) | uint32_t(dst);
+}
+
 /// What one transfer of a relaying schedule carries (schedule JSON /2): the
 /// ids of the chunks it sends, and whether the receiver combines them into
 /// the chunks it holds (reduce) or takes them as they are (copy).
