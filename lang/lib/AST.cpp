@@ -252,6 +252,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
       os << "  from = " << op->from->name << "\n";
     if (op->to)
       os << "  to = " << op->to->name << "\n";
+    if (!op->call.empty())
+      os << "  call = " << op->call << "\n";
     if (op->kind == CollectiveKind::Permute) {
       os << "  pattern = " << stringifyPermuteKind(op->permuteKind);
       switch (op->permuteKind) {
@@ -268,6 +270,7 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
         os << "(\"" << op->tableFile << "\")";
         break;
       case PermuteKind::BitReversal:
+      case PermuteKind::Runtime:
         break;
       }
       os << (op->elementLevel ? "  // element level" : "  // rank level")

@@ -115,7 +115,8 @@ const Sema::OpSpec Sema::opSpecs[] = {
      "block", "operation", "'block = SIZE;'", &Sema::checkBlockOp},
     {"barrier", CollectiveKind::Barrier, Aggregate::None, "", "", "", "",
      nullptr},
-    {"local", CollectiveKind::Local, Aggregate::None, "", "", "", "", nullptr},
+    {"local", CollectiveKind::Local, Aggregate::None, "call", "", "", "",
+     &Sema::checkLocal},
 };
 
 // The PAPERS aggregates. Each maps onto the CollectiveKind that moves its
@@ -565,6 +566,23 @@ bool Sema::checkCommonDirectives(OpContext &c) {
       return false;
     }
     dir.style = *style;
+    // Destinations known only at run time are grouped per destination as
+    // they are read (seed 000's presort copy): there is nothing to chain or
+    // deposit by before the call.
+    if (op.permuteKind == PermuteKind::Runtime &&
+        dir.style != TransferStyle::Packing &&
+        dir.style != TransferStyle::Auto) {
+      diag.error(p->value.loc,
+                 "a permute with run-time destinations is packed: "
+                 "'style = " +
+                     stringifyTransferStyle(dir.style) +
+                     "' needs destinations known when the code is generated");
+      return false;
+    }
+    if (op.permuteKind == PermuteKind::Runtime)
+      dir.style = TransferStyle::Packing;
+  } else if (op.permuteKind == PermuteKind::Runtime) {
+    dir.style = TransferStyle::Packing;
   } else if (op.kind == CollectiveKind::Transpose || op.elementLevel) {
     // The copy-transfer model chooses for array operations; it keeps
     // packing where copies are free (docs/machine-model.md).

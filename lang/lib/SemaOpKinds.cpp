@@ -313,6 +313,25 @@ bool Sema::checkTranspose(OpContext &c) {
   return true;
 }
 
+bool Sema::checkLocal(OpContext &c) {
+  const Property *p = c.get("call");
+  if (!p)
+    return true;
+  // An identifier is all Sema can check; whether it is a C name the
+  // generated file may declare is the back ends' (checkOperationName).
+  std::string name = identValue(p->value, "'call'");
+  if (name.empty())
+    return false;
+  c.op.call = name;
+  return true;
+}
+
+/// `pattern = runtime`: the destinations come with the call.
+static bool isRuntimePattern(const Property &p) {
+  std::optional<NamedValue> e = asNamedValue(p.value.expr.get());
+  return e && e->name == "runtime";
+}
+
 bool Sema::checkPermute(OpContext &c) {
   const OpDecl &d = c.decl;
   Operation &op = c.op;
@@ -339,7 +358,9 @@ bool Sema::checkPermute(OpContext &c) {
       return false;
     }
     int64_t elems = op.from->numElements();
-    if (elems > opts.maxPermutationElements) {
+    // Run-time destinations materialise nothing here.
+    bool runtime = pat && isRuntimePattern(*pat);
+    if (!runtime && elems > opts.maxPermutationElements) {
       diag.error(pat->value.loc,
                  "not supported: an element-level permutation of " +
                      Twine(elems) + " elements (limit " +
@@ -464,7 +485,7 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
   if (!e) {
     diag.error(p.value.loc, "expected a permutation pattern");
     diag.note(p.value.loc, "patterns: random(seed), bit_reversal, xor(mask), "
-                           "shift(k), table(\"file\")");
+                           "shift(k), table(\"file\"), runtime");
     return false;
   }
   Env env;
@@ -525,6 +546,20 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
     op.shift = *k;
     return true;
   }
+  if (e->name == "runtime") {
+    if (!e->args.empty()) {
+      diag.error(e->loc, "'runtime' takes no arguments");
+      return false;
+    }
+    if (!op.elementLevel) {
+      diag.error(p.value.loc, "run-time destinations need an element-level "
+                              "permute ('from = ARRAY;'): a rank-level permute "
+                              "is a fixed pairing of ranks");
+      return false;
+    }
+    op.permuteKind = PermuteKind::Runtime;
+    return true;
+  }
   if (e->name == "table") {
     auto *file = e->args.size() == 1
                      ? llvm::dyn_cast<StringExpr>(e->args[0].get())
@@ -556,6 +591,6 @@ bool Sema::buildPermutation(const Property &p, Operation &op, int64_t n) {
   }
   unknownValue(p.value, "permutation pattern", e->name,
                "random(seed), bit_reversal, xor(mask), shift(k), "
-               "table(\"file\")");
+               "table(\"file\"), runtime");
   return false;
 }

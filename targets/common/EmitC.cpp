@@ -39,6 +39,13 @@ llvm::LogicalResult detail::checkPlans(llvm::ArrayRef<OperationPlan> plans,
       return llvm::failure();
     }
   }
+  // A local step's function is declared beside the operations' functions.
+  for (const OperationPlan &p : plans)
+    if (!p.call.empty() && names.contains(p.call)) {
+      error = "local step '" + p.name + "' calls '" + p.call +
+              "', the name of an operation's function";
+      return llvm::failure();
+    }
   return llvm::success();
 }
 
@@ -572,6 +579,10 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
   emitPhaseData(os, plan);
   if (isBlockOp(plan))
     emitDisplacements(os, plan);
+  if (plan.runtimeDestinations()) {
+    emitRuntimePermuteSupport(os, plan);
+    return;
+  }
   if (plan.kind == CollectiveKind::Permute)
     emitPermutation(os, plan);
   if (isPermute(plan))
@@ -614,6 +625,8 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
   const std::string &n = plan.name;
   int64_t p = plan.numMembers();
   os << "/* ---- " << n << ": harness helpers (fill, check, sizes) ---- */\n";
+  if (plan.runtimeDestinations())
+    emitRuntimePermuteHarness(os, plan);
   std::string sendBytes, recvBytes, size;
   switch (plan.kind) {
   case CollectiveKind::Transpose: {
@@ -868,8 +881,10 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   // The runner's locals (s, r, t, me, ...) may shadow the operation's
   // name: it calls it through a pointer whose name the plan reserves.
   std::string fn = "phasec_call_" + n;
+  std::string dest =
+      plan.runtimeDestinations() ? ", " + n + "_hdest(me)" : std::string();
   std::string call = typed ? fn + "((const " + T + " *)s, (" + T + " *)r" +
-                                 tr.commArg + ")"
+                                 dest + tr.commArg + ")"
                            : fn + "(s, r" + tr.commArg + ")";
   std::string stmt = tr.checkedCall(call);
   os << "static __typeof__(" << n << ") *const " << fn << " = " << n
@@ -975,10 +990,88 @@ void detail::emitHarnessMain(llvm::raw_ostream &os,
      << "    " << tr.abortFinalize << "\n    return 2;\n  }\n"
      << "  uint64_t bad = 0;\n";
   for (const OperationPlan &p : plans)
-    os << "  bad += run_" << p.name << "(" << rank << ", iters, warmup);\n";
+    if (p.call.empty()) // local steps are the caller's C
+      os << "  bad += run_" << p.name << "(" << rank << ", iters, warmup);\n";
   os << "  if (" << rank << " == 0)\n"
      << "    printf(bad ? \"# FAILED: %llu wrong bytes\\n\" : \"# OK: every "
         "byte verified\\n\", (unsigned long long)bad);\n"
      << "  " << tr.finalize << "\n"
      << "  return bad ? 1 : 0;\n}\n";
+}
+
+bool detail::hasProgram(llvm::ArrayRef<OperationPlan> plans) {
+  return llvm::any_of(plans,
+                      [](const OperationPlan &p) { return !p.call.empty(); });
+}
+
+void detail::emitProgram(llvm::raw_ostream &os,
+                         llvm::ArrayRef<OperationPlan> plans,
+                         const ProgramTransport &tr) {
+  std::vector<const OperationPlan *> steps;
+  for (const OperationPlan &p : plans)
+    if (p.programIndex >= 0)
+      steps.push_back(&p);
+  llvm::sort(steps, [](const OperationPlan *a, const OperationPlan *b) {
+    return a->programIndex < b->programIndex;
+  });
+  os << "/* ---- The program: the operations of the .sched file in order "
+        "---- */\n\n"
+     << "/* Local steps: the caller's C, given the program's context. */\n";
+  llvm::StringSet<> declared;
+  for (const OperationPlan *p : steps)
+    if (!p->call.empty() && declared.insert(p->call).second)
+      os << "void " << p->call << "(void *ctx);\n";
+  // Fields: one per array a transpose or element permute moves (its C
+  // element type), else the operation's send and receive buffers.
+  os << "\n/* The program's buffers: per array that a transpose or element "
+        "permute moves,\n   this member's slice; per other operation its send "
+        "and receive buffers. */\n"
+     << "typedef struct {\n";
+  llvm::StringMap<std::string> arrayType;
+  for (const OperationPlan *p : steps) {
+    if (!p->fromArray.empty()) {
+      for (const std::string &a : {p->fromArray, p->toArray})
+        if (arrayType.try_emplace(a, p->elem.cType).second)
+          os << "  " << p->elem.cType << " *" << a << "; /* array " << a << " ("
+             << p->elem.name << ") */\n";
+      if (p->runtimeDestinations())
+        os << "  const int64_t *" << p->name << "_dest; /* " << p->name
+           << ": where each element of " << p->fromArray << " goes */\n";
+    } else if (p->call.empty() && p->kind != CollectiveKind::Barrier) {
+      os << "  const void *" << p->name << "_send; /* " << p->name << " */\n"
+         << "  void *" << p->name << "_recv;\n";
+    }
+  }
+  os << "} phasec_program_t;\n\n"
+     << "/* Runs every step in file order; ctx goes to the local steps.\n   "
+     << tr.collective << ". */\n"
+     << tr.result << " phasec_program(const phasec_program_t *bufs, void *ctx"
+     << tr.commParam << ") {\n";
+  if (tr.checkStatus)
+    os << "  int rc;\n";
+  for (const OperationPlan *p : steps) {
+    if (!p->call.empty()) {
+      os << "  " << p->call << "(ctx); /* " << p->name << " */\n";
+      continue;
+    }
+    std::string args;
+    if (!p->fromArray.empty()) {
+      args = "bufs->" + p->fromArray + ", bufs->" + p->toArray;
+      if (p->runtimeDestinations())
+        args += ", bufs->" + p->name + "_dest";
+    } else if (p->kind == CollectiveKind::Barrier) {
+      args = "NULL, NULL";
+    } else {
+      args = "bufs->" + p->name + "_send, bufs->" + p->name + "_recv";
+    }
+    std::string call = p->name + "(" + args + tr.commArg + ")";
+    if (tr.checkStatus)
+      os << "  if ((rc = " << call << ") != " << tr.success
+         << ")\n    return rc;\n";
+    else
+      os << "  " << call << ";\n";
+  }
+  if (tr.checkStatus)
+    os << "  return " << tr.success << ";\n";
+  os << "}\n";
 }

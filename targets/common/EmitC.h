@@ -53,6 +53,33 @@ void emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan);
 OperationPlan relayPlanPerPhase(const OperationPlan &plan);
 void emitRelayHarnessHelpers(llvm::raw_ostream &os, const OperationPlan &plan);
 
+/// Permutes with run-time destinations (RuntimePermuteC.cpp): the counting,
+/// presort copy and scatter helpers, the MPI and OpenSHMEM functions, and
+/// the harness's destinations (a run-time random permutation, NAME_perm).
+void emitRuntimePermuteSupport(llvm::raw_ostream &os,
+                               const OperationPlan &plan);
+void emitRuntimePermuteMPI(llvm::raw_ostream &os, const OperationPlan &plan);
+void emitRuntimePermuteSHMEM(llvm::raw_ostream &os, const OperationPlan &plan,
+                             bool nonBlocking);
+void emitRuntimePermuteHarness(llvm::raw_ostream &os,
+                               const OperationPlan &plan);
+
+/// The program (docs/backends.md, "Programs"): made when a `local` step
+/// names a C function (`call`); every plan with a programIndex is a step.
+struct ProgramTransport {
+  const char *result;     ///< "int", "void"
+  const char *commParam;  ///< ", MPI_Comm comm", ""
+  const char *commArg;    ///< ", comm", ""
+  const char *collective; ///< " (collective over comm)", ...
+  bool checkStatus;       ///< the operations return a status to check
+  const char *success;    ///< "MPI_SUCCESS"
+};
+bool hasProgram(llvm::ArrayRef<OperationPlan> plans);
+/// The local steps' prototypes, `phasec_program_t` (one buffer field per
+/// array or operation) and `phasec_program(bufs, ctx[, comm])`.
+void emitProgram(llvm::raw_ostream &os, llvm::ArrayRef<OperationPlan> plans,
+                 const ProgramTransport &tr);
+
 /// Block ops: `static void NAME_local(int me, const void *sendbuf, void
 /// *recvbuf)`, the part of the operation that stays on the member.
 void emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan);

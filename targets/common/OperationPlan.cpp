@@ -100,28 +100,83 @@ static bool isCIdentifier(llvm::StringRef s) {
 bool phasec::target::isTakenCName(llvm::StringRef name) {
   // C's keywords, and what the generated files declare or call at file
   // scope: an operation of that name would not compile.
-  static const char *const taken[] = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do",
-      "double", "else", "enum", "extern", "float", "for", "goto", "if",
-      "inline", "int", "long", "register", "restrict", "return", "short",
-      "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-      "unsigned", "void", "volatile", "while", "_Bool", "_Complex",
-      "_Alignas", "_Alignof", "_Atomic", "_Generic", "_Noreturn",
-      "_Static_assert", "_Thread_local", "_Imaginary", "main", "free",
-      "malloc", "calloc", "memcpy", "memset", "memcmp", "printf", "fprintf",
-      "getenv", "exit", "abort", "strcmp", "atoi", "strtol", "stderr",
-      "stdout"};
+  static const char *const taken[] = {"auto",
+                                      "break",
+                                      "case",
+                                      "char",
+                                      "const",
+                                      "continue",
+                                      "default",
+                                      "do",
+                                      "double",
+                                      "else",
+                                      "enum",
+                                      "extern",
+                                      "float",
+                                      "for",
+                                      "goto",
+                                      "if",
+                                      "inline",
+                                      "int",
+                                      "long",
+                                      "register",
+                                      "restrict",
+                                      "return",
+                                      "short",
+                                      "signed",
+                                      "sizeof",
+                                      "static",
+                                      "struct",
+                                      "switch",
+                                      "typedef",
+                                      "union",
+                                      "unsigned",
+                                      "void",
+                                      "volatile",
+                                      "while",
+                                      "_Bool",
+                                      "_Complex",
+                                      "_Alignas",
+                                      "_Alignof",
+                                      "_Atomic",
+                                      "_Generic",
+                                      "_Noreturn",
+                                      "_Static_assert",
+                                      "_Thread_local",
+                                      "_Imaginary",
+                                      "main",
+                                      "free",
+                                      "malloc",
+                                      "calloc",
+                                      "memcpy",
+                                      "memset",
+                                      "memcmp",
+                                      "printf",
+                                      "fprintf",
+                                      "getenv",
+                                      "exit",
+                                      "abort",
+                                      "strcmp",
+                                      "atoi",
+                                      "strtol",
+                                      "stderr",
+                                      "stdout",
+                                      "snprintf",
+                                      "qsort",
+                                      "phasec_program",
+                                      "phasec_program_t"};
   return llvm::is_contained(taken, name);
 }
 
 llvm::LogicalResult phasec::target::checkOperationName(llvm::StringRef name,
-                                                       std::string &error) {
+                                                       std::string &error,
+                                                       llvm::StringRef what) {
   if (!isCIdentifier(name)) {
-    error = "operation name '" + name.str() + "' is not a C identifier";
+    error = what.str() + " '" + name.str() + "' is not a C identifier";
     return llvm::failure();
   }
   if (isTakenCName(name)) {
-    error = "operation name '" + name.str() +
+    error = what.str() + " '" + name.str() +
             "' is taken in the generated C (a keyword or a function it uses)";
     return llvm::failure();
   }
@@ -130,7 +185,7 @@ llvm::LogicalResult phasec::target::checkOperationName(llvm::StringRef name,
   for (llvm::StringRef prefix :
        {"phasec_call_", "run_", "MPI_", "PMPI_", "shmem_", "SHMEM_"})
     if (name.starts_with(prefix)) {
-      error = "operation name '" + name.str() + "' starts with '" +
+      error = what.str() + " '" + name.str() + "' starts with '" +
               prefix.str() + "', which the generated C or the library reserves";
       return llvm::failure();
     }
@@ -220,7 +275,20 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     }
     plan.root = it->second;
   }
-  if (collective.kind == CollectiveKind::Permute) {
+  if (plan.runtimeDestinations()) {
+    plan.pairBytes = collective.runtimePairBytes();
+    // The generated code counts in ints what MPI counts (bytes of one
+    // message), and one member may send all of its elements to one peer.
+    int64_t most =
+        (plan.n / std::max<int64_t>(1, p)) * std::max<int64_t>(elem.size, 8);
+    if (most > INT32_MAX) {
+      error = "a permute with run-time destinations of " +
+              std::to_string(plan.n / std::max<int64_t>(1, p)) +
+              " elements per member may send more than 2^31 - 1 bytes in "
+              "one message";
+      return llvm::failure();
+    }
+  } else if (collective.kind == CollectiveKind::Permute) {
     llvm::FailureOr<llvm::ArrayRef<int64_t>> perm =
         collective.getPermutation(error);
     if (failed(perm))
@@ -339,7 +407,8 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
   }
   bool uniform = plan.kind == CollectiveKind::Alltoall ||
                  plan.kind == CollectiveKind::Allgather ||
-                 plan.kind == CollectiveKind::Transpose;
+                 plan.kind == CollectiveKind::Transpose ||
+                 plan.runtimeDestinations();
   if (options.formulas && uniform && !plan.phases.empty()) {
     PhaseFormula f = plan.phases[0].formula;
     plan.useFormulas =

@@ -172,6 +172,89 @@ buildDatalessPlan(comm::CollectiveOpInterface collective,
   return plan;
 }
 
+/// The C name of the array symbol `ref` (a program's buffer field).
+static std::string getArrayField(std::optional<StringRef> ref) {
+  return ref ? getCName(*ref) : std::string();
+}
+
+/// When a `local` step names a C function, the plans become a program
+/// (phasec_program): each plan gets its place in the file and the arrays it
+/// moves, and each such step a plan of its own. PAPERS aggregates take
+/// values, not buffers: they cannot be steps, and are refused there.
+static LogicalResult addProgram(ModuleOp module, SymbolTable &symbols,
+                                std::vector<OperationPlan> &plans) {
+  bool any = false;
+  module.walk([&](comm::LocalOp local) { any = any || local.getCall(); });
+  if (!any)
+    return success();
+  llvm::StringMap<OperationPlan *> byName;
+  for (OperationPlan &p : plans)
+    byName[p.aggregate == Aggregate::None ? p.name : p.papersName] = &p;
+  std::vector<OperationPlan> steps;
+  int64_t index = 0;
+  bool ok = true;
+  module.walk([&](comm::CollectiveOpInterface collective) {
+    Operation *operation = collective.getOperation();
+    int64_t at = index++;
+    if (auto local = dyn_cast<comm::LocalOp>(operation)) {
+      if (!local.getCall())
+        return;
+      std::string error;
+      if (failed(
+              checkOperationName(*local.getCall(), error, "function name"))) {
+        local.emitError("cannot call '") << *local.getCall() << "': " << error;
+        ok = false;
+        return;
+      }
+      if (byName.count(*local.getCall())) {
+        local.emitError("cannot call '")
+            << *local.getCall()
+            << "': the generated code defines it (an operation's function)";
+        ok = false;
+        return;
+      }
+      FailureOr<Collective> described =
+          comm::getCollective(collective, symbols);
+      if (failed(described)) {
+        ok = false;
+        return;
+      }
+      OperationPlan step;
+      step.name = getCName(local.getSymName());
+      step.kind = CollectiveKind::Local;
+      step.group = described->group;
+      step.movesData = false;
+      step.call = local.getCall()->str();
+      step.programIndex = at;
+      steps.push_back(std::move(step));
+      return;
+    }
+    auto it = byName.find(getCName(collective.getCollectiveName()));
+    if (it == byName.end())
+      return;
+    OperationPlan &plan = *it->second;
+    if (plan.aggregate != Aggregate::None) {
+      collective.emitError("not supported: PAPERS aggregate '")
+          << collective.getCollectiveName()
+          << "' in a program with 'call' steps (an aggregate takes values, "
+             "not buffers: call it from a local step's C)";
+      ok = false;
+      return;
+    }
+    plan.programIndex = at;
+    if (auto transpose = dyn_cast<comm::TransposeOp>(operation)) {
+      plan.fromArray = getArrayField(transpose.getFrom());
+      plan.toArray = getArrayField(transpose.getTo());
+    } else if (auto permute = dyn_cast<comm::PermuteOp>(operation)) {
+      plan.fromArray = getArrayField(permute.getFrom());
+      plan.toArray = getArrayField(permute.getTo());
+    }
+  });
+  for (OperationPlan &step : steps)
+    plans.push_back(std::move(step));
+  return success(ok);
+}
+
 FailureOr<std::vector<OperationPlan>>
 phasec::target::buildOperationPlans(ModuleOp module,
                                     const ScheduledModule &scheduled) {
@@ -202,6 +285,8 @@ phasec::target::buildOperationPlans(ModuleOp module,
     }
     plans.push_back(std::move(*plan));
   });
+  if (failed(addProgram(module, symbols, plans)))
+    hadError = true;
   if (hadError)
     return failure();
   if (plans.empty())

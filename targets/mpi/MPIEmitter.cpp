@@ -450,6 +450,11 @@ void MPIWriter::emitFunction() {
   }
   emitPlanComment(os, plan);
   emitPlanData(os, plan);
+  if (plan.runtimeDestinations()) {
+    emitGroupComm();
+    emitRuntimePermuteMPI(os, plan);
+    return;
+  }
   emitLocalCopy(os, plan);
   emitGroupComm();
   bool transpose = isTranspose(plan), permute = isPermute(plan);
@@ -667,11 +672,22 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
   os << "#include \"phasec_runtime_mpi.h\"\n\n"
      << "#define PHASEC_TAG 0x7068\n\n";
   for (const OperationPlan &p : plans)
-    MPIWriter(os, p, options).emitFunction();
-  if (!options.main)
+    if (p.call.empty())
+      MPIWriter(os, p, options).emitFunction();
+  // The harness tests the operations one by one; a program calls the
+  // caller's C, which the harness does not have.
+  if (!options.main) {
+    if (hasProgram(plans))
+      emitProgram(os, plans,
+                  {"int", ", MPI_Comm comm", ", comm",
+                   "Collective over comm; returns the first error of an "
+                   "operation, else\n   MPI_SUCCESS",
+                   true, "MPI_SUCCESS"});
     return llvm::success();
+  }
   for (const OperationPlan &p : plans)
-    MPIWriter(os, p, options).emitRunner();
+    if (p.call.empty())
+      MPIWriter(os, p, options).emitRunner();
   emitHarnessMain(os, plans, mpiHarness(),
                   "  phasec_mpi_init(&argc, &argv);\n"
                   "  int rank, size;\n"

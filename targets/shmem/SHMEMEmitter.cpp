@@ -327,6 +327,10 @@ void SHMEMWriter::emitFunction() {
   }
   emitPlanComment(os, plan);
   emitPlanData(os, plan);
+  if (plan.runtimeDestinations()) {
+    emitRuntimePermuteSHMEM(os, plan, options.nonBlocking);
+    return;
+  }
   emitLocalCopy(os, plan);
   bool transpose = isTranspose(plan), permute = isPermute(plan);
   std::string T = n + "_elem_t";
@@ -456,11 +460,19 @@ llvm::LogicalResult phasec::target::emitSHMEM(
   emitCommonTypes(os);
   os << "#include \"phasec_runtime_shmem.h\"\n\n";
   for (const OperationPlan &p : plans)
-    SHMEMWriter(os, p, options).emitFunction();
-  if (!options.main)
+    if (p.call.empty())
+      SHMEMWriter(os, p, options).emitFunction();
+  // The harness tests the operations one by one; a program calls the
+  // caller's C, which the harness does not have.
+  if (!options.main) {
+    if (hasProgram(plans))
+      emitProgram(os, plans,
+                  {"void", "", "", "Collective over all PEs", false, ""});
     return llvm::success();
+  }
   for (const OperationPlan &p : plans)
-    SHMEMWriter(os, p, options).emitRunner();
+    if (p.call.empty())
+      SHMEMWriter(os, p, options).emitRunner();
   // Symmetric data: each operation's receive buffer and work space, plus
   // room for the timing reductions.
   std::string prologue =
@@ -468,6 +480,8 @@ llvm::LogicalResult phasec::target::emitSHMEM(
       "space, plus\n     room for the timing reductions. */\n"
       "  size_t heap = (size_t)1 << 20;\n";
   for (const OperationPlan &p : plans) {
+    if (!p.call.empty())
+      continue;
     if (p.aggregate == Aggregate::None)
       prologue += "  heap += " + p.name + "_recv_bytes() + " + p.name +
                   "_sym_bytes();\n";

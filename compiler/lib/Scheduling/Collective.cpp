@@ -146,6 +146,10 @@ phasec::makePermutation(int64_t n, const PermutationSpec &spec,
       perm[i] = (i + s) % n;
     return perm;
   }
+  case PermuteKind::Runtime:
+    error = "a permutation with run-time destinations has no table before "
+            "it runs";
+    return failure();
   case PermuteKind::Table: {
     if (static_cast<int64_t>(spec.table.size()) != n) {
       error = llvm::formatv("the permutation table has {0} entries, expected "
@@ -207,6 +211,13 @@ int64_t Collective::memberOf(RankId rank) const {
   if (it == group.end() || *it != rank)
     return -1;
   return it - group.begin();
+}
+
+int64_t Collective::runtimePairBytes() const {
+  int64_t p = std::max<int64_t>(1, numMembers());
+  int64_t elems = from ? from->numElements() : 0;
+  return std::max<int64_t>(1, llvm::divideCeil(elems, p * p)) *
+         (from ? from->elementBytes : 1);
 }
 
 FailureOr<llvm::ArrayRef<int64_t>>
@@ -349,6 +360,8 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
       error = "a permute's arrays must have the same elements";
       return failure();
     }
+    if (permutation.kind == PermuteKind::Runtime)
+      return allPairs(group, runtimePairBytes());
     FailureOr<llvm::ArrayRef<int64_t>> perm = getPermutation(error);
     if (failed(perm))
       return failure();

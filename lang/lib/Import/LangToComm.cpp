@@ -243,7 +243,10 @@ void Converter::convertOperation(const lang::Operation &o) {
     reduction();
     break;
   case CollectiveKind::Barrier:
+    break;
   case CollectiveKind::Local:
+    if (!o.call.empty())
+      set("call", builder.getStringAttr(o.call));
     break;
   }
 

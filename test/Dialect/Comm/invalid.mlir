@@ -439,6 +439,20 @@ comm.permute @x on @m group @all {pattern = #comm.pattern<table>, block = 4 : i6
 
 comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{run-time destinations need an element permutation (from and to)}}
+comm.permute @x on @m group @all {pattern = #comm.pattern<runtime>, block = 4 : i64}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{call '3f' is not a C identifier}}
+comm.local @l on @m group @all {call = "3f"}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
 // expected-error @below {{a table needs pattern table}}
 comm.permute @x on @m group @all {pattern = #comm.pattern<random>, table = array<i64: 0, 1, 2, 3>, block = 4 : i64}
 

@@ -47,6 +47,8 @@ comm.transpose @tp on @cube group @cube.all {from = @a, to = @b, style = #comm.s
 comm.permute @rp on @cube group @cube.all {pattern = #comm.pattern<table>, table = array<i64: 1, 0, 3, 2, 5, 4, 7, 6>, block = 64 : i64}
 // CHECK: comm.permute @ep on @cube group @cube.all {from = @d, pattern = #comm.pattern<random>, seed = 7 : i64, style = #comm.style<chained>, to = @e}
 comm.permute @ep on @cube group @cube.all {pattern = #comm.pattern<random>, seed = 7 : i64, from = @d, to = @e, style = #comm.style<chained>}
+// CHECK: comm.permute @rt on @cube group @cube.all {from = @d, pattern = #comm.pattern<runtime>, to = @e}
+comm.permute @rt on @cube group @cube.all {from = @d, pattern = #comm.pattern<runtime>, style = #comm.style<packing>, to = @e}
 // CHECK: comm.permute @xp on @cube group @cube.all {block = 8 : i64, mask = 5 : i64, pattern = #comm.pattern<xor>}
 comm.permute @xp on @cube group @cube.all {pattern = #comm.pattern<xor>, mask = 5 : i64, block = 8 : i64}
 // CHECK: comm.gather @ga on @cube group @evens {block = 8 : i64, root = 2 : i64}
@@ -71,6 +73,8 @@ comm.all_to_one @a2o on @mesh group @mesh.all {root = 5 : i64, block = 16 : i64}
 comm.barrier @bar on @cube group @evens {aggregate = #comm.aggregate<barrier>}
 // CHECK: comm.local @loc on @cube group @cube.all
 comm.local @loc on @cube group @cube.all
+// CHECK: comm.local @counts on @cube group @cube.all {call = "bucket_counts"}
+comm.local @counts on @cube group @cube.all {call = "bucket_counts"}
 
 // CHECK: comm.transfer_set for @ga [0 -> 2 : 8, 4 -> 2 : 8, 6 -> 2 : 8]
 comm.transfer_set for @ga [0 -> 2 : 8, 4 -> 2 : 8, 6 -> 2 : 8]

@@ -205,6 +205,28 @@ TEST(Collectives, ElementPermutationFollowsTheDistribution) {
   EXPECT_EQ(rows.owner(12, 2), 1);
 }
 
+TEST(Collectives, RuntimePermutationIsTheExpectedAllToAll) {
+  // Run-time destinations: 3 members of 10 uint64 each (30 elements), every
+  // pair the ceil(30 / 9) = 4 elements a uniformly random permutation moves
+  // on average; no permutation to materialise.
+  std::string error;
+  Collective perm = make(CollectiveKind::Permute, {1, 4, 6});
+  perm.permutation.kind = PermuteKind::Runtime;
+  perm.from = perm.to = array(30, 1, 8);
+  EXPECT_EQ(perm.runtimePairBytes(), 32);
+  auto s = perm.lower(error);
+  ASSERT_TRUE(succeeded(s)) << error;
+  EXPECT_EQ(s->size(), 6u);
+  EXPECT_EQ(s->lookup(1, 6), 32);
+  EXPECT_EQ(s->lookup(6, 4), 32);
+  EXPECT_TRUE(failed(perm.getPermutation(error)));
+  EXPECT_EQ(error, "a permutation with run-time destinations has no table "
+                   "before it runs");
+  // Fewer elements than pairs: one element a pair.
+  perm.from = perm.to = array(3, 1, 8);
+  EXPECT_EQ(perm.runtimePairBytes(), 8);
+}
+
 TEST(Collectives, RankPermutation) {
   std::string error;
   PermutationSpec c;

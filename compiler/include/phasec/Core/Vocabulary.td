@@ -154,7 +154,10 @@ def Phasec_PermuteKind : Phasec_Enum<"PermuteKind", "permutation pattern", [
   I32EnumAttrCase<"BitReversal", 1, "bit_reversal">,
   I32EnumAttrCase<"Xor", 2, "xor">,
   I32EnumAttrCase<"Shift", 3, "shift">,
-  I32EnumAttrCase<"Table", 4, "table">]>;
+  I32EnumAttrCase<"Table", 4, "table">,
+  // Destinations given at run time (an index array); the schedule is the
+  // all-to-all of the expected traffic.
+  I32EnumAttrCase<"Runtime", 5, "runtime">]>;
 
 //===----------------------------------------------------------------------===//
 // Directives

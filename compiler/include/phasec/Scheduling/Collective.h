@@ -116,6 +116,12 @@ public:
   }
   int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
   /// A permute of array elements (else of whole blocks between ranks).
+  /// A permute with run-time destinations is scheduled as the all-to-all
+  /// of what a uniformly random one moves: each member's n/P elements
+  /// spread evenly, ceil(n / P^2) elements to every other member (at least
+  /// one). The generated code moves what the call's destinations say along
+  /// this schedule's phases.
+  int64_t runtimePairBytes() const;
   bool isElementPermute() const {
     return kind == CollectiveKind::Permute && from.has_value();
   }

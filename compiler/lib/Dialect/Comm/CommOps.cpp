@@ -21,6 +21,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace phasec;
@@ -553,6 +554,9 @@ LogicalResult PermuteOp::verify() {
     return emitOpError("pattern table needs a table");
   if (getPattern() != PermuteKind::Table && getTable())
     return emitOpError("a table needs pattern table");
+  if (getPattern() == PermuteKind::Runtime && blocks)
+    return emitOpError("run-time destinations need an element permutation "
+                       "(from and to)");
   if (getPattern() == PermuteKind::Xor && static_cast<int64_t>(getMask()) < 0)
     return emitOpError("mask must not be negative");
   return success();
@@ -638,7 +642,17 @@ COMM_ROOTED_SYMBOL_USES(AllToOneOp)
 LogicalResult BarrierOp::verify() { return verifyDirectives(*this); }
 COMM_TRIVIAL_SYMBOL_USES(BarrierOp)
 
-LogicalResult LocalOp::verify() { return verifyDirectives(*this); }
+LogicalResult LocalOp::verify() {
+  if (std::optional<StringRef> call = getCall()) {
+    bool ident = !call->empty() && !llvm::isDigit(call->front()) &&
+                 llvm::all_of(*call, [](char c) {
+                   return llvm::isAlnum(c) || c == '_';
+                 });
+    if (!ident)
+      return emitOpError("call '") << *call << "' is not a C identifier";
+  }
+  return verifyDirectives(*this);
+}
 COMM_TRIVIAL_SYMBOL_USES(LocalOp)
 
 //===----------------------------------------------------------------------===//

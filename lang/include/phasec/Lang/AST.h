@@ -241,6 +241,10 @@ struct Operation {
   /// another type (bcast moves the value's bits as an unsigned integer).
   std::optional<ElementType> valueType;
 
+  /// `local NAME { call = f; }`: the user's C function the generated
+  /// program calls for this step (docs/language.md, "Local steps").
+  std::string call;
+
   /// Reduce, allreduce, scan (and the PAPERS typed aggregates).
   ReduceKind reduceOp = ReduceKind::Add;
   ElementType elementType = ElementType::Int32;

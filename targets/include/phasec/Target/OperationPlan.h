@@ -157,6 +157,11 @@ struct OperationPlan {
   /// permutation (perm[i] = destination of element or member i).
   PermutationSpec permSpec;
   std::vector<int64_t> perm;
+  /// Permutes with run-time destinations (`pattern = runtime`): the bytes
+  /// of every pair in the schedule (Collective::runtimePairBytes). A
+  /// transfer covering bytes [o, o + b) of a pair moves the elements
+  /// [c o / B, c (o + b) / B) of the c the call's destinations send there.
+  int64_t pairBytes = 0;
   /// The operation's traffic (Collective::lower, global ranks): what each
   /// member owes each other one (compiler memory only; never emitted as a
   /// table).
@@ -199,7 +204,20 @@ struct OperationPlan {
   std::optional<ElementCType> value;
   bool movesData = true;
 
+  /// The program (`phasec_program`, docs/backends.md "Programs"), made
+  /// when a `local` step names a C function: the operation's place in the
+  /// file, the arrays a transpose or element permute moves (C names of the
+  /// program's buffer fields), and a local step's function (`call`; such a
+  /// plan has kind Local and moves no data).
+  int64_t programIndex = -1;
+  std::string fromArray, toArray, call;
+
   int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
+  /// An element permute whose destinations come with each call.
+  bool runtimeDestinations() const {
+    return kind == CollectiveKind::Permute && elementLevel &&
+           permSpec.kind == PermuteKind::Runtime;
+  }
   /// Bytes member `src` owes member `dst` (0 on the diagonal and where
   /// nothing is owed).
   int64_t demand(int32_t src, int32_t dst) const;
@@ -226,8 +244,10 @@ struct OperationPlan {
 /// not start with a prefix the generated code or MPI/SHMEM reserve
 /// (phasec_call_, run_, MPI_, PMPI_, shmem_, SHMEM_). Both plans check it;
 /// tools may check it first.
-llvm::LogicalResult checkOperationName(llvm::StringRef name,
-                                       std::string &error);
+/// A local step's `call` follows the same rules (`what` names it in the
+/// message).
+llvm::LogicalResult checkOperationName(llvm::StringRef name, std::string &error,
+                                       llvm::StringRef what = "operation name");
 /// A C keyword or a name the generated files use (drivers that rename
 /// operations for C append '_' to these).
 bool isTakenCName(llvm::StringRef name);

@@ -220,8 +220,10 @@ def Comm_AllToOneOp : Comm_CollectiveOp<"all_to_one", "AllToOne",
     "Every member sends its block to the root (C^3 all-to-one)">;
 def Comm_BarrierOp : Comm_CollectiveOp<"barrier", "Barrier", (ins),
     "A barrier over the group (moves no data)">;
-def Comm_LocalOp : Comm_CollectiveOp<"local", "Local", (ins),
-    "Local computation only (moves no data)">;
+def Comm_LocalOp : Comm_CollectiveOp<"local", "Local",
+    (ins OptionalAttr<StrAttr>:$call),
+    "Local computation only (moves no data); `call` names the C function "
+    "(void f(void *ctx)) the generated program calls for it">;
 
 //===----------------------------------------------------------------------===//
 // Transfer sets and schedules
