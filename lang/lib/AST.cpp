@@ -229,7 +229,12 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     if (op->aggregate != Aggregate::None)
       os << "  aggregate = " << stringifyAggregate(op->aggregate) << "\n";
     if (op->valueType)
-      os << "  value = " << stringifyElementType(*op->valueType) << "\n";
+      os << "  value = "
+         << (op->valueLogical ? std::string("bit (1-bit logical, as uint8)")
+                              : stringifyElementType(*op->valueType).str())
+         << "\n";
+    if (op->valueBits && !op->valueLogical)
+      os << "  bits = " << op->valueBits << "\n";
     if (op->root >= 0)
       os << "  root = " << op->root << "\n";
     if (op->blockBytes)

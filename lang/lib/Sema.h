@@ -293,6 +293,7 @@ private:
   bool checkTranspose(OpContext &c);
   bool checkPermute(OpContext &c);
   bool checkLocal(OpContext &c);
+  bool checkValueBits(OpContext &c);
   bool buildPermutation(const syntax::Property &p, Operation &op, int64_t n);
   bool readIntegers(const std::string &file, llvm::SMLoc loc,
                     std::vector<int64_t> &out, int64_t expected,

@@ -62,7 +62,7 @@ static const std::string kAlgorithmList =
     "knomial(k), chain(s), ring(s), recursive_doubling, recursive_halving, "
     "rabenseifner(s), scatter_allgather, scatter_rdb_allgather, "
     "reduce_broadcast, dissemination, "
-    "dimension_wise(p), double_chain(s)";
+    "dimension_wise(p), double_chain(s), gather_evaluate";
 
 /// k_level's submachine shapes, from the vocabulary ('none' is the
 /// default, not a name to write).
@@ -131,22 +131,23 @@ const Sema::OpSpec Sema::papersSpecs[] = {
      &Sema::checkAnyAll},
     {"all", CollectiveKind::Allreduce, Aggregate::All, "", "", "", "",
      &Sema::checkAnyAll},
-    {"putget", CollectiveKind::Alltoallv, Aggregate::Putget, "source type", "",
-     "", "", &Sema::checkPutget},
-    {"gather", CollectiveKind::Allgather, Aggregate::Gather, "type", "", "", "",
-     nullptr},
-    {"reduce", CollectiveKind::Allreduce, Aggregate::Reduce, "op type", "op",
-     "reduce", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
-    {"scan", CollectiveKind::Scan, Aggregate::Scan, "op type", "op", "scan",
-     "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
-    {"bcast", CollectiveKind::Allreduce, Aggregate::Bcast, "type", "", "", "",
-     &Sema::checkBcast},
-    {"rank", CollectiveKind::Allgather, Aggregate::Rank, "type", "", "", "",
-     nullptr},
+    {"putget", CollectiveKind::Alltoallv, Aggregate::Putget, "source type bits",
+     "", "", "", &Sema::checkPutget},
+    {"gather", CollectiveKind::Allgather, Aggregate::Gather, "type bits", "",
+     "", "", nullptr},
+    {"reduce", CollectiveKind::Allreduce, Aggregate::Reduce, "op type bits",
+     "op", "reduce", "'op = add|mul|min|max|and|or|xor;'",
+     &Sema::checkReduction},
+    {"scan", CollectiveKind::Scan, Aggregate::Scan, "op type bits", "op",
+     "scan", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
+    {"bcast", CollectiveKind::Allreduce, Aggregate::Bcast, "type bits", "", "",
+     "", &Sema::checkBcast},
+    {"rank", CollectiveKind::Allgather, Aggregate::Rank, "type bits", "", "",
+     "", nullptr},
     {"vote", CollectiveKind::Allgather, Aggregate::Vote, "type", "", "", "",
      &Sema::checkMaskFits},
-    {"match", CollectiveKind::Allgather, Aggregate::Match, "type", "", "", "",
-     &Sema::checkMaskFits},
+    {"match", CollectiveKind::Allgather, Aggregate::Match, "type bits", "", "",
+     "", &Sema::checkMaskFits},
     {"population", CollectiveKind::Local, Aggregate::Population, "", "", "", "",
      nullptr},
     {"enumerate", CollectiveKind::Local, Aggregate::Enumerate, "", "", "", "",
@@ -312,8 +313,20 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
   // Checked before the required directives: a bad 'type' of a putget is
   // reported before a missing 'source'.
   if (spec->aggregate != Aggregate::None && takes("type")) {
-    if (!setElementType(c))
+    // Seed 004's 1-bit logical values ("1u"), carried as uint8 0 or 1.
+    const Property *typeProp = c.get("type");
+    if (typeProp && isName(typeProp->value.expr.get(), "bit")) {
+      if (spec->aggregate == Aggregate::Vote) {
+        diag.error(typeProp->value.loc,
+                   "'vote' takes ranks, which do not fit in 1-bit values");
+        return false;
+      }
+      op.elementType = ElementType::UInt8;
+      op.valueLogical = true;
+      op.valueBits = 1;
+    } else if (!setElementType(c)) {
       return false;
+    }
     if (op.elementType == ElementType::Complex64 ||
         op.elementType == ElementType::Complex128) {
       diag.error(c.get("type")->value.loc,
@@ -333,6 +346,8 @@ bool Sema::checkOp(const OpDecl &d, Operation &op) {
     return false;
   }
   if (spec->check && !(this->*spec->check)(c))
+    return false;
+  if (takes("bits") && !checkValueBits(c))
     return false;
   if (!checkCommonDirectives(c))
     return false;
@@ -530,6 +545,22 @@ bool Sema::checkCommonDirectives(OpContext &c) {
                   op.kind == CollectiveKind::Scatter || op.kind == CollectiveKind::Gather;
       break;
     case Algorithm::Schedule:
+      break;
+    case Algorithm::GatherEvaluate:
+      // Seed 004's gather and local evaluation: the aggregates whose
+      // result is a function of every member's value.
+      supported =
+          op.aggregate == Aggregate::Reduce ||
+          op.aggregate == Aggregate::Scan || op.aggregate == Aggregate::Any ||
+          op.aggregate == Aggregate::All || op.aggregate == Aggregate::Bcast;
+      if (!supported) {
+        diag.error(p->value.loc,
+                   "not supported: algorithm 'gather_evaluate' for '" + d.kind +
+                       "': it is the PAPERS aggregates' gather and local "
+                       "evaluation (reduce, scan, any, all, bcast in a "
+                       "'papers' block)");
+        return false;
+      }
       break;
     }
     if (!supported) {

@@ -62,7 +62,8 @@ bool Sema::checkReduction(OpContext &c) {
     return false;
   }
   op.reduceOp = *r;
-  if (!setElementType(c))
+  // A PAPERS aggregate's type was read with its value (1-bit values too).
+  if (!op.valueType && !setElementType(c))
     return false;
   op.count = 1;
   if (const Property *p = c.get("count")) {
@@ -310,6 +311,51 @@ bool Sema::checkTranspose(OpContext &c) {
   int64_t rowsPer = fromArray->shape[0] / n, colsPer = fromArray->shape[1] / n;
   op.blockBytes = rowsPer * colsPer * elementTypeBytes(fromArray->elementType);
   op.elementType = fromArray->elementType;
+  return true;
+}
+
+bool Sema::checkValueBits(OpContext &c) {
+  Operation &op = c.op;
+  if (const Property *p = c.get("bits")) {
+    ElementType t = op.valueType.value_or(op.elementType);
+    bool isUnsigned = t == ElementType::UInt8 || t == ElementType::UInt16 ||
+                      t == ElementType::UInt32 || t == ElementType::UInt64;
+    if (op.valueLogical || !isUnsigned) {
+      diag.error(p->loc,
+                 "'bits' restricts an unsigned integer value (seed "
+                 "004's Bits variants), not " +
+                     Twine(op.valueLogical ? "a 1-bit value"
+                                           : stringifyElementType(t).str()));
+      return false;
+    }
+    int64_t width = 8 * elementTypeBytes(t);
+    OptInt k = evalPositiveInt(p->value, c.env, "bits");
+    if (!k)
+      return false;
+    if (*k > width) {
+      diag.error(p->value.loc, "bits = " + Twine(*k) + " is wider than " +
+                                   stringifyElementType(t) + " (" +
+                                   Twine(width) + " bits)");
+      return false;
+    }
+    op.valueBits = *k == width ? 0 : *k;
+  }
+  if (op.valueLogical && op.aggregate != Aggregate::Bcast &&
+      (op.reduceOp == ReduceKind::Add || op.reduceOp == ReduceKind::Mul) &&
+      (op.aggregate == Aggregate::Reduce || op.aggregate == Aggregate::Scan)) {
+    diag.error(c.get("op")->value.loc,
+               "1-bit values combine with and, or, xor, min or max, not " +
+                   stringifyReduceKind(op.reduceOp));
+    return false;
+  }
+  // What every member's value becomes on the wire where the aggregate
+  // gathers the values themselves: the narrowest unsigned integer that
+  // holds the bits (the seed's reason for the Bits variants).
+  if (op.valueBits && op.kind == CollectiveKind::Allgather)
+    op.blockBytes = op.valueBits <= 8    ? 1
+                    : op.valueBits <= 16 ? 2
+                    : op.valueBits <= 32 ? 4
+                                         : 8;
   return true;
 }
 

@@ -258,6 +258,8 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     plan.n = collective.from->numElements();
   }
   plan.permSpec = collective.permutation;
+  // A PAPERS reduction gathered and evaluated locally keeps its operator.
+  plan.reduceOp = collective.reduceOp;
   plan.demands = std::move(*demands);
   plan.options = options;
   plan.schedule = schedule;

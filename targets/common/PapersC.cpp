@@ -24,6 +24,7 @@
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace phasec;
 using namespace phasec::target;
@@ -31,6 +32,47 @@ using namespace phasec::target::detail;
 
 static std::string valueType(const OperationPlan &plan) {
   return plan.value ? plan.value->cType : std::string("int32_t");
+}
+
+/// The low `bits` bits, as an unsigned 64-bit C constant.
+static std::string bitMask(int64_t bits) {
+  uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+  return llvm::formatv("{0:x}ull", mask).str();
+}
+
+/// `acc = acc OP x` on the aggregates' scalar types.
+static std::string foldStatement(ReduceKind op) {
+  switch (op) {
+  case ReduceKind::Add:
+    return "acc = acc + x;";
+  case ReduceKind::Mul:
+    return "acc = acc * x;";
+  case ReduceKind::Min:
+    return "acc = x < acc ? x : acc;";
+  case ReduceKind::Max:
+    return "acc = x > acc ? x : acc;";
+  case ReduceKind::And:
+    return "acc = acc & x;";
+  case ReduceKind::Or:
+    return "acc = acc | x;";
+  case ReduceKind::Xor:
+    return "acc = acc ^ x;";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+/// Seed 004's gather and local evaluation (`algorithm = gather_evaluate`):
+/// the data function gathered every member's `U` into `all_`; fold the
+/// members up to the caller (scan) or all of them with `op` into `acc`
+/// (non-members return `none`).
+static std::string evaluateGathered(const OperationPlan &plan,
+                                    const std::string &U, ReduceKind op,
+                                    bool scan, const std::string &none) {
+  const std::string &X = plan.name;
+  return "  if (me_ < 0)\n    return " + none + ";\n  " + U +
+         " acc = all_[0];\n  for (int m = 1; m < " +
+         (scan ? std::string("me_ + 1") : X + "_P") + "; ++m) {\n    const " +
+         U + " x = all_[m];\n    " + foldStatement(op) + "\n  }\n";
 }
 
 /// The transport's note on who calls, with NAME as the aggregate's name.
@@ -104,6 +146,34 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
            "_sym, " + P + "_PAPERS_SYM);\n";
   };
   std::string comm = tr.commParam, commOnly = tr.commOnly;
+  // Seed 004's 1-bit values and Bits variants: what the aggregate sees of
+  // the caller's value, and the narrower integer the gathered values move
+  // as.
+  auto normalize = [&](const std::string &var) -> std::string {
+    if (plan.valueLogical)
+      return "  " + var + " = (" + T + ")(" + var + " != 0);\n";
+    if (plan.valueBits)
+      return "  " + var + " = (" + T + ")(" + var + " & " +
+             bitMask(plan.valueBits) + ");\n";
+    return "";
+  };
+  const bool narrow = plan.kind == CollectiveKind::Allgather && plan.value &&
+                      plan.blockBytes < plan.value->size;
+  auto gatherAll = [&](const std::string &var) -> std::string {
+    if (!narrow)
+      return xfer("&" + var, "all_");
+    std::string W = "uint" + std::to_string(8 * plan.blockBytes) + "_t";
+    return "  " + W + " wire_ = (" + W + ")" + var + ", wires_[" + X +
+           "_P]; /* the low bits on the wire */\n" + xfer("&wire_", "wires_") +
+           "  for (int m = 0; m < " + X + "_P; ++m)\n    all_[m] = (" + T +
+           ")wires_[m];\n";
+  };
+  // `algorithm = gather_evaluate`: the data function is an allgather of
+  // one value whatever the aggregate; the result is evaluated here.
+  const bool gathered =
+      plan.kind == CollectiveKind::Allgather &&
+      (a == Aggregate::Reduce || a == Aggregate::Scan || a == Aggregate::Any ||
+       a == Aggregate::All || a == Aggregate::Bcast);
   switch (a) {
   case Aggregate::Population:
     os << "static inline int " << P << "(void) { return " << X << "_P; }\n\n";
@@ -130,14 +200,46 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
     return;
   case Aggregate::Any:
   case Aggregate::All:
+    if (gathered) {
+      os << "int " << P << "(int f" << comm << ") {\n"
+         << prologue << "  uint8_t in_ = f != 0, all_[" << X << "_P];\n"
+         << xfer("&in_", "all_")
+         << evaluateGathered(plan, "uint8_t",
+                             a == Aggregate::Any ? ReduceKind::Or
+                                                 : ReduceKind::And,
+                             false, "0")
+         << "  return acc;\n}\n\n";
+      return;
+    }
     os << "int " << P << "(int f" << comm << ") {\n"
        << prologue << "  uint8_t in_ = f != 0, out_ = 0;\n"
        << xfer("&in_", "&out_") << "  return me_ >= 0 ? out_ : 0;\n}\n\n";
     return;
   case Aggregate::Reduce:
   case Aggregate::Scan:
+    if (gathered) {
+      // The element and the operator as a relay's (the harness's serial
+      // evaluation uses them).
+      os << "typedef " << T << " " << X << "_elem_t; /* the gathered value */\n"
+         << "static void " << X
+         << "_combine(void *dst, const void *src, size_t bytes) {\n"
+         << "  " << T << " *d = (" << T << " *)dst;\n"
+         << "  const " << T << " *s = (const " << T << " *)src;\n"
+         << "  for (size_t i = 0; i < bytes / sizeof(" << T << "); ++i) {\n"
+         << "    " << T << " acc = d[i];\n    const " << T << " x = s[i];\n    "
+         << foldStatement(plan.reduceOp) << "\n    d[i] = acc;\n  }\n}\n"
+         << T << " " << P << "(" << T << " d" << comm << ") {\n"
+         << prologue << normalize("d") << "  " << T << " all_[" << X << "_P];\n"
+         << xfer("&d", "all_") << "  " << T
+         << " zero_;\n  memset(&zero_, 0, sizeof zero_);\n"
+         << evaluateGathered(plan, T, plan.reduceOp, a == Aggregate::Scan,
+                             "zero_")
+         << "  return acc;\n}\n\n";
+      return;
+    }
     os << T << " " << P << "(" << T << " d" << comm << ") {\n"
-       << prologue << "  " << T << " out_;\n  memset(&out_, 0, sizeof out_);\n"
+       << prologue << normalize("d") << "  " << T
+       << " out_;\n  memset(&out_, 0, sizeof out_);\n"
        << xfer("&d", "&out_") << "  (void)me_;\n  return out_;\n}\n\n";
     return;
   case Aggregate::Bcast: {
@@ -145,10 +247,16 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
     os << "/* p_bcastPut / p_bcastGet: a bitwise or in which only the "
           "sender's value is not 0. */\n"
        << "static " << T << " " << P << "_or(" << T << " d" << comm << ") {\n"
-       << prologue << "  " << U << " in_ = 0, out_ = 0;\n"
-       << "  memcpy(&in_, &d, sizeof d);\n"
-       << xfer("&in_", "&out_") << "  (void)me_;\n"
-       << "  memcpy(&d, &out_, sizeof d);\n  return d;\n}\n"
+       << prologue << normalize("d") << "  " << U << " in_ = 0, out_ = 0;\n"
+       << "  memcpy(&in_, &d, sizeof d);\n";
+    if (gathered)
+      os << "  " << U << " all_[" << X << "_P];\n"
+         << xfer("&in_", "all_") << "  for (int m = 0; me_ >= 0 && m < " << X
+         << "_P; ++m)\n"
+         << "    out_ |= all_[m];\n";
+    else
+      os << xfer("&in_", "&out_") << "  (void)me_;\n";
+    os << "  memcpy(&d, &out_, sizeof d);\n  return d;\n}\n"
        << "void " << P << "_put(" << T << " d" << comm << ") {\n"
        << "  (void)" << P << "_or(d" << tr.commArg << ");\n}\n"
        << T << " " << P << "_get(" << commOnly << ") {\n"
@@ -161,15 +269,16 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
       // `source` fixed: the scheduled alltoallv brings the one value.
       // Every member that reads this member's value gets a copy.
       os << T << " " << P << "(" << T << " d" << comm << ") {\n"
-         << prologue << "  " << T << " in_[" << X << "_P], out_;\n"
+         << prologue << normalize("d") << "  " << T << " in_[" << X
+         << "_P], out_;\n"
          << "  for (int m = 0; m < " << X << "_P; ++m)\n    in_[m] = d;\n"
          << "  memset(&out_, 0, sizeof out_);\n"
          << xfer("in_", "&out_") << "  (void)me_;\n  return out_;\n}\n\n";
       return;
     }
     os << T << " " << P << "(" << T << " d, int s" << comm << ") {\n"
-       << prologue << "  " << T << " all_[" << X << "_P];\n"
-       << xfer("&d", "all_") << "  if (me_ < 0)\n    return d;\n"
+       << prologue << normalize("d") << "  " << T << " all_[" << X << "_P];\n"
+       << gatherAll("d") << "  if (me_ < 0)\n    return d;\n"
        << "  const int m = " << X << "_member(s);\n"
        << "  if (m < 0) {\n"
        << "    fprintf(stderr, \"phasec: " << P
@@ -182,8 +291,8 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
     os << "/* p[r] = the value of member rank r; other entries are left as "
           "they are. */\n"
        << "void " << P << "(" << T << " *p, " << T << " d" << comm << ") {\n"
-       << prologue << "  " << T << " all_[" << X << "_P];\n"
-       << xfer("&d", "all_") << "  if (me_ < 0)\n    return;\n"
+       << prologue << normalize("d") << "  " << T << " all_[" << X << "_P];\n"
+       << gatherAll("d") << "  if (me_ < 0)\n    return;\n"
        << "  for (int m = 0; m < " << X << "_P; ++m)\n"
        << "    p[" << X << "_rank(m)] = all_[m];\n}\n\n";
     return;
@@ -198,8 +307,8 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
   case Aggregate::Rank:
     os << "/* The number of members with a smaller value (ties: by rank). */\n"
        << "int " << P << "(" << T << " d" << comm << ") {\n"
-       << prologue << "  " << T << " all_[" << X << "_P];\n"
-       << xfer("&d", "all_") << "  if (me_ < 0)\n    return -1;\n  int r = 0;\n"
+       << prologue << normalize("d") << "  " << T << " all_[" << X << "_P];\n"
+       << gatherAll("d") << "  if (me_ < 0)\n    return -1;\n  int r = 0;\n"
        << "  for (int m = 0; m < " << X << "_P; ++m)\n"
        << "    r += all_[m] < d || (!(d < all_[m]) && m < me_);\n"
        << "  return r;\n}\n\n";
@@ -212,8 +321,8 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
                 : "The members whose value has the caller's bits.")
        << " */\n"
        << "static uint64_t " << P << "_mask(" << T << " v" << comm << ") {\n"
-       << prologue << "  " << T << " all_[" << X << "_P];\n"
-       << xfer("&v", "all_") << "  uint64_t mask = 0;\n"
+       << prologue << normalize("v") << "  " << T << " all_[" << X << "_P];\n"
+       << gatherAll("v") << "  uint64_t mask = 0;\n"
        << "  for (int m = 0; me_ >= 0 && m < " << X << "_P; ++m)\n"
        << (vote ? "    mask |= (uint64_t)((int64_t)all_[m] == rank_) << "
                 : "    mask |= (uint64_t)!memcmp(&all_[m], &v, sizeof v) << ")
@@ -239,7 +348,21 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
 /// The value member m passes at call i, as a C expression of T (the
 /// aggregate's value type, or its flag): small, with ties and collisions
 /// where the aggregate is about them, every bit pattern exact.
+static std::string harnessValueOf(const OperationPlan &plan);
+
+/// The value member m passes at call i, within the bits the aggregate
+/// sees (1-bit values: 0 or 1).
 static std::string harnessValue(const OperationPlan &plan) {
+  std::string v = harnessValueOf(plan);
+  const std::string T = valueType(plan);
+  if (plan.valueLogical)
+    return "(" + T + ")((" + v + ") & 1)";
+  if (plan.valueBits)
+    return "(" + T + ")((" + v + ") & " + bitMask(plan.valueBits) + ")";
+  return v;
+}
+
+static std::string harnessValueOf(const OperationPlan &plan) {
   const std::string T = valueType(plan), &X = plan.name;
   switch (plan.aggregate) {
   case Aggregate::Reduce:
@@ -278,6 +401,21 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     os << "static inline " << (flag ? std::string("int") : T) << " " << P
        << "_val(int64_t m, int64_t i) {\n  return " << harnessValue(plan)
        << ";\n}\n\n";
+  // 1-bit values and Bits variants: the values above are what the
+  // aggregate sees; the calls pass them with other bits set, which it must
+  // ignore.
+  const bool restricted = plan.valueBits || plan.valueLogical;
+  const std::string arg = restricted ? P + "_in(mine)" : "mine";
+  if (restricted) {
+    os << "static inline " << T << " " << P << "_in(" << T
+       << " v) {\n  return ";
+    if (plan.valueLogical)
+      os << "(" << T << ")(v ? v + 4 : 0);";
+    else
+      os << "(" << T << ")(v | ((" << T << ")0x5a5a5a5a5a5a5a5aull & (" << T
+         << ")~" << bitMask(plan.valueBits) << "));";
+    os << " /* other bits set */\n}\n\n";
+  }
   if (a == Aggregate::Putget && plan.kind == CollectiveKind::Alltoallv) {
     // Which member each member reads from (the `source` directive).
     int64_t n = plan.numMembers();
@@ -381,7 +519,7 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   }
   case Aggregate::Reduce:
   case Aggregate::Scan:
-    os << "    const " << T << " got = " << F << "(mine" << comm << ");\n";
+    os << "    const " << T << " got = " << F << "(" << arg << comm << ");\n";
     es << "    " << T << " want = " << P << "_val(0, i);\n"
        << "    for (int m = 1; m < "
        << (a == Aggregate::Scan ? std::string("me + 1") : X + "_P")
@@ -394,7 +532,8 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     // The sender puts, the others get: one call each.
     os << "    const int sender = (int)(i % " << X << "_P);\n"
        << "    " << T << " got = mine;\n"
-       << "    if (me == sender)\n      " << F << "_put(mine" << comm << ");\n"
+       << "    if (me == sender)\n      " << F << "_put(" << arg << comm
+       << ");\n"
        << "    else\n      got = " << F << "_get(" << commOnlyArg << ");\n";
     es << "    const " << T << " want = me == sender ? mine : " << P
        << "_val(sender, i);\n";
@@ -402,21 +541,21 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     break;
   case Aggregate::Putget:
     if (plan.kind == CollectiveKind::Alltoallv) {
-      os << "    const " << T << " got = " << F << "(mine" << comm << ");\n";
+      os << "    const " << T << " got = " << F << "(" << arg << comm << ");\n";
       es << "    const " << T << " want = me >= 0 ? " << P << "_val(" << P
          << "_src[me], i) : got;\n";
     } else {
       os << "    const int src = " << X << "_rank((int)((me + 1 + i) % " << X
          << "_P));\n"
-         << "    const " << T << " got = " << F
-         << "(mine, me >= 0 ? src : " << X << "_rank(0)" << comm << ");\n";
+         << "    const " << T << " got = " << F << "(" << arg
+         << ", me >= 0 ? src : " << X << "_rank(0)" << comm << ");\n";
       es << "    const " << T << " want = me >= 0 ? " << P << "_val(" << X
          << "_member(src), i) : got;\n";
     }
     check = "!memcmp(&got, &want, sizeof got)";
     break;
   case Aggregate::Gather:
-    os << "    " << F << "(p, mine" << comm << ");\n";
+    os << "    " << F << "(p, " << arg << comm << ");\n";
     check = "1";
     es << "    for (int r = 0; me >= 0 && r < " << plan.requiredRanks()
        << "; ++r) {\n"
@@ -426,7 +565,7 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
        << "      ok = ok && !memcmp(&p[r], &want, sizeof want);\n    }\n";
     break;
   case Aggregate::Rank:
-    os << "    const int got = " << F << "(mine" << comm << ");\n";
+    os << "    const int got = " << F << "(" << arg << comm << ");\n";
     es << "    int want = 0;\n"
        << "    for (int m = 0; m < " << X << "_P; ++m) {\n"
        << "      const " << T << " v = " << P << "_val(m, i);\n"
@@ -436,8 +575,8 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   case Aggregate::Vote:
   case Aggregate::Match:
     // The count is one more call: after the timed one.
-    os << "    const uint64_t got = " << F << "(mine" << comm << ");\n";
-    es << "    const int count = " << F << "_count(mine" << comm << ");\n"
+    os << "    const uint64_t got = " << F << "(" << arg << comm << ");\n";
+    es << "    const int count = " << F << "_count(" << arg << comm << ");\n"
        << "    uint64_t want = 0;\n"
        << "    for (int m = 0; m < " << X << "_P; ++m) {\n"
        << "      const " << T << " v = m == me ? mine : " << P

@@ -146,6 +146,9 @@ static LogicalResult setAggregate(comm::CollectiveOpInterface collective,
              << "back ends'";
     plan.value = getElementCType(*kind);
   }
+  if (auto bits = operation->getAttrOfType<IntegerAttr>("value_bits"))
+    plan.valueBits = bits.getInt();
+  plan.valueLogical = operation->hasAttr("value_logical");
   return success();
 }
 

@@ -53,6 +53,9 @@ static bool isKLevelRelay(CollectiveOpInterface op) {
 }
 
 bool phasec::comm::isRelayedOperation(CollectiveOpInterface op) {
+  // Seed 004's gather and local evaluation moves the values directly.
+  if (op.getAlgorithmDirective() == Algorithm::GatherEvaluate)
+    return false;
   return needsRelaying(op.getCollectiveKind()) ||
          isRelayAlgorithm(op.getAlgorithmDirective()) || isKLevelRelay(op);
 }
@@ -168,5 +171,12 @@ FailureOr<Collective> phasec::comm::getCollective(CollectiveOpInterface op,
           .Default([](Operation *) { return success(); });
   if (failed(result))
     return failure();
+  // A PAPERS reduction, scan, any, all or bcast evaluated by every member
+  // from everyone's value: the allgather of one value (blockBytes, the
+  // reduction's count times its element).
+  if (op.getAlgorithmDirective() == Algorithm::GatherEvaluate) {
+    collective.kind = CollectiveKind::Allgather;
+    collective.root = -1;
+  }
   return collective;
 }

@@ -43,7 +43,27 @@ struct SchedulePhasesPass
   /// The algorithm to run for `record`, or failure() after an error.
   FailureOr<SchedulerAlgorithm> chooseAlgorithm(OperationRecord &record,
                                                 const Problem &problem);
+  /// Runs the chosen scheduler on `problem` (a direct operation's
+  /// traffic); failure() after an error at the operation.
+  LogicalResult runDirect(OperationRecord &record, const Problem &problem,
+                          Schedule &schedule, SchedulerReport &report);
+  /// Writes `schedule` of a direct operation after `after` (its transfer
+  /// set), with its costs.
+  void emitDirectSchedule(OpBuilder &builder, OperationRecord &record,
+                          Operation *after, const Problem &problem,
+                          const Schedule &schedule,
+                          const SchedulerReport &report,
+                          llvm::StringRef prefix = "");
   /// Schedules a relayed operation (Relay.h); failure() after an error.
+  /// A PAPERS reduce, scan, any, all or bcast under `auto`: schedules the
+  /// allgather of seed 004's gather and local evaluation too and takes it
+  /// when its machine time beats the relay's (`relayTime`); then the
+  /// operation's algorithm becomes gather_evaluate. failure() when the
+  /// relay stays.
+  LogicalResult tryGatherEvaluate(OperationRecord &record, const Topology &topo,
+                                  const Collective &relayed,
+                                  const CostModel &model, double relayTime,
+                                  OpBuilder &builder);
   LogicalResult scheduleRelayed(OperationRecord &record, const Topology &topo,
                                 SymbolTable &symbols, OpBuilder &builder);
   /// Records bound, time and gap of a hand-written schedule.
@@ -71,6 +91,7 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
   case Algorithm::Auto:
   case Algorithm::Direct:
   case Algorithm::Schedule:
+  case Algorithm::GatherEvaluate: // the allgather of the members' values
     return SchedulerAlgorithm::Auto;
   case Algorithm::LinearShift:
     return SchedulerAlgorithm::LinearShift;
@@ -147,6 +168,92 @@ void SchedulePhasesPass::annotateUserSchedule(OperationRecord &record,
   recordMachineCost(record.op, user, problem.costModel(), cost);
 }
 
+/// The comm.schedule of `op` at the builder's insertion point, without
+/// phases or machine costs (appendPhases, recordMachineCost); `chunks` for
+/// a relaying schedule.
+static ScheduleOp createScheduleOp(OpBuilder &builder, CollectiveOpInterface op,
+                                   llvm::StringRef algorithm,
+                                   const LowerBound &bound, double time,
+                                   double gap, bool timeOptimal,
+                                   bool phaseOptimal, bool fellBack,
+                                   const ChunkSpec *chunks) {
+  auto flag = [&](bool set) {
+    return set ? builder.getUnitAttr() : UnitAttr();
+  };
+  return builder.create<ScheduleOp>(
+      op.getLoc(),
+      FlatSymbolRefAttr::get(builder.getContext(), op.getCollectiveName()),
+      builder.getStringAttr(algorithm), builder.getF64FloatAttr(bound.time),
+      builder.getF64FloatAttr(bound.blocks),
+      builder.getI64IntegerAttr(bound.minPhases),
+      builder.getStringAttr(bound.reason),
+      builder.getStringAttr(bound.phasesReason), builder.getF64FloatAttr(time),
+      builder.getF64FloatAttr(gap), flag(timeOptimal), flag(phaseOptimal),
+      flag(fellBack),
+      chunks ? builder.getI64IntegerAttr(chunks->numChunks) : IntegerAttr(),
+      chunks ? builder.getI64IntegerAttr(chunks->chunkBytes) : IntegerAttr(),
+      /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr());
+}
+
+/// A PAPERS aggregate whose result every member can evaluate from
+/// everyone's value (seed 004's gather and local evaluation).
+static bool evaluatesGathered(CollectiveOpInterface op) {
+  auto aggregate = op->getAttrOfType<AggregateAttr>("aggregate");
+  if (!aggregate)
+    return false;
+  switch (aggregate.getValue()) {
+  case Aggregate::Reduce:
+  case Aggregate::Scan:
+  case Aggregate::Any:
+  case Aggregate::All:
+  case Aggregate::Bcast:
+    return true;
+  default:
+    return false;
+  }
+}
+
+LogicalResult SchedulePhasesPass::tryGatherEvaluate(
+    OperationRecord &record, const Topology &topo, const Collective &relayed,
+    const CostModel &model, double relayTime, OpBuilder &builder) {
+  // Under `auto` only: a named relay algorithm is the user's choice.
+  if (!evaluatesGathered(record.op) ||
+      record.op.getAlgorithmDirective() != Algorithm::Auto)
+    return failure();
+  Collective gathered = relayed;
+  gathered.kind = CollectiveKind::Allgather;
+  gathered.root = -1;
+  std::string error;
+  FailureOr<TransferSet> set = gathered.lower(error);
+  if (failed(set))
+    return failure();
+  Problem problem(topo, *set, model);
+  if (failed(problem.check(error)))
+    return failure();
+  Schedule schedule;
+  SchedulerReport report;
+  if (failed(runDirect(record, problem, schedule, report)))
+    return failure();
+  // A tie keeps the relay (fewer bytes).
+  if (!(problem.cost(schedule).machine.total() < relayTime * (1 - 1e-9)))
+    return failure();
+  // The choice is written as the directive, so that every later pass and
+  // back end sees the traffic it scheduled (getCollective).
+  Builder b(record.op.getContext());
+  record.op->setAttr(
+      "algorithm",
+      AlgorithmAttr::get(record.op.getContext(), Algorithm::GatherEvaluate));
+  builder.setInsertionPointAfter(record.op);
+  auto transferSet = builder.create<TransferSetOp>(
+      record.op.getLoc(),
+      FlatSymbolRefAttr::get(builder.getContext(),
+                             record.op.getCollectiveName()),
+      getDemandsAttr(builder.getContext(), *set));
+  emitDirectSchedule(builder, record, transferSet, problem, schedule, report,
+                     "gather_evaluate: ");
+  return success();
+}
+
 LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
                                                   const Topology &topo,
                                                   SymbolTable &symbols,
@@ -164,23 +271,14 @@ LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
            << record.op.getCollectiveName() << "': " << error;
   Problem problem(topo, relay->chunks, model);
   ScheduleCost cost = problem.cost(relay->schedule);
+  if (succeeded(tryGatherEvaluate(record, topo, *collective, model,
+                                  cost.machine.total(), builder)))
+    return success();
   builder.setInsertionPointAfter(record.op);
-  auto scheduleOp = builder.create<ScheduleOp>(
-      record.op.getLoc(),
-      FlatSymbolRefAttr::get(builder.getContext(),
-                             record.op.getCollectiveName()),
-      builder.getStringAttr(relay->schedule.algorithm),
-      builder.getF64FloatAttr(cost.bound.time),
-      builder.getF64FloatAttr(cost.bound.blocks),
-      builder.getI64IntegerAttr(cost.bound.minPhases),
-      builder.getStringAttr(cost.bound.reason),
-      builder.getStringAttr(cost.bound.phasesReason),
-      builder.getF64FloatAttr(cost.time), builder.getF64FloatAttr(cost.gap),
-      cost.timeOptimal ? builder.getUnitAttr() : UnitAttr(),
-      cost.phaseOptimal ? builder.getUnitAttr() : UnitAttr(), UnitAttr(),
-      builder.getI64IntegerAttr(relay->chunks.numChunks),
-      builder.getI64IntegerAttr(relay->chunks.chunkBytes),
-      /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr());
+  ScheduleOp scheduleOp =
+      createScheduleOp(builder, record.op, relay->schedule.algorithm,
+                       cost.bound, cost.time, cost.gap, cost.timeOptimal,
+                       cost.phaseOptimal, /*fellBack=*/false, &relay->chunks);
   appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(),
                relay->schedule);
   recordMachineCost(record.op, scheduleOp, model, cost);
@@ -236,68 +334,74 @@ void SchedulePhasesPass::runOnOperation() {
       continue;
     }
 
-    FailureOr<SchedulerAlgorithm> chosen = chooseAlgorithm(record, problem);
-    if (failed(chosen)) {
-      hadError = true;
-      continue;
-    }
-    SchedulerOptions options;
-    options.algorithm = *chosen;
-    if (rlimit != 0)
-      options.rlimit = rlimit;
-    else if (record.op.getRlimitDirective() > 0)
-      options.rlimit = static_cast<uint64_t>(record.op.getRlimitDirective());
-    options.cacheDir = cacheDir;
-
     Schedule schedule;
     SchedulerReport report;
-    if (problem.transfers().empty()) {
-      // Nothing to move (e.g. a gather over a group of one): no phases.
-      schedule.algorithm = "none";
-      report.algorithm = "none";
-      report.gap = 1.0;
-      report.timeOptimal = report.phaseOptimal = true;
-    } else if (failed(runScheduler(getScheduler(*chosen), problem, schedule,
-                                   options, report))) {
-      record.op.emitError("cannot schedule '")
-          << record.op.getCollectiveName() << "' with algorithm "
-          << stringifySchedulerAlgorithm(*chosen) << ": " << report.error;
+    if (failed(runDirect(record, problem, schedule, report))) {
       hadError = true;
       continue;
     }
-    if (report.fellBack)
-      record.op.emitWarning("solver budget ran out for '")
-          << record.op.getCollectiveName() << "': using the "
-          << report.algorithm << " schedule of " << schedule.phases.size()
-          << " phases at "
-          << llvm::formatv("{0:F3}", report.gap).str()
-          << " x the proven lower bound (gap "
-          << llvm::formatv("{0:F1}", (report.gap - 1) * 100).str() << "%)";
-
-    builder.setInsertionPointAfter(record.transferSet);
-    std::string algorithmName =
-        !report.algorithm.empty() ? report.algorithm : schedule.algorithm;
-    auto scheduleOp = builder.create<ScheduleOp>(
-        record.op.getLoc(), record.transferSet.getCollectiveAttr(),
-        builder.getStringAttr(algorithmName),
-        builder.getF64FloatAttr(schedule.bound.time),
-        builder.getF64FloatAttr(schedule.bound.blocks),
-        builder.getI64IntegerAttr(schedule.bound.minPhases),
-        builder.getStringAttr(schedule.bound.reason),
-        builder.getStringAttr(schedule.bound.phasesReason),
-        builder.getF64FloatAttr(report.time),
-        builder.getF64FloatAttr(report.gap),
-        report.timeOptimal ? builder.getUnitAttr() : UnitAttr(),
-        report.phaseOptimal ? builder.getUnitAttr() : UnitAttr(),
-        report.fellBack ? builder.getUnitAttr() : UnitAttr(),
-        /*num_chunks=*/IntegerAttr(), /*chunk_bytes=*/IntegerAttr(),
-        /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr());
-    appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(), schedule);
-    recordMachineCost(record.op, scheduleOp, problem.costModel(),
-                      problem.cost(schedule));
+    emitDirectSchedule(
+        builder, record, record.transferSet, problem, schedule, report,
+        record.op.getAlgorithmDirective() == Algorithm::GatherEvaluate
+            ? "gather_evaluate: "
+            : "");
   }
   if (hadError)
     signalPassFailure();
+}
+
+LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
+                                            const Problem &problem,
+                                            Schedule &schedule,
+                                            SchedulerReport &report) {
+  FailureOr<SchedulerAlgorithm> chosen = chooseAlgorithm(record, problem);
+  if (failed(chosen))
+    return failure();
+  SchedulerOptions options;
+  options.algorithm = *chosen;
+  if (rlimit != 0)
+    options.rlimit = rlimit;
+  else if (record.op.getRlimitDirective() > 0)
+    options.rlimit = static_cast<uint64_t>(record.op.getRlimitDirective());
+  options.cacheDir = cacheDir;
+
+  if (problem.transfers().empty()) {
+    // Nothing to move (e.g. a gather over a group of one): no phases.
+    schedule.algorithm = "none";
+    report.algorithm = "none";
+    report.gap = 1.0;
+    report.timeOptimal = report.phaseOptimal = true;
+  } else if (failed(runScheduler(getScheduler(*chosen), problem, schedule,
+                                 options, report))) {
+    return record.op.emitError("cannot schedule '")
+           << record.op.getCollectiveName() << "' with algorithm "
+           << stringifySchedulerAlgorithm(*chosen) << ": " << report.error;
+  }
+  if (report.fellBack)
+    record.op.emitWarning("solver budget ran out for '")
+        << record.op.getCollectiveName() << "': using the " << report.algorithm
+        << " schedule of " << schedule.phases.size() << " phases at "
+        << llvm::formatv("{0:F3}", report.gap).str()
+        << " x the proven lower bound (gap "
+        << llvm::formatv("{0:F1}", (report.gap - 1) * 100).str() << "%)";
+  return success();
+}
+
+void SchedulePhasesPass::emitDirectSchedule(
+    OpBuilder &builder, OperationRecord &record, Operation *after,
+    const Problem &problem, const Schedule &schedule,
+    const SchedulerReport &report, llvm::StringRef prefix) {
+  builder.setInsertionPointAfter(after);
+  std::string algorithmName =
+      prefix.str() +
+      (!report.algorithm.empty() ? report.algorithm : schedule.algorithm);
+  ScheduleOp scheduleOp = createScheduleOp(
+      builder, record.op, algorithmName, schedule.bound, report.time,
+      report.gap, report.timeOptimal, report.phaseOptimal, report.fellBack,
+      /*chunks=*/nullptr);
+  appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(), schedule);
+  recordMachineCost(record.op, scheduleOp, problem.costModel(),
+                    problem.cost(schedule));
 }
 
 std::unique_ptr<Pass> phasec::comm::createSchedulePhasesPass() {

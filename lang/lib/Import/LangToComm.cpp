@@ -269,6 +269,10 @@ void Converter::convertOperation(const lang::Operation &o) {
     set("aggregate", AggregateAttr::get(&context, o.aggregate));
   if (o.valueType)
     set("value_type", TypeAttr::get(elementType(*o.valueType)));
+  if (o.valueBits)
+    set("value_bits", i64(o.valueBits));
+  if (o.valueLogical)
+    set("value_logical", builder.getUnitAttr());
   usedNames.insert(o.name);
 
   // Every comm op is named after its kind's spelling in the vocabulary

@@ -772,3 +772,10 @@ comm.user_schedule for @g {
   // expected-error @below {{'comm.phase' op carries chunks, but its schedule has no num_chunks}}
   "comm.phase"() <{transfers = array<i64: 1, 0, 4, 0>, chunks = array<i64: 1, 0, 1>}> : () -> ()
 }
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{algorithm gather_evaluate needs a PAPERS reduce, scan, any, all or bcast aggregate (an allreduce or scan)}}
+comm.allreduce @x on @m group @all {op = #comm.reduce<add>, element_type = i32, count = 1 : i64, algorithm = #comm.algorithm<gather_evaluate>}

@@ -189,7 +189,11 @@ def Phasec_Algorithm : Phasec_Enum<"Algorithm", "algorithm directive", [
   I32EnumAttrCase<"Dissemination", 18, "dissemination">,
   I32EnumAttrCase<"DimensionWise", 19, "dimension_wise">,
   I32EnumAttrCase<"DoubleChain", 20, "double_chain">,
-  I32EnumAttrCase<"ScatterRdbAllgather", 21, "scatter_rdb_allgather">]>;
+  I32EnumAttrCase<"ScatterRdbAllgather", 21, "scatter_rdb_allgather">,
+  // A PAPERS reduction, scan, any, all or bcast as seed 004's gather and
+  // local evaluation: an allgather of the members' values (direct traffic),
+  // evaluated by every member.
+  I32EnumAttrCase<"GatherEvaluate", 22, "gather_evaluate">]>;
 
 // Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
 // rectangles/rows (2-lev-rec, logp-lev-rec(gamma)), squares (3-lev-sq,

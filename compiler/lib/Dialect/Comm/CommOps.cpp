@@ -409,6 +409,19 @@ static LogicalResult verifyDirectives(CollectiveOpInterface op) {
        (shape && shape.getValue() != KLevelShape::None)))
     return operation->emitOpError(
         "k_levels and k_shape need algorithm k_level");
+  if (op.getAlgorithmDirective() == Algorithm::GatherEvaluate) {
+    auto aggregate = operation->getAttrOfType<AggregateAttr>("aggregate");
+    Aggregate a = aggregate ? aggregate.getValue() : Aggregate::None;
+    bool evaluates =
+        (a == Aggregate::Reduce || a == Aggregate::Scan ||
+         a == Aggregate::Any || a == Aggregate::All || a == Aggregate::Bcast) &&
+        (op.getCollectiveKind() == CollectiveKind::Allreduce ||
+         op.getCollectiveKind() == CollectiveKind::Scan);
+    if (!evaluates)
+      return operation->emitOpError(
+          "algorithm gather_evaluate needs a PAPERS reduce, scan, any, all "
+          "or bcast aggregate (an allreduce or scan)");
+  }
   return success();
 }
 

@@ -240,6 +240,12 @@ struct Operation {
   /// generated function takes and returns. The data moved may be of
   /// another type (bcast moves the value's bits as an unsigned integer).
   std::optional<ElementType> valueType;
+  /// Seed 004's Bits variants (`bits = K`): the aggregate sees the low
+  /// `valueBits` bits of each value (0: all of them); its 1-bit logical
+  /// values (`type = bit`, "1u") are `valueLogical`, one bit, any value
+  /// other than 0 being 1.
+  int64_t valueBits = 0;
+  bool valueLogical = false;
 
   /// `local NAME { call = f; }`: the user's C function the generated
   /// program calls for this step (docs/language.md, "Local steps").

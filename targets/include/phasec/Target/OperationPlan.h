@@ -202,6 +202,12 @@ struct OperationPlan {
   Aggregate aggregate = Aggregate::None;
   std::string papersName;
   std::optional<ElementCType> value;
+  /// Seed 004's Bits variants: the aggregate sees the low `valueBits` bits
+  /// of each value (0: all); `valueLogical`: 1-bit logical values (any
+  /// value other than 0 is 1). Aggregates that gather the values move the
+  /// narrowest unsigned integer holding the bits (`blockBytes`).
+  int64_t valueBits = 0;
+  bool valueLogical = false;
   bool movesData = true;
 
   /// The program (`phasec_program`, docs/backends.md "Programs"), made
