@@ -172,10 +172,11 @@ struct PapersTransport {
   std::string (*callXfer)(const std::string &x, const std::string &send,
                           const std::string &recv);
   /// A wait without a schedule: what it needs at file scope (the MPI
-  /// communicator), and the statements of its barrier (`me_` is the
-  /// caller's member index).
-  std::string (*groupSupport)(const std::string &x);
-  std::string (*groupBarrier)(const std::string &x);
+  /// communicator, an OpenSHMEM active set's pSync), and the statements of
+  /// its barrier (`me_` is the caller's member index); the plan's name is
+  /// the data function's prefix.
+  std::string (*groupSupport)(const OperationPlan &plan);
+  std::string (*groupBarrier)(const OperationPlan &plan);
   /// The data functions of direct (not relaying) operations put into the
   /// receive buffer of other PEs: it must be symmetric (OpenSHMEM). The
   /// aggregate's function then receives into a symmetric buffer of its own

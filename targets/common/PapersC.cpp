@@ -98,7 +98,7 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
        << "#define " << X << "_P " << plan.numMembers() << "\n";
     emitMemberMap(os, plan);
     if (a == Aggregate::Barrier)
-      os << tr.groupSupport(X);
+      os << tr.groupSupport(plan);
   }
   uint64_t mask = 0;
   bool maskFits = plan.group.back() < 64;
@@ -195,7 +195,7 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
     if (plan.movesData)
       os << "  char none_ = 0;\n" << xfer("&none_", "&none_");
     else
-      os << tr.groupBarrier(X);
+      os << tr.groupBarrier(plan);
     os << "  (void)me_;\n}\n\n";
     return;
   case Aggregate::Any:

@@ -90,9 +90,9 @@ static const PapersTransport &mpiPapers() {
          const std::string &recv) {
         return "PHASEC_MPI_CHECK(" + x + "(" + send + ", " + recv + ", comm))";
       },
-      mpiGroupComm,
-      [](const std::string &x) {
-        return "  MPI_Comm g_ = " + x +
+      [](const OperationPlan &plan) { return mpiGroupComm(plan.name); },
+      [](const OperationPlan &plan) {
+        return "  MPI_Comm g_ = " + plan.name +
                "_comm(comm, me_);\n  if (me_ >= 0)\n"
                "    PHASEC_MPI_CHECK(MPI_Barrier(g_));\n";
       },

@@ -284,9 +284,30 @@ void SHMEMWriter::emitPermuteBody(bool formula) {
   emitPhaseSync();
 }
 
+/// OpenSHMEM 1.4's active set of a group, when it is one: PEs start,
+/// start + 2^logStride, ..., size of them.
+struct ActiveSet {
+  int64_t start = 0, logStride = 0, size = 0;
+};
+static std::optional<ActiveSet> getActiveSet(llvm::ArrayRef<RankId> group) {
+  ActiveSet set{group.front(), 0, static_cast<int64_t>(group.size())};
+  if (group.size() > 1) {
+    int64_t stride = group[1] - group[0];
+    if (!llvm::isPowerOf2_64(stride))
+      return std::nullopt;
+    set.logStride = llvm::Log2_64(stride);
+    for (size_t i = 1; i < group.size(); ++i)
+      if (group[i] - group[i - 1] != stride)
+        return std::nullopt;
+  }
+  return set;
+}
+
 /// The OpenSHMEM side of detail::PapersTransport: every PE calls (the
-/// data functions are collective over all PEs; OpenSHMEM 1.4 has no teams,
-/// and its active sets are strided, where a PAPERS mask need not be).
+/// data functions are collective over all PEs: OpenSHMEM 1.4 has no teams,
+/// and its active sets are strided, where a PAPERS mask need not be). A
+/// wait without a schedule over a group that is an active set is the
+/// members' shmem_barrier.
 static const PapersTransport &shmemPapers() {
   static const PapersTransport transport = {
       "",
@@ -301,9 +322,35 @@ static const PapersTransport &shmemPapers() {
          const std::string &recv) {
         return x + "(" + send + ", " + recv + ")";
       },
-      [](const std::string &) { return std::string(); },
-      [](const std::string &) {
-        return std::string("  shmem_barrier_all(); /* every PE calls */\n");
+      [](const OperationPlan &plan) {
+        if (!getActiveSet(plan.group))
+          return std::string();
+        return "/* The members' active set's pSync (symmetric). */\n"
+               "static long " +
+               plan.name + "_psync[SHMEM_BARRIER_SYNC_SIZE];\nstatic int " +
+               plan.name + "_psync_ready;\n";
+      },
+      [](const OperationPlan &plan) {
+        std::optional<ActiveSet> set = getActiveSet(plan.group);
+        if (!set)
+          return std::string("  shmem_barrier_all(); /* every PE calls: the "
+                             "group is no active set */\n");
+        const std::string &x = plan.name;
+        return "  if (!" + x +
+               "_psync_ready) { /* every PE calls the first time */\n"
+               "    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; ++i)\n"
+               "      " +
+               x +
+               "_psync[i] = SHMEM_SYNC_VALUE;\n"
+               "    " +
+               x +
+               "_psync_ready = 1;\n"
+               "    shmem_barrier_all();\n  }\n"
+               "  if (me_ >= 0) /* the members' active set, alone */\n"
+               "    shmem_barrier(" +
+               std::to_string(set->start) + ", " +
+               std::to_string(set->logStride) + ", " +
+               std::to_string(set->size) + ", " + x + "_psync);\n";
       },
       true};
   return transport;
