@@ -174,9 +174,19 @@ int main(int argc, char **argv) {
   if (timed < 1)
     timed = 1;
 #ifdef SORT_SHMEM
-  /* The generated steps' symmetric work space, the counts and the output
-     arrays' gather area on PE 0. */
-  phasec_shmem_init(((size_t)NKEYS * 40 + ((size_t)1 << 24)) * NRANKS);
+  /* The symmetric heap: the generated steps' work space, the counts and the
+     record arrays (2 of 8 bytes a record, or 2 of 4 and 2 of 8), with
+     room for alignment. */
+  size_t heap = grouped_permute_sym_bytes() + bucket_transpose_sym_bytes() +
+                bucket_untranspose_sym_bytes() + slab_scan_sym_bytes() +
+                sizeof(int64_t) * (2 * NBUCKETS + 2) + ((size_t)1 << 20);
+#if KEY_BITS == 16
+  heap += 2 * sizeof(uint64_t) * (size_t)NKEYS;
+#else
+  heap += payload_permute_sym_bytes() +
+          2 * (sizeof(uint32_t) + sizeof(uint64_t)) * (size_t)NKEYS;
+#endif
+  phasec_shmem_init(heap);
   const int me = shmem_my_pe(), np = shmem_n_pes();
 #else
   phasec_mpi_init(&argc, &argv);
@@ -304,13 +314,26 @@ int main(int argc, char **argv) {
   uint32_t *allk = NULL;
   uint64_t *allp = NULL;
 #ifdef SORT_SHMEM
-  uint32_t *gk = (uint32_t *)ALLOC(sizeof(uint32_t) * (size_t)n, "gather");
-  uint64_t *gp = (uint64_t *)ALLOC(sizeof(uint64_t) * (size_t)n, "gather");
-  shmem_putmem(gk + (int64_t)me * NKEYS, okeys, sizeof(uint32_t) * NKEYS, 0);
-  shmem_putmem(gp + (int64_t)me * NKEYS, opay, sizeof(uint64_t) * NKEYS, 0);
+  /* PE 0 reads every PE's output arrays (symmetric) into its own memory. */
   shmem_barrier_all();
-  allk = gk;
-  allp = gp;
+  if (me == 0) {
+    allk = (uint32_t *)PHASEC_XMALLOC(sizeof(uint32_t) * (size_t)n, "gather");
+    allp = (uint64_t *)PHASEC_XMALLOC(sizeof(uint64_t) * (size_t)n, "gather");
+    for (int q = 0; q < np; ++q) {
+      uint32_t *kq = allk + (int64_t)q * NKEYS;
+      uint64_t *pq = allp + (int64_t)q * NKEYS;
+#if KEY_BITS == 16
+      shmem_getmem(pq, out, sizeof(uint64_t) * NKEYS, q);
+      for (int64_t i = 0; i < NKEYS; ++i) {
+        kq[i] = (uint32_t)(pq[i] >> 48);
+        pq[i] &= PAYLOAD_MASK;
+      }
+#else
+      shmem_getmem(kq, okeys, sizeof(uint32_t) * NKEYS, q);
+      shmem_getmem(pq, opay, sizeof(uint64_t) * NKEYS, q);
+#endif
+    }
+  }
 #else
   if (me == 0) {
     allk = (uint32_t *)PHASEC_XMALLOC(sizeof(uint32_t) * (size_t)n, "gather");

@@ -100,71 +100,28 @@ static bool isCIdentifier(llvm::StringRef s) {
 bool phasec::target::isTakenCName(llvm::StringRef name) {
   // C's keywords, and what the generated files declare or call at file
   // scope: an operation of that name would not compile.
-  static const char *const taken[] = {"auto",
-                                      "break",
-                                      "case",
-                                      "char",
-                                      "const",
-                                      "continue",
-                                      "default",
-                                      "do",
-                                      "double",
-                                      "else",
-                                      "enum",
-                                      "extern",
-                                      "float",
-                                      "for",
-                                      "goto",
-                                      "if",
-                                      "inline",
-                                      "int",
-                                      "long",
-                                      "register",
-                                      "restrict",
-                                      "return",
-                                      "short",
-                                      "signed",
-                                      "sizeof",
-                                      "static",
-                                      "struct",
-                                      "switch",
-                                      "typedef",
-                                      "union",
-                                      "unsigned",
-                                      "void",
-                                      "volatile",
-                                      "while",
-                                      "_Bool",
-                                      "_Complex",
-                                      "_Alignas",
-                                      "_Alignof",
-                                      "_Atomic",
-                                      "_Generic",
-                                      "_Noreturn",
-                                      "_Static_assert",
-                                      "_Thread_local",
-                                      "_Imaginary",
-                                      "main",
-                                      "free",
-                                      "malloc",
-                                      "calloc",
-                                      "memcpy",
-                                      "memset",
-                                      "memcmp",
-                                      "printf",
-                                      "fprintf",
-                                      "getenv",
-                                      "exit",
-                                      "abort",
-                                      "strcmp",
-                                      "atoi",
-                                      "strtol",
-                                      "stderr",
-                                      "stdout",
-                                      "snprintf",
-                                      "qsort",
-                                      "phasec_program",
-                                      "phasec_program_t"};
+  static const char *const taken[] = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do",
+      "double", "else", "enum", "extern", "float", "for", "goto", "if",
+      "inline", "int", "long", "register", "restrict", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
+      "unsigned", "void", "volatile", "while", "_Bool", "_Complex", "_Alignas",
+      "_Alignof", "_Atomic", "_Generic", "_Noreturn", "_Static_assert",
+      "_Thread_local", "_Imaginary", "main", "free", "malloc", "calloc",
+      "memcpy", "memset", "memcmp", "printf", "fprintf", "getenv", "exit",
+      "abort", "strcmp", "atoi", "strtol", "stderr", "stdout", "snprintf",
+      "qsort", "phasec_program", "phasec_program_t",
+      // The rest of what <stdio.h>, <stdlib.h> and <string.h> declare that
+      // a step's C function could be named by mistake.
+      "memmove", "memchr", "strlen", "strcpy", "strncpy", "strcat", "strncat",
+      "strncmp", "strchr", "strrchr", "strstr", "strtok", "strdup", "strerror",
+      "puts", "fputs", "fopen", "fclose", "fwrite", "fread", "fflush",
+      "sprintf", "vprintf", "vfprintf", "vsnprintf", "sscanf", "scanf",
+      "fscanf", "perror", "realloc", "bsearch", "rand", "srand", "atol",
+      "atoll", "atof", "strtoul", "strtoll", "strtoull", "strtod", "abs",
+      "labs", "llabs", "div", "system", "atexit", "_Exit", "getchar", "putchar",
+      "fgetc", "fputc", "getc", "putc", "remove", "rename", "tmpfile",
+      "aligned_alloc", "stdin"};
   return llvm::is_contained(taken, name);
 }
 
@@ -281,9 +238,9 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     plan.pairBytes = collective.runtimePairBytes();
     // The generated code counts in ints what MPI counts (bytes of one
     // message), and one member may send all of its elements to one peer.
-    int64_t most =
-        (plan.n / std::max<int64_t>(1, p)) * std::max<int64_t>(elem.size, 8);
-    if (most > INT32_MAX) {
+    // Elements, or their 4-byte positions, whichever is wider.
+    int64_t perMember = plan.n / std::max<int64_t>(1, p);
+    if (perMember > INT32_MAX / std::max<int64_t>(elem.size, 4)) {
       error = "a permute with run-time destinations of " +
               std::to_string(plan.n / std::max<int64_t>(1, p)) +
               " elements per member may send more than 2^31 - 1 bytes in "

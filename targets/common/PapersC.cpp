@@ -412,8 +412,8 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     if (plan.valueLogical)
       os << "(" << T << ")(v ? v + 4 : 0);";
     else
-      os << "(" << T << ")(v | ((" << T << ")0x5a5a5a5a5a5a5a5aull & (" << T
-         << ")~" << bitMask(plan.valueBits) << "));";
+      os << "(" << T << ")(v | (" << T << ")~" << bitMask(plan.valueBits)
+         << ");";
     os << " /* other bits set */\n}\n\n";
   }
   if (a == Aggregate::Putget && plan.kind == CollectiveKind::Alltoallv) {

@@ -216,6 +216,20 @@ static LogicalResult addProgram(ModuleOp module, SymbolTable &symbols,
         ok = false;
         return;
       }
+      // Nor the names it defines beside them.
+      for (const auto &entry : byName) {
+        std::string prefix = entry.getKey().str() + "_";
+        if (local.getCall()->starts_with(prefix) ||
+            local.getCall()->starts_with("phasec_")) {
+          local.emitError("cannot call '")
+              << *local.getCall()
+              << "': the generated code defines names starting with '"
+              << (local.getCall()->starts_with("phasec_") ? "phasec_" : prefix)
+              << "'";
+          ok = false;
+          return;
+        }
+      }
       FailureOr<Collective> described =
           comm::getCollective(collective, symbols);
       if (failed(described)) {
@@ -233,8 +247,18 @@ static LogicalResult addProgram(ModuleOp module, SymbolTable &symbols,
       return;
     }
     auto it = byName.find(getCName(collective.getCollectiveName()));
-    if (it == byName.end())
+    if (it == byName.end()) {
+      // What has no function cannot be a step: a plain barrier.
+      if (isa<comm::BarrierOp>(operation)) {
+        collective.emitError("not supported: barrier '")
+            << collective.getCollectiveName()
+            << "' without a schedule in a program with 'call' steps (give it "
+               "an algorithm, e.g. dissemination, or call a barrier from a "
+               "local step's C)";
+        ok = false;
+      }
       return;
+    }
     OperationPlan &plan = *it->second;
     if (plan.aggregate != Aggregate::None) {
       collective.emitError("not supported: PAPERS aggregate '")
@@ -251,6 +275,14 @@ static LogicalResult addProgram(ModuleOp module, SymbolTable &symbols,
     } else if (auto permute = dyn_cast<comm::PermuteOp>(operation)) {
       plan.fromArray = getArrayField(permute.getFrom());
       plan.toArray = getArrayField(permute.getTo());
+    }
+    // The functions read one array and write another (restrict).
+    if (!plan.fromArray.empty() && plan.fromArray == plan.toArray) {
+      collective.emitError("not supported: '")
+          << collective.getCollectiveName() << "' reads and writes array '"
+          << plan.fromArray
+          << "' in a program (its function needs two arrays: give it 'to')";
+      ok = false;
     }
   });
   for (OperationPlan &step : steps)

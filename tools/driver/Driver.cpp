@@ -16,6 +16,7 @@
 #include "phasec/Driver/Driver.h"
 #include "phasec/Lang/ImportSched.h"
 #include "phasec/Target/Export.h"
+#include "phasec/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
@@ -92,6 +93,20 @@ LogicalResult phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
                                         const DriverOptions &options,
                                         llvm::raw_ostream &out,
                                         llvm::raw_ostream &diagOS) {
+  return success(runPhasecWithStatus(sourceMgr, options, out, diagOS) ==
+                 RunStatus::Success);
+}
+
+/// Everything after the front end: print, or schedule and write.
+static LogicalResult runStages(ModuleOp module, lang::Program &program,
+                               const DriverOptions &options,
+                               llvm::raw_ostream &out,
+                               llvm::raw_ostream &diagOS);
+
+RunStatus phasec::driver::runPhasecWithStatus(llvm::SourceMgr &sourceMgr,
+                                              const DriverOptions &options,
+                                              llvm::raw_ostream &out,
+                                              llvm::raw_ostream &diagOS) {
   DialectRegistry registry;
   registerDialects(registry);
   MLIRContext context(registry);
@@ -99,30 +114,60 @@ LogicalResult phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
   context.disableMultithreading();
   // Diagnostics point into the .sched file; a dump of the op adds nothing.
   context.printOpOnDiagnostic(false);
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
-
   lang::DiagnosticEngine diag(sourceMgr, diagOS);
+
+  if (options.verifyDiagnostics) {
+    // Every stage's diagnostics, the front end's too, through MLIR's
+    // engine to the verifier; the output is discarded.
+    SourceMgrDiagnosticVerifierHandler verifier(sourceMgr, &context, diagOS);
+    std::unique_ptr<lang::Program> program;
+    OwningOpRef<ModuleOp> module;
+    {
+      // Flushes the front end's last diagnostic when it goes.
+      lang::MLIRDiagnosticForwarder forwarder(diag, context);
+      module = lang::importSched(sourceMgr, context, options.frontend, diag,
+                                 &program);
+    }
+    if (module)
+      (void)runStages(*module, *program, options, llvm::nulls(), diagOS);
+    return succeeded(verifier.verify()) ? RunStatus::Success
+                                        : RunStatus::InputError;
+  }
+
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
   std::unique_ptr<lang::Program> program;
   OwningOpRef<ModuleOp> module =
       lang::importSched(sourceMgr, context, options.frontend, diag, &program);
   if (!module)
-    return failure();
+    return RunStatus::InputError;
+  if (succeeded(runStages(*module, *program, options, out, diagOS)))
+    return RunStatus::Success;
+  bool budget = false;
+  module->walk([&](Operation *op) {
+    budget = budget || op->hasAttr(comm::kBudgetExhaustedAttr);
+  });
+  return budget ? RunStatus::SolverBudget : RunStatus::InputError;
+}
 
+static LogicalResult runStages(ModuleOp module, lang::Program &program,
+                               const DriverOptions &options,
+                               llvm::raw_ostream &out,
+                               llvm::raw_ostream &diagOS) {
   if (!options.simulate && options.emit == EmitKind::AST) {
-    program->print(out, /*maxItems=*/16);
+    program.print(out, /*maxItems=*/16);
     return success();
   }
   if (!options.simulate && options.emit == EmitKind::MLIR)
-    return printMLIR(*module, options, out);
+    return printMLIR(module, options, out);
 
-  if (failed(runSchedulingPipeline(*module, options.scheduling)))
+  if (failed(runSchedulingPipeline(module, options.scheduling)))
     return failure();
   // Operations the pipeline skipped (--allow-unsupported, with a warning)
   // have no schedule; anything else without one is an error.
   FailureOr<ScheduledModule> scheduled = collectSchedules(
-      *module,
+      module,
       /*requireEveryOperation=*/!options.scheduling.allowUnsupported);
   if (failed(scheduled))
     return failure();
-  return writeScheduled(*module, *scheduled, options, out, diagOS);
+  return writeScheduled(module, *scheduled, options, out, diagOS);
 }

@@ -17,8 +17,10 @@
 
 #include "phasec/Driver/Driver.h"
 
+#include "mlir/Support/ToolUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -170,6 +172,33 @@ static cl::opt<bool> printLocations(
     "print-locations", cl::desc("With --emit=mlir: print source locations"),
     cl::cat(phasecCategory));
 
+static cl::opt<bool> verifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("Check the diagnostics against the input's expected-error, "
+             "expected-warning and expected-note comments (as mlir-opt "
+             "does) instead of printing them; writes no output"),
+    cl::cat(phasecCategory));
+
+static cl::opt<bool> splitInputFile(
+    "split-input-file",
+    cl::desc("Compile each '// -----'-separated chunk of the input on its "
+             "own (outputs separated by '// -----')"),
+    cl::cat(phasecCategory));
+
+/// The exit codes (docs/language.md, "Diagnostics").
+enum ExitCode {
+  ExitSuccess = 0,
+  ExitInputError = 1,
+  ExitUsage = 2,
+  ExitSolverBudget = 3
+};
+
+/// A usage error: the message and exit code 2.
+static int usage(const Twine &message) {
+  WithColor::error(errs(), "phasec") << message << "\n";
+  return ExitUsage;
+}
+
 static void printVersion(raw_ostream &os) {
   os << "phasec version " << PHASEC_VERSION_STRING
      << " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
@@ -179,7 +208,9 @@ int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(phasecCategory);
   cl::SetVersionPrinter(printVersion);
-  cl::ParseCommandLineOptions(
+  // Errors of the command line itself exit with 2 (a usage error), not
+  // with LLVM's 1.
+  bool parsed = cl::ParseCommandLineOptions(
       argc, argv,
       "phasec: congestion-free communication schedules for .sched files\n"
       "\n"
@@ -190,66 +221,54 @@ int main(int argc, char **argv) {
       "    mpicc|oshcc out.c $(pkg-config --cflags --libs phasec-runtime)\n"
       "  phasec FILE.sched --emit=simgrid -o DIR         SimGrid SMPI files\n"
       "  phasec FILE.sched --target=sim [--compare] [--report DIR] [-o DIR]\n"
-      "                                                  run in SimGrid\n");
+      "                                                  run in SimGrid\n"
+      "\n"
+      "Exit codes: 0 success, 1 an error in the input, 2 a usage error, 3 a "
+      "solver\nbudget that ran out without a schedule.\n",
+      &errs());
+  if (!parsed)
+    return ExitUsage;
 
-  if (ranksPerNode < 0) {
-    WithColor::error(errs(), "phasec")
-        << "--ranks-per-node must be positive, not " << ranksPerNode << "\n";
-    return 1;
-  }
+  if (ranksPerNode < 0)
+    return usage("--ranks-per-node must be positive, not " +
+                 Twine(ranksPerNode));
 
   bool simulate = target == Target::Sim;
-  if (simulate && emit.getNumOccurrences()) {
-    WithColor::error(errs(), "phasec")
-        << "--target=sim cannot be combined with --emit\n";
-    return 1;
-  }
-  if (!simulate && (compare || reportDir.getNumOccurrences())) {
-    WithColor::error(errs(), "phasec")
-        << "--compare and --report need --target=sim\n";
-    return 1;
-  }
+  if (simulate && emit.getNumOccurrences())
+    return usage("--target=sim cannot be combined with --emit");
+  if (!simulate && (compare || reportDir.getNumOccurrences()))
+    return usage("--compare and --report need --target=sim");
   if (emitMain && emit != driver::EmitKind::MPI &&
-      emit != driver::EmitKind::SHMEM) {
-    WithColor::error(errs(), "phasec")
-        << "--main needs --emit=mpi or --emit=shmem\n";
-    return 1;
-  }
+      emit != driver::EmitKind::SHMEM)
+    return usage("--main needs --emit=mpi or --emit=shmem");
+  if (verifyDiagnostics && (simulate || emit == driver::EmitKind::SimGrid))
+    return usage("--verify-diagnostics does not run with --target=sim or "
+                 "--emit=simgrid");
+  if (splitInputFile && (simulate || emit == driver::EmitKind::SimGrid))
+    return usage("--split-input-file does not run with --target=sim or "
+                 "--emit=simgrid");
 
   bool costEmit =
       emit == driver::EmitKind::Cost || emit == driver::EmitKind::CostJSON;
-  if (!costEmit && (costSizes.getNumOccurrences() ||
-                    c3Setup.getNumOccurrences() ||
-                    c3Routing.getNumOccurrences() ||
-                    c3Sends.getNumOccurrences())) {
-    WithColor::error(errs(), "phasec")
-        << "--cost-sizes, --c3-setup, --c3-routing and --c3-sends need "
-           "--emit=cost or --emit=cost-json\n";
-    return 1;
-  }
+  if (!costEmit &&
+      (costSizes.getNumOccurrences() || c3Setup.getNumOccurrences() ||
+       c3Routing.getNumOccurrences() || c3Sends.getNumOccurrences()))
+    return usage("--cost-sizes, --c3-setup, --c3-routing and --c3-sends need "
+                 "--emit=cost or --emit=cost-json");
   for (int64_t size : costSizes)
-    if (size <= 0) {
-      WithColor::error(errs(), "phasec")
-          << "--cost-sizes expects positive byte counts, not " << size
-          << "\n";
-      return 1;
-    }
-  if (c3Setup.getNumOccurrences() && !(c3Setup >= 0)) {
-    WithColor::error(errs(), "phasec")
-        << "--c3-setup expects a non-negative number of units, not "
-        << c3Setup << "\n";
-    return 1;
-  }
+    if (size <= 0)
+      return usage("--cost-sizes expects positive byte counts, not " +
+                   Twine(size));
+  if (c3Setup.getNumOccurrences() && !(c3Setup >= 0))
+    return usage("--c3-setup expects a non-negative number of units, not " +
+                 formatv("{0}", c3Setup.getValue()).str());
 
   std::vector<std::pair<std::string, int64_t>> constantOverrides;
   for (StringRef define : defines) {
     auto [name, value] = define.split('=');
     int64_t parsed;
-    if (name.empty() || value.getAsInteger(0, parsed)) {
-      WithColor::error(errs(), "phasec")
-          << "--define expects NAME=INTEGER, not '" << define << "'\n";
-      return 1;
-    }
+    if (name.empty() || value.getAsInteger(0, parsed))
+      return usage("--define expects NAME=INTEGER, not '" + define + "'");
     constantOverrides.emplace_back(name.str(), parsed);
   }
 
@@ -257,10 +276,8 @@ int main(int argc, char **argv) {
   if (std::error_code ec = buffer.getError()) {
     WithColor::error(errs(), "phasec")
         << "cannot read '" << inputFile << "': " << ec.message() << "\n";
-    return 1;
+    return ExitInputError;
   }
-  SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
 
   driver::DriverOptions options;
   options.emit = emit;
@@ -277,6 +294,7 @@ int main(int argc, char **argv) {
   options.simulate = simulate;
   options.compare = compare;
   options.reportDir = reportDir;
+  options.verifyDiagnostics = verifyDiagnostics;
   if (!costSizes.empty())
     options.cost.sizes.assign(costSizes.begin(), costSizes.end());
   if (c3Setup.getNumOccurrences())
@@ -289,23 +307,46 @@ int main(int argc, char **argv) {
   if (simulate || emit == driver::EmitKind::SimGrid) {
     if (outputFile != "-")
       options.outDir = outputFile;
-    return failed(driver::runPhasec(sourceMgr, options, outs(), errs())) ? 1
-                                                                         : 0;
+    SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+    return static_cast<int>(
+        driver::runPhasecWithStatus(sourceMgr, options, outs(), errs()));
   }
 
-  // Buffer the output so that a failed compile leaves no partial file.
+  // Buffer the output so that a failed compile leaves no partial file. With
+  // --split-input-file every chunk is a program of its own; the worst
+  // status wins (a budget over an input error).
   std::string result;
   raw_string_ostream resultOS(result);
-  if (failed(driver::runPhasec(sourceMgr, options, resultOS, errs())))
-    return 1;
+  driver::RunStatus status = driver::RunStatus::Success;
+  auto compile = [&](std::unique_ptr<MemoryBuffer> chunk,
+                     raw_ostream &os) -> LogicalResult {
+    SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(std::move(chunk), SMLoc());
+    driver::RunStatus chunkStatus =
+        driver::runPhasecWithStatus(sourceMgr, options, os, errs());
+    if (static_cast<int>(chunkStatus) > static_cast<int>(status))
+      status = chunkStatus;
+    return success(chunkStatus == driver::RunStatus::Success);
+  };
+  if (splitInputFile)
+    (void)mlir::splitAndProcessBuffer(std::move(*buffer), compile, resultOS,
+                                      "// -----", "// -----");
+  else
+    (void)compile(std::move(*buffer), resultOS);
+  if (status != driver::RunStatus::Success)
+    return static_cast<int>(status);
+  // --verify-diagnostics checks; it writes nothing.
+  if (verifyDiagnostics)
+    return ExitSuccess;
   std::error_code ec;
   ToolOutputFile output(outputFile, ec, sys::fs::OF_Text);
   if (ec) {
     WithColor::error(errs(), "phasec")
         << "cannot write '" << outputFile << "': " << ec.message() << "\n";
-    return 1;
+    return ExitInputError;
   }
   output.os() << result;
   output.keep();
-  return 0;
+  return ExitSuccess;
 }

@@ -125,6 +125,7 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
           "z3 budget exhausted at {0} phases (rlimit {1})", T, options.rlimit));
       if (!startFrom) {
         report.error = "z3 budget exhausted and no fallback schedule";
+        report.budgetExhausted = true;
         return llvm::failure();
       }
       schedule = *startFrom;

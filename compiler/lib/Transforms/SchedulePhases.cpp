@@ -46,7 +46,8 @@ struct SchedulePhasesPass
   /// Runs the chosen scheduler on `problem` (a direct operation's
   /// traffic); failure() after an error at the operation.
   LogicalResult runDirect(OperationRecord &record, const Problem &problem,
-                          Schedule &schedule, SchedulerReport &report);
+                          Schedule &schedule, SchedulerReport &report,
+                          bool quiet = false);
   /// Writes `schedule` of a direct operation after `after` (its transfer
   /// set), with its costs.
   void emitDirectSchedule(OpBuilder &builder, OperationRecord &record,
@@ -232,14 +233,15 @@ LogicalResult SchedulePhasesPass::tryGatherEvaluate(
     return failure();
   Schedule schedule;
   SchedulerReport report;
-  if (failed(runDirect(record, problem, schedule, report)))
+  // A candidate only: no diagnostics of its own (the relay stands).
+  if (failed(runDirect(record, problem, schedule, report, /*quiet=*/true)) ||
+      report.fellBack)
     return failure();
   // A tie keeps the relay (fewer bytes).
   if (!(problem.cost(schedule).machine.total() < relayTime * (1 - 1e-9)))
     return failure();
   // The choice is written as the directive, so that every later pass and
   // back end sees the traffic it scheduled (getCollective).
-  Builder b(record.op.getContext());
   record.op->setAttr(
       "algorithm",
       AlgorithmAttr::get(record.op.getContext(), Algorithm::GatherEvaluate));
@@ -353,7 +355,8 @@ void SchedulePhasesPass::runOnOperation() {
 LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
                                             const Problem &problem,
                                             Schedule &schedule,
-                                            SchedulerReport &report) {
+                                            SchedulerReport &report,
+                                            bool quiet) {
   FailureOr<SchedulerAlgorithm> chosen = chooseAlgorithm(record, problem);
   if (failed(chosen))
     return failure();
@@ -373,11 +376,17 @@ LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
     report.timeOptimal = report.phaseOptimal = true;
   } else if (failed(runScheduler(getScheduler(*chosen), problem, schedule,
                                  options, report))) {
+    if (quiet)
+      return failure();
+    // Tools tell a spent budget from a bad input (phasec's exit code 3).
+    if (report.budgetExhausted)
+      record.op->setAttr(kBudgetExhaustedAttr,
+                         UnitAttr::get(record.op.getContext()));
     return record.op.emitError("cannot schedule '")
            << record.op.getCollectiveName() << "' with algorithm "
            << stringifySchedulerAlgorithm(*chosen) << ": " << report.error;
   }
-  if (report.fellBack)
+  if (report.fellBack && !quiet)
     record.op.emitWarning("solver budget ran out for '")
         << record.op.getCollectiveName() << "': using the " << report.algorithm
         << " schedule of " << schedule.phases.size() << " phases at "

@@ -779,3 +779,17 @@ comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
 // expected-error @below {{algorithm gather_evaluate needs a PAPERS reduce, scan, any, all or bcast aggregate (an allreduce or scan)}}
 comm.allreduce @x on @m group @all {op = #comm.reduce<add>, element_type = i32, count = 1 : i64, algorithm = #comm.algorithm<gather_evaluate>}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{value_bits and value_logical need an unsigned integer value_type}}
+comm.allgather @x on @m group @all {block = 4 : i64, aggregate = #comm.aggregate<rank>, value_type = f32, value_bits = 3 : i64}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{value_bits must be in 1 .. 15, not 16}}
+comm.allgather @x on @m group @all {block = 2 : i64, aggregate = #comm.aggregate<rank>, value_type = ui16, value_bits = 16 : i64}

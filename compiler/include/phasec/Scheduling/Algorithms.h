@@ -100,6 +100,9 @@ struct SchedulerReport {
   std::string proof;
   /// True if a solver budget ran out and a heuristic result was used.
   bool fellBack = false;
+  /// True if a solver budget ran out and there was no schedule to fall back
+  /// on (the failure is the budget's, not the input's: phasec exits with 3).
+  bool budgetExhausted = false;
   unsigned solverQueries = 0, cacheHits = 0, cacheMisses = 0;
   uint64_t rlimitUsed = 0;
   std::vector<std::string> notes;

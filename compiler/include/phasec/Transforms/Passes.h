@@ -30,6 +30,12 @@ std::unique_ptr<mlir::Pass>
 createSchedulePhasesPass(const CommSchedulePhasesOptions &options);
 std::unique_ptr<mlir::Pass> createVerifySchedulePass();
 
+/// Set (a unit attribute) by comm-schedule-phases on an operation whose
+/// solver budget ran out without a schedule to fall back on: the failure
+/// is the budget's, not the input's.
+inline constexpr llvm::StringLiteral kBudgetExhaustedAttr =
+    "comm.solver_budget_exhausted";
+
 #define GEN_PASS_REGISTRATION
 #include "phasec/Transforms/Passes.h.inc"
 

@@ -409,6 +409,23 @@ static LogicalResult verifyDirectives(CollectiveOpInterface op) {
        (shape && shape.getValue() != KLevelShape::None)))
     return operation->emitOpError(
         "k_levels and k_shape need algorithm k_level");
+  // Seed 004's Bits variants restrict unsigned values; its 1-bit values
+  // are ui8.
+  auto valueType = operation->getAttrOfType<TypeAttr>("value_type");
+  auto valueBits = operation->getAttrOfType<IntegerAttr>("value_bits");
+  if (valueBits || operation->hasAttr("value_logical")) {
+    auto intType =
+        valueType ? dyn_cast<IntegerType>(valueType.getValue()) : IntegerType();
+    if (!intType || !intType.isUnsigned())
+      return operation->emitOpError(
+          "value_bits and value_logical need an unsigned integer value_type");
+    if (valueBits &&
+        (valueBits.getInt() < 1 || valueBits.getInt() >= intType.getWidth()))
+      return operation->emitOpError("value_bits must be in 1 .. ")
+             << intType.getWidth() - 1 << ", not " << valueBits.getInt();
+    if (operation->hasAttr("value_logical") && intType.getWidth() != 8)
+      return operation->emitOpError("value_logical values are ui8");
+  }
   if (op.getAlgorithmDirective() == Algorithm::GatherEvaluate) {
     auto aggregate = operation->getAttrOfType<AggregateAttr>("aggregate");
     Aggregate a = aggregate ? aggregate.getValue() : Aggregate::None;

@@ -79,7 +79,16 @@ struct DriverOptions {
   /// --emit=cost and --emit=cost-json: --cost-sizes, --c3-setup,
   /// --c3-routing, --c3-sends (`json` follows `emit`).
   CostOptions cost;
+  /// --verify-diagnostics: check the diagnostics against the input's
+  /// `expected-error`/`-warning`/`-note` comments (MLIR's verifier) instead
+  /// of printing them; the output is discarded.
+  bool verifyDiagnostics = false;
 };
+
+/// How a run ended, for the tool's exit code (docs/language.md,
+/// "Diagnostics"): 0 success, 1 an error in the input, 3 a solver budget
+/// that ran out without a schedule (2, a usage error, is the tool's).
+enum class RunStatus { Success = 0, InputError = 1, SolverBudget = 3 };
 
 /// The dialects phasec uses.
 void registerDialects(mlir::DialectRegistry &registry);
@@ -87,6 +96,11 @@ void registerDialects(mlir::DialectRegistry &registry);
 /// The whole `phasec` tool on the main buffer of `sourceMgr`: output to
 /// `out`, diagnostics to `diagOS`.
 mlir::LogicalResult runPhasec(llvm::SourceMgr &sourceMgr,
+                              const DriverOptions &options,
+                              llvm::raw_ostream &out,
+                              llvm::raw_ostream &diagOS);
+/// The same, saying how it ended.
+RunStatus runPhasecWithStatus(llvm::SourceMgr &sourceMgr,
                               const DriverOptions &options,
                               llvm::raw_ostream &out,
                               llvm::raw_ostream &diagOS);
