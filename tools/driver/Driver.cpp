@@ -63,7 +63,7 @@ static LogicalResult writeScheduled(ModuleOp module,
     writeScheduleJSON(scheduled, out);
     return success();
   case EmitKind::ScheduleStats:
-    writeScheduleStats(scheduled, out);
+    writeScheduleStats(scheduled, out, options.statsBaselines);
     return success();
   case EmitKind::Cost:
   case EmitKind::CostJSON: {

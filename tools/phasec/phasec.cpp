@@ -172,6 +172,12 @@ static cl::opt<bool> printLocations(
     "print-locations", cl::desc("With --emit=mlir: print source locations"),
     cl::cat(phasecCategory));
 
+static cl::opt<bool> noBaselines(
+    "no-baselines",
+    cl::desc("With --emit=schedule-stats: print phasec's schedules only, "
+             "without scheduling the baselines and other algorithms again"),
+    cl::cat(phasecCategory));
+
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check the diagnostics against the input's expected-error, "
@@ -241,6 +247,8 @@ int main(int argc, char **argv) {
   if (emitMain && emit != driver::EmitKind::MPI &&
       emit != driver::EmitKind::SHMEM)
     return usage("--main needs --emit=mpi or --emit=shmem");
+  if (noBaselines && emit != driver::EmitKind::ScheduleStats)
+    return usage("--no-baselines needs --emit=schedule-stats");
   if (verifyDiagnostics && (simulate || emit == driver::EmitKind::SimGrid))
     return usage("--verify-diagnostics does not run with --target=sim or "
                  "--emit=simgrid");
@@ -295,6 +303,7 @@ int main(int argc, char **argv) {
   options.compare = compare;
   options.reportDir = reportDir;
   options.verifyDiagnostics = verifyDiagnostics;
+  options.statsBaselines = !noBaselines;
   if (!costSizes.empty())
     options.cost.sizes.assign(costSizes.begin(), costSizes.end());
   if (c3Setup.getNumOccurrences())

@@ -257,7 +257,7 @@ static void writeCopyRates(llvm::raw_ostream &os, const Problem &problem,
 }
 
 void phasec::writeScheduleStats(const ScheduledModule &scheduled,
-                                llvm::raw_ostream &os) {
+                                llvm::raw_ostream &os, bool baselines) {
   bool first = true;
   for (const ScheduledOperation &op : scheduled.operations) {
     if (!first)
@@ -346,6 +346,8 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
     if (op.fellBack)
       suffix += "  (solver budget ran out)";
     row(op.handWritten ? "hand-written" : "phasec", op.schedule, suffix);
+    if (!baselines)
+      continue;
 
     if (chunks) {
       // A relaying operation compares with the other relaying algorithms
@@ -437,5 +439,7 @@ void phasec::registerScheduleTranslations() {
   registerWriter("export-schedule-stats",
                  "phases, lower bound and time/bound per operation, beside "
                  "the baselines",
-                 writeScheduleStats);
+                 [](const ScheduledModule &scheduled, llvm::raw_ostream &os) {
+                   writeScheduleStats(scheduled, os);
+                 });
 }

@@ -101,10 +101,12 @@ mlir::FailureOr<ScheduledModule> collectSchedulesForExport(mlir::Operation *op);
 /// {"format": ..., "operations": [...]}.
 void writeScheduleJSON(const ScheduledModule &scheduled, llvm::raw_ostream &os);
 
-/// Per operation: phases, lower bound, time / bound, and the same for the
-/// baselines.
-void writeScheduleStats(const ScheduledModule &scheduled,
-                        llvm::raw_ostream &os);
+/// Per operation: phases, lower bound, time / bound, and (unless
+/// `baselines` is false: each is scheduled again, which can double a long
+/// run) the same for the baselines and the other relay algorithms, with
+/// the "why" line.
+void writeScheduleStats(const ScheduledModule &scheduled, llvm::raw_ostream &os,
+                        bool baselines = true);
 
 /// `--export-schedule-json` and `--export-schedule-stats`: collectSchedules
 /// (every operation required) on a scheduled module, then the writers above.

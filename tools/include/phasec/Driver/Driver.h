@@ -83,6 +83,9 @@ struct DriverOptions {
   /// `expected-error`/`-warning`/`-note` comments (MLIR's verifier) instead
   /// of printing them; the output is discarded.
   bool verifyDiagnostics = false;
+  /// --emit=schedule-stats: also schedule and print the baselines (off:
+  /// --no-baselines).
+  bool statsBaselines = true;
 };
 
 /// How a run ended, for the tool's exit code (docs/language.md,
