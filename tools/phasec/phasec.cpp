@@ -17,6 +17,10 @@
 
 #include "phasec/Driver/Driver.h"
 
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -212,6 +216,12 @@ static void printVersion(raw_ostream &os) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // MLIR's own options, as phasec-opt has them: --mlir-timing,
+  // --mlir-pass-statistics, --mlir-print-ir-after-all, ...
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(phasecCategory);
   cl::SetVersionPrinter(printVersion);
   // Errors of the command line itself exit with 2 (a usage error), not
@@ -230,7 +240,10 @@ int main(int argc, char **argv) {
       "                                                  run in SimGrid\n"
       "\n"
       "Exit codes: 0 success, 1 an error in the input, 2 a usage error, 3 a "
-      "solver\nbudget that ran out without a schedule.\n",
+      "solver\nbudget that ran out without a schedule.\n"
+      "MLIR's --mlir-timing, --mlir-pass-statistics and "
+      "--mlir-print-ir-after-all\n(--help-hidden lists them) apply to the "
+      "scheduling pipeline.\n",
       &errs());
   if (!parsed)
     return ExitUsage;
@@ -296,6 +309,7 @@ int main(int argc, char **argv) {
   options.scheduling.algorithm = algorithm;
   options.scheduling.cacheDir = cacheDir;
   options.scheduling.allowUnsupported = allowUnsupported;
+  options.scheduling.applyMLIRCLOptions = true;
   options.scheduleMLIR = scheduleMLIR;
   options.printDebugInfo = printLocations;
   options.emitMain = emitMain;

@@ -38,6 +38,11 @@ phasec::runSchedulingPipeline(ModuleOp module,
                               const SchedulingPipelineOptions &options) {
   PassManager pm(module.getContext());
   buildSchedulingPipeline(pm, options);
+  if (options.applyMLIRCLOptions) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    applyDefaultTimingPassManagerCLOptions(pm);
+  }
   return pm.run(module);
 }
 

@@ -43,6 +43,12 @@ struct SchedulingPipelineOptions {
   uint64_t rlimit = 0;
   /// Directory caching solved ring cores ("" = memory only).
   std::string cacheDir;
+  /// Apply MLIR's pass-manager and timing command-line options
+  /// (--mlir-timing, --mlir-pass-statistics, --mlir-print-ir-after-all, ...)
+  /// to the pipeline: the tool registered them
+  /// (mlir::registerPassManagerCLOptions,
+  /// mlir::registerDefaultTimingManagerCLOptions).
+  bool applyMLIRCLOptions = false;
 };
 
 /// Adds comm-lower-collectives, comm-schedule-phases and
