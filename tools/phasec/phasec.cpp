@@ -27,6 +27,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -176,6 +177,13 @@ static cl::opt<bool> printLocations(
     "print-locations", cl::desc("With --emit=mlir: print source locations"),
     cl::cat(phasecCategory));
 
+static cl::opt<bool> verbose(
+    "v",
+    cl::desc("Progress on stderr: a remark per operation as it is scheduled "
+             "(phases, algorithm, time over the bound, seconds); on by "
+             "default when stderr is a terminal"),
+    cl::cat(phasecCategory));
+
 static cl::opt<bool> noBaselines(
     "no-baselines",
     cl::desc("With --emit=schedule-stats: print phasec's schedules only, "
@@ -310,6 +318,9 @@ int main(int argc, char **argv) {
   options.scheduling.cacheDir = cacheDir;
   options.scheduling.allowUnsupported = allowUnsupported;
   options.scheduling.applyMLIRCLOptions = true;
+  // Progress where somebody watches, never into a checked diagnostic list.
+  options.scheduling.progress =
+      !verifyDiagnostics && (verbose || sys::Process::StandardErrIsDisplayed());
   options.scheduleMLIR = scheduleMLIR;
   options.printDebugInfo = printLocations;
   options.emitMain = emitMain;

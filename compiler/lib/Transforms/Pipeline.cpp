@@ -28,6 +28,7 @@ void phasec::buildSchedulingPipeline(OpPassManager &pm,
   comm::CommSchedulePhasesOptions schedule;
   schedule.algorithm = options.algorithm;
   schedule.rlimit = options.rlimit;
+  schedule.progress = options.progress;
   schedule.cacheDir = options.cacheDir;
   pm.addPass(comm::createSchedulePhasesPass(schedule));
   pm.addPass(comm::createVerifySchedulePass());

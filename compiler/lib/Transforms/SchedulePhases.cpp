@@ -21,7 +21,9 @@
 #include "phasec/Transforms/ScheduleIR.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Timer.h"
 
 namespace phasec::comm {
 #define GEN_PASS_DEF_COMMSCHEDULEPHASES
@@ -296,6 +298,30 @@ void SchedulePhasesPass::runOnOperation() {
   bool hadError = false;
   for (auto &entry : records) {
     OperationRecord &record = entry.second;
+    // Progress (the `progress` option): a remark once the operation has a
+    // schedule, with what it is and how long it took.
+    llvm::TimeRecord started = llvm::TimeRecord::getCurrentTime(true);
+    auto reportProgress = llvm::make_scope_exit([&] {
+      if (!progress)
+        return;
+      ModuleOp module = getOperation();
+      ScheduleOp scheduled;
+      module.walk([&](ScheduleOp s) {
+        if (s.getCollective() == record.op.getCollectiveName())
+          scheduled = s;
+      });
+      if (!scheduled)
+        return;
+      double seconds = llvm::TimeRecord::getCurrentTime(false).getWallTime() -
+                       started.getWallTime();
+      int64_t phases = llvm::range_size(scheduled.getBody().getOps());
+      record.op.emitRemark("scheduled '")
+          << record.op.getCollectiveName() << "': " << phases << " phases ("
+          << scheduled.getAlgorithm() << "), "
+          << llvm::formatv("{0:F3}", scheduled.getGap().convertToDouble()).str()
+          << " x the bound, in " << llvm::formatv("{0:F2}", seconds).str()
+          << " s";
+    });
     if (record.userSchedule && isRelaying(record) && record.machine) {
       FailureOr<const Topology *> topo = topologies.get(record.machine);
       FailureOr<std::unique_ptr<Problem>> problem =

@@ -61,6 +61,9 @@ def CommSchedulePhases : Pass<"comm-schedule-phases", "mlir::ModuleOp"> {
            "else the scheduler's default)">,
     Option<"cacheDir", "cache-dir", "std::string", "\"\"",
            "Directory caching solved ring cores (empty: memory only)">,
+    Option<"progress", "progress", "bool", "false",
+           "A remark per operation as it is scheduled: its schedule's "
+           "phases, algorithm, time over the bound and the seconds it took">,
   ];
 }
 

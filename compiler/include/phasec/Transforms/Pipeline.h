@@ -49,6 +49,8 @@ struct SchedulingPipelineOptions {
   /// (mlir::registerPassManagerCLOptions,
   /// mlir::registerDefaultTimingManagerCLOptions).
   bool applyMLIRCLOptions = false;
+  /// comm-schedule-phases' `progress`: a remark per scheduled operation.
+  bool progress = false;
 };
 
 /// Adds comm-lower-collectives, comm-schedule-phases and
