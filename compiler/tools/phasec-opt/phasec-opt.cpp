@@ -5,9 +5,11 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// MlirOptMain with the comm dialect (plus func and builtin for test inputs)
-/// and every comm pass registered, plus comm-schedule-pipeline (what phasec
-/// runs): round-trips, verifier tests and pass pipelines on .mlir files.
+/// MlirOptMain with the comm dialect and the upstream dialects phasec's IR
+/// meets (func for test inputs; mesh, what sharding compilers emit; emitc
+/// and mpi, the upstream targets), every comm pass, and
+/// comm-schedule-pipeline (what phasec runs): round-trips, verifier tests
+/// and pass pipelines on .mlir files.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -15,13 +17,20 @@
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/Pipeline.h"
 
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/Mesh/IR/MeshDialect.h"
+#include "mlir/Dialect/Mesh/IR/MeshOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<phasec::comm::CommDialect>();
+  registry.insert<phasec::comm::CommDialect, mlir::func::FuncDialect,
+                  mlir::mesh::MeshDialect, mlir::emitc::EmitCDialect,
+                  mlir::mpi::MPIDialect>();
   phasec::comm::registerCommPasses();
   phasec::registerSchedulingPipeline();
   // Generic cleanups that help when writing pipelines by hand.
