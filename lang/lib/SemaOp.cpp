@@ -549,10 +549,7 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     case Algorithm::GatherEvaluate:
       // Seed 004's gather and local evaluation: the aggregates whose
       // result is a function of every member's value.
-      supported =
-          op.aggregate == Aggregate::Reduce ||
-          op.aggregate == Aggregate::Scan || op.aggregate == Aggregate::Any ||
-          op.aggregate == Aggregate::All || op.aggregate == Aggregate::Bcast;
+      supported = evaluatesEveryValue(op.aggregate);
       if (!supported) {
         diag.error(p->value.loc,
                    "not supported: algorithm 'gather_evaluate' for '" + d.kind +

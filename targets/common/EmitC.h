@@ -199,6 +199,10 @@ void emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
 /// as a C expression of the plan's element type: exact under every order
 /// of combining (RelayC.cpp).
 std::string reductionValueExpression(const OperationPlan &plan);
+/// `ACC = ACC OP X;` on scalars (a C statement): the relays' element-wise
+/// combine and the PAPERS aggregates' local evaluation.
+std::string combineScalars(ReduceKind op, llvm::StringRef acc,
+                           llvm::StringRef x);
 
 /// True if the op is a transpose / an element permutation.
 inline bool isTranspose(const OperationPlan &p) {

@@ -42,23 +42,7 @@ static std::string bitMask(int64_t bits) {
 
 /// `acc = acc OP x` on the aggregates' scalar types.
 static std::string foldStatement(ReduceKind op) {
-  switch (op) {
-  case ReduceKind::Add:
-    return "acc = acc + x;";
-  case ReduceKind::Mul:
-    return "acc = acc * x;";
-  case ReduceKind::Min:
-    return "acc = x < acc ? x : acc;";
-  case ReduceKind::Max:
-    return "acc = x > acc ? x : acc;";
-  case ReduceKind::And:
-    return "acc = acc & x;";
-  case ReduceKind::Or:
-    return "acc = acc | x;";
-  case ReduceKind::Xor:
-    return "acc = acc ^ x;";
-  }
-  llvm_unreachable("unknown reduction");
+  return combineScalars(op, "acc", "x");
 }
 
 /// Seed 004's gather and local evaluation (`algorithm = gather_evaluate`):
@@ -171,9 +155,7 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
   // `algorithm = gather_evaluate`: the data function is an allgather of
   // one value whatever the aggregate; the result is evaluated here.
   const bool gathered =
-      plan.kind == CollectiveKind::Allgather &&
-      (a == Aggregate::Reduce || a == Aggregate::Scan || a == Aggregate::Any ||
-       a == Aggregate::All || a == Aggregate::Bcast);
+      plan.kind == CollectiveKind::Allgather && evaluatesEveryValue(a);
   switch (a) {
   case Aggregate::Population:
     os << "static inline int " << P << "(void) { return " << X << "_P; }\n\n";

@@ -171,21 +171,27 @@ static std::string combineStatement(const OperationPlan &plan) {
              "d[i].re = re; }";
     return "{ d[i].re += s[i].re; d[i].im += s[i].im; }";
   }
-  switch (plan.reduceOp) {
+  return combineScalars(plan.reduceOp, "d[i]", "s[i]");
+}
+
+std::string detail::combineScalars(ReduceKind op, llvm::StringRef acc,
+                                   llvm::StringRef x) {
+  std::string a = acc.str(), v = x.str();
+  switch (op) {
   case ReduceKind::Add:
-    return "d[i] = d[i] + s[i];";
+    return a + " = " + a + " + " + v + ";";
   case ReduceKind::Mul:
-    return "d[i] = d[i] * s[i];";
+    return a + " = " + a + " * " + v + ";";
   case ReduceKind::Min:
-    return "d[i] = s[i] < d[i] ? s[i] : d[i];";
+    return a + " = " + v + " < " + a + " ? " + v + " : " + a + ";";
   case ReduceKind::Max:
-    return "d[i] = s[i] > d[i] ? s[i] : d[i];";
+    return a + " = " + v + " > " + a + " ? " + v + " : " + a + ";";
   case ReduceKind::And:
-    return "d[i] = d[i] & s[i];";
+    return a + " = " + a + " & " + v + ";";
   case ReduceKind::Or:
-    return "d[i] = d[i] | s[i];";
+    return a + " = " + a + " | " + v + ";";
   case ReduceKind::Xor:
-    return "d[i] = d[i] ^ s[i];";
+    return a + " = " + a + " ^ " + v + ";";
   }
   llvm_unreachable("unknown reduction");
 }

@@ -127,6 +127,19 @@ bool phasec::takesRelayParameter(Algorithm algorithm) {
          algorithm == Algorithm::DoubleChain;
 }
 
+bool phasec::evaluatesEveryValue(Aggregate aggregate) {
+  switch (aggregate) {
+  case Aggregate::Reduce:
+  case Aggregate::Scan:
+  case Aggregate::Any:
+  case Aggregate::All:
+  case Aggregate::Bcast:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool phasec::isRelayAlgorithm(Algorithm algorithm) {
   switch (algorithm) {
   case Algorithm::Binomial:

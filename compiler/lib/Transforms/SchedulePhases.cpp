@@ -42,6 +42,10 @@ struct SchedulePhasesPass
 
   void runOnOperation() override;
 
+  /// The comm.schedule this run made for the operation at hand (the
+  /// `progress` remark reads it; reset per operation).
+  ScheduleOp madeNow;
+
   /// The algorithm to run for `record`, or failure() after an error.
   FailureOr<SchedulerAlgorithm> chooseAlgorithm(OperationRecord &record,
                                                 const Problem &problem);
@@ -198,29 +202,12 @@ static ScheduleOp createScheduleOp(OpBuilder &builder, CollectiveOpInterface op,
       /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr());
 }
 
-/// A PAPERS aggregate whose result every member can evaluate from
-/// everyone's value (seed 004's gather and local evaluation).
-static bool evaluatesGathered(CollectiveOpInterface op) {
-  auto aggregate = op->getAttrOfType<AggregateAttr>("aggregate");
-  if (!aggregate)
-    return false;
-  switch (aggregate.getValue()) {
-  case Aggregate::Reduce:
-  case Aggregate::Scan:
-  case Aggregate::Any:
-  case Aggregate::All:
-  case Aggregate::Bcast:
-    return true;
-  default:
-    return false;
-  }
-}
-
 LogicalResult SchedulePhasesPass::tryGatherEvaluate(
     OperationRecord &record, const Topology &topo, const Collective &relayed,
     const CostModel &model, double relayTime, OpBuilder &builder) {
   // Under `auto` only: a named relay algorithm is the user's choice.
-  if (!evaluatesGathered(record.op) ||
+  auto aggregate = record.op->getAttrOfType<AggregateAttr>("aggregate");
+  if (!aggregate || !evaluatesEveryValue(aggregate.getValue()) ||
       record.op.getAlgorithmDirective() != Algorithm::Auto)
     return failure();
   Collective gathered = relayed;
@@ -279,7 +266,7 @@ LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
                                   cost.machine.total(), builder)))
     return success();
   builder.setInsertionPointAfter(record.op);
-  ScheduleOp scheduleOp =
+  ScheduleOp scheduleOp = madeNow =
       createScheduleOp(builder, record.op, relay->schedule.algorithm,
                        cost.bound, cost.time, cost.gap, cost.timeOptimal,
                        cost.phaseOptimal, /*fellBack=*/false, &relay->chunks);
@@ -301,15 +288,11 @@ void SchedulePhasesPass::runOnOperation() {
     // Progress (the `progress` option): a remark once the operation has a
     // schedule, with what it is and how long it took.
     llvm::TimeRecord started = llvm::TimeRecord::getCurrentTime(true);
+    madeNow = nullptr;
     auto reportProgress = llvm::make_scope_exit([&] {
       if (!progress)
         return;
-      ModuleOp module = getOperation();
-      ScheduleOp scheduled;
-      module.walk([&](ScheduleOp s) {
-        if (s.getCollective() == record.op.getCollectiveName())
-          scheduled = s;
-      });
+      ScheduleOp scheduled = madeNow;
       if (!scheduled)
         return;
       double seconds = llvm::TimeRecord::getCurrentTime(false).getWallTime() -
@@ -430,7 +413,7 @@ void SchedulePhasesPass::emitDirectSchedule(
   std::string algorithmName =
       prefix.str() +
       (!report.algorithm.empty() ? report.algorithm : schedule.algorithm);
-  ScheduleOp scheduleOp = createScheduleOp(
+  ScheduleOp scheduleOp = madeNow = createScheduleOp(
       builder, record.op, algorithmName, schedule.bound, report.time,
       report.gap, report.timeOptimal, report.phaseOptimal, report.fellBack,
       /*chunks=*/nullptr);

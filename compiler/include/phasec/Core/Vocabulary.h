@@ -52,6 +52,11 @@ llvm::ArrayRef<Algorithm> getRelayAlgorithms(CollectiveKind kind);
 /// not k_level, which relays only for some kinds and levels).
 bool isRelayAlgorithm(Algorithm algorithm);
 
+/// The PAPERS aggregates whose result is a function of every member's
+/// value (reduce, scan, any, all, bcast): seed 004's gather and local
+/// evaluation (`algorithm = gather_evaluate`) applies to them.
+bool evaluatesEveryValue(Aggregate aggregate);
+
 /// Relaying algorithms that take a parameter: knomial(radix),
 /// chain(segments), ring(segments), rabenseifner(segments).
 bool takesRelayParameter(Algorithm algorithm);

@@ -429,11 +429,9 @@ static LogicalResult verifyDirectives(CollectiveOpInterface op) {
   if (op.getAlgorithmDirective() == Algorithm::GatherEvaluate) {
     auto aggregate = operation->getAttrOfType<AggregateAttr>("aggregate");
     Aggregate a = aggregate ? aggregate.getValue() : Aggregate::None;
-    bool evaluates =
-        (a == Aggregate::Reduce || a == Aggregate::Scan ||
-         a == Aggregate::Any || a == Aggregate::All || a == Aggregate::Bcast) &&
-        (op.getCollectiveKind() == CollectiveKind::Allreduce ||
-         op.getCollectiveKind() == CollectiveKind::Scan);
+    bool evaluates = evaluatesEveryValue(a) &&
+                     (op.getCollectiveKind() == CollectiveKind::Allreduce ||
+                      op.getCollectiveKind() == CollectiveKind::Scan);
     if (!evaluates)
       return operation->emitOpError(
           "algorithm gather_evaluate needs a PAPERS reduce, scan, any, all "
