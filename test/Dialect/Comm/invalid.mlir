@@ -793,3 +793,10 @@ comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
 // expected-error @below {{value_bits must be in 1 .. 15, not 16}}
 comm.allgather @x on @m group @all {block = 2 : i64, aggregate = #comm.aggregate<rank>, value_type = ui16, value_bits = 16 : i64}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{value_logical values are ui8}}
+comm.allgather @x on @m group @all {block = 2 : i64, aggregate = #comm.aggregate<rank>, value_type = ui16, value_logical}
