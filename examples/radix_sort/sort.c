@@ -195,13 +195,15 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &np);
 #endif
   if (np != NRANKS) {
+    /* Every rank leaves cleanly with status 2: an abort from another rank
+       can kill rank 0 before its message reaches the launcher. */
     if (me == 0)
       fprintf(stderr, "sort: generated for %d ranks, running on %d\n",
               NRANKS, np);
 #ifdef SORT_SHMEM
-    shmem_global_exit(2);
+    phasec_shmem_finalize();
 #else
-    MPI_Abort(MPI_COMM_WORLD, 2);
+    phasec_mpi_finalize();
 #endif
     return 2;
   }
