@@ -40,6 +40,7 @@ examples = os.path.join(config.phasec_src_root, "examples")
 config.substitutions.append(("%examples", examples))
 config.substitutions.append(("%shared", config.phasec_shared_dir))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%phasec_src", config.phasec_src_root))
 # The build tree, for bench/ scripts that take --build (bench/calibrate).
 config.substitutions.append(("%phasec_obj", config.phasec_obj_root))
