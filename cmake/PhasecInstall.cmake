@@ -3,7 +3,9 @@
 # One export set, PhasecTargets, for every library and tool, installed as
 #
 #   bin/      phasec phasec-opt phasec-translate phasec-sim
-#   lib/      the static libraries, the mlir-opt plugins, libphasec-runtime.a
+#   lib/      the static libraries, libPhasecCAPI.so and libPhasecMLIRCAPI.so
+#             (phasec's and MLIR's C APIs), the
+#             mlir-opt plugins, libphasec-runtime.a
 #   include/  phasec/... (the public headers and their TableGen .inc files)
 #   lib/cmake/Phasec/      PhasecConfig.cmake: find_package(Phasec CONFIG)
 #   lib/pkgconfig/         phasec-runtime.pc
@@ -46,6 +48,8 @@ set(PHASEC_EXPORTED_LIBRARIES
   PhasecTargetExport
   PhasecDriver
   PhasecCompiler
+  PhasecCAPI
+  PhasecMLIRCAPI
   )
 # Phasec::Core, Phasec::Scheduling, ... rather than Phasec::PhasecCore.
 foreach(lib ${PHASEC_EXPORTED_LIBRARIES})
@@ -76,6 +80,9 @@ foreach(dir compiler/include/phasec lang/include/phasec
   install(DIRECTORY ${PHASEC_SOURCE_DIR}/${dir}/ DESTINATION include/phasec
     FILES_MATCHING PATTERN "*.h" PATTERN "*.td")
 endforeach()
+# The C API (Phasec::CAPI).
+install(DIRECTORY ${PHASEC_SOURCE_DIR}/tools/include/phasec-c
+  DESTINATION include FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY ${PHASEC_BINARY_DIR}/compiler/include/phasec/
   DESTINATION include/phasec
   FILES_MATCHING PATTERN "*.inc")

@@ -41,6 +41,10 @@ config.substitutions.append(("%examples", examples))
 config.substitutions.append(("%shared", config.phasec_shared_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cmake", config.cmake))
+# Upstream mlir-opt and phasec's plugins for it (compiler/plugins).
+config.substitutions.append(("%mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
+config.substitutions.append(("%comm_dialect_plugin", os.path.join(config.phasec_obj_root, "lib", "libPhasecCommDialectPlugin.so")))
+config.substitutions.append(("%comm_pass_plugin", os.path.join(config.phasec_obj_root, "lib", "libPhasecCommPassPlugin.so")))
 config.substitutions.append(("%phasec_src", config.phasec_src_root))
 # The build tree, for bench/ scripts that take --build (bench/calibrate).
 config.substitutions.append(("%phasec_obj", config.phasec_obj_root))
@@ -54,6 +58,6 @@ tool_dirs = [config.phasec_tools_dir, config.llvm_tools_dir]
 # error) instead of failing or skipping tests one by one.
 tools = [ToolSubst(name, unresolved="fatal")
          for name in ["phasec", "phasec-opt", "phasec-translate",
-                      "phasec-emit-test", "phasec-sim",
+                      "phasec-emit-test", "phasec-sim", "phasec-capi-test",
                       "FileCheck", "not", "count"]]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -1,5 +1,7 @@
 // Every verifier error of the comm dialect, one per split.
 // RUN: phasec-opt %s -split-input-file -verify-diagnostics
+// The same with upstream mlir-opt and the dialect plugin.
+// RUN: %mlir_opt --load-dialect-plugin=%comm_dialect_plugin %s -split-input-file -verify-diagnostics
 
 // expected-error @below {{torus extent 0 of dimension 1 must be at least 1}}
 comm.machine @x #comm.torus<[4, 0]>

@@ -3,6 +3,9 @@
 // RUN: phasec-opt %s | FileCheck %s
 // RUN: phasec-opt %s | phasec-opt | FileCheck %s
 // RUN: phasec-opt %s -mlir-print-op-generic | phasec-opt | FileCheck %s
+// Upstream mlir-opt with the dialect plugin prints what phasec-opt prints.
+// RUN: %mlir_opt --load-dialect-plugin=%comm_dialect_plugin %s | FileCheck %s
+// RUN: %mlir_opt --load-dialect-plugin=%comm_dialect_plugin %s -mlir-print-op-generic | phasec-opt | FileCheck %s
 
 // CHECK: #[[L0:loc[0-9]*]] = loc("x.sched":3:5)
 // CHECK: #[[L1:loc[0-9]*]] = loc("x.sched":4:5)
