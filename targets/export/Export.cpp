@@ -505,7 +505,7 @@ static void registerExport(StringRef name, StringRef description,
           return failure();
         return exporter(cast<ModuleOp>(op), *scheduled, os);
       },
-      [](DialectRegistry &registry) { registry.insert<comm::CommDialect>(); });
+      registerPhasecDialects);
 }
 
 /// The translations' options, created (and so registered with the command

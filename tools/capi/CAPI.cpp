@@ -25,11 +25,6 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Utils.h"
-#include "mlir/Dialect/EmitC/IR/EmitC.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MPI/IR/MPI.h"
-#include "mlir/Dialect/Mesh/IR/MeshDialect.h"
-#include "mlir/Dialect/Mesh/IR/MeshOps.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -39,9 +34,7 @@ using namespace mlir;
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Comm, comm, phasec::comm::CommDialect)
 
 void phasecRegisterDialects(MlirDialectRegistry registry) {
-  unwrap(registry)
-      ->insert<phasec::comm::CommDialect, func::FuncDialect, mesh::MeshDialect,
-               emitc::EmitCDialect, mpi::MPIDialect>();
+  phasec::registerPhasecDialects(*unwrap(registry));
 }
 
 void phasecRegisterPasses(void) {

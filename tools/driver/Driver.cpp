@@ -18,15 +18,18 @@
 #include "phasec/Target/Export.h"
 #include "phasec/Transforms/Passes.h"
 
+#include "mlir/Dialect/Mesh/IR/MeshOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 using namespace phasec;
 using namespace phasec::driver;
 
 void phasec::driver::registerDialects(DialectRegistry &registry) {
-  registry.insert<comm::CommDialect>();
+  registerPhasecDialects(registry);
 }
 
 /// --emit=mlir, optionally after the pipeline.
@@ -98,10 +101,51 @@ LogicalResult phasec::driver::runPhasec(llvm::SourceMgr &sourceMgr,
 }
 
 /// Everything after the front end: print, or schedule and write.
-static LogicalResult runStages(ModuleOp module, lang::Program &program,
+static LogicalResult runStages(ModuleOp module, lang::Program *program,
                                const DriverOptions &options,
                                llvm::raw_ostream &out,
                                llvm::raw_ostream &diagOS);
+
+/// A .mlir input: parsed, then its mesh collectives (if any) turned into
+/// comm operations. Null after a diagnostic.
+static OwningOpRef<ModuleOp> importMLIR(llvm::SourceMgr &sourceMgr,
+                                        MLIRContext &context,
+                                        const DriverOptions &options) {
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return nullptr;
+  // --topology names the machine of meshes; a module without one would
+  // ignore it.
+  if (!options.frontend.topologyOverride.empty() &&
+      module->getOps<mesh::MeshOp>().empty()) {
+    // At the machine it would have been mistaken for, if there is one.
+    auto machines = module->getOps<comm::MachineOp>();
+    Location loc =
+        machines.empty() ? module->getLoc() : (*machines.begin()).getLoc();
+    emitError(loc) << "--topology gives the machine of a mesh.mesh, and this "
+                      "module has none (a comm.machine keeps its own "
+                      "topology)";
+    return nullptr;
+  }
+  PassManager pm(&context);
+  comm::CommImportMeshOptions meshOptions;
+  meshOptions.machine = options.frontend.topologyOverride;
+  pm.addPass(comm::createImportMeshPass(meshOptions));
+  if (failed(pm.run(*module)))
+    return nullptr;
+  return module;
+}
+
+/// The input as a comm module (and, for .sched, its evaluated program).
+static OwningOpRef<ModuleOp>
+importInput(llvm::SourceMgr &sourceMgr, MLIRContext &context,
+            const DriverOptions &options, lang::DiagnosticEngine &diag,
+            std::unique_ptr<lang::Program> &program) {
+  if (options.mlirInput)
+    return importMLIR(sourceMgr, context, options);
+  return lang::importSched(sourceMgr, context, options.frontend, diag,
+                           &program);
+}
 
 RunStatus phasec::driver::runPhasecWithStatus(llvm::SourceMgr &sourceMgr,
                                               const DriverOptions &options,
@@ -125,11 +169,10 @@ RunStatus phasec::driver::runPhasecWithStatus(llvm::SourceMgr &sourceMgr,
     {
       // Flushes the front end's last diagnostic when it goes.
       lang::MLIRDiagnosticForwarder forwarder(diag, context);
-      module = lang::importSched(sourceMgr, context, options.frontend, diag,
-                                 &program);
+      module = importInput(sourceMgr, context, options, diag, program);
     }
     if (module)
-      (void)runStages(*module, *program, options, llvm::nulls(), diagOS);
+      (void)runStages(*module, program.get(), options, llvm::nulls(), diagOS);
     return succeeded(verifier.verify()) ? RunStatus::Success
                                         : RunStatus::InputError;
   }
@@ -137,10 +180,10 @@ RunStatus phasec::driver::runPhasecWithStatus(llvm::SourceMgr &sourceMgr,
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
   std::unique_ptr<lang::Program> program;
   OwningOpRef<ModuleOp> module =
-      lang::importSched(sourceMgr, context, options.frontend, diag, &program);
+      importInput(sourceMgr, context, options, diag, program);
   if (!module)
     return RunStatus::InputError;
-  if (succeeded(runStages(*module, *program, options, out, diagOS)))
+  if (succeeded(runStages(*module, program.get(), options, out, diagOS)))
     return RunStatus::Success;
   bool budget = false;
   module->walk([&](Operation *op) {
@@ -149,12 +192,14 @@ RunStatus phasec::driver::runPhasecWithStatus(llvm::SourceMgr &sourceMgr,
   return budget ? RunStatus::SolverBudget : RunStatus::InputError;
 }
 
-static LogicalResult runStages(ModuleOp module, lang::Program &program,
+static LogicalResult runStages(ModuleOp module, lang::Program *program,
                                const DriverOptions &options,
                                llvm::raw_ostream &out,
                                llvm::raw_ostream &diagOS) {
   if (!options.simulate && options.emit == EmitKind::AST) {
-    program.print(out, /*maxItems=*/16);
+    // The tool refuses --emit=ast for .mlir inputs (a usage error).
+    assert(program && "--emit=ast needs a .sched input");
+    program->print(out, /*maxItems=*/16);
     return success();
   }
   if (!options.simulate && options.emit == EmitKind::MLIR)

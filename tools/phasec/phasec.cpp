@@ -38,7 +38,8 @@ using namespace phasec;
 static cl::OptionCategory phasecCategory("phasec options");
 
 static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<input .sched file or ->"),
+                                      cl::desc("<input .sched or .mlir file, "
+                                               "or - for .sched on stdin>"),
                                       cl::Required, cl::cat(phasecCategory));
 
 static cl::opt<std::string> outputFile(
@@ -103,7 +104,9 @@ static cl::opt<std::string>
 static cl::opt<std::string> topology(
     "topology",
     cl::desc("Replace every machine's topology (torus:8x4x8x2, mesh:16x16, "
-             "hypercube:6, percs:supernodes=1,drawers=4,nodes=8)"),
+             "hypercube:6, percs:supernodes=1,drawers=4,nodes=8); for a "
+             ".mlir input, the machine of every mesh.mesh without a "
+             "comm.machine attribute"),
     cl::value_desc("spec"), cl::cat(phasecCategory));
 
 static cl::opt<int64_t> ranksPerNode(
@@ -246,6 +249,8 @@ int main(int argc, char **argv) {
       "  phasec FILE.sched --emit=simgrid -o DIR         SimGrid SMPI files\n"
       "  phasec FILE.sched --target=sim [--compare] [--report DIR] [-o DIR]\n"
       "                                                  run in SimGrid\n"
+      "  phasec FILE.mlir --topology=SPEC --emit=mpi     upstream mesh "
+      "collectives\n"
       "\n"
       "Exit codes: 0 success, 1 an error in the input, 2 a usage error, 3 a "
       "solver\nbudget that ran out without a schedule.\n"
@@ -301,6 +306,18 @@ int main(int argc, char **argv) {
     constantOverrides.emplace_back(name.str(), parsed);
   }
 
+  // A .mlir input holds comm operations or upstream mesh collectives
+  // (docs/embedding.md, "Sharding compilers"); it has no constants and no
+  // program to print.
+  bool mlirInput = StringRef(inputFile).ends_with(".mlir");
+  if (mlirInput && emit == driver::EmitKind::AST)
+    return usage("--emit=ast needs a .sched input, not '" + inputFile + "'");
+  if (mlirInput && !defines.empty())
+    return usage("--define needs a .sched input, not '" + inputFile + "'");
+  if (mlirInput && ranksPerNode.getNumOccurrences())
+    return usage("--ranks-per-node needs a .sched input, not '" + inputFile +
+                 "'");
+
   auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
   if (std::error_code ec = buffer.getError()) {
     WithColor::error(errs(), "phasec")
@@ -311,6 +328,7 @@ int main(int argc, char **argv) {
   driver::DriverOptions options;
   options.emit = emit;
   options.frontend.topologyOverride = topology;
+  options.mlirInput = mlirInput;
   options.frontend.ranksPerNodeOverride = ranksPerNode;
   options.frontend.constantOverrides = std::move(constantOverrides);
   options.scheduling.rlimit = solverRlimit;

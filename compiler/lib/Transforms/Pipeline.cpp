@@ -13,6 +13,11 @@
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/ScheduleIR.h"
 
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/Mesh/IR/MeshDialect.h"
+#include "mlir/Dialect/Mesh/IR/MeshOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -435,7 +440,12 @@ static void registerWriter(StringRef name, StringRef description,
         write(*scheduled, os);
         return success();
       },
-      [](DialectRegistry &registry) { registry.insert<comm::CommDialect>(); });
+      registerPhasecDialects);
+}
+
+void phasec::registerPhasecDialects(DialectRegistry &registry) {
+  registry.insert<comm::CommDialect, func::FuncDialect, mesh::MeshDialect,
+                  emitc::EmitCDialect, mpi::MPIDialect>();
 }
 
 void phasec::registerScheduleTranslations() {

@@ -17,20 +17,13 @@
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/Pipeline.h"
 
-#include "mlir/Dialect/EmitC/IR/EmitC.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MPI/IR/MPI.h"
-#include "mlir/Dialect/Mesh/IR/MeshDialect.h"
-#include "mlir/Dialect/Mesh/IR/MeshOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<phasec::comm::CommDialect, mlir::func::FuncDialect,
-                  mlir::mesh::MeshDialect, mlir::emitc::EmitCDialect,
-                  mlir::mpi::MPIDialect>();
+  phasec::registerPhasecDialects(registry);
   phasec::comm::registerCommPasses();
   phasec::registerSchedulingPipeline();
   // Generic cleanups that help when writing pipelines by hand.

@@ -81,33 +81,37 @@ Type Converter::elementType(ElementType type) {
 }
 
 void Converter::convertMachine(const lang::Machine &m) {
+  // The description the machine op records; rates and costs the file does
+  // not give stay 0 (left out of the op, see createMachineOp).
   TopologyDesc desc;
   desc.kind = m.kind;
   desc.dims.assign(m.dims.begin(), m.dims.end());
   desc.supernodes = m.supernodes;
   desc.drawers = m.drawers;
   desc.nodesPerDrawer = m.nodesPerDrawer;
-
-  bool percs = m.kind == TopologyKind::Percs;
-  auto op = builder.create<MachineOp>(
-      loc(m.loc), TypeRange(), ValueRange(),
-      ArrayRef<NamedAttribute>{
-          builder.getNamedAttr("sym_name", builder.getStringAttr(m.name)),
-          builder.getNamedAttr("topology", getTopologyAttr(&context, desc))});
+  desc.ranksPerNode = m.ranksPerNode;
+  desc.linkBandwidth = m.bandwidth;
+  desc.linkLatency = m.latency;
+  desc.llBandwidth = m.llBandwidth;
+  desc.lrBandwidth = m.lrBandwidth;
+  desc.dBandwidth = m.dBandwidth;
+  desc.injectionBandwidth = m.injectionBandwidth;
+  desc.dimOrder.assign(m.dimOrder.begin(), m.dimOrder.end());
+  desc.setupCost = m.cost.setupCost;
+  desc.packetLength = m.cost.packetLength;
+  desc.messageEnvelope = m.cost.envelope;
+  desc.copyRateContiguous = m.cost.copyRateContiguous;
+  desc.copyRateStrided = m.cost.copyRateStrided;
+  desc.copyRateGather = m.cost.copyRateGather;
+  desc.barrierCost = m.cost.barrierCost;
+  desc.switching = m.cost.switching;
+  desc.sends = m.cost.sends;
+  MachineOp op = createMachineOp(builder, loc(m.loc), m.name, desc);
   usedNames.insert(m.name);
-  op.setRanksPerNode(m.ranksPerNode);
+  // What TopologyDesc does not hold: PERCS per-class latencies and the
+  // routing the file asks for.
   auto f64 = [&](double v) { return builder.getF64FloatAttr(v); };
-  if (m.bandwidth > 0)
-    op.setBandwidthAttr(f64(m.bandwidth));
-  if (m.latency > 0)
-    op.setLatencyAttr(f64(m.latency));
-  if (percs) {
-    if (m.llBandwidth > 0)
-      op.setLlBandwidthAttr(f64(m.llBandwidth));
-    if (m.lrBandwidth > 0)
-      op.setLrBandwidthAttr(f64(m.lrBandwidth));
-    if (m.dBandwidth > 0)
-      op.setDBandwidthAttr(f64(m.dBandwidth));
+  if (m.kind == TopologyKind::Percs) {
     if (m.llLatency > 0)
       op.setLlLatencyAttr(f64(m.llLatency));
     if (m.lrLatency > 0)
@@ -115,29 +119,7 @@ void Converter::convertMachine(const lang::Machine &m) {
     if (m.dLatency > 0)
       op.setDLatencyAttr(f64(m.dLatency));
   }
-  if (m.injectionBandwidth > 0)
-    op.setInjectionBandwidthAttr(f64(m.injectionBandwidth));
   op.setRouting(m.routing);
-  if (!m.dimOrder.empty()) {
-    SmallVector<int64_t> order(m.dimOrder.begin(), m.dimOrder.end());
-    op.setDimOrderAttr(builder.getDenseI64ArrayAttr(order));
-  }
-  if (m.cost.setupCost > 0)
-    op.setSetupCostAttr(f64(m.cost.setupCost));
-  if (m.cost.packetLength > 0)
-    op.setPacketLengthAttr(builder.getI64IntegerAttr(m.cost.packetLength));
-  if (m.cost.envelope > 0)
-    op.setEnvelopeAttr(builder.getI64IntegerAttr(m.cost.envelope));
-  if (m.cost.copyRateContiguous > 0)
-    op.setCopyRateContiguousAttr(f64(m.cost.copyRateContiguous));
-  if (m.cost.copyRateStrided > 0)
-    op.setCopyRateStridedAttr(f64(m.cost.copyRateStrided));
-  if (m.cost.copyRateGather > 0)
-    op.setCopyRateGatherAttr(f64(m.cost.copyRateGather));
-  if (m.cost.barrierCost >= 0)
-    op.setBarrierCostAttr(f64(m.cost.barrierCost));
-  op.setSwitching(m.cost.switching);
-  op.setSends(m.cost.sends);
 }
 
 void Converter::convertGroup(const lang::Group &g) {

@@ -13,6 +13,7 @@
 
 #include "phasec/Dialect/Comm/CommOps.h"
 
+#include "mlir/Dialect/Mesh/IR/MeshDialect.h"
 #include "mlir/Pass/Pass.h"
 
 #include <memory>
@@ -29,6 +30,15 @@ std::unique_ptr<mlir::Pass> createSchedulePhasesPass();
 std::unique_ptr<mlir::Pass>
 createSchedulePhasesPass(const CommSchedulePhasesOptions &options);
 std::unique_ptr<mlir::Pass> createVerifySchedulePass();
+std::unique_ptr<mlir::Pass> createImportMeshPass();
+std::unique_ptr<mlir::Pass>
+createImportMeshPass(const CommImportMeshOptions &options);
+
+/// Set by comm-import-mesh on each mesh collective: the comm operation (and
+/// so the generated C function) it became.
+inline constexpr llvm::StringLiteral kLoweredToAttr = "comm.lowered_to";
+/// On a mesh.mesh: the comm.machine its devices run on.
+inline constexpr llvm::StringLiteral kMeshMachineAttr = "comm.machine";
 
 /// Set (a unit attribute) by comm-schedule-phases on an operation whose
 /// solver budget ran out without a schedule to fall back on: the failure

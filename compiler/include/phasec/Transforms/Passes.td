@@ -80,4 +80,32 @@ def CommVerifySchedule : Pass<"comm-verify-schedule", "mlir::ModuleOp"> {
   let dependentDialects = ["phasec::comm::CommDialect"];
 }
 
+def CommImportMesh : Pass<"comm-import-mesh", "mlir::ModuleOp"> {
+  let summary = "Turn upstream mesh collectives into comm operations";
+  let description = [{
+    The front door for sharding compilers: every `mesh.mesh` becomes (or
+    names) a `comm.machine` whose ranks are its devices in row-major order,
+    and every collective on it (`mesh.all_to_all`, `all_gather`,
+    `all_reduce`, `reduce_scatter`, `broadcast`, `gather`, `scatter`,
+    `reduce`, `shift`) a `comm` operation over the devices its `mesh_axes`
+    group, which the scheduling pipeline then phases. The machine comes from
+    the mesh's `comm.machine` attribute (a `comm.machine` symbol in the
+    module) or from the `machine` option (a topology spec, as phasec's
+    `--topology` takes: `torus:4x4;bw=1e9`). Each mesh op gets a
+    `comm.lowered_to` attribute naming its comm operation (the C function
+    the back ends emit for it). What phasec cannot honour is an error at
+    the op: dynamic shapes or roots, pieces that are not contiguous in
+    row-major order, accumulation in another element type, axes out of
+    increasing order where member order matters, point-to-point send/recv.
+  }];
+  let constructor = "phasec::comm::createImportMeshPass()";
+  let dependentDialects = ["phasec::comm::CommDialect",
+                           "mlir::mesh::MeshDialect"];
+  let options = [
+    Option<"machine", "machine", "std::string", "\"\"",
+           "The machine of every mesh without a comm.machine attribute, as "
+           "a topology spec (torus:4x4;bw=1e9, mesh:8x8, hypercube:4, ...)">,
+  ];
+}
+
 #endif // PHASEC_TRANSFORMS_PASSES_TD

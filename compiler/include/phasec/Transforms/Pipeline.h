@@ -66,6 +66,12 @@ runSchedulingPipeline(mlir::ModuleOp module,
 /// `comm-schedule-pipeline` for phasec-opt and mlir-opt plugins.
 void registerSchedulingPipeline();
 
+/// comm and the upstream dialects phasec's IR meets: func (test inputs,
+/// sharded programs), mesh (what comm-import-mesh reads), emitc and mpi
+/// (the upstream targets). Every tool and translation registers them all, so
+/// that a module phasec-opt prints, every other tool reads.
+void registerPhasecDialects(mlir::DialectRegistry &registry);
+
 /// One operation with its verified schedule, decoded from the IR.
 struct ScheduledOperation {
   std::string name;

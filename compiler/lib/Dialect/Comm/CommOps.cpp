@@ -213,6 +213,57 @@ TopologyDesc MachineOp::getTopologyDesc() {
   return desc;
 }
 
+MachineOp phasec::comm::createMachineOp(OpBuilder &builder, Location loc,
+                                        StringRef name,
+                                        const TopologyDesc &desc) {
+  MLIRContext *context = builder.getContext();
+  auto op = builder.create<MachineOp>(
+      loc, TypeRange(), ValueRange(),
+      ArrayRef<NamedAttribute>{
+          builder.getNamedAttr("sym_name", builder.getStringAttr(name)),
+          builder.getNamedAttr("topology", getTopologyAttr(context, desc))});
+  // Rates, latencies and costs that are not positive are left out (the
+  // attribute's default, or "not given": the cost model charges nothing).
+  auto f64 = [&](double v) { return builder.getF64FloatAttr(v); };
+  op.setRanksPerNode(desc.ranksPerNode);
+  if (desc.linkBandwidth > 0)
+    op.setBandwidthAttr(f64(desc.linkBandwidth));
+  if (desc.linkLatency > 0)
+    op.setLatencyAttr(f64(desc.linkLatency));
+  if (desc.kind == TopologyKind::Percs) {
+    if (desc.llBandwidth > 0)
+      op.setLlBandwidthAttr(f64(desc.llBandwidth));
+    if (desc.lrBandwidth > 0)
+      op.setLrBandwidthAttr(f64(desc.lrBandwidth));
+    if (desc.dBandwidth > 0)
+      op.setDBandwidthAttr(f64(desc.dBandwidth));
+    op.setRouting(Routing::Direct);
+  }
+  if (desc.injectionBandwidth > 0)
+    op.setInjectionBandwidthAttr(f64(desc.injectionBandwidth));
+  if (!desc.dimOrder.empty()) {
+    SmallVector<int64_t> order(desc.dimOrder.begin(), desc.dimOrder.end());
+    op.setDimOrderAttr(builder.getDenseI64ArrayAttr(order));
+  }
+  if (desc.setupCost > 0)
+    op.setSetupCostAttr(f64(desc.setupCost));
+  if (desc.packetLength > 0)
+    op.setPacketLengthAttr(builder.getI64IntegerAttr(desc.packetLength));
+  if (desc.messageEnvelope > 0)
+    op.setEnvelopeAttr(builder.getI64IntegerAttr(desc.messageEnvelope));
+  if (desc.copyRateContiguous > 0)
+    op.setCopyRateContiguousAttr(f64(desc.copyRateContiguous));
+  if (desc.copyRateStrided > 0)
+    op.setCopyRateStridedAttr(f64(desc.copyRateStrided));
+  if (desc.copyRateGather > 0)
+    op.setCopyRateGatherAttr(f64(desc.copyRateGather));
+  if (desc.barrierCost >= 0)
+    op.setBarrierCostAttr(f64(desc.barrierCost));
+  op.setSwitching(desc.switching);
+  op.setSends(desc.sends);
+  return op;
+}
+
 /// Number of nodes of a topology description, saturating at INT64_MAX / 2 so
 /// that absurd machines are rejected instead of overflowing.
 static int64_t countNodes(const TopologyDesc &desc) {

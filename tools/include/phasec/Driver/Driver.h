@@ -86,6 +86,11 @@ struct DriverOptions {
   /// --emit=schedule-stats: also schedule and print the baselines (off:
   /// --no-baselines).
   bool statsBaselines = true;
+  /// The input is MLIR (a `.mlir` file), not `.sched`: comm operations, or
+  /// upstream mesh collectives that comm-import-mesh turns into comm
+  /// operations (the machine of a mesh without a `comm.machine` attribute
+  /// is frontend.topologyOverride, phasec's --topology).
+  bool mlirInput = false;
 };
 
 /// How a run ended, for the tool's exit code (docs/language.md,

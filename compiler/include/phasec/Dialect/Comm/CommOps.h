@@ -41,6 +41,12 @@ mlir::Type getElementIRType(ElementType type, mlir::MLIRContext *context);
 /// 8..64 bits are the signed / unsigned kinds), or none for a type arrays and
 /// reductions do not allow.
 std::optional<ElementType> getElementTypeKind(mlir::Type type);
+
+/// A comm.machine named `name` describing `desc` (the inverse of
+/// MachineOp::getTopologyDesc), for passes that build machines from a
+/// topology spec (comm-import-mesh).
+MachineOp createMachineOp(mlir::OpBuilder &builder, mlir::Location loc,
+                          llvm::StringRef name, const TopologyDesc &desc);
 } // namespace phasec::comm
 
 #endif // PHASEC_DIALECT_COMM_COMMOPS_H
