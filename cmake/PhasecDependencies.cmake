@@ -32,6 +32,13 @@ function(phasec_require_program var name package)
   endif()
 endfunction()
 phasec_require_program(PHASEC_MPICC mpicc "openmpi-bin libopenmpi-dev")
+# MPI's C headers and library, for phasec-runtime and libphasec-pmpi.
+find_package(MPI COMPONENTS C)
+if(NOT MPI_C_FOUND)
+  message(FATAL_ERROR "phasec needs MPI's C headers and library (Debian "
+                      "package libopenmpi-dev; .ci/install-deps.sh installs "
+                      "it)")
+endif()
 phasec_require_program(PHASEC_MPIRUN mpirun openmpi-bin)
 phasec_require_program(PHASEC_OSHCC oshcc "openmpi-bin libopenmpi-dev")
 phasec_require_program(PHASEC_OSHRUN oshrun openmpi-bin)

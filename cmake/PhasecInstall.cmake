@@ -5,7 +5,7 @@
 #   bin/      phasec phasec-opt phasec-translate phasec-sim
 #   lib/      the static libraries, libPhasecCAPI.so and libPhasecMLIRCAPI.so
 #             (phasec's and MLIR's C APIs), the
-#             mlir-opt plugins, libphasec-runtime.a
+#             mlir-opt plugins, libphasec-runtime.a, libphasec-pmpi.so
 #   include/  phasec/... (the public headers and their TableGen .inc files)
 #   lib/cmake/Phasec/      PhasecConfig.cmake: find_package(Phasec CONFIG)
 #   lib/pkgconfig/         phasec-runtime.pc
@@ -57,6 +57,7 @@ foreach(lib ${PHASEC_EXPORTED_LIBRARIES})
   set_target_properties(${lib} PROPERTIES EXPORT_NAME ${exportName})
 endforeach()
 set_target_properties(phasec-runtime PROPERTIES EXPORT_NAME Runtime)
+set_target_properties(phasec-pmpi PROPERTIES EXPORT_NAME PMPI)
 
 set(PHASEC_EXPORTED_TOOLS phasec phasec-opt phasec-translate phasec-sim)
 # The installed tools find libMLIR.so and libLLVM.so where they were linked
@@ -64,7 +65,7 @@ set(PHASEC_EXPORTED_TOOLS phasec phasec-opt phasec-translate phasec-sim)
 set_target_properties(${PHASEC_EXPORTED_TOOLS} PROPERTIES
   INSTALL_RPATH_USE_LINK_PATH TRUE)
 
-install(TARGETS ${PHASEC_EXPORTED_LIBRARIES} phasec-runtime
+install(TARGETS ${PHASEC_EXPORTED_LIBRARIES} phasec-runtime phasec-pmpi
                 ${PHASEC_EXPORTED_TOOLS}
   EXPORT PhasecTargets
   ARCHIVE DESTINATION lib

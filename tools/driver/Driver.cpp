@@ -23,6 +23,8 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 using namespace mlir;
 using namespace phasec;
@@ -214,5 +216,18 @@ static LogicalResult runStages(ModuleOp module, lang::Program *program,
       /*requireEveryOperation=*/!options.scheduling.allowUnsupported);
   if (failed(scheduled))
     return failure();
-  return writeScheduled(module, *scheduled, options, out, diagOS);
+  if (failed(writeScheduled(module, *scheduled, options, out, diagOS)))
+    return failure();
+  if (options.statsFile.empty())
+    return success();
+  // The statistics of the schedules just written, from the same run.
+  std::error_code ec;
+  llvm::ToolOutputFile stats(options.statsFile, ec, llvm::sys::fs::OF_Text);
+  if (ec)
+    return emitError(module.getLoc())
+           << "cannot write --stats-file '" << options.statsFile
+           << "': " << ec.message();
+  writeScheduleStats(*scheduled, stats.os(), /*baselines=*/false);
+  stats.keep();
+  return success();
 }

@@ -193,6 +193,13 @@ static cl::opt<bool> noBaselines(
              "without scheduling the baselines and other algorithms again"),
     cl::cat(phasecCategory));
 
+static cl::opt<std::string> statsFile(
+    "stats-file",
+    cl::desc("Also write the schedule statistics (what --emit=schedule-stats "
+             "--no-baselines prints) to this file: statistics and code from "
+             "one scheduling run"),
+    cl::value_desc("file"), cl::cat(phasecCategory));
+
 static cl::opt<bool> verifyDiagnostics(
     "verify-diagnostics",
     cl::desc("Check the diagnostics against the input's expected-error, "
@@ -260,6 +267,19 @@ int main(int argc, char **argv) {
       &errs());
   if (!parsed)
     return ExitUsage;
+  // LLVM's own --time-passes and --stats come with libLLVM and would be
+  // accepted and print nothing: phasec runs MLIR's pass manager.
+  StringMap<cl::Option *> &registered = cl::getRegisteredOptions();
+  auto given = [&](StringRef name) {
+    auto it = registered.find(name);
+    return it != registered.end() && it->second->getNumOccurrences() > 0;
+  };
+  if (given("time-passes"))
+    return usage("--time-passes times LLVM's legacy passes, which phasec "
+                 "does not run; use --mlir-timing");
+  if (given("stats"))
+    return usage("--stats prints LLVM's statistics, which phasec's passes do "
+                 "not keep; use --mlir-pass-statistics");
 
   if (ranksPerNode < 0)
     return usage("--ranks-per-node must be positive, not " +
@@ -275,6 +295,12 @@ int main(int argc, char **argv) {
     return usage("--main needs --emit=mpi or --emit=shmem");
   if (noBaselines && emit != driver::EmitKind::ScheduleStats)
     return usage("--no-baselines needs --emit=schedule-stats");
+  if (!statsFile.empty() &&
+      (emit == driver::EmitKind::AST || emit == driver::EmitKind::MLIR ||
+       simulate || verifyDiagnostics || splitInputFile))
+    return usage("--stats-file needs an --emit that schedules (schedule-json, "
+                 "schedule-stats, mpi, shmem, simgrid, cost), one input and no "
+                 "--verify-diagnostics");
   if (verifyDiagnostics && (simulate || emit == driver::EmitKind::SimGrid))
     return usage("--verify-diagnostics does not run with --target=sim or "
                  "--emit=simgrid");
@@ -347,6 +373,7 @@ int main(int argc, char **argv) {
   options.reportDir = reportDir;
   options.verifyDiagnostics = verifyDiagnostics;
   options.statsBaselines = !noBaselines;
+  options.statsFile = statsFile;
   if (!costSizes.empty())
     options.cost.sizes.assign(costSizes.begin(), costSizes.end());
   if (c3Setup.getNumOccurrences())

@@ -159,18 +159,67 @@ def main(argv):
 
     figs = []
     summary = read_csv(os.path.join(d, "summary.csv"))
+    bound_path = os.path.join(d, "bound.csv")
+    bound = read_csv(bound_path)[0] if os.path.exists(bound_path) else None
+    bound_s = float(bound["bound_s"]) if bound else 0.0
 
-    # 1. Heat map: links x phases.
+    # 0. Every variant's simulated time against the proven lower bound.
+    # SimGrid's stock platform is another machine (its own cluster): its
+    # rows are drawn apart and not measured against this machine's bound.
+    timed = [r for r in summary if r.get("sim_time_s")]
+    if timed:
+        fig, ax = plt.subplots(figsize=(8, 0.4 * len(timed) + 1.5))
+        labels, times, colours, hatches = [], [], [], []
+        for r in timed:
+            stock = r["platform"] == "stock"
+            labels.append("%s (%s)%s" % (r["variant"], r["kind"],
+                                        " [stock platform]" if stock else ""))
+            times.append(float(r["sim_time_s"]) * 1e3)
+            colours.append("#bbbbbb" if stock else
+                           ("#1f77b4" if r["kind"] == "phased" else "#ff7f0e"))
+            hatches.append("//" if stock else "")
+        y = list(range(len(timed)))
+        bars = ax.barh(y, times, color=colours)
+        for b, h in zip(bars, hatches):
+            b.set_hatch(h)
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels, fontsize=8)
+        ax.invert_yaxis()
+        if bound_s > 0:
+            ax.axvline(bound_s * 1e3, color="k", ls="--", lw=1,
+                       label="lower bound %.3g ms" % (bound_s * 1e3))
+            ax.legend(loc="lower right", fontsize=8)
+        ax.set_xlabel("simulated time (ms)")
+        ax.set_title("Time of every variant against the lower bound")
+        figs.append(("Every variant against the bound", png(fig)))
+        plt.close(fig)
+
+    # 1. Heat map: links x phases, links labelled class source->destination.
     rows = read_csv(os.path.join(d, "link_phase.csv"))
     if rows:
         phases = [k for k in rows[0].keys() if k.startswith("p")]
         order = sorted(range(len(rows)), key=lambda i: (rows[i]["class"], int(rows[i]["link"])))
         mat = [[float(rows[i][p]) for p in phases] for i in order]
-        fig, ax = plt.subplots(figsize=(9, 5))
+        fig, ax = plt.subplots(figsize=(9, max(5, 0.18 * len(order) + 1)
+                                        if len(order) <= 48 else 5))
         im = ax.imshow(mat, aspect="auto", interpolation="nearest", cmap="viridis", vmin=0, vmax=1)
+        if len(order) <= 48:
+            ax.set_yticks(range(len(order)))
+            ax.set_yticklabels(["%s %s\u2192%s" % (rows[i]["class"], rows[i]["src"],
+                                                   rows[i]["dst"]) for i in order],
+                               fontsize=7)
+        else:
+            # Too many to name: mark where each link class starts.
+            starts, last = [], None
+            for pos, i in enumerate(order):
+                if rows[i]["class"] != last:
+                    starts.append((pos, rows[i]["class"]))
+                    last = rows[i]["class"]
+            ax.set_yticks([p for p, _ in starts])
+            ax.set_yticklabels(["%s links from here" % c for _, c in starts], fontsize=7)
         ax.set_xlabel("phase")
-        ax.set_ylabel("directed link (by class, id)")
-        ax.set_title("link busy share per phase")
+        ax.set_ylabel("directed link (class source\u2192destination)")
+        ax.set_title("Busy share of each directed link in each phase")
         fig.colorbar(im, ax=ax, label="busy share of the phase")
         figs.append(("Link-by-phase heat map", png(fig)))
         plt.close(fig)
@@ -181,7 +230,8 @@ def main(argv):
     ax.bar([float(r["bin_lo"]) for r in rt], [int(r["routes"]) for r in rt], width=0.05, align="edge")
     ax.set_xlabel("route throughput / its slowest link's bandwidth")
     ax.set_ylabel("routes")
-    ax.set_title("throughput distribution over %d routes" % sum(int(r["routes"]) for r in rt))
+    ax.set_title("Throughput of each of the %d routes, as a share of its slowest link"
+                 % sum(int(r["routes"]) for r in rt))
     figs.append(("Throughput over routes", png(fig)))
     plt.close(fig)
 
@@ -192,7 +242,7 @@ def main(argv):
     ax.hist(vals, bins=30)
     ax.set_xlabel("MB/s per node")
     ax.set_ylabel("phases")
-    ax.set_title("throughput distribution over %d phases" % len(vals))
+    ax.set_title("Throughput per node in each of the %d phases" % len(vals))
     figs.append(("Throughput over phases", png(fig)))
     plt.close(fig)
 
@@ -211,21 +261,45 @@ def main(argv):
             ax.set_ylim(0, 1.05)
             ax.set_xlabel("simulated time (ms)")
             ax.set_ylabel("link utilisation")
-            ax.set_title("network link utilisation over time (all links)")
+            ax.set_title("Utilisation of the network's links over time")
             ax.legend(loc="lower right", fontsize=8)
             figs.append(("Link utilisation over time", png(fig)))
             plt.close(fig)
 
     out = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>%s</title>"
            "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-           "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}</style></head><body>"
-           % html.escape(a.title), "<h1>%s</h1>" % html.escape(a.title), "<h2>Variants</h2><table><tr>"]
-    cols = ["variant", "platform", "kind", "status", "sim_time_s", "eff_bandwidth_Bps", "pct_of_bound",
-            "model_time_s", "phases"]
-    out.append("".join("<th>%s</th>" % c for c in cols) + "</tr>")
+           "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
+           "tr.stock td{color:#777;font-style:italic}</style></head><body>"
+           % html.escape(a.title), "<h1>%s</h1>" % html.escape(a.title)]
+    if bound:
+        out.append("<p>Lower bound: <b>%s s</b> for %s bytes, proven from %s. "
+                   "<i>%% of bound</i> is the bound over a variant's simulated time "
+                   "(100%% = no schedule can be faster on this machine).</p>"
+                   % (html.escape(bound["bound_s"]), html.escape(bound["total_bytes"]),
+                      html.escape(bound["reason"] or "the link loads")))
+    out.append("<h2>Variants</h2><table><tr>")
+    cols = [("variant", "Variant"), ("platform", "Platform"), ("kind", "Kind"),
+            ("status", "Status"), ("sim_time_s", "Simulated time (s)"),
+            ("eff_bandwidth_Bps", "Effective bandwidth (B/s)"),
+            ("pct_of_bound", "% of bound"), ("model_time_s", "Model time (s)"),
+            ("phases", "Phases")]
+    out.append("".join("<th>%s</th>" % html.escape(t) for _, t in cols) + "</tr>")
+    stock_rows = 0
     for r in summary:
-        out.append("<tr>" + "".join("<td>%s</td>" % html.escape(r.get(c, "")) for c in cols) + "</tr>")
+        stock = r.get("platform") == "stock"
+        stock_rows += stock
+        cells = []
+        for c, _ in cols:
+            v = r.get(c, "")
+            if stock and c == "platform":
+                v += " \u2020"
+            cells.append("<td>%s</td>" % html.escape(v))
+        out.append("<tr%s>" % (" class='stock'" if stock else "") + "".join(cells) + "</tr>")
     out.append("</table>")
+    if stock_rows:
+        out.append("<p>\u2020 On SimGrid's stock platform (its own cluster), a different "
+                   "machine from the one above: its times are shown beside, not measured "
+                   "against this machine's bound.</p>")
     for name, data in figs:
         out.append("<h2>%s</h2><img alt='%s' src='data:image/png;base64,%s'/>"
                    % (html.escape(name), html.escape(name), data))

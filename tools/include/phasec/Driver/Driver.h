@@ -86,6 +86,9 @@ struct DriverOptions {
   /// --emit=schedule-stats: also schedule and print the baselines (off:
   /// --no-baselines).
   bool statsBaselines = true;
+  /// --stats-file: also write the schedule statistics here (without the
+  /// baselines: the run is for code), after the output succeeded.
+  std::string statsFile;
   /// The input is MLIR (a `.mlir` file), not `.sched`: comm operations, or
   /// upstream mesh collectives that comm-import-mesh turns into comm
   /// operations (the machine of a mesh without a `comm.machine` attribute
