@@ -999,6 +999,11 @@ void detail::emitHarnessMain(llvm::raw_ostream &os,
      << "  return bad ? 1 : 0;\n}\n";
 }
 
+std::string detail::programName(llvm::StringRef symbolPrefix) {
+  return symbolPrefix.empty() ? std::string("phasec_program")
+                              : symbolPrefix.str() + "program";
+}
+
 bool detail::hasProgram(llvm::ArrayRef<OperationPlan> plans) {
   return llvm::any_of(plans,
                       [](const OperationPlan &p) { return !p.call.empty(); });
@@ -1042,11 +1047,11 @@ void detail::emitProgram(llvm::raw_ostream &os,
          << "  void *" << p->name << "_recv;\n";
     }
   }
-  os << "} phasec_program_t;\n\n"
+  os << "} " << tr.name << "_t;\n\n"
      << "/* Runs every step in file order; ctx goes to the local steps.\n   "
      << tr.collective << ". */\n"
-     << tr.result << " phasec_program(const phasec_program_t *bufs, void *ctx"
-     << tr.commParam << ") {\n";
+     << tr.result << " " << tr.name << "(const " << tr.name
+     << "_t *bufs, void *ctx" << tr.commParam << ") {\n";
   if (tr.checkStatus)
     os << "  int rc;\n";
   for (const OperationPlan *p : steps) {

@@ -73,10 +73,15 @@ struct ProgramTransport {
   const char *collective; ///< " (collective over comm)", ...
   bool checkStatus;       ///< the operations return a status to check
   const char *success;    ///< "MPI_SUCCESS"
+  /// The program's function; its buffer type is this + "_t".
+  std::string name = "phasec_program";
 };
 bool hasProgram(llvm::ArrayRef<OperationPlan> plans);
+/// `phasec_program`, or PREFIXprogram under a symbol prefix.
+std::string programName(llvm::StringRef symbolPrefix);
 /// The local steps' prototypes, `phasec_program_t` (one buffer field per
-/// array or operation) and `phasec_program(bufs, ctx[, comm])`.
+/// array or operation) and `phasec_program(bufs, ctx[, comm])` (named
+/// ProgramTransport::name).
 void emitProgram(llvm::raw_ostream &os, llvm::ArrayRef<OperationPlan> plans,
                  const ProgramTransport &tr);
 

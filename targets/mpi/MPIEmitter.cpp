@@ -682,7 +682,7 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
                   {"int", ", MPI_Comm comm", ", comm",
                    "Collective over comm; returns the first error of an "
                    "operation, else\n   MPI_SUCCESS",
-                   true, "MPI_SUCCESS"});
+                   true, "MPI_SUCCESS", programName(options.symbolPrefix)});
     return llvm::success();
   }
   for (const OperationPlan &p : plans)

@@ -514,7 +514,8 @@ llvm::LogicalResult phasec::target::emitSHMEM(
   if (!options.main) {
     if (hasProgram(plans))
       emitProgram(os, plans,
-                  {"void", "", "", "Collective over all PEs", false, ""});
+                  {"void", "", "", "Collective over all PEs", false, "",
+                   programName(options.symbolPrefix)});
     return llvm::success();
   }
   for (const OperationPlan &p : plans)

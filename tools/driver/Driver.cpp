@@ -79,11 +79,13 @@ static LogicalResult writeScheduled(ModuleOp module,
   case EmitKind::MPI: {
     target::MPIOptions mpi;
     mpi.main = options.emitMain;
+    mpi.symbolPrefix = options.symbolPrefix;
     return target::exportMPI(module, scheduled, out, mpi);
   }
   case EmitKind::SHMEM: {
     target::SHMEMOptions shmem;
     shmem.main = options.emitMain;
+    shmem.symbolPrefix = options.symbolPrefix;
     return target::exportSHMEM(module, scheduled, out, shmem);
   }
   case EmitKind::AST:

@@ -22,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -193,6 +194,13 @@ static cl::opt<bool> noBaselines(
              "without scheduling the baselines and other algorithms again"),
     cl::cat(phasecCategory));
 
+static cl::opt<std::string> symbolPrefix(
+    "symbol-prefix",
+    cl::desc("With --emit=mpi or --emit=shmem: prefix every public symbol "
+             "(each operation's function, phasec_program -> PREFIXprogram), "
+             "so that two generated files link into one program"),
+    cl::value_desc("prefix"), cl::cat(phasecCategory));
+
 static cl::opt<std::string> statsFile(
     "stats-file",
     cl::desc("Also write the schedule statistics (what --emit=schedule-stats "
@@ -295,6 +303,15 @@ int main(int argc, char **argv) {
     return usage("--main needs --emit=mpi or --emit=shmem");
   if (noBaselines && emit != driver::EmitKind::ScheduleStats)
     return usage("--no-baselines needs --emit=schedule-stats");
+  if (!symbolPrefix.empty() && emit != driver::EmitKind::MPI &&
+      emit != driver::EmitKind::SHMEM)
+    return usage("--symbol-prefix needs --emit=mpi or --emit=shmem");
+  if (!symbolPrefix.empty() &&
+      (isDigit(symbolPrefix.front()) || !llvm::all_of(symbolPrefix, [](char c) {
+         return isAlnum(c) || c == '_';
+       })))
+    return usage("--symbol-prefix '" + symbolPrefix +
+                 "' does not start a C identifier");
   if (!statsFile.empty() &&
       (emit == driver::EmitKind::AST || emit == driver::EmitKind::MLIR ||
        simulate || verifyDiagnostics || splitInputFile))
@@ -374,6 +391,7 @@ int main(int argc, char **argv) {
   options.verifyDiagnostics = verifyDiagnostics;
   options.statsBaselines = !noBaselines;
   options.statsFile = statsFile;
+  options.symbolPrefix = symbolPrefix;
   if (!costSizes.empty())
     options.cost.sizes.assign(costSizes.begin(), costSizes.end());
   if (c3Setup.getNumOccurrences())

@@ -86,6 +86,8 @@ struct DriverOptions {
   /// --emit=schedule-stats: also schedule and print the baselines (off:
   /// --no-baselines).
   bool statsBaselines = true;
+  /// --emit=mpi / --emit=shmem: --symbol-prefix (MPIOptions::symbolPrefix).
+  std::string symbolPrefix;
   /// --stats-file: also write the schedule statistics here (without the
   /// baselines: the run is for code), after the output succeeded.
   std::string statsFile;

@@ -46,6 +46,11 @@ struct MPIOptions {
   /// `PHASEC_SIM_VERIFIED <wrong bytes>`, the lines the SimGrid runner
   /// parses (the simulator target builds this harness with smpicc).
   bool simTimeLine = false;
+  /// Prefix of every public symbol: each operation's function (and with it
+  /// its static helpers), `phasec_program` -> PREFIXprogram and
+  /// `phasec_program_t` -> PREFIXprogram_t. Two files with different
+  /// prefixes link into one program. Empty: the operations' own names.
+  std::string symbolPrefix;
 };
 
 /// Writes one C file for `plans`. Fails (setting `error`) on an empty list,

@@ -41,6 +41,11 @@ struct SHMEMOptions {
   bool useShmemPtr = true;
   int iterations = 10;
   int warmup = 2;
+  /// Prefix of every public symbol: each operation's function (and with it
+  /// its static helpers), `phasec_program` -> PREFIXprogram and
+  /// `phasec_program_t` -> PREFIXprogram_t. Two files with different
+  /// prefixes link into one program. Empty: the operations' own names.
+  std::string symbolPrefix;
 };
 
 /// Writes one C file for `plans`. Fails (setting `error`) on an empty list
