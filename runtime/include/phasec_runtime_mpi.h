@@ -21,6 +21,13 @@ extern "C" {
 void phasec_mpi_init(int *argc, char ***argv);
 void phasec_mpi_finalize(void);
 
+/** The error code a generated operation returns when called on a
+ *  communicator whose size is not the number of ranks of the machine it was
+ *  generated for (an MPI error code of its own, registered on first use:
+ *  MPI_Error_string says "phasec: the communicator's size is not the
+ *  machine's number of ranks"). */
+int phasec_mpi_error_comm_size(void);
+
 /** Prints "<file>:<line>: <call> failed: <MPI error string>" on stderr and
  *  calls MPI_Abort(MPI_COMM_WORLD, 3). */
 void phasec_mpi_fail(int rc, const char *call, const char *file, int line);

@@ -6,6 +6,7 @@
  *===----------------------------------------------------------------------===*/
 #include "phasec_runtime_mpi.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +20,28 @@ void phasec_mpi_init(int *argc, char ***argv) {
 }
 
 void phasec_mpi_finalize(void) { MPI_Finalize(); }
+
+static int commSizeError = MPI_ERR_SIZE;
+static pthread_once_t commSizeOnce = PTHREAD_ONCE_INIT;
+
+/* MPI_ERR_SIZE if MPI cannot add an error class: still an error, with
+   MPI's own "invalid size" text. */
+static void addCommSizeError(void) {
+  int cls, code;
+  if (MPI_Add_error_class(&cls) != MPI_SUCCESS ||
+      MPI_Add_error_code(cls, &code) != MPI_SUCCESS)
+    return;
+  /* Not a literal: SMPI declares the string without const. */
+  static char text[] =
+      "phasec: the communicator's size is not the machine's number of ranks";
+  MPI_Add_error_string(code, text);
+  commSizeError = code;
+}
+
+int phasec_mpi_error_comm_size(void) {
+  pthread_once(&commSizeOnce, addCommSizeError);
+  return commSizeError;
+}
 
 void phasec_mpi_fail(int rc, const char *call, const char *file, int line) {
   char msg[MPI_MAX_ERROR_STRING];

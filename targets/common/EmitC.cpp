@@ -999,6 +999,22 @@ void detail::emitHarnessMain(llvm::raw_ostream &os,
      << "  return bad ? 1 : 0;\n}\n";
 }
 
+void detail::emitMPIPrologue(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  os << "  int rank;\n"
+     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n";
+  if (plan.machineRanks > 0)
+    os << "  int size;\n"
+       << "  PHASEC_MPI_CHECK(MPI_Comm_size(comm, &size));\n"
+       << "  /* comm's ranks are the machine's " << plan.machineRanks
+       << " ranks, no more, no fewer. */\n"
+       << "  if (size != " << plan.machineRanks << ")\n"
+       << "    return phasec_mpi_error_comm_size();\n";
+  os << "  const int me = " << n << "_member(rank);\n"
+     << "  MPI_Comm g = " << n << "_comm(comm, me);\n"
+     << "  if (me < 0)\n    return MPI_SUCCESS;\n";
+}
+
 std::string detail::programName(llvm::StringRef symbolPrefix) {
   return symbolPrefix.empty() ? std::string("phasec_program")
                               : symbolPrefix.str() + "program";

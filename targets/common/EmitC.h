@@ -77,6 +77,12 @@ struct ProgramTransport {
   std::string name = "phasec_program";
 };
 bool hasProgram(llvm::ArrayRef<OperationPlan> plans);
+/// The start of an MPI operation's function: `rank`, the communicator's
+/// size against the machine's (else the caller gets
+/// phasec_mpi_error_comm_size()), `me` (its member index, -1 outside the
+/// group, which returns after the split) and `g`, the members'
+/// communicator.
+void emitMPIPrologue(llvm::raw_ostream &os, const OperationPlan &plan);
 /// `phasec_program`, or PREFIXprogram under a symbol prefix.
 std::string programName(llvm::StringRef symbolPrefix);
 /// The local steps' prototypes, `phasec_program_t` (one buffer field per

@@ -377,13 +377,10 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
       plan.options.sync == SyncKind::None ? "MPI_Issend" : "MPI_Isend";
   os << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
      << " over the group (members call it; other ranks return at once). */\n"
-     << "int " << n << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n"
-     << "  int rank;\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n"
-     << "  const int me = " << n << "_member(rank);\n"
-     << "  MPI_Comm g = " << n << "_comm(comm, me);\n"
-     << "  if (me < 0)\n    return MPI_SUCCESS;\n"
-     << "  /* Allocated once: the work space and the phase scratch. */\n"
+     << "int " << n
+     << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n";
+  emitMPIPrologue(os, plan);
+  os << "  /* Allocated once: the work space and the phase scratch. */\n"
      << "  static char *D, *rscr, *sscr;\n"
      << "  if (!D) {\n"
      << "    D = (char *)PHASEC_XMALLOC((size_t)" << n << "_C * " << n

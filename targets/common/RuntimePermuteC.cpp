@@ -144,13 +144,9 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
         "ranks outside the group only take part in splitting off the\n   "
         "members' communicator. */\n"
      << "int " << n << "(const " << T << " *a, " << T
-     << " *b, const int64_t *dest, MPI_Comm comm) {\n"
-     << "  int rank;\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n"
-     << "  const int me = " << n << "_member(rank);\n"
-     << "  MPI_Comm g = " << n << "_comm(comm, me);\n"
-     << "  if (me < 0)\n    return MPI_SUCCESS;\n"
-     << "  " << n << "_workspace();\n"
+     << " *b, const int64_t *dest, MPI_Comm comm) {\n";
+  emitMPIPrologue(os, plan);
+  os << "  " << n << "_workspace();\n"
      << "  const int64_t bad = " << n << "_count(dest);\n"
      << "  if (bad >= 0) {\n"
      << "    fprintf(stderr, \"" << n

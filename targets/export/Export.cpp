@@ -121,6 +121,7 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
   }
   if (failed(plan))
     return collective.emitError("cannot emit '") << op.name << "': " << error;
+  plan->machineRanks = op.topology->numRanks();
   if (failed(setAggregate(collective, *plan)))
     return failure();
   return plan;

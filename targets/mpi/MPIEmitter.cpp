@@ -505,11 +505,7 @@ void MPIWriter::emitFunction() {
   else
     os << "int " << n
        << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n";
-  os << "  int rank;\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n"
-     << "  const int me = " << n << "_member(rank);\n"
-     << "  MPI_Comm g = " << n << "_comm(comm, me);\n"
-     << "  if (me < 0)\n    return MPI_SUCCESS;\n";
+  emitMPIPrologue(os, plan);
   if (!transpose && !permute) {
     os << "  const char *sb = (const char *)sendbuf;\n"
        << "  char *rb = (char *)recvbuf;\n"

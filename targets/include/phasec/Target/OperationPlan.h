@@ -235,6 +235,9 @@ struct OperationPlan {
   bool isSquare() const { return cols == n; }
   /// The number of ranks the communicator must have at least.
   int64_t requiredRanks() const { return group.empty() ? 0 : group.back() + 1; }
+  /// The machine's number of ranks, which the communicator of a call must
+  /// have (0: not known, not checked).
+  int64_t machineRanks = 0;
 };
 
 /// Builds a plan from the operation, the element type of its arrays
