@@ -504,6 +504,11 @@ struct ExportOptions {
       "emit-main",
       llvm::cl::desc("--export-mpi / --export-shmem: also emit a main that "
                      "fills, times and verifies every byte")};
+  llvm::cl::opt<std::string> symbolPrefix{
+      "symbol-prefix",
+      llvm::cl::desc("--export-mpi / --export-shmem: prefix every public "
+                     "symbol (MPIOptions::symbolPrefix)"),
+      llvm::cl::init("")};
   llvm::cl::opt<std::string> simgridDir{
       "simgrid-dir",
       llvm::cl::desc("--export-simgrid: the output directory (default: a new "
@@ -535,7 +540,8 @@ static ExportOptions &getExportOptions() {
   return options;
 }
 
-/// --export-mpi / --export-shmem: the C back end with --emit-main.
+/// --export-mpi / --export-shmem: the C back end with --emit-main and
+/// --symbol-prefix.
 template <typename Options,
           LogicalResult (*exportC)(ModuleOp, const ScheduledModule &,
                                    llvm::raw_ostream &, const Options &)>
@@ -544,6 +550,7 @@ static LogicalResult exportWithMain(ModuleOp module,
                                     llvm::raw_ostream &os) {
   Options options;
   options.main = getExportOptions().emitMain;
+  options.symbolPrefix = getExportOptions().symbolPrefix;
   return exportC(module, scheduled, os, options);
 }
 
