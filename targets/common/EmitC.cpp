@@ -1015,6 +1015,28 @@ void detail::emitMPIPrologue(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "  if (me < 0)\n    return MPI_SUCCESS;\n";
 }
 
+llvm::LogicalResult detail::applySymbolPrefix(
+    llvm::ArrayRef<OperationPlan> &plans, llvm::StringRef prefix,
+    std::vector<OperationPlan> &prefixed, std::string &error) {
+  if (prefix.empty())
+    return llvm::success();
+  if (!isSymbolPrefix(prefix)) {
+    error = "the symbol prefix '" + prefix.str() +
+            "' does not start a C identifier";
+    return llvm::failure();
+  }
+  prefixed.assign(plans.begin(), plans.end());
+  for (OperationPlan &plan : prefixed) {
+    if (!plan.call.empty())
+      continue; // a local step: the caller's C function
+    plan.name = prefix.str() + plan.name;
+    if (!plan.papersName.empty())
+      plan.papersName = prefix.str() + plan.papersName;
+  }
+  plans = prefixed;
+  return llvm::success();
+}
+
 std::string detail::programName(llvm::StringRef symbolPrefix) {
   return symbolPrefix.empty() ? std::string("phasec_program")
                               : symbolPrefix.str() + "program";

@@ -77,6 +77,15 @@ struct ProgramTransport {
   std::string name = "phasec_program";
 };
 bool hasProgram(llvm::ArrayRef<OperationPlan> plans);
+/// The emitters' symbol prefix (MPIOptions/SHMEMOptions::symbolPrefix):
+/// `plans` with it on every operation's names (plan.name names all of an
+/// operation's C; local steps keep the caller's function) into `prefixed`,
+/// which the emitter then reads instead of `plans`. Failure (`error` set)
+/// for a prefix that does not start a C identifier.
+llvm::LogicalResult applySymbolPrefix(llvm::ArrayRef<OperationPlan> &plans,
+                                      llvm::StringRef prefix,
+                                      std::vector<OperationPlan> &prefixed,
+                                      std::string &error);
 /// The start of an MPI operation's function: `rank`, the communicator's
 /// size against the machine's (else the caller gets
 /// phasec_mpi_error_comm_size()), `me` (its member index, -1 outside the

@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -57,6 +58,12 @@ ElementCType phasec::target::getElementCType(ElementType type) {
     return make("c128", "phasec_c128_t");
   }
   llvm_unreachable("unknown element type");
+}
+
+bool phasec::target::isSymbolPrefix(llvm::StringRef prefix) {
+  return !prefix.empty() && !llvm::isDigit(prefix.front()) &&
+         llvm::all_of(prefix,
+                      [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
 llvm::FailureOr<ElementCType>

@@ -343,25 +343,6 @@ exportC(ModuleOp module, const ScheduledModule &scheduled,
       buildOperationPlans(module, scheduled);
   if (failed(plans))
     return failure();
-  // Every operation's function and statics take the prefix (the emitters
-  // name everything of an operation after plan.name).
-  if (!options.symbolPrefix.empty()) {
-    StringRef prefix = options.symbolPrefix;
-    bool identifier =
-        !llvm::isDigit(prefix.front()) && llvm::all_of(prefix, [](char c) {
-          return llvm::isAlnum(c) || c == '_';
-        });
-    if (!identifier)
-      return module.emitError("the symbol prefix '")
-             << prefix << "' does not start a C identifier";
-    for (OperationPlan &plan : *plans) {
-      if (!plan.call.empty())
-        continue; // a local step: the caller's C function
-      plan.name = (prefix + plan.name).str();
-      if (!plan.papersName.empty())
-        plan.papersName = (prefix + plan.papersName).str();
-    }
-  }
   std::string error;
   if (failed(emit(*plans, os, options, error)))
     return module.emitError("cannot emit ") << backEnd << " code: " << error;

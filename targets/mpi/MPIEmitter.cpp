@@ -648,7 +648,9 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
                                             llvm::raw_ostream &os,
                                             const MPIOptions &options,
                                             std::string &error) {
-  if (failed(checkPlans(plans, error)))
+  std::vector<OperationPlan> prefixed;
+  if (failed(applySymbolPrefix(plans, options.symbolPrefix, prefixed, error)) ||
+      failed(checkPlans(plans, error)))
     return llvm::failure();
   for (const OperationPlan &p : plans) {
     int64_t limit = INT_MAX;

@@ -77,12 +77,11 @@ struct Piece {
   int64_t offset, bytes;
 };
 
-/// An alltoall schedule over a set of world ranks.
+/// An alltoall schedule over a set of world ranks (its members, in
+/// increasing world rank).
 struct CompiledAlltoall {
-  std::vector<int> worldRanks; // sorted
   int64_t block = 0;
   std::vector<std::vector<Piece>> phases;
-  std::string algorithm;
 };
 
 /// Why a call went to the MPI library.
@@ -139,9 +138,7 @@ std::shared_ptr<CompiledAlltoall> compile(const std::vector<int> &ranks,
                                           const Schedule &schedule,
                                           int64_t block) {
   auto out = std::make_shared<CompiledAlltoall>();
-  out->worldRanks = ranks;
   out->block = block;
-  out->algorithm = schedule.algorithm;
   std::map<std::pair<int, int>, int64_t> done;
   auto member = [&](RankId r) {
     return static_cast<int32_t>(
@@ -318,7 +315,6 @@ agreeOnSchedule(State &s, MPI_Comm comm, const std::vector<int> &ranks) {
   if (wire[0] < 0)
     return nullptr;
   auto out = std::make_shared<CompiledAlltoall>();
-  out->worldRanks = ranks;
   out->block = wire[0];
   size_t at = 2;
   for (int64_t ph = 0; ph < wire[1]; ++ph) {
@@ -488,6 +484,18 @@ void viewSend(const void *buf, int64_t count, MPI_Datatype type, MPI_Comm comm,
 void viewRecv(void *buf, int64_t count, MPI_Datatype type, MPI_Comm comm,
               ByteView &view) {
   viewSend(buf, count, type, comm, view);
+}
+
+/// MPI_IN_PLACE: what to send is in the receive buffer, which the call
+/// overwrites: a copy of its `count` elements, as bytes.
+void viewInPlace(void *recvbuf, int64_t count, MPI_Datatype type, MPI_Comm comm,
+                 ByteView &view) {
+  ByteView current;
+  viewSend(recvbuf, count, type, comm, current);
+  view.packed.assign(current.bytes,
+                     current.bytes + count * current.elementBytes);
+  view.bytes = view.packed.data();
+  view.elementBytes = current.elementBytes;
 }
 
 void unpackRecv(void *buf, int64_t count, MPI_Datatype type, MPI_Comm comm,
@@ -693,13 +701,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   ByteView sendView, recvView;
   viewRecv(recvbuf, recvcount * p, recvtype, comm, recvView);
   if (sendbuf == MPI_IN_PLACE) {
-    // The data to send is in recvbuf: a copy of it, in bytes.
-    ByteView inPlace;
-    viewSend(recvbuf, recvcount * p, recvtype, comm, inPlace);
-    sendView.packed.assign(
-        inPlace.bytes, inPlace.bytes + recvcount * p * inPlace.elementBytes);
-    sendView.bytes = sendView.packed.data();
-    sendView.elementBytes = inPlace.elementBytes;
+    viewInPlace(recvbuf, recvcount * p, recvtype, comm, sendView);
     sendcount = recvcount;
   } else {
     viewSend(sendbuf, sendcount * p, sendtype, comm, sendView);
@@ -746,12 +748,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
   const int64_t recvSpan = span(recvcounts, rdispls);
   viewRecv(recvbuf, recvSpan, recvtype, comm, recvView);
   if (inPlace) {
-    ByteView copy;
-    viewSend(recvbuf, recvSpan, recvtype, comm, copy);
-    sendView.packed.assign(copy.bytes,
-                           copy.bytes + recvSpan * copy.elementBytes);
-    sendView.bytes = sendView.packed.data();
-    sendView.elementBytes = copy.elementBytes;
+    viewInPlace(recvbuf, recvSpan, recvtype, comm, sendView);
     sendcounts = recvcounts;
     sdispls = rdispls;
   } else {

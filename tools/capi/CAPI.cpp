@@ -14,10 +14,8 @@
 #include "phasec-c/Phasec.h"
 
 #include "phasec/Dialect/Comm/CommOps.h"
-#include "phasec/Lang/Diagnostics.h"
+#include "phasec/Driver/Driver.h"
 #include "phasec/Lang/ImportSched.h"
-#include "phasec/Lang/Parser.h"
-#include "phasec/Target/Export.h"
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/Pipeline.h"
 
@@ -49,16 +47,8 @@ MlirModule phasecImportSched(MlirContext context, MlirStringRef source,
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(unwrap(source), unwrap(bufferName)),
       llvm::SMLoc());
-  // The front end's diagnostics become MLIR diagnostics at FileLineColLocs
-  // (the forwarder flushes the last one when it goes), so they outlive the
-  // source manager above.
-  phasec::lang::DiagnosticEngine diag(sourceMgr, llvm::nulls());
-  OwningOpRef<ModuleOp> module;
-  {
-    phasec::lang::MLIRDiagnosticForwarder forwarder(diag, *ctx);
-    phasec::lang::FrontendOptions options;
-    module = phasec::lang::importSched(sourceMgr, *ctx, options, diag);
-  }
+  OwningOpRef<ModuleOp> module =
+      phasec::lang::importSchedToContext(sourceMgr, *ctx);
   return wrap(module ? module.release() : ModuleOp());
 }
 
@@ -82,11 +72,7 @@ MlirLogicalResult phasecRunSchedulingPipeline(MlirModule module,
 }
 
 bool phasecModuleSolverBudgetExhausted(MlirModule module) {
-  bool budget = false;
-  unwrap(module)->walk([&](Operation *op) {
-    budget = budget || op->hasAttr(phasec::comm::kBudgetExhaustedAttr);
-  });
-  return budget;
+  return phasec::solverBudgetExhausted(unwrap(module));
 }
 
 static phasec::ScheduledModule *unwrapSchedules(PhasecSchedules schedules) {
@@ -156,35 +142,33 @@ MlirLogicalResult phasecTranslateModule(MlirModule module,
       phasec::collectSchedulesForExport(op);
   if (failed(scheduled))
     return mlirLogicalResultFailure();
-  // Into a string first: a failed translation writes nothing.
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  LogicalResult result = success();
+  // What `phasec --emit=...` writes, through the same driver code.
+  phasec::driver::DriverOptions options;
   switch (translation) {
   case PhasecTranslationScheduleJSON:
-    phasec::writeScheduleJSON(*scheduled, os);
+    options.emit = phasec::driver::EmitKind::ScheduleJSON;
     break;
   case PhasecTranslationScheduleStats:
-    phasec::writeScheduleStats(*scheduled, os, /*baselines=*/false);
+    options.emit = phasec::driver::EmitKind::ScheduleStats;
+    options.statsBaselines = false;
     break;
-  case PhasecTranslationMPI: {
-    phasec::target::MPIOptions options;
-    options.main = emitMain;
-    result = phasec::target::exportMPI(op, *scheduled, os, options);
+  case PhasecTranslationMPI:
+    options.emit = phasec::driver::EmitKind::MPI;
     break;
-  }
-  case PhasecTranslationSHMEM: {
-    phasec::target::SHMEMOptions options;
-    options.main = emitMain;
-    result = phasec::target::exportSHMEM(op, *scheduled, os, options);
+  case PhasecTranslationSHMEM:
+    options.emit = phasec::driver::EmitKind::SHMEM;
     break;
-  }
   default:
     emitError(op.getLoc()) << "phasecTranslateModule: unknown translation "
                            << static_cast<int>(translation);
     return mlirLogicalResultFailure();
   }
-  if (failed(result))
+  options.emitMain = emitMain;
+  // Into a string first: a failed translation writes nothing.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (failed(phasec::driver::writeScheduled(op, *scheduled, options, os,
+                                            llvm::nulls())))
     return mlirLogicalResultFailure();
   callback(wrap(llvm::StringRef(text)), userData);
   return mlirLogicalResultSuccess();

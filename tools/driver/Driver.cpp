@@ -48,13 +48,11 @@ static LogicalResult printMLIR(ModuleOp module, const DriverOptions &options,
   return success();
 }
 
-/// Everything after the scheduling pipeline: the schedules' writers and the
-/// back ends.
-static LogicalResult writeScheduled(ModuleOp module,
-                                    const ScheduledModule &scheduled,
-                                    const DriverOptions &options,
-                                    llvm::raw_ostream &out,
-                                    llvm::raw_ostream &diagOS) {
+LogicalResult phasec::driver::writeScheduled(ModuleOp module,
+                                             const ScheduledModule &scheduled,
+                                             const DriverOptions &options,
+                                             llvm::raw_ostream &out,
+                                             llvm::raw_ostream &diagOS) {
   if (options.simulate || options.emit == EmitKind::SimGrid) {
     simgrid::SimTargetOptions sim;
     sim.outDir = options.outDir;
@@ -189,11 +187,8 @@ RunStatus phasec::driver::runPhasecWithStatus(llvm::SourceMgr &sourceMgr,
     return RunStatus::InputError;
   if (succeeded(runStages(*module, program.get(), options, out, diagOS)))
     return RunStatus::Success;
-  bool budget = false;
-  module->walk([&](Operation *op) {
-    budget = budget || op->hasAttr(comm::kBudgetExhaustedAttr);
-  });
-  return budget ? RunStatus::SolverBudget : RunStatus::InputError;
+  return solverBudgetExhausted(*module) ? RunStatus::SolverBudget
+                                        : RunStatus::InputError;
 }
 
 static LogicalResult runStages(ModuleOp module, lang::Program *program,

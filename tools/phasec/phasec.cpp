@@ -16,13 +16,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Driver/Driver.h"
+#include "phasec/Target/OperationPlan.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -82,7 +82,7 @@ static cl::opt<bool> emitMain(
     cl::cat(phasecCategory));
 
 enum class Target { None, Sim };
-static cl::opt<Target> target(
+static cl::opt<Target> targetOption(
     "target", cl::desc("Run the schedules instead of emitting them"),
     cl::init(Target::None),
     cl::values(clEnumValN(Target::Sim, "sim",
@@ -293,7 +293,7 @@ int main(int argc, char **argv) {
     return usage("--ranks-per-node must be positive, not " +
                  Twine(ranksPerNode));
 
-  bool simulate = target == Target::Sim;
+  bool simulate = targetOption == Target::Sim;
   if (simulate && emit.getNumOccurrences())
     return usage("--target=sim cannot be combined with --emit");
   if (!simulate && (compare || reportDir.getNumOccurrences()))
@@ -306,10 +306,7 @@ int main(int argc, char **argv) {
   if (!symbolPrefix.empty() && emit != driver::EmitKind::MPI &&
       emit != driver::EmitKind::SHMEM)
     return usage("--symbol-prefix needs --emit=mpi or --emit=shmem");
-  if (!symbolPrefix.empty() &&
-      (isDigit(symbolPrefix.front()) || !llvm::all_of(symbolPrefix, [](char c) {
-         return isAlnum(c) || c == '_';
-       })))
+  if (!symbolPrefix.empty() && !phasec::target::isSymbolPrefix(symbolPrefix))
     return usage("--symbol-prefix '" + symbolPrefix +
                  "' does not start a C identifier");
   if (!statsFile.empty() &&

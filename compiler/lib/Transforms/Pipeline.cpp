@@ -448,6 +448,14 @@ void phasec::registerPhasecDialects(DialectRegistry &registry) {
                   emitc::EmitCDialect, mpi::MPIDialect>();
 }
 
+bool phasec::solverBudgetExhausted(ModuleOp module) {
+  bool budget = false;
+  module->walk([&](Operation *op) {
+    budget = budget || op->hasAttr(comm::kBudgetExhaustedAttr);
+  });
+  return budget;
+}
+
 void phasec::registerScheduleTranslations() {
   registerWriter("export-schedule-json",
                  "verified schedules in the phasec-schedule/1 JSON format",

@@ -83,20 +83,24 @@ MLIRDiagnosticForwarder::~MLIRDiagnosticForwarder() {
   impl->diag.setConsumer(nullptr);
 }
 
+OwningOpRef<ModuleOp>
+phasec::lang::importSchedToContext(llvm::SourceMgr &sourceMgr,
+                                   MLIRContext &context,
+                                   const FrontendOptions &options) {
+  // The front end prints to no stream: every diagnostic goes through the
+  // forwarder (which flushes the last one when it goes) into the context's
+  // handler, at FileLineColLocs that outlive `sourceMgr`.
+  DiagnosticEngine diag(sourceMgr, llvm::nulls());
+  MLIRDiagnosticForwarder forwarder(diag, context);
+  return importSched(sourceMgr, context, options, diag);
+}
+
 void phasec::lang::registerImportSchedTranslation() {
   static TranslateToMLIRRegistration importSchedRegistration(
       "import-sched", "a .sched file to the comm dialect",
       [](llvm::SourceMgr &sourceMgr,
          MLIRContext *context) -> OwningOpRef<mlir::Operation *> {
-        // The front end prints to no stream here: every diagnostic goes
-        // through the forwarder into the context's handler.
-        DiagnosticEngine diag(sourceMgr, llvm::nulls());
-        OwningOpRef<ModuleOp> module;
-        {
-          MLIRDiagnosticForwarder forwarder(diag, *context);
-          module = importSched(sourceMgr, *context, FrontendOptions(), diag);
-        }
-        return module;
+        return importSchedToContext(sourceMgr, *context);
       },
       [](DialectRegistry &registry) { registry.insert<comm::CommDialect>(); });
 }

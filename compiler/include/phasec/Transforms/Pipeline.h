@@ -72,6 +72,11 @@ void registerSchedulingPipeline();
 /// that a module phasec-opt prints, every other tool reads.
 void registerPhasecDialects(mlir::DialectRegistry &registry);
 
+/// After a failed pipeline: whether an operation's solver budget ran out
+/// without a schedule to fall back on (comm::kBudgetExhaustedAttr), the
+/// failure being the budget's rather than the input's (phasec's exit 3).
+bool solverBudgetExhausted(mlir::ModuleOp module);
+
 /// One operation with its verified schedule, decoded from the IR.
 struct ScheduledOperation {
   std::string name;

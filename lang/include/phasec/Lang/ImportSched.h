@@ -75,6 +75,13 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// importSched with every front-end diagnostic reported through `context`'s
+/// engine (MLIRDiagnosticForwarder), none printed: what a translation or a
+/// library caller with its own diagnostic handler wants. Null on error.
+mlir::OwningOpRef<mlir::ModuleOp>
+importSchedToContext(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &context,
+                     const FrontendOptions &options = FrontendOptions());
+
 /// Registers `--import-sched` with mlir-translate's registry.
 void registerImportSchedTranslation();
 

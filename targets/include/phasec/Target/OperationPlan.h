@@ -80,6 +80,10 @@ ElementCType getElementCType(ElementType type);
 /// Parses "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32",
 /// "f64", "c64" (complex64) and "c128" (complex128); also "int8".."uint64",
 /// "float", "double", "complex64", "complex128", "byte".
+/// Whether `prefix` may start every public symbol of a generated file
+/// (MPIOptions::symbolPrefix): it starts a C identifier.
+bool isSymbolPrefix(llvm::StringRef prefix);
+
 llvm::FailureOr<ElementCType> parseElementType(llvm::StringRef name,
                                               std::string &error);
 

@@ -106,6 +106,15 @@ enum class RunStatus { Success = 0, InputError = 1, SolverBudget = 3 };
 /// The dialects phasec uses.
 void registerDialects(mlir::DialectRegistry &registry);
 
+/// Everything after the scheduling pipeline, on a module it ran on and its
+/// collected schedules: the writer or back end of `options.emit` (or the
+/// SimGrid target) to `out`, progress to `diagOS`.
+mlir::LogicalResult writeScheduled(mlir::ModuleOp module,
+                                   const ScheduledModule &scheduled,
+                                   const DriverOptions &options,
+                                   llvm::raw_ostream &out,
+                                   llvm::raw_ostream &diagOS);
+
 /// The whole `phasec` tool on the main buffer of `sourceMgr`: output to
 /// `out`, diagnostics to `diagOS`.
 mlir::LogicalResult runPhasec(llvm::SourceMgr &sourceMgr,
