@@ -5,13 +5,14 @@
 \*===----------------------------------------------------------------------===*/
 /*
  *   schedule-c-api [--pass-pipeline=PIPELINE] [--algorithm=NAME]
- *                  [--solver-rlimit=N] FILE.sched OUT.json OUT.c
+ *                  [--solver-rlimit=N] FILE.sched OUT.json OUT.c [OUT.h]
  *
  * Imports FILE.sched through phasec's C API, schedules it (the C API's
  * phasecRunSchedulingPipeline, or MLIR's C pass manager on a textual
  * pipeline such as "builtin.module(comm-schedule-pipeline)"), prints every
  * operation's schedule against its proven bound and the first phase of the
- * first operation, and writes the schedule JSON and MPI C. Diagnostics go
+ * first operation, and writes the schedule JSON, the MPI C and (given OUT.h)
+ * the C's header. Diagnostics go
  * through a handler attached to the MLIR context. Exit status: 0, 1 (an
  * error in the input), 2 (usage), 3 (a solver budget ran out).
  */
@@ -94,14 +95,15 @@ int main(int argc, char **argv) {
     else
       break;
   }
-  if (argc - arg != 3) {
+  if (argc - arg != 3 && argc - arg != 4) {
     fprintf(stderr, "usage: schedule-c-api [--pass-pipeline=P] "
                     "[--algorithm=NAME] [--solver-rlimit=N] FILE.sched "
-                    "OUT.json OUT.c\n");
+                    "OUT.json OUT.c [OUT.h]\n");
     return 2;
   }
   const char *input = argv[arg], *jsonPath = argv[arg + 1],
-             *cPath = argv[arg + 2];
+             *cPath = argv[arg + 2],
+             *hPath = argc - arg == 4 ? argv[arg + 3] : NULL;
   size_t length = 0;
   char *source = readFile(input, &length);
   if (!source) {
@@ -175,7 +177,9 @@ int main(int argc, char **argv) {
   phasecSchedulesDestroy(schedules);
 
   if (writeTranslation(module, PhasecTranslationScheduleJSON, jsonPath) == 0 &&
-      writeTranslation(module, PhasecTranslationMPI, cPath) == 0)
+      writeTranslation(module, PhasecTranslationMPI, cPath) == 0 &&
+      (!hPath ||
+       writeTranslation(module, PhasecTranslationMPIHeader, hPath) == 0))
     status = 0;
 
 destroy:

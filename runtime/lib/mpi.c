@@ -57,9 +57,105 @@ void phasec_mpi_fail(int rc, const char *call, const char *file, int line) {
   exit(3);
 }
 
-void phasec_mpi_phase_barrier(MPI_Comm comm) {
-  PHASEC_MPI_CHECK(MPI_Barrier(comm));
+/* One members' communicator, the attribute value on its parent. */
+struct phasec_mpi_cached_comm {
+  MPI_Comm parent, g;
+  phasec_mpi_comm_cache *cache;
+  struct phasec_mpi_cached_comm *next;
+};
+
+/* The attribute's delete callback: the parent is being freed (or the
+ * entry released), so its members' communicator goes with it. */
+static int deleteCachedComm(MPI_Comm parent, int keyval, void *value,
+                            void *extra) {
+  (void)parent, (void)keyval, (void)extra;
+  struct phasec_mpi_cached_comm *e = (struct phasec_mpi_cached_comm *)value;
+  struct phasec_mpi_cached_comm **link = &e->cache->entries;
+  while (*link && *link != e)
+    link = &(*link)->next;
+  if (*link)
+    *link = e->next;
+  int rc = MPI_SUCCESS;
+  if (e->g != MPI_COMM_NULL)
+    rc = MPI_Comm_free(&e->g);
+  free(e);
+  return rc;
 }
+
+int phasec_mpi_group_comm(phasec_mpi_comm_cache *cache, MPI_Comm comm,
+                          int member, MPI_Comm *g) {
+  *g = MPI_COMM_NULL;
+  if (!cache->created) {
+    int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteCachedComm,
+                                    &cache->keyval, NULL);
+    if (rc != MPI_SUCCESS)
+      return rc;
+    cache->created = 1;
+  }
+  void *value = NULL;
+  int found = 0;
+  int rc = MPI_Comm_get_attr(comm, cache->keyval, &value, &found);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  if (found) {
+    *g = ((struct phasec_mpi_cached_comm *)value)->g;
+    return MPI_SUCCESS;
+  }
+  struct phasec_mpi_cached_comm *e =
+      (struct phasec_mpi_cached_comm *)malloc(sizeof *e);
+  if (!e)
+    return MPI_ERR_NO_MEM;
+  e->parent = comm;
+  e->cache = cache;
+  e->g = MPI_COMM_NULL;
+  rc = MPI_Comm_split(comm, member >= 0 ? 0 : MPI_UNDEFINED, member, &e->g);
+  if (rc == MPI_SUCCESS && e->g != MPI_COMM_NULL)
+    rc = MPI_Comm_set_errhandler(e->g, MPI_ERRORS_RETURN);
+  if (rc == MPI_SUCCESS) {
+    e->next = cache->entries;
+    cache->entries = e;
+    rc = MPI_Comm_set_attr(comm, cache->keyval, e);
+    if (rc != MPI_SUCCESS)
+      cache->entries = e->next;
+  }
+  if (rc != MPI_SUCCESS) {
+    if (e->g != MPI_COMM_NULL)
+      MPI_Comm_free(&e->g);
+    free(e);
+    return rc;
+  }
+  *g = e->g;
+  return MPI_SUCCESS;
+}
+
+int phasec_mpi_comm_cache_release(phasec_mpi_comm_cache *cache) {
+  if (!cache->created)
+    return MPI_SUCCESS;
+  int first = MPI_SUCCESS;
+  while (cache->entries) {
+    /* The delete callback unlinks and frees the entry. */
+    struct phasec_mpi_cached_comm *e = cache->entries;
+    int rc = MPI_Comm_delete_attr(e->parent, cache->keyval);
+    if (rc != MPI_SUCCESS) {
+      if (first == MPI_SUCCESS)
+        first = rc;
+      if (cache->entries == e) { /* not unlinked: drop it all the same */
+        cache->entries = e->next;
+        if (e->g != MPI_COMM_NULL)
+          MPI_Comm_free(&e->g);
+        free(e);
+      }
+    }
+  }
+  int rc = MPI_Comm_free_keyval(&cache->keyval);
+  if (rc != MPI_SUCCESS && first == MPI_SUCCESS)
+    first = rc;
+  cache->keyval = MPI_KEYVAL_INVALID;
+  cache->created = 0;
+  return first;
+}
+
+int phasec_mpi_phase_barrier(MPI_Comm comm) { return MPI_Barrier(comm); }
 
 phasec_stats phasec_mpi_reduce_times(MPI_Comm comm, const double *t, int n) {
   double *m = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)(n ? n : 1),

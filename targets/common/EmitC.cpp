@@ -419,19 +419,24 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "/* Grouped per destination (seed 000): " << n
      << "_sidx[d] lists, ascending, the\n"
         "   local indices of the elements this member sends to member d; "
-     << n << "_ridx[s]\n"
+     << n
+     << "_ridx[s]\n"
         "   the local positions where the elements of member s land, in s's "
         "order;\n   "
-     << n << "_cnt[s * P + d] counts elements from s to d (the whole group, "
+     << n
+     << "_cnt[s * P + d] counts elements from s to d (the whole group, "
         "for\n   offsets into a remote receive area). Built once, not timed. "
         "*/\n"
      << "static int " << n << "_ready = 0;\n"
      << "static int64_t *" << n << "_sidx[" << n << "_P], *" << n << "_ridx["
      << n << "_P];\nstatic int64_t *" << n << "_cnt;\n"
-     << "static inline void " << n << "_init(int me) {\n"
-     << "  if (" << n << "_ready)\n    return;\n"
-     << "  " << n << "_cnt = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * " << n
-     << "_P * " << n << "_P, \"permutation counts\");\n"
+     << "/* Returns 0, or 1 when out of memory (what it allocated stays for "
+        "the\n   next call, or for the file's finalize function). */\n"
+     << "static inline int " << n << "_init(int me) {\n"
+     << "  if (" << n << "_ready)\n    return 0;\n"
+     << "  if (!" << n << "_cnt && !(" << n
+     << "_cnt = (int64_t *)malloc(sizeof(int64_t) * " << n << "_P * " << n
+     << "_P)))\n    return 1;\n"
      << "  memset(" << n << "_cnt, 0, sizeof(int64_t) * " << n << "_P * " << n
      << "_P);\n"
      << "  for (int64_t g = 0; g < " << n << "_N; ++g)\n"
@@ -439,12 +444,12 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "_perm(g) / " << n << "_L];\n"
      << "  int64_t fill[" << n << "_P];\n"
      << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
-     << "    " << n << "_sidx[q] = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * "
-        "("
-     << n << "_cnt[me * " << n << "_P + q] + 1), \"send index list\");\n"
-     << "    " << n << "_ridx[q] = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * "
-        "("
-     << n << "_cnt[q * " << n << "_P + me] + 1), \"receive index list\");\n"
+     << "    if (!" << n << "_sidx[q] && !(" << n
+     << "_sidx[q] = (int64_t *)malloc(sizeof(int64_t) * (" << n << "_cnt[me * "
+     << n << "_P + q] + 1))))\n      return 1;\n"
+     << "    if (!" << n << "_ridx[q] && !(" << n
+     << "_ridx[q] = (int64_t *)malloc(sizeof(int64_t) * (" << n << "_cnt[q * "
+     << n << "_P + me] + 1))))\n      return 1;\n"
      << "    fill[q] = 0;\n  }\n"
      << "  for (int64_t i = 0; i < " << n << "_L; ++i) {\n"
      << "    int64_t g = (int64_t)me * " << n << "_L + i;\n"
@@ -457,22 +462,26 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "    int s = (int)(g / " << n << "_L);\n"
      << "    " << n << "_ridx[s][fill[s]++] = t - (int64_t)me * " << n
      << "_L;\n  }\n"
-     << "  " << n << "_ready = 1;\n}\n\n"
+     << "  " << n << "_ready = 1;\n  return 0;\n}\n\n"
      << "/* Elements [e0, e1) of the data member me owes member d, packed. */\n"
-     << "static inline void " << n << "_ppack(" << n << "_elem_t *restrict out, "
-     << "const " << n << "_elem_t *restrict a, int d, int64_t e0, int64_t e1) "
+     << "static inline void " << n << "_ppack(" << n
+     << "_elem_t *restrict out, "
+     << "const " << n
+     << "_elem_t *restrict a, int d, int64_t e0, int64_t e1) "
         "{\n"
      << "  const int64_t *idx = " << n << "_sidx[d];\n"
      << "  for (int64_t e = e0; e < e1; ++e)\n    out[e - e0] = a[idx[e]];\n}\n"
      << "/* Elements [e0, e1) of the data from member s, unpacked. */\n"
-     << "static inline void " << n << "_punpack(" << n << "_elem_t *restrict b, const "
-     << n << "_elem_t *restrict in, int s, int64_t e0, int64_t e1) {\n"
+     << "static inline void " << n << "_punpack(" << n
+     << "_elem_t *restrict b, const " << n
+     << "_elem_t *restrict in, int s, int64_t e0, int64_t e1) {\n"
      << "  const int64_t *idx = " << n << "_ridx[s];\n"
      << "  for (int64_t e = e0; e < e1; ++e)\n    b[idx[e]] = in[e - e0];\n}\n"
      << "/* Elements [e0, e1) for member d, stored straight into its array "
         "(direct deposit). */\n"
-     << "static inline void " << n << "_pstore(" << n << "_elem_t *restrict rb, const "
-     << n << "_elem_t *restrict a, int me, int d, int64_t e0, int64_t e1) {\n"
+     << "static inline void " << n << "_pstore(" << n
+     << "_elem_t *restrict rb, const " << n
+     << "_elem_t *restrict a, int me, int d, int64_t e0, int64_t e1) {\n"
      << "  const int64_t *idx = " << n << "_sidx[d];\n"
      << "  for (int64_t e = e0; e < e1; ++e) {\n"
      << "    int64_t g = (int64_t)me * " << n << "_L + idx[e];\n"
@@ -1002,16 +1011,17 @@ void detail::emitHarnessMain(llvm::raw_ostream &os,
 void detail::emitMPIPrologue(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   os << "  int rank;\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n";
+     << "  PHASEC_MPI_TRY(MPI_Comm_rank(comm, &rank));\n";
   if (plan.machineRanks > 0)
     os << "  int size;\n"
-       << "  PHASEC_MPI_CHECK(MPI_Comm_size(comm, &size));\n"
+       << "  PHASEC_MPI_TRY(MPI_Comm_size(comm, &size));\n"
        << "  /* comm's ranks are the machine's " << plan.machineRanks
        << " ranks, no more, no fewer. */\n"
        << "  if (size != " << plan.machineRanks << ")\n"
        << "    return phasec_mpi_error_comm_size();\n";
   os << "  const int me = " << n << "_member(rank);\n"
-     << "  MPI_Comm g = " << n << "_comm(comm, me);\n"
+     << "  MPI_Comm g = MPI_COMM_NULL;\n"
+     << "  PHASEC_MPI_TRY(" << n << "_comm(comm, me, &g));\n"
      << "  if (me < 0)\n    return MPI_SUCCESS;\n";
 }
 
@@ -1029,6 +1039,14 @@ llvm::LogicalResult detail::applySymbolPrefix(
   for (OperationPlan &plan : prefixed) {
     if (!plan.call.empty())
       continue; // a local step: the caller's C function
+    // PREFIX + "program"/"program_t"/"finalize" name the file's own symbols.
+    for (llvm::StringRef own : {"program", "program_t", "finalize"})
+      if (plan.name == own || plan.papersName == own) {
+        error = "with the symbol prefix '" + prefix.str() + "', operation '" +
+                own.str() + "' would be named " + prefix.str() + own.str() +
+                ", as the generated file's own " + own.str();
+        return llvm::failure();
+      }
     plan.name = prefix.str() + plan.name;
     if (!plan.papersName.empty())
       plan.papersName = prefix.str() + plan.papersName;
@@ -1040,6 +1058,77 @@ llvm::LogicalResult detail::applySymbolPrefix(
 std::string detail::programName(llvm::StringRef symbolPrefix) {
   return symbolPrefix.empty() ? std::string("phasec_program")
                               : symbolPrefix.str() + "program";
+}
+
+void detail::emitCHeader(llvm::StringRef source, llvm::StringRef backEnd,
+                         llvm::StringRef include, llvm::StringRef symbolPrefix,
+                         llvm::raw_ostream &os) {
+  llvm::SmallVector<llvm::StringRef> lines;
+  source.split(lines, '\n');
+  std::string guard = "PHASEC_GENERATED_" + symbolPrefix.upper() + "H";
+  os << "/* Generated by phasec (" << backEnd
+     << " back end): the interface of the functions of the\n"
+        " * .c file phasec writes from the same input and options. Do not "
+        "edit. */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <stdint.h>\n\n#include <" << include << ">\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+     << "#ifndef PHASEC_COMPLEX_TYPES_DEFINED\n"
+        "#define PHASEC_COMPLEX_TYPES_DEFINED\n"
+        "typedef struct { float re, im; } phasec_c64_t;\n"
+        "typedef struct { double re, im; } phasec_c128_t;\n#endif\n\n";
+  // The comment block that ends right above line i.
+  auto commentAbove = [&](size_t i) {
+    size_t first = i;
+    if (i == 0 || !lines[i - 1].ends_with("*/"))
+      return std::string();
+    while (first > 0 && !lines[first - 1].starts_with("/*"))
+      --first;
+    if (first == 0)
+      return std::string();
+    --first;
+    std::string text;
+    for (size_t k = first; k < i; ++k)
+      text += lines[k].str() + "\n";
+    return text;
+  };
+  bool typedefs = false; // the last thing written was an element type
+  for (size_t i = 0; i < lines.size(); ++i) {
+    llvm::StringRef line = lines[i];
+    if (line.empty() || !(isalpha(line[0]) || line[0] == '_'))
+      continue;
+    // The element types of the operations' arrays: `typedef T NAME_elem_t;`.
+    if (line.starts_with("typedef ") && !line.starts_with("typedef struct") &&
+        line.contains("_elem_t;")) {
+      os << (typedefs ? "" : "\n") << line << "\n";
+      typedefs = true;
+      continue;
+    }
+    typedefs = false;
+    // The program's context: `typedef struct {` ... `} NAMEprogram_t;`.
+    if (line == "typedef struct {") {
+      size_t end = i;
+      while (end < lines.size() && !lines[end].starts_with("}"))
+        ++end;
+      if (end < lines.size() && lines[end].ends_with("program_t;")) {
+        os << "\n" << commentAbove(i);
+        for (size_t k = i; k <= end; ++k)
+          os << lines[k] << "\n";
+      }
+      continue;
+    }
+    // A definition outside `static`: `TYPE NAME(PARAMS) {` on one line.
+    if (line.starts_with("static") || line.starts_with("typedef") ||
+        !line.ends_with(") {"))
+      continue;
+    os << "\n" << commentAbove(i) << line.drop_back(2) << ";\n";
+  }
+  os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
+}
+
+std::string detail::finalizeName(llvm::StringRef symbolPrefix) {
+  return symbolPrefix.empty() ? std::string("phasec_finalize")
+                              : symbolPrefix.str() + "finalize";
 }
 
 bool detail::hasProgram(llvm::ArrayRef<OperationPlan> plans) {

@@ -94,6 +94,41 @@ llvm::LogicalResult applySymbolPrefix(llvm::ArrayRef<OperationPlan> &plans,
 void emitMPIPrologue(llvm::raw_ostream &os, const OperationPlan &plan);
 /// `phasec_program`, or PREFIXprogram under a symbol prefix.
 std::string programName(llvm::StringRef symbolPrefix);
+
+/// The header of a generated C file `source` (the same back end's output
+/// without a main): the element and program types and a prototype, with its
+/// comment, of every function the file defines outside `static`, between
+/// include guards and `extern "C"`. Taken from the source itself so that the
+/// two cannot disagree. `include` is the back end's system header (`mpi.h`,
+/// `shmem.h`).
+void emitCHeader(llvm::StringRef source, llvm::StringRef backEnd,
+                 llvm::StringRef include, llvm::StringRef symbolPrefix,
+                 llvm::raw_ostream &os);
+
+/// `options.header` of a back end's emitter: its file (without a main)
+/// through emitCHeader.
+template <typename Options>
+llvm::LogicalResult
+emitHeaderOf(llvm::LogicalResult (*emit)(llvm::ArrayRef<OperationPlan>,
+                                         llvm::raw_ostream &, const Options &,
+                                         std::string &),
+             llvm::ArrayRef<OperationPlan> plans, llvm::raw_ostream &os,
+             const Options &options, std::string &error,
+             llvm::StringRef backEnd, llvm::StringRef include) {
+  Options source = options;
+  source.header = false;
+  source.main = false;
+  std::string text;
+  llvm::raw_string_ostream ts(text);
+  if (failed(emit(plans, ts, source, error)))
+    return llvm::failure();
+  emitCHeader(text, backEnd, include, options.symbolPrefix, os);
+  return llvm::success();
+}
+
+/// The generated file's finalize function: "phasec_finalize", or
+/// PREFIX + "finalize" with a symbol prefix.
+std::string finalizeName(llvm::StringRef symbolPrefix);
 /// The local steps' prototypes, `phasec_program_t` (one buffer field per
 /// array or operation) and `phasec_program(bufs, ctx[, comm])` (named
 /// ProgramTransport::name).

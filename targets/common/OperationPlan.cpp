@@ -117,7 +117,7 @@ bool phasec::target::isTakenCName(llvm::StringRef name) {
       "_Thread_local", "_Imaginary", "main", "free", "malloc", "calloc",
       "memcpy", "memset", "memcmp", "printf", "fprintf", "getenv", "exit",
       "abort", "strcmp", "atoi", "strtol", "stderr", "stdout", "snprintf",
-      "qsort", "phasec_program", "phasec_program_t",
+      "qsort", "phasec_program", "phasec_program_t", "phasec_finalize",
       // The rest of what <stdio.h>, <stdlib.h> and <string.h> declare that
       // a step's C function could be named by mistake.
       "memmove", "memchr", "strlen", "strcpy", "strncpy", "strcat", "strncat",

@@ -119,11 +119,6 @@ llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
                 "only through members";
         return llvm::failure();
       }
-      if (t.bytes > INT_MAX) {
-        error = "a transfer of " + std::to_string(t.bytes) +
-                " bytes exceeds MPI's int count; use more chunks";
-        return llvm::failure();
-      }
       RelayTransfer r;
       r.src = static_cast<int32_t>(s);
       r.dst = static_cast<int32_t>(d);
@@ -373,40 +368,43 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
   // the root's first scatter message 96 us instead of 28). A synchronous
   // send completes when the receive matches it, which keeps every rank's
   // phases in order, as the cost model assumes.
-  const char *sendCall =
-      plan.options.sync == SyncKind::None ? "MPI_Issend" : "MPI_Isend";
-  os << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
+  const char *sendCall = plan.options.sync == SyncKind::None
+                             ? "phasec_mpi_issend"
+                             : "phasec_mpi_isend";
+  os << "/* Allocated on the first call: the work space and the phase "
+        "scratch. */\n"
+     << "static char *" << n << "_D, *" << n << "_rscr, *" << n << "_sscr;\n"
+     << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
      << " over the group (members call it; other ranks return at once). */\n"
      << "int " << n
      << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n";
   emitMPIPrologue(os, plan);
-  os << "  /* Allocated once: the work space and the phase scratch. */\n"
-     << "  static char *D, *rscr, *sscr;\n"
-     << "  if (!D) {\n"
-     << "    D = (char *)PHASEC_XMALLOC((size_t)" << n << "_C * " << n
-     << "_CB + 1, \"work space\");\n"
-     << "    rscr = (char *)PHASEC_XMALLOC(" << n
-     << "_RSCR + 1, \"receive scratch\");\n"
-     << "    sscr = (char *)PHASEC_XMALLOC(" << n
-     << "_SSCR + 1, \"send scratch\");\n  }\n"
+  os << "  if (!" << n << "_D)\n    PHASEC_MPI_ALLOC(" << n << "_D, (size_t)"
+     << n << "_C * " << n << "_CB + 1);\n"
+     << "  if (!" << n << "_rscr)\n    PHASEC_MPI_ALLOC(" << n << "_rscr, " << n
+     << "_RSCR + 1);\n"
+     << "  if (!" << n << "_sscr)\n    PHASEC_MPI_ALLOC(" << n << "_sscr, " << n
+     << "_SSCR + 1);\n"
+     << "  char *D = " << n << "_D, *rscr = " << n << "_rscr, *sscr = " << n
+     << "_sscr;\n"
      << "  " << n << "_enter(me, sendbuf, D);\n"
      << "  MPI_Request req[" << n << "_MAXREQ];\n";
   // The receives, then the sends (packing runs that are not contiguous),
   // of transfers [first, last), indented by `in`.
   auto post = [&](llvm::StringRef in, llvm::StringRef first,
                   llvm::StringRef last, llvm::StringRef call) {
-    os << in << "for (int64_t t = " << first << "; t < " << last
-       << "; ++t) {\n"
+    os << in << "for (int64_t t = " << first << "; t < " << last << "; ++t) {\n"
        << in << "  const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
        << in << "  if (x->dst == me)\n"
-       << in << "    PHASEC_MPI_CHECK(MPI_Irecv(rscr + x->roff, (int)x->bytes, "
-          "MPI_BYTE, x->src, PHASEC_TAG, g,\n"
+       << in
+       << "    PHASEC_MPI_TRY(phasec_mpi_irecv(rscr + x->roff, x->bytes, "
+          "x->src, PHASEC_TAG, g,\n"
        << in << "                               &req[nreq++]));\n"
        << in << "}\n"
-       << in << "for (int64_t t = " << first << "; t < " << last
-       << "; ++t) {\n"
+       << in << "for (int64_t t = " << first << "; t < " << last << "; ++t) {\n"
        << in << "  const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
-       << in << "  if (x->src != me)\n" << in << "    continue;\n"
+       << in << "  if (x->src != me)\n"
+       << in << "    continue;\n"
        << in << "  const phasec_relay_run_t *u = &" << n << "_runs[x->run0];\n"
        << in << "  const char *buf = D + u->chunk * " << n << "_CB;\n"
        << in << "  if (x->nruns > 1) { /* pack the runs */\n"
@@ -416,9 +414,10 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
        << "_CB, (size_t)u[q].count * " << n << "_CB);\n"
        << in << "      p += (size_t)u[q].count * " << n << "_CB;\n"
        << in << "    }\n"
-       << in << "    buf = sscr + x->soff;\n" << in << "  }\n"
-       << in << "  PHASEC_MPI_CHECK(" << call
-       << "(buf, (int)x->bytes, MPI_BYTE, x->dst, PHASEC_TAG, g, "
+       << in << "    buf = sscr + x->soff;\n"
+       << in << "  }\n"
+       << in << "  PHASEC_MPI_TRY(" << call
+       << "(buf, x->bytes, x->dst, PHASEC_TAG, g, "
           "&req[nreq++]));\n"
        << in << "}\n";
   };
@@ -429,8 +428,8 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
     os << "  /* It forwards nothing: every message at once, then the phases "
           "applied in order. */\n"
        << "  int nreq = 0;\n";
-    post("  ", "0", n + "_pstart[" + n + "_NPHASES]", "MPI_Isend");
-    os << "  PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+    post("  ", "0", n + "_pstart[" + n + "_NPHASES]", "phasec_mpi_isend");
+    os << "  PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
        << "  for (int j = 0; j < " << n << "_NPHASES; ++j)\n"
        << "    " << n << "_apply(me, j, D, rscr);\n"
        << "  " << n << "_leave(me, D, recvbuf);\n"
@@ -440,11 +439,12 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
      << "    int nreq = 0;\n";
   post("    ", n + "_pstart[j]", n + "_pstart[j + 1]", sendCall);
-  os << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+  os << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
      << "    " << n << "_apply(me, j, D, rscr);\n";
   if (plan.options.sync == SyncKind::Barrier)
     os << "    if (j + 1 < " << n << "_NPHASES)\n"
-       << "      phasec_mpi_phase_barrier(g); /* congestion control */\n";
+       << "      PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* congestion "
+          "control */\n";
   os << "  }\n  " << n << "_leave(me, D, recvbuf);\n"
      << "  return MPI_SUCCESS;\n}\n\n";
 }

@@ -116,20 +116,20 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
      << "static " << n << "_pos_t *" << n << "_spos, *" << n << "_rpos;\n";
   if (!barrier)
     os << "static MPI_Request *" << n << "_req;\n";
-  os << "static inline void " << n << "_workspace(void) {\n"
-     << "  if (" << n << "_sbuf)\n    return;\n"
-     << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
-     << ") * (" << n << "_L + 1), \"pack buffer\");\n"
-     << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
-     << ") * (" << n << "_L + 1), \"receive buffer\");\n"
-     << "  " << n << "_spos = (" << n << "_pos_t *)PHASEC_XMALLOC(sizeof(" << n
-     << "_pos_t) * (" << n << "_L + 1), \"positions\");\n"
-     << "  " << n << "_rpos = (" << n << "_pos_t *)PHASEC_XMALLOC(sizeof(" << n
-     << "_pos_t) * (" << n << "_L + 1), \"positions\");\n";
+  os << "static inline int " << n << "_workspace(void) {\n"
+     << "  if (!" << n << "_sbuf)\n    PHASEC_MPI_ALLOC(" << n
+     << "_sbuf, sizeof(" << T << ") * (" << n << "_L + 1));\n"
+     << "  if (!" << n << "_rbuf)\n    PHASEC_MPI_ALLOC(" << n
+     << "_rbuf, sizeof(" << T << ") * (" << n << "_L + 1));\n"
+     << "  if (!" << n << "_spos)\n    PHASEC_MPI_ALLOC(" << n
+     << "_spos, sizeof(" << n << "_pos_t) * (" << n << "_L + 1));\n"
+     << "  if (!" << n << "_rpos)\n    PHASEC_MPI_ALLOC(" << n
+     << "_rpos, sizeof(" << n << "_pos_t) * (" << n << "_L + 1));\n";
   if (!barrier)
-    os << "  " << n << "_req = (MPI_Request *)PHASEC_XMALLOC(sizeof("
-       << "MPI_Request) * 2 * (" << n << "_MAXSEND + " << n << "_MAXRECV) * "
-       << "(" << n << "_NPHASES + 1), \"requests\");\n";
+    os << "  if (!" << n << "_req)\n    PHASEC_MPI_ALLOC(" << n
+       << "_req, sizeof(MPI_Request) * 2 * (" << n << "_MAXSEND + " << n
+       << "_MAXRECV) * (" << n << "_NPHASES + 1));\n";
+  os << "  return MPI_SUCCESS;\n";
   os << "}\n\n";
 
   os << "/* " << n
@@ -146,7 +146,7 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
      << "int " << n << "(const " << T << " *a, " << T
      << " *b, const int64_t *dest, MPI_Comm comm) {\n";
   emitMPIPrologue(os, plan);
-  os << "  " << n << "_workspace();\n"
+  os << "  PHASEC_MPI_TRY(" << n << "_workspace());\n"
      << "  const int64_t bad = " << n << "_count(dest);\n"
      << "  if (bad >= 0) {\n"
      << "    fprintf(stderr, \"" << n
@@ -156,8 +156,8 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
      << n << "_N);\n"
      << "    MPI_Abort(comm, 1);\n  }\n"
      << "  /* Who sends how many to whom (one int64 a pair). */\n"
-     << "  PHASEC_MPI_CHECK(MPI_Alltoall(" << n << "_scnt, 1, MPI_INT64_T, "
-     << n << "_rcnt, 1, MPI_INT64_T, g));\n"
+     << "  PHASEC_MPI_TRY(MPI_Alltoall(" << n << "_scnt, 1, MPI_INT64_T, " << n
+     << "_rcnt, 1, MPI_INT64_T, g));\n"
      << "  const int64_t got = " << n << "_recv_offsets(me);\n"
      << "  if (got != " << n << "_L) {\n"
      << "    fprintf(stderr, \"" << n
@@ -177,32 +177,33 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
                   const char *buf, const char *pos, const char *call) {
     os << "    for (const phasec_xfer_t *x = " << side << "0; x < " << side
        << "1; ++x) {\n"
-       << transferRange(n, cnt) << "      PHASEC_MPI_CHECK(" << call << "(" << n
+       << transferRange(n, cnt) << "      PHASEC_MPI_TRY(" << call << "(" << n
        << "_" << buf << " + " << n << "_" << off
-       << "[x->peer] + e0, (int)((e1 - e0) * sizeof(" << T << ")),\n"
-       << "                                 MPI_BYTE, x->peer, PHASEC_TAG, g, "
+       << "[x->peer] + e0, (int64_t)((e1 - e0) * sizeof(" << T << ")),\n"
+       << "                                 x->peer, PHASEC_TAG, g, "
           "&req[nreq++]));\n"
-       << "      PHASEC_MPI_CHECK(" << call << "(" << n << "_" << pos << " + "
-       << n << "_" << off << "[x->peer] + e0, (int)((e1 - e0) * sizeof(" << n
-       << "_pos_t)),\n"
-       << "                                 MPI_BYTE, x->peer, PHASEC_TAG + 1, "
+       << "      PHASEC_MPI_TRY(" << call << "(" << n << "_" << pos << " + "
+       << n << "_" << off << "[x->peer] + e0, (int64_t)((e1 - e0) * sizeof("
+       << n << "_pos_t)),\n"
+       << "                                 x->peer, PHASEC_TAG + 1, "
           "g, &req[nreq++]));\n"
        << "    }\n";
   };
   emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool formula) {
     if (formula)
       emitFormulaTransfers(os, n);
-    post("r", "rcnt", "roff", "rbuf", "rpos", "MPI_Irecv");
-    post("s", "scnt", "soff", "sbuf", "spos", "MPI_Isend");
+    post("r", "rcnt", "roff", "rbuf", "rpos", "phasec_mpi_irecv");
+    post("s", "scnt", "soff", "sbuf", "spos", "phasec_mpi_isend");
     if (barrier)
-      os << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, "
+      os << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, "
             "MPI_STATUSES_IGNORE));\n"
          << "    nreq = 0;\n"
          << "    if (j + 1 < " << n << "_NPHASES)\n"
-         << "      phasec_mpi_phase_barrier(g); /* congestion control */\n";
+         << "      PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* congestion "
+            "control */\n";
   });
   if (!barrier)
-    os << "  PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
+    os << "  PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
   os << "  " << n << "_unpack(b, " << n << "_rbuf, " << n << "_rpos, got - "
      << n << "_scnt[me]);\n"
      << "  return MPI_SUCCESS;\n}\n\n";

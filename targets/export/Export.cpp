@@ -535,6 +535,19 @@ static LogicalResult exportWithMain(ModuleOp module,
   return exportC(module, scheduled, os, options);
 }
 
+/// --export-mpi-header / --export-shmem-header: the header of that file.
+template <typename Options,
+          LogicalResult (*exportC)(ModuleOp, const ScheduledModule &,
+                                   llvm::raw_ostream &, const Options &)>
+static LogicalResult exportHeader(ModuleOp module,
+                                  const ScheduledModule &scheduled,
+                                  llvm::raw_ostream &os) {
+  Options options;
+  options.header = true;
+  options.symbolPrefix = getExportOptions().symbolPrefix;
+  return exportC(module, scheduled, os, options);
+}
+
 void phasec::target::registerExportTranslations() {
   getExportOptions();
   registerExport("export-mpi", "C + MPI, one function per scheduled operation",
@@ -542,6 +555,12 @@ void phasec::target::registerExportTranslations() {
   registerExport("export-shmem",
                  "C + OpenSHMEM, one function per scheduled operation",
                  exportWithMain<SHMEMOptions, exportSHMEM>);
+  registerExport("export-mpi-header",
+                 "the header of --export-mpi's file (types, prototypes)",
+                 exportHeader<MPIOptions, exportMPI>);
+  registerExport("export-shmem-header",
+                 "the header of --export-shmem's file (types, prototypes)",
+                 exportHeader<SHMEMOptions, exportSHMEM>);
   registerExport("export-simgrid",
                  "a SimGrid SMPI directory per scheduled operation "
                  "(platform, program, run script) in --simgrid-dir, not run; "

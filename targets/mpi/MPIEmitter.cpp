@@ -29,6 +29,7 @@ public:
       : os(os), plan(plan), options(options), n(plan.name) {}
 
   void emitFunction();
+  void emitRelease();
   void emitRunner();
 
 private:
@@ -54,21 +55,16 @@ private:
 static std::string mpiGroupComm(const std::string &n) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "/* The members' communicator, split once from the caller's. */\n"
-     << "static MPI_Comm " << n << "_gcomm = MPI_COMM_NULL, " << n
-     << "_gparent = MPI_COMM_NULL;\n"
-     << "static inline MPI_Comm " << n << "_comm(MPI_Comm comm, int me) {\n"
-     << "  if (" << n << "_gparent != comm) {\n"
-     << "    if (" << n << "_gcomm != MPI_COMM_NULL)\n"
-     << "      PHASEC_MPI_CHECK(MPI_Comm_free(&" << n << "_gcomm));\n"
-     << "    PHASEC_MPI_CHECK(MPI_Comm_split(comm, me >= 0 ? 0 : MPI_UNDEFINED, "
-        "me, &"
-     << n << "_gcomm));\n"
-     << "    if (" << n << "_gcomm != MPI_COMM_NULL)\n"
-     << "      PHASEC_MPI_CHECK(MPI_Comm_set_errhandler(" << n
-     << "_gcomm, MPI_ERRORS_RETURN));\n"
-     << "    " << n << "_gparent = comm;\n  }\n"
-     << "  return " << n << "_gcomm;\n}\n\n";
+  os << "/* The members' communicator, split off each communicator the "
+        "operation is\n   called on, on the first call (cached as an "
+        "attribute of it: freed with it,\n   or by the file's finalize "
+        "function). */\n"
+     << "static phasec_mpi_comm_cache " << n
+     << "_gcache = PHASEC_MPI_COMM_CACHE;\n"
+     << "static inline int " << n
+     << "_comm(MPI_Comm comm, int me, MPI_Comm *g) {\n"
+     << "  return phasec_mpi_group_comm(&" << n << "_gcache, comm, me, g);\n"
+     << "}\n\n";
   return text;
 }
 
@@ -92,8 +88,9 @@ static const PapersTransport &mpiPapers() {
       },
       [](const OperationPlan &plan) { return mpiGroupComm(plan.name); },
       [](const OperationPlan &plan) {
-        return "  MPI_Comm g_ = " + plan.name +
-               "_comm(comm, me_);\n  if (me_ >= 0)\n"
+        return "  MPI_Comm g_ = MPI_COMM_NULL;\n  PHASEC_MPI_CHECK(" +
+               plan.name +
+               "_comm(comm, me_, &g_));\n  if (me_ >= 0)\n"
                "    PHASEC_MPI_CHECK(MPI_Barrier(g_));\n";
       },
       false};
@@ -104,41 +101,41 @@ void MPIWriter::emitPhaseSync() {
   if (plan.options.sync != SyncKind::Barrier)
     return;
   os << "    if (j + 1 < " << n << "_NPHASES)\n"
-     << "      phasec_mpi_phase_barrier(g); /* congestion control */\n";
+     << "      PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* congestion "
+        "control */\n";
 }
 
 void MPIWriter::emitBlockBody(bool formula) {
   if (formula) {
-    os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(sb + " << n
-       << "_sdispl_of(me, to), " << n << "_BLOCK, MPI_BYTE, to, PHASEC_TAG,\n"
+    os << "    PHASEC_MPI_TRY(phasec_mpi_sendrecv(sb + " << n
+       << "_sdispl_of(me, to), " << n << "_BLOCK, to, PHASEC_TAG,\n"
        << "                                  rb + " << n
-       << "_rdispl_of(me, from), " << n
-       << "_BLOCK, MPI_BYTE, from, PHASEC_TAG,\n"
+       << "_rdispl_of(me, from), " << n << "_BLOCK, from, PHASEC_TAG,\n"
        << "                                  g, MPI_STATUS_IGNORE));\n";
     emitPhaseSync();
     return;
   }
   os << "    if (s1 - s0 == 1 && r1 - r0 == 1) { /* pairwise */\n"
-     << "      PHASEC_MPI_CHECK(MPI_Sendrecv(sb + " << n
-     << "_sdispl_of(me, s0->peer) + s0->offset, (int)s0->bytes, MPI_BYTE,\n"
+     << "      PHASEC_MPI_TRY(phasec_mpi_sendrecv(sb + " << n
+     << "_sdispl_of(me, s0->peer) + s0->offset, s0->bytes,\n"
      << "                                    s0->peer, PHASEC_TAG, rb + " << n
      << "_rdispl_of(me, r0->peer) + r0->offset,\n"
-     << "                                    (int)r0->bytes, MPI_BYTE, "
+     << "                                    r0->bytes, "
         "r0->peer, PHASEC_TAG, g, MPI_STATUS_IGNORE));\n"
      << "    } else {\n"
      << "      MPI_Request req[" << n << "_MAXSEND + " << n << "_MAXRECV];\n"
      << "      int nreq = 0;\n"
      << "      for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
-     << "        PHASEC_MPI_CHECK(MPI_Irecv(rb + " << n
-     << "_rdispl_of(me, x->peer) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "        PHASEC_MPI_TRY(phasec_mpi_irecv(rb + " << n
+     << "_rdispl_of(me, x->peer) + x->offset, x->bytes,\n"
      << "                                   x->peer, PHASEC_TAG, g, "
         "&req[nreq++]));\n"
      << "      for (const phasec_xfer_t *x = s0; x < s1; ++x)\n"
-     << "        PHASEC_MPI_CHECK(MPI_Isend(sb + " << n
-     << "_sdispl_of(me, x->peer) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "        PHASEC_MPI_TRY(phasec_mpi_isend(sb + " << n
+     << "_sdispl_of(me, x->peer) + x->offset, x->bytes,\n"
      << "                                   x->peer, PHASEC_TAG, g, "
         "&req[nreq++]));\n"
-     << "      PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+     << "      PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
      << "    }\n";
   emitPhaseSync();
 }
@@ -152,46 +149,48 @@ void MPIWriter::emitBlockUnsynchronised() {
     os << "  MPI_Request req[2 * " << n << "_NPHASES];\n"
        << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
        << "    const int from = " << n << "_from(me, j);\n"
-       << "    PHASEC_MPI_CHECK(MPI_Irecv(rb + " << n
+       << "    PHASEC_MPI_TRY(phasec_mpi_irecv(rb + " << n
        << "_rdispl_of(me, from), " << n
-       << "_BLOCK, MPI_BYTE, from, PHASEC_TAG, g, &req[j]));\n  }\n"
+       << "_BLOCK, from, PHASEC_TAG, g, &req[j]));\n  }\n"
        << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
        << "    const int to = " << n << "_to(me, j);\n"
-       << "    PHASEC_MPI_CHECK(MPI_Isend(sb + " << n << "_sdispl_of(me, to), "
-       << n << "_BLOCK, MPI_BYTE, to, PHASEC_TAG, g, &req[" << n
+       << "    PHASEC_MPI_TRY(phasec_mpi_isend(sb + " << n
+       << "_sdispl_of(me, to), " << n << "_BLOCK, to, PHASEC_TAG, g, &req[" << n
        << "_NPHASES + j]));\n  }\n"
-       << "  PHASEC_MPI_CHECK(MPI_Waitall(2 * " << n
+       << "  PHASEC_MPI_TRY(MPI_Waitall(2 * " << n
        << "_NPHASES, req, MPI_STATUSES_IGNORE));\n";
     return;
   }
   os << "  const int ns = " << n << "_nsends[me], nr = " << n
      << "_nrecvs[me];\n"
-     << "  MPI_Request *req = (MPI_Request *)PHASEC_XMALLOC(sizeof(MPI_Request) "
-        "* (size_t)(ns + nr + 1), \"requests\");\n"
-     << "  for (int i = 0; i < nr; ++i) {\n"
+     << "  MPI_Request *req;\n"
+     << "  PHASEC_MPI_ALLOC(req, sizeof(MPI_Request) * (size_t)(ns + nr + "
+        "1));\n"
+     << "  int rc = MPI_SUCCESS;\n"
+     << "  for (int i = 0; i < nr && rc == MPI_SUCCESS; ++i) {\n"
      << "    const phasec_xfer_t *x = &" << n << "_recvs[me][i];\n"
-     << "    PHASEC_MPI_CHECK(MPI_Irecv(rb + " << n
-     << "_rdispl_of(me, x->peer) + x->offset, (int)x->bytes, MPI_BYTE,\n"
-     << "                               x->peer, PHASEC_TAG, g, &req[i]));\n"
+     << "    rc = phasec_mpi_irecv(rb + " << n
+     << "_rdispl_of(me, x->peer) + x->offset, x->bytes,\n"
+     << "                   x->peer, PHASEC_TAG, g, &req[i]);\n"
      << "  }\n"
-     << "  for (int i = 0; i < ns; ++i) {\n"
+     << "  for (int i = 0; i < ns && rc == MPI_SUCCESS; ++i) {\n"
      << "    const phasec_xfer_t *x = &" << n << "_sends[me][i];\n"
-     << "    PHASEC_MPI_CHECK(MPI_Isend(sb + " << n
-     << "_sdispl_of(me, x->peer) + x->offset, (int)x->bytes, MPI_BYTE,\n"
-     << "                               x->peer, PHASEC_TAG, g, &req[nr + "
-        "i]));\n"
+     << "    rc = phasec_mpi_isend(sb + " << n
+     << "_sdispl_of(me, x->peer) + x->offset, x->bytes,\n"
+     << "                   x->peer, PHASEC_TAG, g, &req[nr + i]);\n"
      << "  }\n"
-     << "  PHASEC_MPI_CHECK(MPI_Waitall(ns + nr, req, MPI_STATUSES_IGNORE));\n"
-     << "  free(req);\n";
+     << "  if (rc == MPI_SUCCESS)\n"
+     << "    rc = MPI_Waitall(ns + nr, req, MPI_STATUSES_IGNORE);\n"
+     << "  free(req);\n"
+     << "  PHASEC_MPI_TRY(rc);\n";
 }
 
 void MPIWriter::emitTransposeSupport() {
   std::string T = n + "_elem_t";
   TransposeShape sh = getTransposeShape(plan);
-  os << "#define " << n << "_RR ((int64_t)" << sh.ra << " * " << sh.rb
-     << ")\n"
-     << "#define " << n << "_BLOCKBYTES ((int64_t)" << n << "_RR * (int64_t)sizeof("
-     << T << "))\n"
+  os << "#define " << n << "_RR ((int64_t)" << sh.ra << " * " << sh.rb << ")\n"
+     << "#define " << n << "_BLOCKBYTES ((int64_t)" << n
+     << "_RR * (int64_t)sizeof(" << T << "))\n"
      << "/* Work space, allocated on first use and kept. */\n"
      << "static " << T << " *" << n << "_sbuf, *" << n << "_rbuf;\n"
      << (plan.isSquare()
@@ -199,68 +198,73 @@ void MPIWriter::emitTransposeSupport() {
              : "/* RB rows of RA elements, NB apart: one block of the output. "
                "*/\n")
      << "static MPI_Datatype " << n << "_rowblock = MPI_DATATYPE_NULL;\n"
-     << "static inline void " << n << "_workspace(void) {\n"
-     << "  if (" << n << "_sbuf)\n    return;\n";
-  if (plan.options.style == TransferStyle::Packing) {
-    os << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
-       << "_P * " << n << "_BLOCKBYTES, \"packed send buffer\");\n"
-       << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
-       << "_P * " << n << "_BLOCKBYTES, \"packed receive buffer\");\n";
-  } else {
-    os << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
-       << "_MAXSEND * " << n << "_BLOCKBYTES, \"pack buffer\");\n"
-       << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC((size_t)" << n
-       << "_MAXRECV * " << n << "_BLOCKBYTES, \"receive buffer\");\n";
-  }
-  os << "  MPI_Datatype el;\n"
-     << "  PHASEC_MPI_CHECK(MPI_Type_contiguous((int)sizeof(" << T
+     << "static inline int " << n << "_workspace(void) {\n";
+  bool packing = plan.options.style == TransferStyle::Packing;
+  os << "  if (!" << n << "_sbuf)\n    PHASEC_MPI_ALLOC(" << n
+     << "_sbuf, (size_t)" << n << (packing ? "_P" : "_MAXSEND") << " * " << n
+     << "_BLOCKBYTES);\n"
+     << "  if (!" << n << "_rbuf)\n    PHASEC_MPI_ALLOC(" << n
+     << "_rbuf, (size_t)" << n << (packing ? "_P" : "_MAXRECV") << " * " << n
+     << "_BLOCKBYTES);\n"
+     << "  if (" << n << "_rowblock != MPI_DATATYPE_NULL)\n"
+     << "    return MPI_SUCCESS;\n"
+     << "  MPI_Datatype el, rowblock;\n"
+     << "  PHASEC_MPI_TRY(MPI_Type_contiguous((int)sizeof(" << T
      << "), MPI_BYTE, &el));\n"
-     << "  PHASEC_MPI_CHECK(MPI_Type_vector(" << sh.rb << ", " << sh.ra
-     << ", " << sh.nb << ", el, &" << n << "_rowblock));\n"
-     << "  PHASEC_MPI_CHECK(MPI_Type_commit(&" << n << "_rowblock));\n"
-     << "  PHASEC_MPI_CHECK(MPI_Type_free(&el));\n}\n\n";
+     << "  const int rc = MPI_Type_vector(" << sh.rb << ", " << sh.ra << ", "
+     << sh.nb << ", el, &rowblock);\n"
+     << "  MPI_Type_free(&el);\n"
+     << "  PHASEC_MPI_TRY(rc);\n"
+     << "  PHASEC_MPI_TRY(MPI_Type_commit(&rowblock));\n"
+     << "  " << n << "_rowblock = rowblock;\n"
+     << "  return MPI_SUCCESS;\n}\n\n";
   if (plan.options.style != TransferStyle::DirectDeposit)
     return;
   os << "/* Direct deposit through an MPI_Win_allocate_shared window: the "
         "output array\n   of every member, addressable by all when they "
         "share a node. */\n"
      << "static MPI_Win " << n << "_win = MPI_WIN_NULL;\n"
-     << "static " << T << " *" << n << "_win_base, *" << n << "_peer_base["
-     << n << "_P];\n"
+     << "static " << T << " *" << n << "_win_base, *" << n << "_peer_base[" << n
+     << "_P];\n"
      << "/* Allocates an output array ("
      << (plan.isSquare() ? "R x N" : "RB x NB") << " elements) for " << n
-     << "; collective over comm.\n   In a shared window when all ranks "
-        "of comm share a node, else with malloc. */\n"
-     << T << " *" << n << "_alloc_output(MPI_Comm comm) {\n"
+     << " into *out; collective over comm.\n   In a shared window when all "
+        "ranks of comm share a node, else with malloc.\n   Returns an MPI "
+        "error code (*out is NULL then). */\n"
+     << "int " << n << "_alloc_output(MPI_Comm comm, " << T << " **out) {\n"
      << "  int rank, size, nsize;\n  MPI_Comm node;\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank));\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_size(comm, &size));\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, "
+     << "  *out = NULL;\n"
+     << "  PHASEC_MPI_TRY(MPI_Comm_rank(comm, &rank));\n"
+     << "  PHASEC_MPI_TRY(MPI_Comm_size(comm, &size));\n"
+     << "  PHASEC_MPI_TRY(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, "
         "MPI_INFO_NULL, &node));\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_size(node, &nsize));\n"
-     << "  PHASEC_MPI_CHECK(MPI_Comm_free(&node));\n"
+     << "  const int rc = MPI_Comm_size(node, &nsize);\n"
+     << "  PHASEC_MPI_TRY(MPI_Comm_free(&node));\n"
+     << "  PHASEC_MPI_TRY(rc);\n"
      << "  const size_t bytes = (size_t)" << sh.rb << " * " << sh.nb
      << " * sizeof(" << T << ");\n"
-     << "  if (nsize != size || " << n << "_win != MPI_WIN_NULL)\n"
-     << "    return (" << T << " *)PHASEC_XMALLOC(bytes, \"output array\");\n"
-     << "  PHASEC_MPI_CHECK(MPI_Win_allocate_shared((MPI_Aint)(" << n
+     << "  if (nsize != size || " << n << "_win != MPI_WIN_NULL) {\n"
+     << "    PHASEC_MPI_ALLOC(*out, bytes);\n    return MPI_SUCCESS;\n  }\n"
+     << "  PHASEC_MPI_TRY(MPI_Win_allocate_shared((MPI_Aint)(" << n
      << "_member(rank) >= 0 ? bytes : 0), (int)sizeof(" << T << "),\n"
-     << "                                          MPI_INFO_NULL, comm, &" << n
+     << "                                        MPI_INFO_NULL, comm, &" << n
      << "_win_base, &" << n << "_win));\n"
      << "  for (int m = 0; m < " << n << "_P; ++m) {\n"
      << "    MPI_Aint sz;\n    int du;\n"
-     << "    PHASEC_MPI_CHECK(MPI_Win_shared_query(" << n << "_win, " << n
+     << "    PHASEC_MPI_TRY(MPI_Win_shared_query(" << n << "_win, " << n
      << "_rank(m), &sz, &du, &" << n << "_peer_base[m]));\n  }\n"
-     << "  PHASEC_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, " << n
+     << "  PHASEC_MPI_TRY(MPI_Win_lock_all(MPI_MODE_NOCHECK, " << n
      << "_win));\n"
-     << "  return " << n << "_win_base;\n}\n"
+     << "  *out = " << n << "_win_base;\n  return MPI_SUCCESS;\n}\n"
      << "/* Frees what " << n << "_alloc_output returned; collective. */\n"
-     << "void " << n << "_free_output(" << T << " *b) {\n"
-     << "  if (" << n << "_win != MPI_WIN_NULL && b == " << n << "_win_base) {\n"
-     << "    PHASEC_MPI_CHECK(MPI_Win_unlock_all(" << n << "_win));\n"
-     << "    PHASEC_MPI_CHECK(MPI_Win_free(&" << n << "_win));\n"
-     << "    " << n << "_win_base = NULL;\n    return;\n  }\n"
-     << "  free(b);\n}\n\n";
+     << "int " << n << "_free_output(" << T << " *b) {\n"
+     << "  if (" << n << "_win == MPI_WIN_NULL || b != " << n
+     << "_win_base) {\n"
+     << "    free(b);\n    return MPI_SUCCESS;\n  }\n"
+     << "  " << n << "_win_base = NULL;\n"
+     << "  const int rc = MPI_Win_unlock_all(" << n << "_win);\n"
+     << "  PHASEC_MPI_TRY(MPI_Win_free(&" << n << "_win));\n"
+     << "  return rc;\n}\n\n";
 }
 
 void MPIWriter::emitTransposeChainedBody(bool formula) {
@@ -271,17 +275,17 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
        << ", a + (int64_t)to * " << sh.rb << ", " << sh.na
        << "); /* pack, transposed */\n";
     if (dt) {
-      os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(" << n << "_sbuf, (int)" << n
+      os << "    PHASEC_MPI_TRY(MPI_Sendrecv(" << n << "_sbuf, (int)" << n
          << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
          << "                                  b + (int64_t)from * " << sh.ra
          << ", 1, " << n << "_rowblock, from, PHASEC_TAG,\n"
          << "                                  g, MPI_STATUS_IGNORE)); /* "
             "unpacked by the datatype */\n";
     } else {
-      os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(" << n << "_sbuf, (int)" << n
-         << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
-         << "                                  " << n << "_rbuf, (int)" << n
-         << "_BLOCKBYTES, MPI_BYTE, from, PHASEC_TAG,\n"
+      os << "    PHASEC_MPI_TRY(phasec_mpi_sendrecv(" << n << "_sbuf, " << n
+         << "_BLOCKBYTES, to, PHASEC_TAG,\n"
+         << "                                  " << n << "_rbuf, " << n
+         << "_BLOCKBYTES, from, PHASEC_TAG,\n"
          << "                                  g, MPI_STATUS_IGNORE));\n"
          << "    " << n << "_tunpack(b + (int64_t)from * " << sh.ra << ", "
          << sh.nb << ", " << n << "_rbuf);\n";
@@ -296,27 +300,30 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
      << "    for (const phasec_xfer_t *x = r0; x < r1; ++x) {\n";
   if (dt)
     os << "      if (" << full << ") /* unpacked by the datatype */\n"
-       << "        PHASEC_MPI_CHECK(MPI_Irecv(b + (int64_t)x->peer * " << sh.ra
-       << ", 1, " << n << "_rowblock, x->peer, PHASEC_TAG, g, "
+       << "        PHASEC_MPI_TRY(MPI_Irecv(b + (int64_t)x->peer * " << sh.ra
+       << ", 1, " << n
+       << "_rowblock, x->peer, PHASEC_TAG, g, "
           "&req[nreq++]));\n      else\n  ";
-  os << "      PHASEC_MPI_CHECK(MPI_Irecv(" << n << "_rbuf + (x - r0) * " << n
-     << "_RR, (int)x->bytes, MPI_BYTE, x->peer, PHASEC_TAG, g, "
+  os << "      PHASEC_MPI_TRY(phasec_mpi_irecv(" << n << "_rbuf + (x - r0) * "
+     << n
+     << "_RR, x->bytes, x->peer, PHASEC_TAG, g, "
         "&req[nreq++]));\n"
      << "    }\n"
      << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
      << "      " << n << "_elem_t *pk = " << n << "_sbuf + (x - s0) * " << n
      << "_RR;\n"
      << "      if (" << full << ")\n"
-     << "        " << n << "_tblock(pk, " << sh.ra << ", a + (int64_t)x->peer * "
-     << sh.rb << ", " << sh.na << "); /* pack, transposed */\n"
+     << "        " << n << "_tblock(pk, " << sh.ra
+     << ", a + (int64_t)x->peer * " << sh.rb << ", " << sh.na
+     << "); /* pack, transposed */\n"
      << "      else\n"
      << "        " << n << "_tpart(pk, 0, 1, a + (int64_t)x->peer * " << sh.rb
-     << ", " << sh.na << ", 0, x->offset / " << E << ", (x->offset + x->bytes) / "
-     << E << ");\n"
-     << "      PHASEC_MPI_CHECK(MPI_Isend(pk, (int)x->bytes, MPI_BYTE, x->peer, "
+     << ", " << sh.na << ", 0, x->offset / " << E
+     << ", (x->offset + x->bytes) / " << E << ");\n"
+     << "      PHASEC_MPI_TRY(phasec_mpi_isend(pk, x->bytes, x->peer, "
         "PHASEC_TAG, g, &req[nreq++]));\n"
      << "    }\n"
-     << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+     << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
      << "    for (const phasec_xfer_t *x = r0; x < r1; ++x) {\n"
      << "      const " << n << "_elem_t *in = " << n << "_rbuf + (x - r0) * "
      << n << "_RR;\n";
@@ -335,11 +342,12 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
 
 void MPIWriter::emitTransposePackingBody(bool formula) {
   if (formula) {
-    os << "    PHASEC_MPI_CHECK(MPI_Sendrecv(" << n << "_sbuf + (int64_t)to * "
-       << n << "_RR, (int)" << n << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
+    os << "    PHASEC_MPI_TRY(phasec_mpi_sendrecv(" << n
+       << "_sbuf + (int64_t)to * " << n << "_RR, " << n
+       << "_BLOCKBYTES, to, PHASEC_TAG,\n"
        << "                                  " << n
-       << "_rbuf + (int64_t)from * " << n << "_RR, (int)" << n
-       << "_BLOCKBYTES, MPI_BYTE, from, PHASEC_TAG,\n"
+       << "_rbuf + (int64_t)from * " << n << "_RR, " << n
+       << "_BLOCKBYTES, from, PHASEC_TAG,\n"
        << "                                  g, MPI_STATUS_IGNORE));\n";
     emitPhaseSync();
     return;
@@ -347,18 +355,16 @@ void MPIWriter::emitTransposePackingBody(bool formula) {
   os << "    MPI_Request req[" << n << "_MAXSEND + " << n << "_MAXRECV];\n"
      << "    int nreq = 0;\n"
      << "    for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
-     << "      PHASEC_MPI_CHECK(MPI_Irecv((char *)(" << n
-     << "_rbuf + (int64_t)x->peer * " << n
-     << "_RR) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "      PHASEC_MPI_TRY(phasec_mpi_irecv((char *)(" << n
+     << "_rbuf + (int64_t)x->peer * " << n << "_RR) + x->offset, x->bytes,\n"
      << "                                 x->peer, PHASEC_TAG, g, "
         "&req[nreq++]));\n"
      << "    for (const phasec_xfer_t *x = s0; x < s1; ++x)\n"
-     << "      PHASEC_MPI_CHECK(MPI_Isend((char *)(" << n
-     << "_sbuf + (int64_t)x->peer * " << n
-     << "_RR) + x->offset, (int)x->bytes, MPI_BYTE,\n"
+     << "      PHASEC_MPI_TRY(phasec_mpi_isend((char *)(" << n
+     << "_sbuf + (int64_t)x->peer * " << n << "_RR) + x->offset, x->bytes,\n"
      << "                                 x->peer, PHASEC_TAG, g, "
         "&req[nreq++]));\n"
-     << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
+     << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
   emitPhaseSync();
 }
 
@@ -385,8 +391,8 @@ void MPIWriter::emitTransposeDepositBody(bool formula) {
   }
   if (plan.options.sync == SyncKind::Barrier)
     os << "    if (j + 1 < " << n << "_NPHASES) { /* congestion control */\n"
-       << "      PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
-       << "      phasec_mpi_phase_barrier(g);\n    }\n";
+       << "      PHASEC_MPI_TRY(MPI_Win_sync(" << n << "_win));\n"
+       << "      PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g));\n    }\n";
 }
 
 void MPIWriter::emitPermuteBody(bool formula) {
@@ -396,10 +402,11 @@ void MPIWriter::emitPermuteBody(bool formula) {
   os << "    MPI_Request req[" << n << "_MAXSEND + " << n << "_MAXRECV];\n"
      << "    int nreq = 0;\n"
      << "    for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
-     << "      PHASEC_MPI_CHECK(MPI_Irecv("
-     << (packing ? "(char *)(" + n + "_rbuf + " + n + "_roff[x->peer]) + x->offset"
-                 : n + "_rbuf + (x - r0) * " + n + "_MAXPAIR")
-     << ", (int)x->bytes, MPI_BYTE,\n"
+     << "      PHASEC_MPI_TRY(phasec_mpi_irecv("
+     << (packing
+             ? "(char *)(" + n + "_rbuf + " + n + "_roff[x->peer]) + x->offset"
+             : n + "_rbuf + (x - r0) * " + n + "_MAXPAIR")
+     << ", x->bytes,\n"
      << "                                 x->peer, PHASEC_TAG, g, "
         "&req[nreq++]));\n"
      << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n";
@@ -412,10 +419,10 @@ void MPIWriter::emitPermuteBody(bool formula) {
        << "      " << n << "_ppack(pk, a, x->peer, x->offset / " << E
        << ", (x->offset + x->bytes) / " << E << ");\n";
   }
-  os << "      PHASEC_MPI_CHECK(MPI_Isend(pk, (int)x->bytes, MPI_BYTE, x->peer, "
+  os << "      PHASEC_MPI_TRY(phasec_mpi_isend(pk, x->bytes, x->peer, "
         "PHASEC_TAG, g, &req[nreq++]));\n"
      << "    }\n"
-     << "    PHASEC_MPI_CHECK(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
+     << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
   if (!packing)
     os << "    for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
        << "      " << n << "_punpack(b, " << n << "_rbuf + (x - r0) * " << n
@@ -433,19 +440,22 @@ void MPIWriter::emitFunction() {
     }
     emitPapersFunction(os, plan, mpiPapers());
     const std::string &P = plan.papersName;
-    if (plan.movesData || plan.aggregate == Aggregate::Barrier)
-      os << "/* Frees the members' communicator " << P
-         << " split off (the members call it). */\n"
-         << "void " << P << "_free(void) {\n"
-         << "  if (" << n << "_gcomm != MPI_COMM_NULL)\n"
-         << "    PHASEC_MPI_CHECK(MPI_Comm_free(&" << n << "_gcomm));\n"
-         << "  " << n << "_gparent = MPI_COMM_NULL;\n}\n\n";
+    if (plan.movesData || plan.aggregate == Aggregate::Barrier) {
+      if (!plan.movesData) // else the data function's
+        emitRelease();
+      os << "/* Frees what " << P
+         << " cached (the members' communicator it split off, its\n   work "
+            "space); returns an MPI error code. The file's finalize function "
+            "does\n   this for every operation. */\n"
+         << "int " << P << "_free(void) { return " << n << "_release(); }\n\n";
+    }
     return;
   }
   if (plan.relaying) {
     emitRelayCommon(os, plan);
     emitGroupComm();
     emitRelayMPI(os, plan);
+    emitRelease();
     return;
   }
   emitPlanComment(os, plan);
@@ -453,6 +463,7 @@ void MPIWriter::emitFunction() {
   if (plan.runtimeDestinations()) {
     emitGroupComm();
     emitRuntimePermuteMPI(os, plan);
+    emitRelease();
     return;
   }
   emitLocalCopy(os, plan);
@@ -472,26 +483,26 @@ void MPIWriter::emitFunction() {
     if (packing)
       os << "static int64_t " << n << "_soff[" << n << "_P], " << n << "_roff["
          << n << "_P]; /* element offsets per peer in the packed buffers */\n";
-    os << "static inline void " << n << "_workspace(int me) {\n"
-       << "  if (" << n << "_sbuf)\n    return;\n"
-       << "  " << n << "_init(me);\n";
+    os << "static inline int " << n << "_workspace(int me) {\n"
+       << "  if (" << n << "_rbuf)\n    return MPI_SUCCESS;\n"
+       << "  if (" << n << "_init(me))\n    return MPI_ERR_NO_MEM;\n";
     if (packing)
       os << "  int64_t so = 0, ro = 0;\n"
          << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
          << "    " << n << "_soff[q] = so;\n    " << n << "_roff[q] = ro;\n"
          << "    so += " << n << "_cnt[me * " << n << "_P + q];\n"
          << "    ro += " << n << "_cnt[q * " << n << "_P + me];\n  }\n"
-         << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
-         << ") * (size_t)(so + 1), \"packed send buffer\");\n"
-         << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
-         << ") * (size_t)(ro + 1), \"packed receive buffer\");\n";
+         << "  if (!" << n << "_sbuf)\n    PHASEC_MPI_ALLOC(" << n
+         << "_sbuf, sizeof(" << T << ") * (size_t)(so + 1));\n"
+         << "  PHASEC_MPI_ALLOC(" << n << "_rbuf, sizeof(" << T
+         << ") * (size_t)(ro + 1));\n";
     else
-      os << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
-         << ") * " << n << "_MAXSEND * " << n << "_MAXPAIR, \"pack buffer\");\n"
-         << "  " << n << "_rbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
-         << ") * " << n << "_MAXRECV * " << n
-         << "_MAXPAIR, \"receive buffer\");\n";
-    os << "}\n\n";
+      os << "  if (!" << n << "_sbuf)\n    PHASEC_MPI_ALLOC(" << n
+         << "_sbuf, sizeof(" << T << ") * " << n << "_MAXSEND * " << n
+         << "_MAXPAIR);\n"
+         << "  PHASEC_MPI_ALLOC(" << n << "_rbuf, sizeof(" << T << ") * " << n
+         << "_MAXRECV * " << n << "_MAXPAIR);\n";
+    os << "  return MPI_SUCCESS;\n}\n\n";
   }
 
   // The operation.
@@ -517,10 +528,11 @@ void MPIWriter::emitFunction() {
         emitBlockBody(f);
       });
     os << "  return MPI_SUCCESS;\n}\n\n";
+    emitRelease();
     return;
   }
   if (permute) {
-    os << "  " << n << "_workspace(me);\n"
+    os << "  PHASEC_MPI_TRY(" << n << "_workspace(me));\n"
        << "  " << n << "_local(me, a, b);\n";
     if (plan.options.style == TransferStyle::Packing)
       os << "  for (int q = 0; q < " << n << "_P; ++q) /* pack everything */\n"
@@ -536,10 +548,11 @@ void MPIWriter::emitFunction() {
          << "_rbuf + " << n << "_roff[q], q, 0, " << n << "_cnt[q * " << n
          << "_P + me]);\n";
     os << "  return MPI_SUCCESS;\n}\n\n";
+    emitRelease();
     return;
   }
   // Transposes.
-  os << "  " << n << "_workspace();\n"
+  os << "  PHASEC_MPI_TRY(" << n << "_workspace());\n"
      << "  " << n << "_local(me, a, b);\n";
   TransferStyle style = plan.options.style;
   if (style == TransferStyle::DirectDeposit) {
@@ -547,8 +560,9 @@ void MPIWriter::emitFunction() {
        << "_win_base) {\n"
        << "    /* Direct deposit: the copy loop stores into the destination's "
           "window. */\n"
-       << "    PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
-       << "    phasec_mpi_phase_barrier(g); /* every output is free */\n";
+       << "    PHASEC_MPI_TRY(MPI_Win_sync(" << n << "_win));\n"
+       << "    PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* every output is "
+          "free */\n";
     // The deposit loop sits inside the `if`: indent it by two more.
     std::string text;
     {
@@ -564,9 +578,10 @@ void MPIWriter::emitFunction() {
       os << "  " << line << "\n";
       rest = tail;
     }
-    os << "    PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
-       << "    phasec_mpi_phase_barrier(g); /* all deposits are done */\n"
-       << "    PHASEC_MPI_CHECK(MPI_Win_sync(" << n << "_win));\n"
+    os << "    PHASEC_MPI_TRY(MPI_Win_sync(" << n << "_win));\n"
+       << "    PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* all deposits "
+          "are done */\n"
+       << "    PHASEC_MPI_TRY(MPI_Win_sync(" << n << "_win));\n"
        << "    return MPI_SUCCESS;\n  }\n"
        << "  /* Not a window of " << n
        << "_alloc_output (or ranks on several nodes): chained. */\n";
@@ -591,6 +606,68 @@ void MPIWriter::emitFunction() {
     });
   }
   os << "  return MPI_SUCCESS;\n}\n\n";
+  emitRelease();
+}
+
+/// `static int NAME_release(void)`: frees what the operation cached (its
+/// members' communicator, work space, datatype, window), so that the
+/// file's finalize function leaves nothing behind; the next call of the
+/// operation builds them again. Every statement runs even after an error
+/// (the first error is returned).
+void MPIWriter::emitRelease() {
+  bool transpose =
+      !plan.relaying && plan.aggregate == Aggregate::None && isTranspose(plan);
+  bool permute =
+      !plan.relaying && plan.aggregate == Aggregate::None && isPermute(plan);
+  bool runtimePermute = plan.runtimeDestinations();
+  os << "static int " << n << "_release(void) {\n"
+     << "  int rc = MPI_SUCCESS, r;\n";
+  auto freeBuf = [&](const std::string &b) {
+    os << "  free(" << b << ");\n  " << b << " = NULL;\n";
+  };
+  if (plan.relaying) {
+    freeBuf(n + "_D");
+    freeBuf(n + "_rscr");
+    freeBuf(n + "_sscr");
+  } else if (runtimePermute) {
+    for (const char *b : {"_sbuf", "_rbuf", "_spos", "_rpos"})
+      freeBuf(n + b);
+    if (plan.options.sync != SyncKind::Barrier)
+      freeBuf(n + "_req");
+  } else if (permute) {
+    freeBuf(n + "_sbuf");
+    freeBuf(n + "_rbuf");
+    freeBuf(n + "_cnt");
+    os << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
+       << "    free(" << n << "_sidx[q]);\n    free(" << n << "_ridx[q]);\n"
+       << "    " << n << "_sidx[q] = " << n << "_ridx[q] = NULL;\n  }\n"
+       << "  " << n << "_ready = 0;\n";
+  } else if (transpose) {
+    freeBuf(n + "_sbuf");
+    freeBuf(n + "_rbuf");
+    os << "  if (" << n << "_rowblock != MPI_DATATYPE_NULL && (r = "
+       << "MPI_Type_free(&" << n << "_rowblock)) != MPI_SUCCESS && rc == "
+       << "MPI_SUCCESS)\n    rc = r;\n";
+    if (plan.options.style == TransferStyle::DirectDeposit)
+      os << "  if (" << n << "_win != MPI_WIN_NULL) { /* an output not "
+         << "freed: its window goes */\n"
+         << "    " << n << "_win_base = NULL;\n"
+         << "    if ((r = MPI_Win_unlock_all(" << n << "_win)) != MPI_SUCCESS "
+         << "&& rc == MPI_SUCCESS)\n      rc = r;\n"
+         << "    if ((r = MPI_Win_free(&" << n << "_win)) != MPI_SUCCESS && rc "
+         << "== MPI_SUCCESS)\n      rc = r;\n  }\n";
+  }
+  os << "  if ((r = phasec_mpi_comm_cache_release(&" << n << "_gcache)) != "
+     << "MPI_SUCCESS && rc == MPI_SUCCESS)\n    rc = r;\n"
+     << "  return rc;\n}\n\n";
+}
+
+/// Whether plan has a NAME_release (what the finalize function calls):
+/// every operation that caches a members' communicator.
+static bool hasRelease(const OperationPlan &plan) {
+  return plan.call.empty() &&
+         (plan.aggregate == Aggregate::None || plan.movesData ||
+          plan.aggregate == Aggregate::Barrier);
 }
 
 /// The MPI harness's side of detail::HarnessTransport.
@@ -634,12 +711,14 @@ void MPIWriter::emitRunner() {
   bool dd = isTranspose(plan) &&
             plan.options.style == TransferStyle::DirectDeposit;
   std::string allocRecv =
-      dd ? "  char *r = (char *)" + n + "_alloc_output(MPI_COMM_WORLD);\n"
+      dd ? "  " + n + "_elem_t *out = NULL;\n  PHASEC_MPI_CHECK(" + n +
+               "_alloc_output(MPI_COMM_WORLD, &out));\n"
+               "  char *r = (char *)out;\n"
          : "  char *r = (char *)PHASEC_XMALLOC(" + n +
                "_recv_bytes(), \"receive buffer\");\n";
-  std::string freeRecv = dd ? "  " + n + "_free_output((" + n +
-                                  "_elem_t *)r);\n"
-                            : std::string("  free(r);\n");
+  std::string freeRecv =
+      dd ? "  PHASEC_MPI_CHECK(" + n + "_free_output((" + n + "_elem_t *)r));\n"
+         : std::string("  free(r);\n");
   emitHarnessRunner(os, plan, mpiHarness(), allocRecv, freeRecv,
                     options.simTimeLine);
 }
@@ -648,18 +727,27 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
                                             llvm::raw_ostream &os,
                                             const MPIOptions &options,
                                             std::string &error) {
+  if (options.header)
+    return emitHeaderOf(emitMPI, plans, os, options, error, "MPI", "mpi.h");
   std::vector<OperationPlan> prefixed;
   if (failed(applySymbolPrefix(plans, options.symbolPrefix, prefixed, error)) ||
       failed(checkPlans(plans, error)))
     return llvm::failure();
+  // Transfers of any size go as bytes (phasec_mpi_isend & co. switch to a
+  // derived datatype above INT_MAX), but a chained transpose that receives
+  // through its MPI_Type_vector sends the block with MPI_Sendrecv's int
+  // count.
   for (const OperationPlan &p : plans) {
-    int64_t limit = INT_MAX;
+    if (p.relaying || p.aggregate != Aggregate::None || !isTranspose(p) ||
+        p.options.style != TransferStyle::Chained || !options.derivedDatatypes)
+      continue;
     for (const PlannedPhase &ph : p.phases)
       for (const PlannedTransfer &t : ph.transfers)
-        if (t.bytes > limit) {
-          error = "operation '" + p.name + "': a transfer of " +
+        if (t.bytes > INT_MAX) {
+          error = "operation '" + p.name + "': a block of " +
                   std::to_string(t.bytes) +
-                  " bytes exceeds MPI's int count; split it in the schedule";
+                  " bytes exceeds MPI's int count of the derived-datatype "
+                  "transpose; emit it without derived datatypes";
           return llvm::failure();
         }
   }
@@ -672,6 +760,19 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
   for (const OperationPlan &p : plans)
     if (p.call.empty())
       MPIWriter(os, p, options).emitFunction();
+  std::string finalize = finalizeName(options.symbolPrefix);
+  os << "/* Frees everything the operations of this file cached (communicators "
+        "split\n   off, datatypes, windows, work space), so that nothing is "
+        "left for a leak\n   checker; an operation called afterwards builds "
+        "its own again. Collective:\n   every rank that called an operation "
+        "calls it, before MPI_Finalize.\n   Returns the first MPI error code "
+        "(it frees the rest regardless). */\n"
+     << "int " << finalize << "(void) {\n  int rc = MPI_SUCCESS, r;\n";
+  for (const OperationPlan &p : plans)
+    if (hasRelease(p))
+      os << "  if ((r = " << p.name
+         << "_release()) != MPI_SUCCESS && rc == MPI_SUCCESS)\n    rc = r;\n";
+  os << "  (void)r;\n  return rc;\n}\n\n";
   // The harness tests the operations one by one; a program calls the
   // caller's C, which the harness does not have.
   if (!options.main) {
@@ -686,7 +787,13 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
   for (const OperationPlan &p : plans)
     if (p.call.empty())
       MPIWriter(os, p, options).emitRunner();
-  emitHarnessMain(os, plans, mpiHarness(),
+  // The harness frees the operations' state before MPI_Finalize, as a
+  // library user would.
+  HarnessTransport harness = mpiHarness();
+  std::string harnessFinalize =
+      "PHASEC_MPI_CHECK(" + finalize + "());\n  phasec_mpi_finalize();";
+  harness.finalize = harnessFinalize.c_str();
+  emitHarnessMain(os, plans, harness,
                   "  phasec_mpi_init(&argc, &argv);\n"
                   "  int rank, size;\n"
                   "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"

@@ -556,7 +556,7 @@ int runPhases(const Plan &plan, const char *send, char *recv,
         at += n;
       }
     }
-    return MPI_SUCCESS;
+    return int(MPI_SUCCESS); // an enum in SimGrid's mpi.h
   };
   for (const std::vector<Piece> &phase : c.phases) {
     requests.clear();

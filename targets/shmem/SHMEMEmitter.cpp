@@ -141,11 +141,12 @@ void SHMEMWriter::emitWorkspace() {
      << "#define " << n << "_MAXIN " << maxIn
      << " /* most elements a member receives */\n"
      << "/* " << n << "_scr (symmetric): the elements from member s start at "
-     << n << "_scroff[s]\n   (computed for every destination d: "
-     << n << "_scroff[d * P + s]). */\n"
-     << "PHASEC_UNUSED static " << T << " *" << n << "_sbuf, *" << n << "_scr;\n"
-     << "PHASEC_UNUSED static int64_t *" << n << "_scroff, " << n << "_soff[" << n
-     << "_P];\n"
+     << n << "_scroff[s]\n   (computed for every destination d: " << n
+     << "_scroff[d * P + s]). */\n"
+     << "PHASEC_UNUSED static " << T << " *" << n << "_sbuf, *" << n
+     << "_scr;\n"
+     << "PHASEC_UNUSED static int64_t *" << n << "_scroff, " << n << "_soff["
+     << n << "_P];\n"
      << "static inline size_t " << n << "_sym_bytes(void) { return "
      << (style == TransferStyle::DirectDeposit
              ? std::string("0")
@@ -153,7 +154,9 @@ void SHMEMWriter::emitWorkspace() {
      << "; }\n"
      << "static inline void " << n << "_workspace(int me) {\n"
      << "  if (" << n << "_scroff)\n    return;\n"
-     << "  if (me >= 0)\n    " << n << "_init(me);\n"
+     << "  if (me >= 0 && " << n << "_init(me))\n"
+     << "    phasec_xmalloc((size_t)-1, \"permutation index lists\", __FILE__, "
+        "__LINE__);\n"
      << "  " << n << "_scroff = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * "
      << n << "_P * " << n << "_P, \"receive offsets\");\n"
      << "  for (int d = 0; d < " << n << "_P && me >= 0; ++d) {\n"
@@ -498,6 +501,9 @@ void SHMEMWriter::emitRunner() {
 llvm::LogicalResult phasec::target::emitSHMEM(
     llvm::ArrayRef<OperationPlan> plans, llvm::raw_ostream &os,
     const SHMEMOptions &options, std::string &error) {
+  if (options.header)
+    return emitHeaderOf(emitSHMEM, plans, os, options, error, "OpenSHMEM",
+                        "shmem.h");
   std::vector<OperationPlan> prefixed;
   if (failed(applySymbolPrefix(plans, options.symbolPrefix, prefixed, error)) ||
       failed(checkPlans(plans, error)))

@@ -158,6 +158,12 @@ MlirLogicalResult phasecTranslateModule(MlirModule module,
   case PhasecTranslationSHMEM:
     options.emit = phasec::driver::EmitKind::SHMEM;
     break;
+  case PhasecTranslationMPIHeader:
+    options.emit = phasec::driver::EmitKind::MPIHeader;
+    break;
+  case PhasecTranslationSHMEMHeader:
+    options.emit = phasec::driver::EmitKind::SHMEMHeader;
+    break;
   default:
     emitError(op.getLoc()) << "phasecTranslateModule: unknown translation "
                            << static_cast<int>(translation);

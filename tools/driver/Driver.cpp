@@ -74,14 +74,18 @@ LogicalResult phasec::driver::writeScheduled(ModuleOp module,
     cost.json = options.emit == EmitKind::CostJSON;
     return writeCostUnits(scheduled, cost, out);
   }
-  case EmitKind::MPI: {
+  case EmitKind::MPI:
+  case EmitKind::MPIHeader: {
     target::MPIOptions mpi;
+    mpi.header = options.emit == EmitKind::MPIHeader;
     mpi.main = options.emitMain;
     mpi.symbolPrefix = options.symbolPrefix;
     return target::exportMPI(module, scheduled, out, mpi);
   }
-  case EmitKind::SHMEM: {
+  case EmitKind::SHMEM:
+  case EmitKind::SHMEMHeader: {
     target::SHMEMOptions shmem;
+    shmem.header = options.emit == EmitKind::SHMEMHeader;
     shmem.main = options.emitMain;
     shmem.symbolPrefix = options.symbolPrefix;
     return target::exportSHMEM(module, scheduled, out, shmem);

@@ -65,6 +65,11 @@ static cl::opt<driver::EmitKind> emit(
                    "C + MPI, one function per operation"),
         clEnumValN(driver::EmitKind::SHMEM, "shmem",
                    "C + OpenSHMEM, one function per operation"),
+        clEnumValN(driver::EmitKind::MPIHeader, "mpi-header",
+                   "the header of --emit=mpi's file: element and program "
+                   "types, and the prototypes of its public functions"),
+        clEnumValN(driver::EmitKind::SHMEMHeader, "shmem-header",
+                   "the same for --emit=shmem's file"),
         clEnumValN(driver::EmitKind::SimGrid, "simgrid",
                    "a SimGrid SMPI directory per operation (platform, "
                    "program, run script) in -o DIR, not run"),
@@ -304,8 +309,10 @@ int main(int argc, char **argv) {
   if (noBaselines && emit != driver::EmitKind::ScheduleStats)
     return usage("--no-baselines needs --emit=schedule-stats");
   if (!symbolPrefix.empty() && emit != driver::EmitKind::MPI &&
-      emit != driver::EmitKind::SHMEM)
-    return usage("--symbol-prefix needs --emit=mpi or --emit=shmem");
+      emit != driver::EmitKind::SHMEM && emit != driver::EmitKind::MPIHeader &&
+      emit != driver::EmitKind::SHMEMHeader)
+    return usage("--symbol-prefix needs --emit=mpi, shmem, mpi-header or "
+                 "shmem-header");
   if (!symbolPrefix.empty() && !phasec::target::isSymbolPrefix(symbolPrefix))
     return usage("--symbol-prefix '" + symbolPrefix +
                  "' does not start a C identifier");

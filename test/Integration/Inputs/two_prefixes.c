@@ -1,16 +1,17 @@
 /* two_prefixes.c - one program linking two files phasec generated from the
  * same .sched with --symbol-prefix=a_ and --symbol-prefix=b_
  * (test/Integration/MPI_prefix.test): both all-to-alls and both transposes
- * run and must deliver the same, correct bytes. */
+ * run and must deliver the same, correct bytes, and both finalize functions
+ * free what they cached. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int a_exchange(const void *sendbuf, void *recvbuf, MPI_Comm comm);
-int b_exchange(const void *sendbuf, void *recvbuf, MPI_Comm comm);
-int a_flip(const double *a, double *b, MPI_Comm comm);
-int b_flip(const double *a, double *b, MPI_Comm comm);
+/* The headers phasec wrote beside the two files (--emit=mpi-header): both
+   in one translation unit. */
+#include "a.h"
+#include "b.h"
 
 enum { BLOCK = 1024, N = 64 };
 
@@ -61,6 +62,8 @@ int main(int argc, char **argv) {
   free(A);
   free(Ba);
   free(Bb);
+  if (a_finalize() != MPI_SUCCESS || b_finalize() != MPI_SUCCESS)
+    ++all;
   MPI_Finalize();
   return all != 0;
 }

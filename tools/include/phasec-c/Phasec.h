@@ -138,6 +138,11 @@ typedef enum PhasecTranslation {
   PhasecTranslationMPI,
   /** C + OpenSHMEM. */
   PhasecTranslationSHMEM,
+  /** The header of the C + MPI file (types, prototypes; `emitMain` is
+   *  ignored). */
+  PhasecTranslationMPIHeader,
+  /** The header of the C + OpenSHMEM file. */
+  PhasecTranslationSHMEMHeader,
 } PhasecTranslation;
 
 /** Translates a scheduled module, passing the text to `callback` in pieces.

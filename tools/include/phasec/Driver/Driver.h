@@ -45,6 +45,9 @@ enum class EmitKind {
   MPI,
   /// C + OpenSHMEM (Target/Export.h).
   SHMEM,
+  /// The header of the C + MPI or C + OpenSHMEM file: types and prototypes.
+  MPIHeader,
+  SHMEMHeader,
   /// A SimGrid SMPI directory per operation (platform, program, run script),
   /// written to DriverOptions::outDir, not built or run.
   SimGrid,

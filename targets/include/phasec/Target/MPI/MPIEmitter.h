@@ -33,6 +33,11 @@ namespace phasec {
 namespace target {
 
 struct MPIOptions {
+  /// Write the header of the file instead (`--emit=mpi-header`): the
+  /// element and program types and the prototypes of the public functions
+  /// (each operation, the finalize function, the program); `main` is
+  /// ignored.
+  bool header = false;
   /// Emit `int main` (the verifying, timing harness).
   bool main = false;
   /// Transposes (chained): receive through a derived datatype instead of

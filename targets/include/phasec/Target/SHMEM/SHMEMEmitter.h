@@ -32,6 +32,11 @@ namespace phasec {
 namespace target {
 
 struct SHMEMOptions {
+  /// Write the header of the file instead (`--emit=shmem-header`): the
+  /// element and program types and the prototypes of the public functions
+  /// (each operation, the finalize function, the program); `main` is
+  /// ignored.
+  bool header = false;
   /// Emit `int main` (the verifying, timing harness).
   bool main = false;
   /// Block transfers with shmem_putmem_nbi (completed by the phase's

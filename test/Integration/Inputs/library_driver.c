@@ -1,0 +1,176 @@
+/* library_driver.c - uses the MPI code phasec generates for library.sched as
+ * a library, through the header phasec writes for it (test/Integration/
+ * MPI_library.test): every operation on MPI_COMM_WORLD, again on a
+ * duplicate (the operations split their members' communicator off the new
+ * one), results checked; then library_finalize() frees what they cached,
+ * an operation after it builds its own again, and a second finalize frees
+ * that. With PHASEC_TEST_NO_FINALIZE=1 it skips the finalize calls, which
+ * the leak checkers must notice. With PHASEC_TEST_THREADS=1 it asks for
+ * MPI_THREAD_MULTIPLE and runs two threads at once, each its own half of
+ * the operations on its own communicator, 20 times (what docs/embedding.md
+ * says is safe). Needs 4 ranks. */
+#include "library.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define P 4
+#define BLOCK 1024
+#define N 64
+#define R (N / P)
+#define KEYS 1024
+#define L (KEYS / P)
+
+static int me, failures;
+
+static void check(int ok, const char *what) {
+  if (!ok) {
+    printf("rank %d: %s is wrong\n", me, what);
+    __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+  }
+}
+
+static void expectSuccess(int rc, const char *what) {
+  if (rc == MPI_SUCCESS)
+    return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  printf("rank %d: %s returned %s\n", me, what, text);
+  __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
+}
+
+/* The all-to-all and the transposes once on comm, results checked. */
+static void runBlocks(MPI_Comm comm) {
+  unsigned char *s = malloc(P * BLOCK), *r = malloc(P * BLOCK);
+  for (int q = 0; q < P; ++q)
+    memset(s + q * BLOCK, me * 16 + q + 1, BLOCK);
+  expectSuccess(library_exchange(s, r, comm), "exchange");
+  for (int q = 0; q < P; ++q)
+    check(r[q * BLOCK] == q * 16 + me + 1 &&
+              r[q * BLOCK + BLOCK - 1] == q * 16 + me + 1,
+          "exchange's block");
+
+  double *a = malloc(sizeof(double) * R * N), *b = malloc(sizeof(double) * R * N);
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < N; ++j)
+      a[i * N + j] = (me * R + i) * N + j;
+  expectSuccess(library_chained(a, b, comm), "chained");
+  int ok = 1;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < N; ++j)
+      ok &= b[i * N + j] == j * N + (me * R + i);
+  check(ok, "chained's transpose");
+  double *w = NULL;
+  expectSuccess(library_deposit_alloc_output(comm, &w), "deposit_alloc_output");
+  expectSuccess(library_deposit(a, w, comm), "deposit");
+  ok = 1;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < N; ++j)
+      ok &= w[i * N + j] == j * N + (me * R + i);
+  check(ok, "deposit's transpose");
+  expectSuccess(library_deposit_free_output(w), "deposit_free_output");
+  free(s), free(r), free(a), free(b);
+}
+
+/* The permutes and the broadcast once on comm, results checked. */
+static void runOthers(MPI_Comm comm) {
+  int ok;
+
+  uint64_t *k = malloc(sizeof(uint64_t) * L), *t = malloc(sizeof(uint64_t) * L);
+  int64_t *dest = malloc(sizeof(int64_t) * L);
+  for (int i = 0; i < L; ++i) {
+    k[i] = (uint64_t)me * L + i;
+    dest[i] = KEYS - 1 - ((int64_t)me * L + i);
+  }
+  expectSuccess(library_shuffle(k, t, comm), "shuffle");
+  expectSuccess(library_moved(k, t, dest, comm), "moved");
+  ok = 1;
+  for (int i = 0; i < L; ++i)
+    ok &= t[i] == (uint64_t)(KEYS - 1 - (me * L + i));
+  check(ok, "moved's permutation");
+
+  unsigned char c[256];
+  memset(c, me == 1 ? 0x5a : 0, sizeof c);
+  expectSuccess(library_bcast(c, c, comm), "bcast");
+  check(c[0] == 0x5a && c[255] == 0x5a, "bcast's block");
+  free(k), free(t), free(dest);
+}
+
+static void runAll(MPI_Comm comm) {
+  runBlocks(comm);
+  runOthers(comm);
+}
+
+static void *blocksThread(void *comm) {
+  for (int i = 0; i < 20; ++i)
+    runBlocks(*(MPI_Comm *)comm);
+  return NULL;
+}
+
+static void *othersThread(void *comm) {
+  for (int i = 0; i < 20; ++i)
+    runOthers(*(MPI_Comm *)comm);
+  return NULL;
+}
+
+/* Two threads at once, each with its own communicator and operations. */
+static int runThreads(void) {
+  MPI_Comm c1, c2;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c1);
+  MPI_Comm_dup(MPI_COMM_WORLD, &c2);
+  pthread_t t1, t2;
+  if (pthread_create(&t1, NULL, blocksThread, &c1) ||
+      pthread_create(&t2, NULL, othersThread, &c2)) {
+    printf("rank %d: pthread_create failed\n", me);
+    return 1;
+  }
+  pthread_join(t1, NULL);
+  pthread_join(t2, NULL);
+  expectSuccess(library_finalize(), "finalize");
+  MPI_Comm_free(&c1);
+  MPI_Comm_free(&c2);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *threads = getenv("PHASEC_TEST_THREADS");
+  const int multiple = threads && *threads == '1';
+  int provided;
+  MPI_Init_thread(&argc, &argv,
+                  multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                  &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (multiple) {
+    if (provided != MPI_THREAD_MULTIPLE) {
+      printf("rank %d: MPI_THREAD_MULTIPLE is not provided\n", me);
+      MPI_Finalize();
+      return 1;
+    }
+    if (runThreads())
+      ++failures;
+    if (me == 0)
+      printf("%s\n", failures ? "FAILED" : "every result right, two threads");
+    MPI_Finalize();
+    return failures ? 1 : 0;
+  }
+  const char *skip = getenv("PHASEC_TEST_NO_FINALIZE");
+  const int finalize = !(skip && *skip == '1');
+  runAll(MPI_COMM_WORLD);
+  runAll(MPI_COMM_WORLD);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  runAll(dup);
+  if (finalize)
+    expectSuccess(library_finalize(), "finalize");
+  MPI_Comm_free(&dup);
+  runAll(MPI_COMM_WORLD);
+  if (finalize)
+    expectSuccess(library_finalize(), "the second finalize");
+  if (me == 0)
+    printf("%s\n", failures ? "FAILED" : "every result right");
+  MPI_Finalize();
+  return failures ? 1 : 0;
+}
