@@ -271,7 +271,8 @@ int main(int argc, char **argv) {
       bufs.payloads_out = s % 2 ? pa : pb;
 #endif
 #ifdef SORT_SHMEM
-      phasec_program(&bufs, &ctx);
+      if (phasec_program(&bufs, &ctx) != PHASEC_SHMEM_SUCCESS)
+        phasec_shmem_fail("phasec_program failed", __FILE__, __LINE__);
 #else
       PHASEC_MPI_CHECK(phasec_program(&bufs, &ctx, MPI_COMM_WORLD));
 #endif

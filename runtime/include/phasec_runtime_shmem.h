@@ -51,6 +51,24 @@ void *phasec_shmem_malloc(size_t bytes, const char *what, const char *file,
 #define PHASEC_SHMEM_MALLOC(bytes, what)                                       \
   phasec_shmem_malloc((bytes), (what), __FILE__, __LINE__)
 
+/** What a generated OpenSHMEM operation returns: PHASEC_SHMEM_SUCCESS, or
+ *  PHASEC_SHMEM_ERR_NPES when the job's number of PEs is not the number of
+ *  ranks of the machine it was generated for (every PE returns it before
+ *  touching a buffer). OpenSHMEM has no error codes of its own. */
+#define PHASEC_SHMEM_SUCCESS 0
+#define PHASEC_SHMEM_ERR_NPES 1
+
+/** shmem_free(p) and p = NULL when p is not NULL (collective, as shmem_free:
+ *  every PE's p is NULL or not alike, since every PE allocates it in the
+ *  same call). */
+#define PHASEC_SHMEM_FREE(p)                                                   \
+  do {                                                                         \
+    if (p) {                                                                   \
+      shmem_free(p);                                                           \
+      (p) = NULL;                                                              \
+    }                                                                          \
+  } while (0)
+
 /** Stops the whole job with a message: "<file>:<line>: PE p: <msg>". */
 void phasec_shmem_fail(const char *msg, const char *file, int line);
 

@@ -1008,6 +1008,16 @@ void detail::emitHarnessMain(llvm::raw_ostream &os,
      << "  return bad ? 1 : 0;\n}\n";
 }
 
+void detail::emitSHMEMPrologue(llvm::raw_ostream &os,
+                               const OperationPlan &plan) {
+  if (plan.machineRanks <= 0)
+    return;
+  os << "  /* The job's PEs are the machine's " << plan.machineRanks
+     << " ranks, no more, no fewer. */\n"
+     << "  if (shmem_n_pes() != " << plan.machineRanks << ")\n"
+     << "    return PHASEC_SHMEM_ERR_NPES;\n";
+}
+
 void detail::emitMPIPrologue(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   os << "  int rank;\n"

@@ -105,6 +105,10 @@ void emitCHeader(llvm::StringRef source, llvm::StringRef backEnd,
                  llvm::StringRef include, llvm::StringRef symbolPrefix,
                  llvm::raw_ostream &os);
 
+/// The first statement of a generated OpenSHMEM operation: the job's PEs
+/// must be the machine's ranks (PHASEC_SHMEM_ERR_NPES otherwise).
+void emitSHMEMPrologue(llvm::raw_ostream &os, const OperationPlan &plan);
+
 /// `options.header` of a back end's emitter: its file (without a main)
 /// through emitCHeader.
 template <typename Options>

@@ -472,22 +472,25 @@ void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "_NPHASES) /* barriers per call, for PEs outside the group */\n\n"
      << "/* Symmetric: two receive scratch areas, alternating by phase. */\n"
      << "static char *" << n << "_scr;\n"
+     << "/* The work space, private. */\n"
+     << "static char *" << n << "_D;\n"
      << "static inline size_t " << n << "_sym_bytes(void) { return 2 * " << n
      << "_RSCR + 64; }\n\n"
      << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
      << ". Collective over all PEs (the scratch is allocated on the first "
         "call). */\n"
-     << "void " << n << "(const void *sendbuf, void *recvbuf) {\n"
-     << "  static char *D;\n"
-     << "  if (!" << n << "_scr) {\n"
+     << "int " << n << "(const void *sendbuf, void *recvbuf) {\n";
+  emitSHMEMPrologue(os, plan);
+  os << "  if (!" << n << "_scr) {\n"
      << "    " << n << "_scr = (char *)PHASEC_SHMEM_MALLOC(2 * " << n
      << "_RSCR + 64, \"receive scratch\");\n"
-     << "    D = (char *)PHASEC_XMALLOC((size_t)" << n << "_C * " << n
-     << "_CB + 1, \"work space\");\n  }\n"
+     << "    " << n << "_D = (char *)PHASEC_XMALLOC((size_t)" << n << "_C * "
+     << n << "_CB + 1, \"work space\");\n  }\n"
+     << "  char *D = " << n << "_D;\n"
      << "  const int me = " << n << "_member(shmem_my_pe());\n"
      << "  if (me < 0) {\n"
      << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      shmem_barrier_all();\n    return;\n  }\n"
+     << "      shmem_barrier_all();\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
      << "  shmem_barrier_all(); /* the previous call's scratch is applied */\n"
      << "  " << n << "_enter(me, sendbuf, D);\n"
      << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
@@ -507,7 +510,8 @@ void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "        off += bytes;\n      }\n    }\n"
      << "    phasec_shmem_phase_barrier(); /* quiet + barrier: delivered */\n"
      << "    " << n << "_apply(me, j, D, scr);\n  }\n"
-     << "  " << n << "_leave(me, D, recvbuf);\n}\n\n";
+     << "  " << n << "_leave(me, D, recvbuf);\n"
+     << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
 }
 
 //===----------------------------------------------------------------------===//

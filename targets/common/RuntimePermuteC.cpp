@@ -262,13 +262,14 @@ void detail::emitRuntimePermuteSHMEM(llvm::raw_ostream &os,
      << "_L elements, checked:\n   an error and the job stops "
         "otherwise). a and b must not overlap; b need not\n   be symmetric. "
         "Collective over all PEs. */\n"
-     << "void " << n << "(const " << T << " *a, " << T
-     << " *b, const int64_t *dest) {\n"
-     << "  const int me = " << n << "_member(shmem_my_pe());\n"
+     << "int " << n << "(const " << T << " *a, " << T
+     << " *b, const int64_t *dest) {\n";
+  emitSHMEMPrologue(os, plan);
+  os << "  const int me = " << n << "_member(shmem_my_pe());\n"
      << "  " << n << "_workspace();\n"
      << "  if (me < 0) {\n"
      << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      shmem_barrier_all();\n    return;\n  }\n"
+     << "      shmem_barrier_all();\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
      << "  shmem_barrier_all(); /* every member has unpacked the previous "
         "call */\n"
      << "  const int64_t bad = " << n << "_count(dest);\n"
@@ -322,7 +323,7 @@ void detail::emitRuntimePermuteSHMEM(llvm::raw_ostream &os,
   });
   os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n"
      << "  " << n << "_unpack(b, " << n << "_rbuf, " << n << "_rpos, got - "
-     << n << "_scnt[me]);\n}\n\n";
+     << n << "_scnt[me]);\n  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
 }
 
 void detail::emitRuntimePermuteHarness(llvm::raw_ostream &os,

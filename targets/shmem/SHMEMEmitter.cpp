@@ -136,6 +136,11 @@ void SHMEMWriter::emitWorkspace() {
     }
     maxIn = std::max(maxIn, in);
   }
+  // n_scroff places the elements from every member, this member's own
+  // included (they are counted in n_cnt but copied locally), so the receive
+  // area must hold all L of them; the demands alone leave the own out
+  // (writing past the area: found by SHMEM_library.test's shmem_free).
+  maxIn = std::max(maxIn, plan.n / p);
   os << "#define " << n << "_MAXPAIR " << maxPair
      << " /* most elements one pair exchanges */\n"
      << "#define " << n << "_MAXIN " << maxIn
@@ -401,9 +406,10 @@ void SHMEMWriter::emitFunction() {
     os << "receive buffer";
   os << " must be\n   symmetric (shmem_malloc). */\n";
   if (transpose || permute)
-    os << "void " << n << "(const " << T << " *a, " << T << " *b) {\n";
+    os << "int " << n << "(const " << T << " *a, " << T << " *b) {\n";
   else
-    os << "void " << n << "(const void *sendbuf, void *recvbuf) {\n";
+    os << "int " << n << "(const void *sendbuf, void *recvbuf) {\n";
+  emitSHMEMPrologue(os, plan);
   os << "  const int me = " << n << "_member(shmem_my_pe());\n";
   if (transpose)
     os << "  " << n << "_workspace();\n";
@@ -411,7 +417,7 @@ void SHMEMWriter::emitFunction() {
     os << "  " << n << "_workspace(me);\n";
   os << "  if (me < 0) {\n"
      << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      shmem_barrier_all();\n    return;\n  }\n"
+     << "      shmem_barrier_all();\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
      << "  shmem_barrier_all(); /* the previous use of every destination is "
         "over */\n";
   if (!transpose && !permute) {
@@ -421,7 +427,8 @@ void SHMEMWriter::emitFunction() {
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
       emitBlockBody(f);
     });
-    os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n}\n\n";
+    os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n"
+       << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
     return;
   }
   os << "  " << n << "_local(me, a, b);\n";
@@ -443,7 +450,7 @@ void SHMEMWriter::emitFunction() {
          << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * "
          << sh.ra << ", " << sh.nb << ", " << n << "_scr + (int64_t)q * " << n
          << "_RR);\n";
-    os << "}\n\n";
+    os << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
     return;
   }
   if (style == TransferStyle::Packing)
@@ -459,7 +466,58 @@ void SHMEMWriter::emitFunction() {
        << "    if (q != me)\n      " << n << "_punpack(b, " << n << "_scr + "
        << n << "_scroff[me * " << n << "_P + q], q, 0, " << n << "_cnt[q * "
        << n << "_P + me]);\n";
-  os << "}\n\n";
+  os << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
+}
+
+/// The statements of the file's finalize function that free what plan
+/// allocated on its first call (see each kind's work space); every PE runs
+/// them alike, so the symmetric frees stay collective.
+static void emitSHMEMRelease(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  auto heap = [&](const std::string &b) {
+    os << "  free(" << b << ");\n  " << b << " = NULL;\n";
+  };
+  auto symmetric = [&](const std::string &b) {
+    os << "  PHASEC_SHMEM_FREE(" << b << ");\n";
+  };
+  if (plan.aggregate != Aggregate::None) {
+    if (!plan.movesData)
+      return; // a barrier's pSync is a static array
+    OperationPlan data = plan;
+    data.aggregate = Aggregate::None;
+    emitSHMEMRelease(os, data);
+    if (!plan.relaying)
+      symmetric(plan.papersName + "_sym");
+    return;
+  }
+  if (plan.relaying) {
+    symmetric(n + "_scr");
+    heap(n + "_D");
+    return;
+  }
+  if (plan.runtimeDestinations()) {
+    heap(n + "_sbuf");
+    heap(n + "_spos");
+    for (const char *b : {"_rbuf", "_rpos", "_rcnt_sym", "_dst_sym"})
+      symmetric(n + b);
+    return;
+  }
+  if (isTranspose(plan)) {
+    heap(n + "_strip");
+    heap(n + "_sbuf");
+    symmetric(n + "_scr");
+    return;
+  }
+  if (!isPermute(plan))
+    return; // blocks allocate nothing
+  heap(n + "_sbuf");
+  heap(n + "_scroff");
+  symmetric(n + "_scr");
+  heap(n + "_cnt");
+  os << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
+     << "    free(" << n << "_sidx[q]);\n    free(" << n << "_ridx[q]);\n"
+     << "    " << n << "_sidx[q] = " << n << "_ridx[q] = NULL;\n  }\n"
+     << "  " << n << "_ready = 0;\n";
 }
 
 /// The OpenSHMEM harness's side of detail::HarnessTransport.
@@ -517,12 +575,27 @@ llvm::LogicalResult phasec::target::emitSHMEM(
   for (const OperationPlan &p : plans)
     if (p.call.empty())
       SHMEMWriter(os, p, options).emitFunction();
+  os << "/* Frees everything the operations of this file allocated on their "
+        "first call\n   (symmetric receive areas and scratch, private work "
+        "space, index lists), so\n   that nothing is left for a leak checker; "
+        "an operation called afterwards\n   allocates its own again. "
+        "Collective over all PEs (shmem_free is), before\n   "
+        "shmem_finalize. */\n"
+     << "void " << finalizeName(options.symbolPrefix) << "(void) {\n";
+  for (const OperationPlan &p : plans)
+    if (p.call.empty())
+      emitSHMEMRelease(os, p);
+  os << "}\n\n";
   // The harness tests the operations one by one; a program calls the
   // caller's C, which the harness does not have.
   if (!options.main) {
     if (hasProgram(plans))
       emitProgram(os, plans,
-                  {"void", "", "", "Collective over all PEs", false, "",
+                  {"int", "", "",
+                   "Collective over all PEs; returns the first error of an "
+                   "operation\n   (PHASEC_SHMEM_ERR_NPES), else "
+                   "PHASEC_SHMEM_SUCCESS",
+                   true, "PHASEC_SHMEM_SUCCESS",
                    programName(options.symbolPrefix)});
     return llvm::success();
   }
@@ -548,7 +621,13 @@ llvm::LogicalResult phasec::target::emitSHMEM(
   }
   prologue += "  phasec_shmem_init(heap);\n"
               "  const int pe = shmem_my_pe(), npes = shmem_n_pes();\n";
-  emitHarnessMain(os, plans, shmemHarness(), prologue, options.iterations,
+  // The harness frees the operations' state before shmem_finalize, as a
+  // library user would.
+  HarnessTransport harness = shmemHarness();
+  std::string harnessFinalize =
+      finalizeName(options.symbolPrefix) + "();\n  phasec_shmem_finalize();";
+  harness.finalize = harnessFinalize.c_str();
+  emitHarnessMain(os, plans, harness, prologue, options.iterations,
                   options.warmup);
   return llvm::success();
 }
