@@ -215,7 +215,9 @@ void MPIWriter::emitTransposeSupport() {
      << sh.nb << ", el, &rowblock);\n"
      << "  MPI_Type_free(&el);\n"
      << "  PHASEC_MPI_TRY(rc);\n"
-     << "  PHASEC_MPI_TRY(MPI_Type_commit(&rowblock));\n"
+     << "  const int committed = MPI_Type_commit(&rowblock);\n"
+     << "  if (committed != MPI_SUCCESS) {\n"
+     << "    MPI_Type_free(&rowblock);\n    return committed;\n  }\n"
      << "  " << n << "_rowblock = rowblock;\n"
      << "  return MPI_SUCCESS;\n}\n\n";
   if (plan.options.style != TransferStyle::DirectDeposit)
@@ -249,6 +251,8 @@ void MPIWriter::emitTransposeSupport() {
      << "_member(rank) >= 0 ? bytes : 0), (int)sizeof(" << T << "),\n"
      << "                                        MPI_INFO_NULL, comm, &" << n
      << "_win_base, &" << n << "_win));\n"
+     << "  PHASEC_MPI_TRY(MPI_Win_set_errhandler(" << n
+     << "_win, MPI_ERRORS_RETURN));\n"
      << "  for (int m = 0; m < " << n << "_P; ++m) {\n"
      << "    MPI_Aint sz;\n    int du;\n"
      << "    PHASEC_MPI_TRY(MPI_Win_shared_query(" << n << "_win, " << n
@@ -447,7 +451,8 @@ void MPIWriter::emitFunction() {
          << " cached (the members' communicator it split off, its\n   work "
             "space); returns an MPI error code. The file's finalize function "
             "does\n   this for every operation. */\n"
-         << "int " << P << "_free(void) { return " << n << "_release(); }\n\n";
+         << "int " << P << "_free(void) {\n  return " << n
+         << "_release();\n}\n\n";
     }
     return;
   }
@@ -483,8 +488,15 @@ void MPIWriter::emitFunction() {
     if (packing)
       os << "static int64_t " << n << "_soff[" << n << "_P], " << n << "_roff["
          << n << "_P]; /* element offsets per peer in the packed buffers */\n";
-    os << "static inline int " << n << "_workspace(int me) {\n"
-       << "  if (" << n << "_rbuf)\n    return MPI_SUCCESS;\n"
+    os << "static int " << n
+       << "_wme = -1; /* the member the work space was sized for */\n"
+       << "static inline int " << n << "_workspace(int me) {\n"
+       << "  if (" << n << "_rbuf && " << n << "_wme == me)\n"
+       << "    return MPI_SUCCESS;\n"
+       << "  /* First call, a failed one, or another member (another "
+          "communicator's rank\n     order): sized again. */\n"
+       << "  free(" << n << "_sbuf);\n  free(" << n << "_rbuf);\n"
+       << "  " << n << "_sbuf = " << n << "_rbuf = NULL;\n"
        << "  if (" << n << "_init(me))\n    return MPI_ERR_NO_MEM;\n";
     if (packing)
       os << "  int64_t so = 0, ro = 0;\n"
@@ -492,17 +504,16 @@ void MPIWriter::emitFunction() {
          << "    " << n << "_soff[q] = so;\n    " << n << "_roff[q] = ro;\n"
          << "    so += " << n << "_cnt[me * " << n << "_P + q];\n"
          << "    ro += " << n << "_cnt[q * " << n << "_P + me];\n  }\n"
-         << "  if (!" << n << "_sbuf)\n    PHASEC_MPI_ALLOC(" << n
-         << "_sbuf, sizeof(" << T << ") * (size_t)(so + 1));\n"
+         << "  PHASEC_MPI_ALLOC(" << n << "_sbuf, sizeof(" << T
+         << ") * (size_t)(so + 1));\n"
          << "  PHASEC_MPI_ALLOC(" << n << "_rbuf, sizeof(" << T
          << ") * (size_t)(ro + 1));\n";
     else
-      os << "  if (!" << n << "_sbuf)\n    PHASEC_MPI_ALLOC(" << n
-         << "_sbuf, sizeof(" << T << ") * " << n << "_MAXSEND * " << n
-         << "_MAXPAIR);\n"
+      os << "  PHASEC_MPI_ALLOC(" << n << "_sbuf, sizeof(" << T << ") * " << n
+         << "_MAXSEND * " << n << "_MAXPAIR);\n"
          << "  PHASEC_MPI_ALLOC(" << n << "_rbuf, sizeof(" << T << ") * " << n
          << "_MAXRECV * " << n << "_MAXPAIR);\n";
-    os << "  return MPI_SUCCESS;\n}\n\n";
+    os << "  " << n << "_wme = me;\n  return MPI_SUCCESS;\n}\n\n";
   }
 
   // The operation.
@@ -610,7 +621,7 @@ void MPIWriter::emitFunction() {
 }
 
 /// `static int NAME_release(void)`: frees what the operation cached (its
-/// members' communicator, work space, datatype, window), so that the
+/// members' communicators, work space, datatype), so that the
 /// file's finalize function leaves nothing behind; the next call of the
 /// operation builds them again. Every statement runs even after an error
 /// (the first error is returned).
@@ -648,14 +659,8 @@ void MPIWriter::emitRelease() {
     os << "  if (" << n << "_rowblock != MPI_DATATYPE_NULL && (r = "
        << "MPI_Type_free(&" << n << "_rowblock)) != MPI_SUCCESS && rc == "
        << "MPI_SUCCESS)\n    rc = r;\n";
-    if (plan.options.style == TransferStyle::DirectDeposit)
-      os << "  if (" << n << "_win != MPI_WIN_NULL) { /* an output not "
-         << "freed: its window goes */\n"
-         << "    " << n << "_win_base = NULL;\n"
-         << "    if ((r = MPI_Win_unlock_all(" << n << "_win)) != MPI_SUCCESS "
-         << "&& rc == MPI_SUCCESS)\n      rc = r;\n"
-         << "    if ((r = MPI_Win_free(&" << n << "_win)) != MPI_SUCCESS && rc "
-         << "== MPI_SUCCESS)\n      rc = r;\n  }\n";
+    // A direct-deposit output's window is the caller's array: freed by
+    // NAME_free_output, not here (the caller may still hold it).
   }
   os << "  if ((r = phasec_mpi_comm_cache_release(&" << n << "_gcache)) != "
      << "MPI_SUCCESS && rc == MPI_SUCCESS)\n    rc = r;\n"
@@ -735,11 +740,11 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
     return llvm::failure();
   // Transfers of any size go as bytes (phasec_mpi_isend & co. switch to a
   // derived datatype above INT_MAX), but a chained transpose that receives
-  // through its MPI_Type_vector sends the block with MPI_Sendrecv's int
-  // count.
+  // through its MPI_Type_vector (direct deposit's fallback included) sends
+  // the block with MPI_Sendrecv's int count.
   for (const OperationPlan &p : plans) {
     if (p.relaying || p.aggregate != Aggregate::None || !isTranspose(p) ||
-        p.options.style != TransferStyle::Chained || !options.derivedDatatypes)
+        p.options.style == TransferStyle::Packing || !options.derivedDatatypes)
       continue;
     for (const PlannedPhase &ph : p.phases)
       for (const PlannedTransfer &t : ph.transfers)
@@ -762,11 +767,12 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
       MPIWriter(os, p, options).emitFunction();
   std::string finalize = finalizeName(options.symbolPrefix);
   os << "/* Frees everything the operations of this file cached (communicators "
-        "split\n   off, datatypes, windows, work space), so that nothing is "
-        "left for a leak\n   checker; an operation called afterwards builds "
-        "its own again. Collective:\n   every rank that called an operation "
-        "calls it, before MPI_Finalize.\n   Returns the first MPI error code "
-        "(it frees the rest regardless). */\n"
+        "split\n   off, datatypes, work space), so that nothing is left for a "
+        "leak checker;\n   an operation called afterwards builds its own again "
+        "(a direct-deposit\n   output is the caller's: NAME_free_output frees "
+        "it). Collective: every rank\n   that called an operation calls it, "
+        "before MPI_Finalize. Returns the first\n   MPI error code (it frees "
+        "the rest regardless). */\n"
      << "int " << finalize << "(void) {\n  int rc = MPI_SUCCESS, r;\n";
   for (const OperationPlan &p : plans)
     if (hasRelease(p))

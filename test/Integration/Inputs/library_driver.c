@@ -2,7 +2,8 @@
  * a library, through the header phasec writes for it (test/Integration/
  * MPI_library.test): every operation on MPI_COMM_WORLD, again on a
  * duplicate (the operations split their members' communicator off the new
- * one), results checked; then library_finalize() frees what they cached,
+ * one), results checked, the table permute on a communicator in reversed
+ * rank order; then library_finalize() frees what they cached,
  * an operation after it builds its own again, and a second finalize frees
  * that. With PHASEC_TEST_NO_FINALIZE=1 it skips the finalize calls, which
  * the leak checkers must notice. With PHASEC_TEST_THREADS=1 it asks for
@@ -99,6 +100,35 @@ static void runOthers(MPI_Comm comm) {
   free(k), free(t), free(dest);
 }
 
+/* The table permute on a communicator in reversed rank order (member m is
+   another process, so the work space sized for the first member must be
+   sized again): what process me gets as member P-1-me must be what process
+   P-1-me got as that member on MPI_COMM_WORLD, and MPI_COMM_WORLD after it
+   must give what it gave before. */
+static void runReversed(void) {
+  MPI_Comm rev;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, P - 1 - me, &rev);
+  const int m = P - 1 - me;
+  uint64_t *k = malloc(sizeof(uint64_t) * L), *kr = malloc(sizeof(uint64_t) * L);
+  uint64_t *before = malloc(sizeof(uint64_t) * L), *after = malloc(sizeof(uint64_t) * L);
+  uint64_t *tr = malloc(sizeof(uint64_t) * L), *peer = malloc(sizeof(uint64_t) * L);
+  for (int i = 0; i < L; ++i) {
+    k[i] = (uint64_t)me * L + i;
+    kr[i] = (uint64_t)m * L + i;
+  }
+  expectSuccess(library_shuffle(k, before, MPI_COMM_WORLD), "shuffle");
+  expectSuccess(library_shuffle(kr, tr, rev), "shuffle, reversed");
+  expectSuccess(library_shuffle(k, after, MPI_COMM_WORLD), "shuffle again");
+  check(memcmp(before, after, sizeof(uint64_t) * L) == 0,
+        "shuffle after the reversed communicator");
+  MPI_Sendrecv(before, L, MPI_UINT64_T, m, 7, peer, L, MPI_UINT64_T, m, 7,
+               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  check(memcmp(tr, peer, sizeof(uint64_t) * L) == 0,
+        "shuffle on the reversed communicator");
+  MPI_Comm_free(&rev);
+  free(k), free(kr), free(before), free(after), free(tr), free(peer);
+}
+
 static void runAll(MPI_Comm comm) {
   runBlocks(comm);
   runOthers(comm);
@@ -166,6 +196,7 @@ int main(int argc, char **argv) {
   if (finalize)
     expectSuccess(library_finalize(), "finalize");
   MPI_Comm_free(&dup);
+  runReversed();
   runAll(MPI_COMM_WORLD);
   if (finalize)
     expectSuccess(library_finalize(), "the second finalize");
