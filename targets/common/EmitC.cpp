@@ -430,6 +430,15 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "static int " << n << "_ready = 0;\n"
      << "static int64_t *" << n << "_sidx[" << n << "_P], *" << n << "_ridx["
      << n << "_P];\nstatic int64_t *" << n << "_cnt;\n"
+     << "/* Frees the lists and the counts (another member's, or for the "
+        "file's finalize\n   function); the next "
+     << n << "_init builds them again. */\n"
+     << "static inline void " << n << "_free_lists(void) {\n"
+     << "  free(" << n << "_cnt);\n  " << n << "_cnt = NULL;\n"
+     << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
+     << "    free(" << n << "_sidx[q]);\n    free(" << n << "_ridx[q]);\n"
+     << "    " << n << "_sidx[q] = " << n << "_ridx[q] = NULL;\n  }\n"
+     << "  " << n << "_ready = 0;\n}\n"
      << "/* Returns 0, or 1 when out of memory (what it allocated stays for "
         "the\n   next call, or for the file's finalize function). The lists "
         "are member me's\n   ("
@@ -439,11 +448,7 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
         "builds them again. */\n"
      << "static inline int " << n << "_init(int me) {\n"
      << "  if (" << n << "_ready == me + 1)\n    return 0;\n"
-     << "  if (" << n << "_ready) {\n"
-     << "    for (int q = 0; q < " << n << "_P; ++q) {\n"
-     << "      free(" << n << "_sidx[q]);\n      free(" << n << "_ridx[q]);\n"
-     << "      " << n << "_sidx[q] = " << n << "_ridx[q] = NULL;\n    }\n"
-     << "    " << n << "_ready = 0;\n  }\n"
+     << "  if (" << n << "_ready)\n    " << n << "_free_lists();\n"
      << "  if (!" << n << "_cnt && !(" << n
      << "_cnt = (int64_t *)malloc(sizeof(int64_t) * " << n << "_P * " << n
      << "_P)))\n    return 1;\n"
@@ -984,7 +989,8 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
 void detail::emitHarnessMain(llvm::raw_ostream &os,
                              llvm::ArrayRef<OperationPlan> plans,
                              const HarnessTransport &tr,
-                             llvm::StringRef prologue, int iterations,
+                             llvm::StringRef prologue,
+                             llvm::StringRef fileFinalize, int iterations,
                              int warmup) {
   int64_t required = 0;
   for (const OperationPlan &p : plans)
@@ -1014,6 +1020,7 @@ void detail::emitHarnessMain(llvm::raw_ostream &os,
   os << "  if (" << rank << " == 0)\n"
      << "    printf(bad ? \"# FAILED: %llu wrong bytes\\n\" : \"# OK: every "
         "byte verified\\n\", (unsigned long long)bad);\n"
+     << "  " << tr.checkedCall(fileFinalize.str() + "()") << ";\n"
      << "  " << tr.finalize << "\n"
      << "  return bad ? 1 : 0;\n}\n";
 }

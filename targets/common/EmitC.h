@@ -199,10 +199,13 @@ void emitBarrierCheck(llvm::raw_ostream &os, const HarnessTransport &tr,
 
 /// `int main`: `prologue` (initialisation, declaring RANK and SIZE), the
 /// iteration options, the rank-count check, one run_NAME per plan, the
-/// verdict line and the exit status.
+/// verdict line, the file's finalize function (`fileFinalize`, called as a
+/// library user would, before the transport's finalize) and the exit
+/// status.
 void emitHarnessMain(llvm::raw_ostream &os, llvm::ArrayRef<OperationPlan> plans,
                      const HarnessTransport &transport,
-                     llvm::StringRef prologue, int iterations, int warmup);
+                     llvm::StringRef prologue, llvm::StringRef fileFinalize,
+                     int iterations, int warmup);
 
 /// Emits the loop over phases. `body(os, indent)` writes the statements of
 /// one phase given C variables: in formula mode `to`, `from` (member

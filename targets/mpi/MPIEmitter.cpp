@@ -51,6 +51,14 @@ private:
 
 } // namespace
 
+/// Whether plan has a NAME_release (what the finalize function calls):
+/// every operation that caches a members' communicator.
+static bool hasRelease(const OperationPlan &plan) {
+  return plan.call.empty() &&
+         (plan.aggregate == Aggregate::None || plan.movesData ||
+          plan.aggregate == Aggregate::Barrier);
+}
+
 /// The members' communicator of plan `n`, at file scope.
 static std::string mpiGroupComm(const std::string &n) {
   std::string text;
@@ -444,7 +452,7 @@ void MPIWriter::emitFunction() {
     }
     emitPapersFunction(os, plan, mpiPapers());
     const std::string &P = plan.papersName;
-    if (plan.movesData || plan.aggregate == Aggregate::Barrier) {
+    if (hasRelease(plan)) {
       if (!plan.movesData) // else the data function's
         emitRelease();
       os << "/* Frees what " << P
@@ -648,11 +656,7 @@ void MPIWriter::emitRelease() {
   } else if (permute) {
     freeBuf(n + "_sbuf");
     freeBuf(n + "_rbuf");
-    freeBuf(n + "_cnt");
-    os << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
-       << "    free(" << n << "_sidx[q]);\n    free(" << n << "_ridx[q]);\n"
-       << "    " << n << "_sidx[q] = " << n << "_ridx[q] = NULL;\n  }\n"
-       << "  " << n << "_ready = 0;\n";
+    os << "  " << n << "_free_lists();\n";
   } else if (transpose) {
     freeBuf(n + "_sbuf");
     freeBuf(n + "_rbuf");
@@ -665,14 +669,6 @@ void MPIWriter::emitRelease() {
   os << "  if ((r = phasec_mpi_comm_cache_release(&" << n << "_gcache)) != "
      << "MPI_SUCCESS && rc == MPI_SUCCESS)\n    rc = r;\n"
      << "  return rc;\n}\n\n";
-}
-
-/// Whether plan has a NAME_release (what the finalize function calls):
-/// every operation that caches a members' communicator.
-static bool hasRelease(const OperationPlan &plan) {
-  return plan.call.empty() &&
-         (plan.aggregate == Aggregate::None || plan.movesData ||
-          plan.aggregate == Aggregate::Barrier);
 }
 
 /// The MPI harness's side of detail::HarnessTransport.
@@ -793,17 +789,11 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
   for (const OperationPlan &p : plans)
     if (p.call.empty())
       MPIWriter(os, p, options).emitRunner();
-  // The harness frees the operations' state before MPI_Finalize, as a
-  // library user would.
-  HarnessTransport harness = mpiHarness();
-  std::string harnessFinalize =
-      "PHASEC_MPI_CHECK(" + finalize + "());\n  phasec_mpi_finalize();";
-  harness.finalize = harnessFinalize.c_str();
-  emitHarnessMain(os, plans, harness,
+  emitHarnessMain(os, plans, mpiHarness(),
                   "  phasec_mpi_init(&argc, &argv);\n"
                   "  int rank, size;\n"
                   "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
                   "  MPI_Comm_size(MPI_COMM_WORLD, &size);\n",
-                  options.iterations, options.warmup);
+                  finalize, options.iterations, options.warmup);
   return llvm::success();
 }

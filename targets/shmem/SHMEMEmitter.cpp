@@ -160,8 +160,8 @@ void SHMEMWriter::emitWorkspace() {
      << "static inline void " << n << "_workspace(int me) {\n"
      << "  if (" << n << "_scroff)\n    return;\n"
      << "  if (me >= 0 && " << n << "_init(me))\n"
-     << "    phasec_xmalloc((size_t)-1, \"permutation index lists\", __FILE__, "
-        "__LINE__);\n"
+     << "    phasec_shmem_fail(\"out of memory for the permutation index "
+        "lists\", __FILE__,\n                      __LINE__);\n"
      << "  " << n << "_scroff = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * "
      << n << "_P * " << n << "_P, \"receive offsets\");\n"
      << "  for (int d = 0; d < " << n << "_P && me >= 0; ++d) {\n"
@@ -513,11 +513,7 @@ static void emitSHMEMRelease(llvm::raw_ostream &os, const OperationPlan &plan) {
   heap(n + "_sbuf");
   heap(n + "_scroff");
   symmetric(n + "_scr");
-  heap(n + "_cnt");
-  os << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
-     << "    free(" << n << "_sidx[q]);\n    free(" << n << "_ridx[q]);\n"
-     << "    " << n << "_sidx[q] = " << n << "_ridx[q] = NULL;\n  }\n"
-     << "  " << n << "_ready = 0;\n";
+  os << "  " << n << "_free_lists();\n";
 }
 
 /// The OpenSHMEM harness's side of detail::HarnessTransport.
@@ -621,13 +617,8 @@ llvm::LogicalResult phasec::target::emitSHMEM(
   }
   prologue += "  phasec_shmem_init(heap);\n"
               "  const int pe = shmem_my_pe(), npes = shmem_n_pes();\n";
-  // The harness frees the operations' state before shmem_finalize, as a
-  // library user would.
-  HarnessTransport harness = shmemHarness();
-  std::string harnessFinalize =
-      finalizeName(options.symbolPrefix) + "();\n  phasec_shmem_finalize();";
-  harness.finalize = harnessFinalize.c_str();
-  emitHarnessMain(os, plans, harness, prologue, options.iterations,
+  emitHarnessMain(os, plans, shmemHarness(), prologue,
+                  finalizeName(options.symbolPrefix), options.iterations,
                   options.warmup);
   return llvm::success();
 }
