@@ -1,5 +1,5 @@
 #!/bin/bash
-#===- bench/pmpi/simgrid.sh - the drop-in MPI_Alltoall in SimGrid SMPI -----===#
+#===- bench/pmpi/simgrid.sh - the drop-in collectives in SimGrid SMPI -------===#
 #
 # Usage: bench/pmpi/simgrid.sh BUILD_DIR [MAX_BYTES]
 #
@@ -20,7 +20,8 @@
 # --emit=simgrid, with the network options of phasec's simulator target.
 # SimGrid is deterministic: one round. Prints the best iteration per
 # implementation, np and size, and checks that both runs received the same
-# bytes (the loop's digests).
+# bytes (the loop's digests). Then the relaying collectives on a simulated
+# 4 x 4 torus (below).
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -32,18 +33,20 @@ NAME=pmpi-simgrid
 r=1
 . "$HERE/../common.sh"
 
-# The loop, and the loop with the drop-in library linked in.
-smpicc -O2 -c "$SRC/test/Integration/Inputs/alltoall_loop.c" -o "$OUT/loop.o"
-smpicc "$OUT/loop.o" -o "$OUT/loop"
+# The loops, and the loops with the drop-in library linked in.
 smpicxx -O2 -std=gnu++17 -fPIC -fno-exceptions -D__STDC_CONSTANT_MACROS \
   -D__STDC_FORMAT_MACROS -D__STDC_LIMIT_MACROS -I"$SRC/compiler/include" \
   -I"$BUILD/compiler/include" -isystem /usr/lib/llvm-19/include \
   -c "$SRC/targets/pmpi/PhasecPMPI.cpp" -o "$OUT/pmpi.o"
 L=$BUILD/lib
-smpicxx "$OUT/loop.o" "$OUT/pmpi.o" "$L/libPhasecSchedulingAlgorithms.a" \
-  "$L/libPhasecScheduling.a" "$L/libPhasecTopology.a" "$L/libPhasecSolver.a" \
-  "$L/libPhasecCore.a" /usr/lib/llvm-19/lib/libLLVM.so.1 -lz3 \
-  -Wl,-rpath,/usr/lib/llvm-19/lib -o "$OUT/loop-pmpi"
+for prog in alltoall_loop collectives_loop; do
+  smpicc -O2 -c "$SRC/test/Integration/Inputs/$prog.c" -o "$OUT/$prog.o"
+  smpicc "$OUT/$prog.o" -o "$OUT/$prog"
+  smpicxx "$OUT/$prog.o" "$OUT/pmpi.o" "$L/libPhasecSchedulingAlgorithms.a" \
+    "$L/libPhasecScheduling.a" "$L/libPhasecTopology.a" "$L/libPhasecSolver.a" \
+    "$L/libPhasecCore.a" /usr/lib/llvm-19/lib/libLLVM.so.1 -lz3 \
+    -Wl,-rpath,/usr/lib/llvm-19/lib -o "$OUT/$prog-pmpi"
+done
 
 # The network options of phasec's simulator target (its run.sh's CFG).
 CFG="--cfg=smpi/simulate-computation:no --cfg=smpi/host-speed:1Gf
@@ -64,10 +67,10 @@ SCHED
   (cd "$P/sim" && sh run.sh build)
   SMPI="smpirun -np $np -platform $P/sim/libplatform.so -hostfile $P/sim/hostfile $CFG"
   # shellcheck disable=SC2086
-  $SMPI --cfg=smpi/alltoall:ompi "$OUT/loop" 20 "$MAXB" timing > "$P/ompi.out"
+  $SMPI --cfg=smpi/alltoall:ompi "$OUT/alltoall_loop" 20 "$MAXB" timing > "$P/ompi.out"
   # shellcheck disable=SC2086
   PHASEC_PMPI_MACHINE="torus:$np;bw=2.035e9;latency=6.3e-8" PHASEC_PMPI_REPORT=1 \
-    $SMPI --cfg=smpi/alltoall:ompi "$OUT/loop-pmpi" 20 "$MAXB" timing > "$P/pmpi.out" 2>&1
+    $SMPI --cfg=smpi/alltoall:ompi "$OUT/alltoall_loop-pmpi" 20 "$MAXB" timing > "$P/pmpi.out" 2>&1
   run "SMPI ompi MPI_Alltoall" $np osu cat "$P/ompi.out"
   run "phasec-pmpi in SMPI" $np osu cat "$P/pmpi.out"
   if ! diff <(grep '^alltoall ' "$P/ompi.out") <(grep '^alltoall ' "$P/pmpi.out") > /dev/null; then
@@ -76,4 +79,59 @@ SCHED
   fi
   echo "np=$np: both received the same bytes; $(grep -h 'MPI_Alltoall:' "$P/pmpi.out")"
 done
+
+# The relaying collectives on a simulated 4 x 4 torus (1 GB/s links, 1 us
+# per link; phasec's platform and routes), 16 ranks: SMPI's implementation
+# of Open MPI's decision rules and algorithms for every collective
+# (smpi/coll-selector:ompi) against the library's schedules for the same
+# machine. COLLS (default "bcast allreduce allgather reduce_scatter_block"),
+# COLL_MAX_BYTES (default 1 MiB).
+COLLS=${COLLS:-"bcast allreduce allgather reduce_scatter_block"}
+CMAXB=${COLL_MAX_BYTES:-1048576}
+P=$OUT/platform-torus4x4
+rm -rf "$P" && mkdir -p "$P"
+cat > "$P/torus.sched" <<SCHED
+machine torus { topology = torus(4, 4); bandwidth = 1 GB/s; latency = 1 us; }
+alltoall a { block = 1 KiB; }
+SCHED
+"$BUILD/bin/phasec" "$P/torus.sched" --emit=simgrid -o "$P/sim" > /dev/null
+(cd "$P/sim" && sh run.sh build)
+SMPI="smpirun -np 16 -platform $P/sim/libplatform.so -hostfile $P/sim/hostfile $CFG"
+coll() { # the loop's timing lines of one collective, OSU's format
+  "$@" | sed -n "s/^# $c  *\([0-9]\)/\1/p"
+}
+for c in $COLLS; do
+  # shellcheck disable=SC2086
+  $SMPI --cfg=smpi/coll-selector:ompi "$OUT/collectives_loop" 10 "$CMAXB" timing "$c" > "$P/$c.ompi.out"
+  # shellcheck disable=SC2086
+  PHASEC_PMPI_MACHINE="torus:4x4;bw=1e9;latency=1e-6" PHASEC_PMPI_REPORT=1 \
+    $SMPI --cfg=smpi/coll-selector:ompi "$OUT/collectives_loop-pmpi" 10 "$CMAXB" timing "$c" > "$P/$c.pmpi.out" 2> "$P/$c.report"
+  run "SMPI ompi $c" 16 coll cat "$P/$c.ompi.out"
+  run "phasec-pmpi $c" 16 coll cat "$P/$c.pmpi.out"
+  if ! diff <(grep "^$c " "$P/$c.ompi.out") <(grep "^$c " "$P/$c.pmpi.out") > /dev/null; then
+    echo "FAILED: $c: the drop-in library's results differ from SMPI's ompi"
+    exit 1
+  fi
+  echo "$c: same results on every rank; $(grep -h 'by schedule' "$P/$c.report")"
+done
+# The platform routes every rank pair one way (for a tie, distance 2 on a
+# ring of 4, the way phasec's alltoall above chose), while phasec's
+# relaying schedules choose ties per transfer, and MPI cannot pick a route.
+# The library's reduce_scatter_block (recursive halving, whose pairs at
+# distance 2 are ties) again on the routes of its own schedule: what the
+# routes cost.
+R=$OUT/platform-torus4x4-halving
+rm -rf "$R" && mkdir -p "$R"
+cat > "$R/halving.sched" <<SCHED
+machine torus { topology = torus(4, 4); bandwidth = 1 GB/s; latency = 1 us; }
+reduce_scatter r { op = add; type = uint32; count = 262144; algorithm = recursive_halving; }
+SCHED
+"$BUILD/bin/phasec" "$R/halving.sched" --emit=simgrid -o "$R/sim" > /dev/null
+(cd "$R/sim" && sh run.sh build)
+c=reduce_scatter_block
+# shellcheck disable=SC2086
+PHASEC_PMPI_MACHINE="torus:4x4;bw=1e9;latency=1e-6" \
+  smpirun -np 16 -platform "$R/sim/libplatform.so" -hostfile "$R/sim/hostfile" $CFG \
+  --cfg=smpi/coll-selector:ompi "$OUT/collectives_loop-pmpi" 10 "$CMAXB" timing $c > "$R/$c.pmpi.out"
+run "phasec-pmpi $c (routes as scheduled)" 16 coll cat "$R/$c.pmpi.out"
 PHASEC_BENCH_UNIT=us summarize

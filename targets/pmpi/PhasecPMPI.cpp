@@ -7,23 +7,26 @@
 /// \file
 /// libphasec-pmpi.so: preloaded under an unmodified MPI program
 /// (`mpirun -x LD_PRELOAD=libphasec-pmpi.so -x PHASEC_PMPI_MACHINE=...`), it
-/// serves MPI_Alltoall and MPI_Alltoallv through the MPI profiling interface
-/// with congestion-free phases phasec scheduled for the machine, and hands
-/// every call it has no schedule for to the MPI library's own
-/// (PMPI_Alltoall). docs/pmpi.md is the user's guide.
+/// serves MPI_Alltoall(v) and the relaying collectives (MPI_Bcast,
+/// MPI_Reduce, MPI_Allreduce, MPI_Reduce_scatter_block, MPI_Scan,
+/// MPI_Exscan, MPI_Allgather, MPI_Gather, MPI_Scatter) through the MPI
+/// profiling interface with phases phasec scheduled for the machine, and
+/// hands every call it has no schedule for to the MPI library's own
+/// (PMPI_*). docs/pmpi.md is the user's guide.
 ///
 /// Which calls are served must be the same on every rank of a call, or the
 /// ranks would run different protocols and hang; so the decision depends
 /// only on what every rank of the call sees alike: the communicator (intra,
-/// its size, its ranks' world ranks), MPI_IN_PLACE (all or none, says the
-/// standard) and the schedule, which comm rank 0 finds or computes and
-/// broadcasts. Datatypes are local (each rank may use its own with the same
-/// signature): every rank moves bytes on the wire, packing a datatype that
-/// is not contiguous into a buffer of its own first.
+/// its size, its ranks' world ranks), the arguments the standard requires
+/// to match (root, MPI_IN_PLACE, a reduction's count, datatype and
+/// operator, the bytes of a block), and the schedule, which comm rank 0
+/// finds or computes and broadcasts. Datatypes that only need matching
+/// signatures are local: every rank moves bytes on the wire, packing a
+/// datatype that is not contiguous into a buffer of its own first.
 ///
-/// The schedule: the alltoall of the communicator's world ranks on the
-/// machine (world rank r is machine rank r), from a phasec-schedule/1 file
-/// given ahead (PHASEC_PMPI_SCHEDULES), the cache (PHASEC_PMPI_CACHE) or
+/// Alltoall: the alltoall of the communicator's world ranks on the machine
+/// (world rank r is machine rank r), from a phasec-schedule/1 file given
+/// ahead (PHASEC_PMPI_SCHEDULES), the cache (PHASEC_PMPI_CACHE) or
 /// scheduled on first use (scheduleAuto, verified by Problem::verify) and
 /// written to the cache. Its phases say which pair moves when; a call's
 /// block of c bytes (alltoallv: each pair's own count) is cut where the
@@ -31,11 +34,26 @@
 /// bytes [c o / B, c (o + b) / B). Phases run in order, each waiting for its
 /// own receives and sends.
 ///
+/// The relaying collectives: a phasec-schedule/2 schedule (scheduleRelaying,
+/// the fastest algorithm under the machine's cost model, verified by chunk
+/// replay) made for the call's kind, root and element count rounded up to a
+/// power of two, or given ahead for the kind, ranks and root (then it
+/// serves every count). Its chunks are cut from the call's data at element
+/// boundaries: chunk q of a block of m elements holds elements
+/// [m q / k, m (q + 1) / k) of it (k chunks per block). Every rank keeps a
+/// work space of the collective's data; a phase's messages land in a
+/// scratch and, once all have arrived, its copies are applied and then its
+/// reductions (MPI_Reduce_local with the call's operator), as the replay
+/// says. Non-commutative operators and datatypes that are not contiguous
+/// in a reduction go to MPI (the schedules combine in their own order and
+/// MPI_Reduce_local needs the elements as the datatype lays them out).
+///
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/BuildProblem.h"
 #include "phasec/Scheduling/Collective.h"
+#include "phasec/Scheduling/Relay.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 
 #include "llvm/ADT/Hashing.h"
@@ -43,6 +61,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mpi.h>
@@ -55,6 +74,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace phasec;
@@ -84,22 +104,93 @@ struct CompiledAlltoall {
   std::vector<std::vector<Piece>> phases;
 };
 
+/// A relaying schedule in member space: each transfer carries runs
+/// (first chunk, count) of consecutive chunks and copies or reduces them.
+struct RelayPiece {
+  int32_t src, dst;
+  bool reduce;
+  std::vector<std::pair<int64_t, int64_t>> runs;
+};
+
+struct CompiledRelay {
+  CollectiveKind kind = CollectiveKind::Broadcast;
+  int64_t numChunks = 0;
+  /// Chunks per block: the data is numChunks / perBlock blocks (one, or one
+  /// per member for the kinds the chunk table cuts by members).
+  int64_t perBlock = 1;
+  /// No rank forwards what it received (forwardsNothing): every message
+  /// may be posted at once.
+  bool allAtOnce = false;
+  std::vector<std::vector<RelayPiece>> phases;
+};
+
+/// What a relaying schedule made at run time is for: the kind, the root's
+/// member index (-1), the element size it is cut for and the element count
+/// (per block) rounded up to a power of two.
+struct RelayKey {
+  CollectiveKind kind;
+  int root;
+  int64_t elementBytes, count;
+  bool operator<(const RelayKey &o) const {
+    return std::tie(kind, root, elementBytes, count) <
+           std::tie(o.kind, o.root, o.elementBytes, o.count);
+  }
+};
+
 /// Why a call went to the MPI library.
 enum FallbackReason {
   kIntercomm,
   kSingleRank,
   kOutsideMachine,
   kNoSchedule,
+  kNoData,
+  kNonCommutative,
+  kNotContiguous,
+  kRankOrder,
+  kInvalid,
   kNumReasons
 };
 const char *const kReasonText[kNumReasons] = {
-    "intercommunicator", "communicator of one rank",
-    "ranks outside the machine", "no schedule"};
+    "intercommunicator",
+    "communicator of one rank",
+    "ranks outside the machine",
+    "no schedule",
+    "no data",
+    "non-commutative operator",
+    "reduction over a datatype that is not contiguous",
+    "scan over ranks not in world order",
+    "arguments MPI rejects"};
 
 struct Stats {
   long served = 0;
   long fellBack[kNumReasons] = {};
 };
+
+/// The functions the library replaces, in the report's order.
+enum Function {
+  kAlltoall,
+  kAlltoallv,
+  kBcast,
+  kReduce,
+  kAllreduce,
+  kReduceScatterBlock,
+  kScan,
+  kExscan,
+  kAllgather,
+  kGather,
+  kScatter,
+  kNumFunctions
+};
+const char *const kFunctionName[kNumFunctions] = {
+    "MPI_Alltoall", "MPI_Alltoallv", "MPI_Bcast",
+    "MPI_Reduce",   "MPI_Allreduce", "MPI_Reduce_scatter_block",
+    "MPI_Scan",     "MPI_Exscan",    "MPI_Allgather",
+    "MPI_Gather",   "MPI_Scatter"};
+
+using RelayRanksKey = std::pair<std::vector<int>, RelayKey>;
+/// A given relaying schedule serves its kind, ranks and root (a world rank,
+/// -1) at every count.
+using GivenRelayKey = std::tuple<CollectiveKind, std::vector<int>, int>;
 
 struct State {
   std::mutex mutex;
@@ -113,11 +204,13 @@ struct State {
   /// schedule is decided per communicator (CommInfo), never from this map:
   /// with threads, ranks could see it filled at different times.
   std::map<std::vector<int>, std::shared_ptr<CompiledAlltoall>> schedules;
+  std::map<RelayRanksKey, std::shared_ptr<CompiledRelay>> relays;
   /// Ahead-of-time schedules, by sorted world ranks.
   std::map<std::vector<int>, std::shared_ptr<CompiledAlltoall>> given;
+  std::map<GivenRelayKey, std::shared_ptr<CompiledRelay>> givenRelays;
   int keyval = MPI_KEYVAL_INVALID;
   std::vector<MPI_Comm> dups;
-  Stats alltoall, alltoallv;
+  Stats stats[kNumFunctions];
 };
 
 State &state() {
@@ -157,6 +250,44 @@ std::shared_ptr<CompiledAlltoall> compile(const std::vector<int> &ranks,
   return out;
 }
 
+/// A verified relaying schedule in member space (null if a transfer
+/// leaves the group: the library relays only through members).
+std::shared_ptr<CompiledRelay> compileRelay(const ChunkSpec &chunks,
+                                            const Schedule &schedule) {
+  auto out = std::make_shared<CompiledRelay>();
+  out->kind = chunks.kind;
+  out->numChunks = chunks.numChunks;
+  out->perBlock = std::max<int64_t>(chunks.chunksPerMember(), 1);
+  out->allAtOnce = forwardsNothing(schedule);
+  auto member = [&](RankId r) -> int64_t {
+    auto it = std::lower_bound(chunks.group.begin(), chunks.group.end(), r);
+    return it != chunks.group.end() && *it == r ? it - chunks.group.begin()
+                                                : -1;
+  };
+  for (const Phase &phase : schedule.phases) {
+    std::vector<RelayPiece> &pieces = out->phases.emplace_back();
+    for (size_t i = 0; i < phase.transfers.size(); ++i) {
+      const Transfer &t = phase.transfers[i];
+      int64_t src = member(t.src), dst = member(t.dst);
+      if (src < 0 || dst < 0 || i >= phase.chunks.size())
+        return nullptr;
+      RelayPiece piece{static_cast<int32_t>(src),
+                       static_cast<int32_t>(dst),
+                       phase.chunks[i].reduce,
+                       {}};
+      for (int64_t c : phase.chunks[i].ids) {
+        if (!piece.runs.empty() &&
+            piece.runs.back().first + piece.runs.back().second == c)
+          ++piece.runs.back().second;
+        else
+          piece.runs.push_back({c, 1});
+      }
+      pieces.push_back(std::move(piece));
+    }
+  }
+  return out;
+}
+
 /// The sorted ranks an alltoall document's demands cover.
 std::vector<int> groupOf(const TransferSet &transfers) {
   std::vector<int> ranks;
@@ -167,11 +298,16 @@ std::vector<int> groupOf(const TransferSet &transfers) {
   return ranks;
 }
 
-/// Reads the alltoall documents of a phasec-schedule/1 file into `into`.
-bool loadScheduleFile(
-    const std::string &path,
-    std::map<std::vector<int>, std::shared_ptr<CompiledAlltoall>> &into,
-    std::string &error) {
+/// The schedules of a schedule file: its uniform alltoall documents
+/// (phasec-schedule/1) and its relaying ones (/2), each verified on its
+/// own machine first (a file is not trusted).
+struct ScheduleFile {
+  std::map<std::vector<int>, std::shared_ptr<CompiledAlltoall>> alltoalls;
+  std::map<GivenRelayKey, std::shared_ptr<CompiledRelay>> relays;
+};
+
+bool loadScheduleFile(const std::string &path, ScheduleFile &into,
+                      std::string &error) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
     error = "cannot read " + path + ": " + buffer.getError().message();
@@ -184,22 +320,74 @@ bool loadScheduleFile(
     return false;
   }
   for (ParsedScheduleDocument &doc : *docs) {
-    if (doc.info.kind != "alltoall")
+    bool isAlltoall = !doc.chunks && doc.info.kind == "alltoall" &&
+                      doc.transfers.uniformBytes();
+    bool isRelay = doc.chunks && ChunkSpec::hasChunkSemantics(doc.chunks->kind);
+    if (!isAlltoall && !isRelay)
       continue;
-    std::optional<int64_t> block = doc.transfers.uniformBytes();
-    if (!block)
+    std::string prefix = path + ": operation '" + doc.info.operation + "': ";
+    llvm::FailureOr<Topology> topo = Topology::create(doc.topology, error);
+    if (llvm::failed(topo)) {
+      error = prefix + error;
+      return false;
+    }
+    std::optional<Problem> problem;
+    if (isRelay)
+      problem.emplace(*topo, *doc.chunks, CostModel(*topo));
+    else
+      problem.emplace(*topo, doc.transfers);
+    llvm::SmallVector<ScheduleViolation> violations;
+    if (llvm::failed(problem->verify(doc.schedule, violations))) {
+      error = prefix +
+              "the schedule does not verify: " + violations.front().message;
+      return false;
+    }
+    if (isAlltoall) {
+      std::vector<int> ranks = groupOf(doc.transfers);
+      into.alltoalls[ranks] =
+          compile(ranks, doc.schedule, *doc.transfers.uniformBytes());
       continue;
-    std::vector<int> ranks = groupOf(doc.transfers);
-    into[ranks] = compile(ranks, doc.schedule, *block);
+    }
+    std::shared_ptr<CompiledRelay> relay =
+        compileRelay(*doc.chunks, doc.schedule);
+    if (!relay) {
+      error = prefix + "a transfer leaves the group (libphasec-pmpi relays "
+                       "only through members)";
+      return false;
+    }
+    std::vector<int> ranks(doc.chunks->group.begin(), doc.chunks->group.end());
+    into.relays[{doc.chunks->kind, ranks, static_cast<int>(doc.chunks->root)}] =
+        relay;
   }
   return true;
 }
 
-std::string cachePath(const State &s, const std::vector<int> &ranks) {
+std::string cachePath(const State &s, const std::vector<int> &ranks,
+                      const RelayKey *relay = nullptr) {
   llvm::hash_code h = llvm::hash_combine(
       s.machineSpec, llvm::hash_combine_range(ranks.begin(), ranks.end()));
-  return s.cacheDir + "/alltoall-" +
+  if (!relay)
+    return s.cacheDir + "/alltoall-" +
+           llvm::utohexstr(static_cast<uint64_t>(size_t(h))) + ".json";
+  h = llvm::hash_combine(h, static_cast<int>(relay->kind), relay->root,
+                         relay->elementBytes, relay->count);
+  return s.cacheDir + "/" + stringifyCollectiveKind(relay->kind).str() + "-" +
          llvm::utohexstr(static_cast<uint64_t>(size_t(h))) + ".json";
+}
+
+/// Writes one document to the cache (a temporary file renamed, so that a
+/// concurrent run never reads half of it).
+void writeCache(const std::string &path, const Problem &problem,
+                const Schedule &schedule, const CollectiveInfo &info) {
+  (void)llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path + ".tmp", ec);
+  if (ec)
+    return;
+  writeScheduleJSON(os, problem, schedule, info);
+  os.close();
+  if (!os.has_error())
+    (void)llvm::sys::fs::rename(path + ".tmp", path);
 }
 
 /// Rank 0's schedule for `ranks`: given, cached on disk, or computed now
@@ -217,11 +405,11 @@ findOrSchedule(State &s, const std::vector<int> &ranks, std::string &why) {
   std::string path;
   if (!s.cacheDir.empty()) {
     path = cachePath(s, ranks);
-    std::map<std::vector<int>, std::shared_ptr<CompiledAlltoall>> cached;
+    ScheduleFile cached;
     std::string error;
     if (llvm::sys::fs::exists(path) && loadScheduleFile(path, cached, error)) {
-      auto it = cached.find(ranks);
-      if (it != cached.end())
+      auto it = cached.alltoalls.find(ranks);
+      if (it != cached.alltoalls.end())
         return it->second;
     }
   }
@@ -248,62 +436,74 @@ findOrSchedule(State &s, const std::vector<int> &ranks, std::string &why) {
     why = "the schedule does not verify: " + violations.front().message;
     return nullptr;
   }
-  if (!path.empty()) {
-    (void)llvm::sys::fs::create_directories(s.cacheDir);
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path + ".tmp", ec);
-    if (!ec) {
-      writeScheduleJSON(os, **problem, schedule, {"alltoall", "alltoall"});
-      os.close();
-      (void)llvm::sys::fs::rename(path + ".tmp", path);
-    }
-  }
+  if (!path.empty())
+    writeCache(path, **problem, schedule, {"alltoall", "alltoall"});
   return compile(ranks, schedule, kScheduleBlock);
 }
 
-/// Rank 0 decides, every rank gets the same schedule (or none).
-std::shared_ptr<CompiledAlltoall>
-agreeOnSchedule(State &s, MPI_Comm comm, const std::vector<int> &ranks) {
-  int me;
-  PMPI_Comm_rank(comm, &me);
-  std::vector<int64_t> wire;
-  if (me == 0) {
-    std::string why;
-    std::shared_ptr<CompiledAlltoall> compiled;
-    bool known = false;
-    {
-      std::lock_guard<std::mutex> lock(s.mutex);
-      auto it = s.schedules.find(ranks);
-      if (it != s.schedules.end()) {
-        compiled = it->second;
-        known = true;
-        why = "no schedule (as before)";
-      }
-    }
-    if (!known) {
-      compiled = findOrSchedule(s, ranks, why);
-      std::lock_guard<std::mutex> lock(s.mutex);
-      s.schedules[ranks] = compiled;
-    }
-    if (!compiled) {
-      if (s.report)
-        std::fprintf(stderr, "libphasec-pmpi: no schedule for %zu ranks: %s\n",
-                     ranks.size(), why.c_str());
-      wire.push_back(-1);
-    } else {
-      wire.push_back(compiled->block);
-      wire.push_back(static_cast<int64_t>(compiled->phases.size()));
-      for (const std::vector<Piece> &phase : compiled->phases) {
-        wire.push_back(static_cast<int64_t>(phase.size()));
-        for (const Piece &p : phase) {
-          wire.push_back(p.src);
-          wire.push_back(p.dst);
-          wire.push_back(p.offset);
-          wire.push_back(p.bytes);
-        }
-      }
-    }
+bool isReduction(CollectiveKind kind) {
+  return kind == CollectiveKind::Reduce || kind == CollectiveKind::Allreduce ||
+         kind == CollectiveKind::ReduceScatter ||
+         kind == CollectiveKind::Scan || kind == CollectiveKind::Exscan;
+}
+
+/// The element type a reduction's schedule is cut for (chunks on element
+/// boundaries); the run-time cut uses the call's own datatype.
+/// (1 stands for any size without an element type of its own.)
+ElementType elementTypeOfSize(int64_t bytes) {
+  switch (bytes) {
+  case 2:
+    return ElementType::UInt16;
+  case 4:
+    return ElementType::UInt32;
+  case 8:
+    return ElementType::UInt64;
+  case 16:
+    return ElementType::Complex128;
+  default:
+    return ElementType::UInt8;
   }
+}
+
+/// Rank 0's relaying schedule for `key` over `ranks`: cached on disk or
+/// computed now (and cached). Null if there is none (`why` says why).
+std::shared_ptr<CompiledRelay>
+findOrScheduleRelay(State &s, const std::vector<int> &ranks,
+                    const RelayKey &key, std::string &why) {
+  std::string path;
+  if (!s.cacheDir.empty()) {
+    path = cachePath(s, ranks, &key);
+    ScheduleFile cached;
+    std::string error;
+    if (llvm::sys::fs::exists(path) && loadScheduleFile(path, cached, error) &&
+        cached.relays.size() == 1)
+      return cached.relays.begin()->second;
+  }
+  Collective c;
+  c.kind = key.kind;
+  for (int r : ranks)
+    c.group.push_back(r);
+  c.root = key.root >= 0 ? ranks[key.root] : -1;
+  c.blockBytes = key.count * key.elementBytes;
+  if (isReduction(key.kind))
+    c.elementType = elementTypeOfSize(key.elementBytes);
+  CostModel model(*s.machine);
+  llvm::FailureOr<RelaySchedule> relay =
+      scheduleRelaying(*s.machine, model, c, RelayChoice{}, why);
+  if (llvm::failed(relay))
+    return nullptr;
+  if (!path.empty())
+    writeCache(path, Problem(*s.machine, relay->chunks, model), relay->schedule,
+               {"pmpi", stringifyCollectiveKind(key.kind).str()});
+  std::shared_ptr<CompiledRelay> out =
+      compileRelay(relay->chunks, relay->schedule);
+  if (!out)
+    why = "the schedule relays through ranks outside the communicator";
+  return out;
+}
+
+/// Rank 0's `wire` (empty = nothing to send) reaches every rank of comm.
+void broadcastWire(MPI_Comm comm, std::vector<int64_t> &wire) {
   int64_t n = static_cast<int64_t>(wire.size());
   PMPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
   wire.resize(n);
@@ -312,10 +512,21 @@ agreeOnSchedule(State &s, MPI_Comm comm, const std::vector<int> &ranks) {
     int count = static_cast<int>(std::min<int64_t>(1 << 28, n - at));
     PMPI_Bcast(wire.data() + at, count, MPI_INT64_T, 0, comm);
   }
-  if (wire[0] < 0)
-    return nullptr;
-  auto out = std::make_shared<CompiledAlltoall>();
-  out->block = wire[0];
+}
+
+// Schedules on the wire: int64 words.
+std::vector<int64_t> encode(const CompiledAlltoall &c) {
+  std::vector<int64_t> wire{c.block, static_cast<int64_t>(c.phases.size())};
+  for (const std::vector<Piece> &phase : c.phases) {
+    wire.push_back(static_cast<int64_t>(phase.size()));
+    for (const Piece &p : phase)
+      wire.insert(wire.end(), {p.src, p.dst, p.offset, p.bytes});
+  }
+  return wire;
+}
+
+void decode(const std::vector<int64_t> &wire, CompiledAlltoall &out) {
+  out.block = wire[0];
   size_t at = 2;
   for (int64_t ph = 0; ph < wire[1]; ++ph) {
     std::vector<Piece> pieces(static_cast<size_t>(wire[at++]));
@@ -326,20 +537,117 @@ agreeOnSchedule(State &s, MPI_Comm comm, const std::vector<int> &ranks) {
       p.bytes = wire[at + 3];
       at += 4;
     }
-    out->phases.push_back(std::move(pieces));
+    out.phases.push_back(std::move(pieces));
   }
+}
+
+std::vector<int64_t> encode(const CompiledRelay &c) {
+  std::vector<int64_t> wire{static_cast<int64_t>(c.kind), c.numChunks,
+                            c.perBlock, c.allAtOnce,
+                            static_cast<int64_t>(c.phases.size())};
+  for (const std::vector<RelayPiece> &phase : c.phases) {
+    wire.push_back(static_cast<int64_t>(phase.size()));
+    for (const RelayPiece &p : phase) {
+      wire.insert(wire.end(), {p.src, p.dst, p.reduce,
+                               static_cast<int64_t>(p.runs.size())});
+      for (auto [chunk, count] : p.runs)
+        wire.insert(wire.end(), {chunk, count});
+    }
+  }
+  return wire;
+}
+
+void decode(const std::vector<int64_t> &wire, CompiledRelay &out) {
+  out.kind = static_cast<CollectiveKind>(wire[0]);
+  out.numChunks = wire[1];
+  out.perBlock = wire[2];
+  out.allAtOnce = wire[3] != 0;
+  size_t at = 5;
+  for (int64_t ph = 0; ph < wire[4]; ++ph) {
+    std::vector<RelayPiece> &pieces = out.phases.emplace_back();
+    pieces.resize(static_cast<size_t>(wire[at++]));
+    for (RelayPiece &p : pieces) {
+      p.src = static_cast<int32_t>(wire[at]);
+      p.dst = static_cast<int32_t>(wire[at + 1]);
+      p.reduce = wire[at + 2] != 0;
+      p.runs.resize(static_cast<size_t>(wire[at + 3]));
+      at += 4;
+      for (auto &run : p.runs) {
+        run = {wire[at], wire[at + 1]};
+        at += 2;
+      }
+    }
+  }
+}
+
+/// Rank 0 decides (with `find`, under no lock), every rank gets the same
+/// schedule or none; `known` is rank 0's map of earlier decisions.
+template <typename T, typename Key>
+std::shared_ptr<T>
+agree(State &s, MPI_Comm comm, std::map<Key, std::shared_ptr<T>> &known,
+      const Key &key, const std::string &what,
+      llvm::function_ref<std::shared_ptr<T>(std::string &)> find) {
+  int me;
+  PMPI_Comm_rank(comm, &me);
+  std::vector<int64_t> wire;
+  if (me == 0) {
+    std::string why;
+    std::shared_ptr<T> compiled;
+    bool decided = false;
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      auto it = known.find(key);
+      if (it != known.end()) {
+        compiled = it->second;
+        decided = true;
+        why = "no schedule (as before)";
+      }
+    }
+    if (!decided) {
+      compiled = find(why);
+      std::lock_guard<std::mutex> lock(s.mutex);
+      known[key] = compiled;
+    }
+    if (!compiled && s.report)
+      std::fprintf(stderr, "libphasec-pmpi: no schedule for %s: %s\n",
+                   what.c_str(), why.c_str());
+    wire = compiled ? encode(*compiled) : std::vector<int64_t>{-1};
+  }
+  broadcastWire(comm, wire);
+  if (wire[0] < 0)
+    return nullptr;
+  auto out = std::make_shared<T>();
+  decode(wire, *out);
   return out;
 }
 
 /// What phasec keeps on a communicator (an MPI attribute, so that it goes
-/// with the communicator): the verdict of its first call, and for a served
-/// communicator the schedule, phasec's duplicate of it and the comm rank
-/// <-> member maps.
+/// with the communicator): whether it can be served at all, the comm rank
+/// <-> member maps, the verdict of each kind of call (decided at its first
+/// call, collectively: every rank reaches the same one), phasec's
+/// duplicate of it and the work space of its calls (MPI orders a
+/// communicator's collectives, so one call at a time uses it).
 struct CommInfo {
-  std::shared_ptr<CompiledAlltoall> schedule; // null: the MPI library's
+  /// Intra, two or more ranks (else `reason`).
+  bool usable = false;
   FallbackReason reason = kNoSchedule;
-  MPI_Comm wire = MPI_COMM_NULL;
+  std::vector<int> sorted; // world ranks, increasing
   std::vector<int> memberOfCommRank, commRankOfMember;
+  bool alltoallDecided = false;
+  std::shared_ptr<CompiledAlltoall> alltoall; // null: the MPI library's
+  FallbackReason alltoallReason = kNoSchedule;
+  std::map<RelayKey, std::pair<std::shared_ptr<CompiledRelay>, FallbackReason>>
+      relays;
+  MPI_Comm wire = MPI_COMM_NULL;
+  std::vector<char> work, receive, pack;
+
+  /// Comm ranks in world order: member m is comm rank m.
+  bool inWorldOrder() const {
+    for (size_t m = 0; m < commRankOfMember.size(); ++m)
+      if (commRankOfMember[m] != static_cast<int>(m))
+        return false;
+    return true;
+  }
 };
 
 int deleteCommInfo(MPI_Comm, int, void *attr, void *) {
@@ -357,8 +665,7 @@ int deleteCommInfo(MPI_Comm, int, void *attr, void *) {
   return MPI_SUCCESS;
 }
 
-/// The verdict for `comm`, decided at its first call (collective over comm:
-/// every rank reaches the same one) and kept on it.
+/// What phasec knows of `comm`, made at its first call and kept on it.
 CommInfo *commInfo(State &s, MPI_Comm comm) {
   void *attr = nullptr;
   int found = 0;
@@ -375,6 +682,7 @@ CommInfo *commInfo(State &s, MPI_Comm comm) {
   } else if (size < 2) {
     info->reason = kSingleRank;
   } else {
+    info->usable = true;
     // World ranks of the communicator's ranks.
     MPI_Group group, world;
     PMPI_Comm_group(comm, &group);
@@ -386,56 +694,101 @@ CommInfo *commInfo(State &s, MPI_Comm comm) {
                                worldRanks.data());
     PMPI_Group_free(&group);
     PMPI_Group_free(&world);
-    std::vector<int> sorted = worldRanks;
-    std::sort(sorted.begin(), sorted.end());
-    bool given = s.given.count(sorted) != 0;
-    if (!given && s.machine && sorted.back() >= s.machine->numRanks()) {
-      info->reason = kOutsideMachine;
-    } else if (!given && !s.machine) {
-      info->reason = kNoSchedule;
-    } else {
-      info->schedule = agreeOnSchedule(s, comm, sorted);
-      info->reason = kNoSchedule;
-    }
-    if (info->schedule) {
-      PMPI_Comm_dup(comm, &info->wire);
-      {
-        std::lock_guard<std::mutex> lock(s.mutex);
-        s.dups.push_back(info->wire);
-      }
-      info->memberOfCommRank.resize(size);
-      info->commRankOfMember.resize(size);
-      for (int i = 0; i < size; ++i) {
-        int m = static_cast<int>(
-            std::lower_bound(sorted.begin(), sorted.end(), worldRanks[i]) -
-            sorted.begin());
-        info->memberOfCommRank[i] = m;
-        info->commRankOfMember[m] = i;
-      }
+    info->sorted = worldRanks;
+    std::sort(info->sorted.begin(), info->sorted.end());
+    info->memberOfCommRank.resize(size);
+    info->commRankOfMember.resize(size);
+    for (int i = 0; i < size; ++i) {
+      int m =
+          static_cast<int>(std::lower_bound(info->sorted.begin(),
+                                            info->sorted.end(), worldRanks[i]) -
+                           info->sorted.begin());
+      info->memberOfCommRank[i] = m;
+      info->commRankOfMember[m] = i;
     }
   }
   PMPI_Comm_set_attr(comm, s.keyval, info);
   return info;
 }
 
-/// A served call: the communicator's schedule and my member index.
-struct Plan {
-  const CommInfo *info = nullptr;
-  int me = 0;
-};
+/// phasec's duplicate of a served communicator, made at its first served
+/// call (collective: every rank of that call is served).
+void makeWire(State &s, CommInfo &info, MPI_Comm comm) {
+  if (info.wire != MPI_COMM_NULL)
+    return;
+  PMPI_Comm_dup(comm, &info.wire);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.dups.push_back(info.wire);
+}
 
-bool makePlan(State &s, MPI_Comm comm, Plan &plan, FallbackReason &reason) {
-  const CommInfo *info = commInfo(s, comm);
-  if (!info->schedule) {
-    reason = info->reason;
+/// Whether the machine can schedule for `info`'s ranks at run time (else
+/// the reason).
+bool canSchedule(const State &s, const CommInfo &info, FallbackReason &reason) {
+  if (!s.machine) {
+    reason = kNoSchedule;
     return false;
   }
-  int rank;
-  PMPI_Comm_rank(comm, &rank);
-  plan.info = info;
-  plan.me = info->memberOfCommRank[rank];
+  if (info.sorted.back() >= s.machine->numRanks()) {
+    reason = kOutsideMachine;
+    return false;
+  }
   return true;
 }
+
+/// The communicator's alltoall schedule, decided at its first alltoall.
+void decideAlltoall(State &s, CommInfo &info, MPI_Comm comm) {
+  if (info.alltoallDecided)
+    return;
+  info.alltoallDecided = true;
+  bool given = s.given.count(info.sorted) != 0;
+  if (!given && !canSchedule(s, info, info.alltoallReason))
+    return;
+  info.alltoall = agree<CompiledAlltoall, std::vector<int>>(
+      s, comm, s.schedules, info.sorted,
+      "alltoall over " + std::to_string(info.sorted.size()) + " ranks",
+      [&](std::string &why) { return findOrSchedule(s, info.sorted, why); });
+  info.alltoallReason = kNoSchedule;
+  if (info.alltoall)
+    makeWire(s, info, comm);
+}
+
+/// The relaying schedule of `key` on the communicator: given ahead for its
+/// kind, ranks and root, or decided at the first call with this key.
+const CompiledRelay *decideRelay(State &s, CommInfo &info, MPI_Comm comm,
+                                 const RelayKey &key, FallbackReason &reason) {
+  auto given = s.givenRelays.find(
+      {key.kind, info.sorted, key.root >= 0 ? info.sorted[key.root] : -1});
+  if (given != s.givenRelays.end()) {
+    makeWire(s, info, comm);
+    return given->second.get();
+  }
+  auto it = info.relays.find(key);
+  if (it == info.relays.end()) {
+    std::pair<std::shared_ptr<CompiledRelay>, FallbackReason> verdict{
+        nullptr, kNoSchedule};
+    if (canSchedule(s, info, verdict.second))
+      verdict.first = agree<CompiledRelay, RelayRanksKey>(
+          s, comm, s.relays, {info.sorted, key},
+          stringifyCollectiveKind(key.kind).str() + " over " +
+              std::to_string(info.sorted.size()) + " ranks",
+          [&](std::string &why) {
+            return findOrScheduleRelay(s, info.sorted, key, why);
+          });
+    it = info.relays.emplace(key, verdict).first;
+  }
+  if (!it->second.first) {
+    reason = it->second.second;
+    return nullptr;
+  }
+  makeWire(s, info, comm);
+  return it->second.first.get();
+}
+
+/// A served call: the communicator's state and my member index.
+struct Plan {
+  CommInfo *info = nullptr;
+  int me = 0;
+};
 
 /// A buffer of bytes for a (count, datatype) array: the caller's memory
 /// when the type is contiguous, else a packed copy.
@@ -520,7 +873,7 @@ using MemberBytes = llvm::function_ref<int64_t(int)>;
 int runPhases(const Plan &plan, const char *send, char *recv,
               MemberBytes sendBytes, MemberBytes recvBytes, MemberBytes sendAt,
               MemberBytes recvAt) {
-  const CompiledAlltoall &c = *plan.info->schedule;
+  const CompiledAlltoall &c = *plan.info->alltoall;
   const std::vector<int> &commRankOf = plan.info->commRankOfMember;
   const MPI_Comm wire = plan.info->wire;
   const int me = plan.me;
@@ -572,26 +925,329 @@ int runPhases(const Plan &plan, const char *send, char *recv,
   return MPI_SUCCESS;
 }
 
-void countFallback(Stats &stats, FallbackReason reason) {
+void countFallback(Function f, FallbackReason reason) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  ++stats.fellBack[reason];
+  ++state().stats[f].fellBack[reason];
 }
 
-void countServed(Stats &stats) {
+void countServed(Function f) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  ++stats.served;
+  ++state().stats[f].served;
 }
 
-/// Whether phasec serves this call (else it is counted as the MPI
-/// library's, with its reason).
-bool serve(State &s, MPI_Comm comm, Stats &stats, Plan &plan) {
+/// The communicator's state if phasec may serve calls on it (else the call
+/// is counted as the MPI library's, with its reason).
+bool usable(State &s, MPI_Comm comm, Function f, Plan &plan) {
   if (!s.initialized || comm == MPI_COMM_NULL)
     return false;
-  FallbackReason reason = kNoSchedule;
-  if (makePlan(s, comm, plan, reason))
+  CommInfo *info = commInfo(s, comm);
+  if (!info->usable) {
+    countFallback(f, info->reason);
+    return false;
+  }
+  int rank;
+  PMPI_Comm_rank(comm, &rank);
+  plan.info = info;
+  plan.me = info->memberOfCommRank[rank];
+  return true;
+}
+
+/// Whether phasec serves this alltoall(v).
+bool serveAlltoall(State &s, MPI_Comm comm, Function f, Plan &plan) {
+  if (!usable(s, comm, f, plan))
+    return false;
+  decideAlltoall(s, *plan.info, comm);
+  if (plan.info->alltoall)
     return true;
-  countFallback(stats, reason);
+  countFallback(f, plan.info->alltoallReason);
   return false;
+}
+
+int64_t roundUpToPowerOf2(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+/// A relaying call: its kind, root (comm rank, -1), and the elements of a
+/// block: `count` of `elementBytes` (a reduction's datatype; 1 and bytes
+/// otherwise, which are cut anywhere).
+struct RelayCall {
+  CollectiveKind kind;
+  int root = -1; // rooted kinds: the call's root
+  bool rooted = false;
+  int64_t count = 0, elementBytes = 1;
+  MPI_Datatype type = MPI_DATATYPE_NULL; // reductions
+  MPI_Op op = MPI_OP_NULL;
+};
+
+/// Whether phasec serves this relaying call; `relay` is its schedule. A
+/// call-level reason (`early`, kNumReasons for none) is counted only on a
+/// communicator phasec could otherwise serve.
+bool serveRelay(State &s, MPI_Comm comm, Function f, const RelayCall &call,
+                FallbackReason early, Plan &plan, const CompiledRelay *&relay) {
+  if (!usable(s, comm, f, plan))
+    return false;
+  FallbackReason reason = early;
+  // A root or count MPI rejects: MPI reports it.
+  if ((call.rooted &&
+       (call.root < 0 ||
+        call.root >= static_cast<int>(plan.info->memberOfCommRank.size()))) ||
+      call.count < 0)
+    reason = kInvalid;
+  if (reason == kNumReasons && call.count == 0)
+    reason = kNoData;
+  if (reason == kNumReasons &&
+      (call.kind == CollectiveKind::Scan ||
+       call.kind == CollectiveKind::Exscan) &&
+      !plan.info->inWorldOrder())
+    reason = kRankOrder;
+  if (reason == kNumReasons) {
+    RelayKey key{call.kind,
+                 call.rooted ? plan.info->memberOfCommRank[call.root] : -1, 1,
+                 call.count * call.elementBytes};
+    // A reduction's schedule is cut at its elements where phasec has an
+    // element type of that size.
+    if (call.elementBytes != 1 &&
+        elementTypeBytes(elementTypeOfSize(call.elementBytes)) ==
+            call.elementBytes) {
+      key.elementBytes = call.elementBytes;
+      key.count = call.count;
+    }
+    key.count = roundUpToPowerOf2(key.count);
+    relay = decideRelay(s, *plan.info, comm, key, reason);
+    if (relay)
+      return true;
+  }
+  countFallback(f, reason);
+  return false;
+}
+
+/// Checks a reduction's datatype and operator (the same on every rank, says
+/// the standard): kNumReasons if phasec can combine with them.
+FallbackReason reductionReason(MPI_Datatype type, MPI_Op op,
+                               int64_t &elementBytes) {
+  int commutative = 0;
+  PMPI_Op_commutative(op, &commutative);
+  MPI_Aint extent;
+  int size;
+  bool dense = contiguous(type, extent, size);
+  elementBytes = size;
+  if (!commutative)
+    return kNonCommutative;
+  if (!dense)
+    return kNotContiguous;
+  return kNumReasons;
+}
+
+/// Where the chunks of a call lie in the work space: `blocks` blocks of
+/// `blockCount` elements of `elementBytes`, each cut into `perBlock` chunks
+/// at element boundaries.
+struct ChunkLayout {
+  int64_t perBlock, blockCount, elementBytes;
+  int64_t begin(int64_t chunk) const {
+    return at(chunk / perBlock, chunk % perBlock);
+  }
+  int64_t end(int64_t chunk) const {
+    return at(chunk / perBlock, chunk % perBlock + 1);
+  }
+  /// Bytes of the runs of a transfer (consecutive chunks are adjacent).
+  int64_t bytes(const RelayPiece &p) const {
+    int64_t n = 0;
+    for (auto [chunk, count] : p.runs)
+      n += end(chunk + count - 1) - begin(chunk);
+    return n;
+  }
+
+private:
+  int64_t at(int64_t block, int64_t part) const {
+    return (block * blockCount +
+            static_cast<int64_t>(static_cast<__int128>(blockCount) * part /
+                                 perBlock)) *
+           elementBytes;
+  }
+};
+
+/// Runs a relaying schedule on the work space D (the call's data as the
+/// layout says): phase by phase, or every message at once when nothing is
+/// forwarded; a phase's messages land in a scratch, then its copies and its
+/// reductions (`type`, `op`) are applied in phase order.
+int runRelay(const Plan &plan, const CompiledRelay &relay,
+             const ChunkLayout &layout, char *D, MPI_Datatype type, MPI_Op op) {
+  CommInfo &info = *plan.info;
+  const std::vector<int> &commRankOf = info.commRankOfMember;
+  const int me = plan.me;
+  struct Staged {
+    size_t phase;
+    const RelayPiece *piece;
+    int64_t at;
+  };
+  std::vector<Staged> staged;
+  std::vector<MPI_Request> requests;
+  // Messages of at most an int's count; both sides cut alike.
+  auto post = [&](char *buf, int64_t bytes, int peer, bool receive,
+                  bool synchronous) {
+    for (int64_t at = 0; at < bytes;) {
+      int n = static_cast<int>(std::min<int64_t>(bytes - at, INT32_MAX));
+      requests.emplace_back();
+      int err = receive ? PMPI_Irecv(buf + at, n, MPI_BYTE, commRankOf[peer],
+                                     kTag, info.wire, &requests.back())
+                : synchronous
+                    ? PMPI_Issend(buf + at, n, MPI_BYTE, commRankOf[peer], kTag,
+                                  info.wire, &requests.back())
+                    : PMPI_Isend(buf + at, n, MPI_BYTE, commRankOf[peer], kTag,
+                                 info.wire, &requests.back());
+      if (err != MPI_SUCCESS)
+        return err;
+      at += n;
+    }
+    return int(MPI_SUCCESS);
+  };
+  // Phases [first, last): receives, sends, wait, apply.
+  auto run = [&](size_t first, size_t last, bool synchronous) {
+    int64_t receiveBytes = 0, packBytes = 0;
+    for (size_t j = first; j < last; ++j)
+      for (const RelayPiece &p : relay.phases[j]) {
+        if (p.dst == me)
+          receiveBytes += layout.bytes(p);
+        if (p.src == me && p.runs.size() > 1)
+          packBytes += layout.bytes(p);
+      }
+    if (static_cast<int64_t>(info.receive.size()) < receiveBytes)
+      info.receive.resize(static_cast<size_t>(receiveBytes));
+    if (static_cast<int64_t>(info.pack.size()) < packBytes)
+      info.pack.resize(static_cast<size_t>(packBytes));
+    staged.clear();
+    requests.clear();
+    int64_t at = 0;
+    for (size_t j = first; j < last; ++j)
+      for (const RelayPiece &p : relay.phases[j]) {
+        int64_t bytes = layout.bytes(p);
+        if (p.dst != me || !bytes)
+          continue;
+        staged.push_back({j, &p, at});
+        if (int err =
+                post(info.receive.data() + at, bytes, p.src, true, synchronous))
+          return err;
+        at += bytes;
+      }
+    at = 0;
+    for (size_t j = first; j < last; ++j)
+      for (const RelayPiece &p : relay.phases[j]) {
+        int64_t bytes = layout.bytes(p);
+        if (p.src != me || !bytes)
+          continue;
+        char *buf = D + layout.begin(p.runs.front().first);
+        if (p.runs.size() > 1) {
+          buf = info.pack.data() + at;
+          for (auto [chunk, count] : p.runs) {
+            int64_t from = layout.begin(chunk),
+                    to = layout.end(chunk + count - 1);
+            std::memcpy(info.pack.data() + at, D + from,
+                        static_cast<size_t>(to - from));
+            at += to - from;
+          }
+        }
+        if (int err = post(buf, bytes, p.dst, false, synchronous))
+          return err;
+      }
+    int err = PMPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                           MPI_STATUSES_IGNORE);
+    if (err != MPI_SUCCESS)
+      return err;
+    // Copies, then reductions, phase by phase (the replay's order).
+    for (size_t j = first; j < last; ++j)
+      for (int reduce = 0; reduce < 2; ++reduce)
+        for (const Staged &x : staged) {
+          if (x.phase != j || x.piece->reduce != (reduce != 0))
+            continue;
+          const char *in = info.receive.data() + x.at;
+          for (auto [chunk, count] : x.piece->runs) {
+            int64_t from = layout.begin(chunk),
+                    to = layout.end(chunk + count - 1);
+            if (!reduce) {
+              std::memcpy(D + from, in, static_cast<size_t>(to - from));
+            } else {
+              int64_t elements = (to - from) / layout.elementBytes;
+              for (int64_t e = 0; e < elements;) {
+                int n = static_cast<int>(
+                    std::min<int64_t>(elements - e, INT32_MAX));
+                int err = PMPI_Reduce_local(in + e * layout.elementBytes,
+                                            D + from + e * layout.elementBytes,
+                                            n, type, op);
+                if (err != MPI_SUCCESS)
+                  return err;
+                e += n;
+              }
+            }
+            in += to - from;
+          }
+        }
+    return int(MPI_SUCCESS);
+  };
+  // A schedule that forwards nothing: every message at once from the work
+  // space as it was on entry (nothing is applied before all have arrived).
+  if (relay.allAtOnce)
+    return run(0, relay.phases.size(), /*synchronous=*/false);
+  // Otherwise phase after phase; synchronous sends keep a rank's phases in
+  // order (an eager send would complete at once and its next phase's
+  // messages would share the injection port with it; RelayC.cpp measured
+  // this for the generated code).
+  for (size_t j = 0; j < relay.phases.size(); ++j)
+    if (int err = run(j, j + 1, /*synchronous=*/true))
+      return err;
+  return MPI_SUCCESS;
+}
+
+/// The communicator's work space of at least `bytes`.
+char *workSpace(CommInfo &info, int64_t bytes) {
+  if (static_cast<int64_t>(info.work.size()) < bytes)
+    info.work.resize(static_cast<size_t>(bytes));
+  return info.work.data();
+}
+
+int64_t typeSize(MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  return size;
+}
+
+/// A reduction served by schedule: the work space D starts as this rank's
+/// input (`in`, bytes of `count` elements) and the schedule combines into
+/// it. `D` may be the receive buffer.
+int reduceInto(const Plan &plan, const CompiledRelay &relay,
+               const RelayCall &call, const void *in, char *D) {
+  const int64_t bytes = call.count * call.elementBytes;
+  if (in != MPI_IN_PLACE && in != D)
+    std::memcpy(D, in, static_cast<size_t>(bytes));
+  ChunkLayout layout{relay.perBlock, call.count, call.elementBytes};
+  return runRelay(plan, relay, layout, D, call.type, call.op);
+}
+
+/// The byte views of the blocks a gathering call (gather, allgather)
+/// receives: `view` over the receive buffer (comm rank order), this
+/// rank's block put in from `block` unless it is already there (nullptr),
+/// the schedule run in member order and the blocks put back.
+int gatherInto(const Plan &plan, const CompiledRelay &relay, int64_t blockBytes,
+               const char *block, ByteView &view) {
+  CommInfo &info = *plan.info;
+  const int64_t n = static_cast<int64_t>(info.commRankOfMember.size());
+  const int myRank = info.commRankOfMember[plan.me];
+  const bool direct = info.inWorldOrder();
+  char *D = direct ? view.bytes : workSpace(info, n * blockBytes);
+  const char *mine = block ? block : view.bytes + myRank * blockBytes;
+  if (D + plan.me * blockBytes != mine)
+    std::memcpy(D + plan.me * blockBytes, mine,
+                static_cast<size_t>(blockBytes));
+  ChunkLayout layout{relay.perBlock, blockBytes, 1};
+  if (int err = runRelay(plan, relay, layout, D, MPI_BYTE, MPI_OP_NULL))
+    return err;
+  if (!direct)
+    for (int64_t m = 0; m < n; ++m)
+      std::memcpy(view.bytes + info.commRankOfMember[m] * blockBytes,
+                  D + m * blockBytes, static_cast<size_t>(blockBytes));
+  return MPI_SUCCESS;
 }
 
 void setUp() {
@@ -619,8 +1275,11 @@ void setUp() {
     llvm::StringRef(schedules).split(files, ':', -1, false);
     for (llvm::StringRef file : files) {
       std::string error;
-      if (!loadScheduleFile(file.str(), s.given, error))
+      ScheduleFile loaded;
+      if (!loadScheduleFile(file.str(), loaded, error))
         fatal("PHASEC_PMPI_SCHEDULES: " + error);
+      s.given.insert(loaded.alltoalls.begin(), loaded.alltoalls.end());
+      s.givenRelays.insert(loaded.relays.begin(), loaded.relays.end());
     }
   }
   if (cache && *cache)
@@ -631,6 +1290,11 @@ void setUp() {
 }
 
 void printStats(const char *name, const Stats &stats) {
+  long calls = stats.served;
+  for (long n : stats.fellBack)
+    calls += n;
+  if (!calls)
+    return;
   std::fprintf(stderr, "libphasec-pmpi: %s: %ld by schedule", name,
                stats.served);
   for (int r = 0; r < kNumReasons; ++r)
@@ -665,8 +1329,8 @@ int MPI_Finalize(void) {
       int me;
       PMPI_Comm_rank(MPI_COMM_WORLD, &me);
       if (me == 0) {
-        printStats("MPI_Alltoall", s.alltoall);
-        printStats("MPI_Alltoallv", s.alltoallv);
+        for (int f = 0; f < kNumFunctions; ++f)
+          printStats(kFunctionName[f], s.stats[f]);
       }
     }
     // What phasec keeps on the world goes with its attribute; the
@@ -694,7 +1358,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  MPI_Comm comm) {
   State &s = state();
   Plan plan;
-  if (!serve(s, comm, s.alltoall, plan))
+  if (!serveAlltoall(s, comm, kAlltoall, plan))
     return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                          recvtype, comm);
   const int64_t p = static_cast<int64_t>(plan.info->commRankOfMember.size());
@@ -722,7 +1386,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (err != MPI_SUCCESS)
     return err;
   unpackRecv(recvbuf, recvcount * p, recvtype, comm, recvView);
-  countServed(s.alltoall);
+  countServed(kAlltoall);
   return MPI_SUCCESS;
 }
 
@@ -732,7 +1396,7 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                   MPI_Datatype recvtype, MPI_Comm comm) {
   State &s = state();
   Plan plan;
-  if (!serve(s, comm, s.alltoallv, plan))
+  if (!serveAlltoall(s, comm, kAlltoallv, plan))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                           recvcounts, rdispls, recvtype, comm);
   const int p = static_cast<int>(plan.info->commRankOfMember.size());
@@ -776,7 +1440,259 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
   if (err != MPI_SUCCESS)
     return err;
   unpackRecv(recvbuf, recvSpan, recvtype, comm, recvView);
-  countServed(s.alltoallv);
+  countServed(kAlltoallv);
+  return MPI_SUCCESS;
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+              MPI_Comm comm) {
+  State &s = state();
+  Plan plan;
+  const CompiledRelay *relay = nullptr;
+  RelayCall call{CollectiveKind::Broadcast, root, true};
+  if (s.initialized)
+    call.count = count * typeSize(datatype);
+  if (!serveRelay(s, comm, kBcast, call, kNumReasons, plan, relay))
+    return PMPI_Bcast(buffer, count, datatype, root, comm);
+  ByteView view;
+  viewRecv(buffer, count, datatype, comm, view);
+  ChunkLayout layout{relay->perBlock, call.count, 1};
+  if (int err =
+          runRelay(plan, *relay, layout, view.bytes, MPI_BYTE, MPI_OP_NULL))
+    return err;
+  if (plan.info->commRankOfMember[plan.me] != root)
+    unpackRecv(buffer, count, datatype, comm, view);
+  countServed(kBcast);
+  return MPI_SUCCESS;
+}
+
+/// Whether phasec serves a reduction (its datatype and operator checked
+/// first).
+static bool serveReduction(MPI_Comm comm, Function f, RelayCall &call,
+                           Plan &plan, const CompiledRelay *&relay) {
+  State &s = state();
+  FallbackReason early =
+      s.initialized ? reductionReason(call.type, call.op, call.elementBytes)
+                    : kNumReasons;
+  return serveRelay(s, comm, f, call, early, plan, relay);
+}
+
+/// MPI_Allreduce and MPI_Scan: every rank combines into its receive
+/// buffer. `served` says whether phasec did (else the caller hands the call
+/// to MPI).
+static int combineInReceive(Function f, CollectiveKind kind,
+                            const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            bool &served) {
+  Plan plan;
+  const CompiledRelay *relay = nullptr;
+  RelayCall call{kind, -1, false, count, 1, datatype, op};
+  served = serveReduction(comm, f, call, plan, relay);
+  if (!served)
+    return MPI_SUCCESS;
+  if (int err =
+          reduceInto(plan, *relay, call, sendbuf, static_cast<char *>(recvbuf)))
+    return err;
+  countServed(f);
+  return MPI_SUCCESS;
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  Plan plan;
+  const CompiledRelay *relay = nullptr;
+  RelayCall call{CollectiveKind::Reduce, root, true, count, 1, datatype, op};
+  if (!serveReduction(comm, kReduce, call, plan, relay))
+    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+  // The root combines into its receive buffer, the others into phasec's
+  // work space.
+  const bool isRoot = plan.info->commRankOfMember[plan.me] == root;
+  char *D = isRoot ? static_cast<char *>(recvbuf)
+                   : workSpace(*plan.info, call.count * call.elementBytes);
+  if (int err = reduceInto(plan, *relay, call, sendbuf, D))
+    return err;
+  countServed(kReduce);
+  return MPI_SUCCESS;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  bool served = false;
+  int err = combineInReceive(kAllreduce, CollectiveKind::Allreduce, sendbuf,
+                             recvbuf, count, datatype, op, comm, served);
+  return served ? err
+                : PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
+             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  bool served = false;
+  int err = combineInReceive(kScan, CollectiveKind::Scan, sendbuf, recvbuf,
+                             count, datatype, op, comm, served);
+  return served ? err : PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Plan plan;
+  const CompiledRelay *relay = nullptr;
+  RelayCall call{CollectiveKind::Exscan, -1, false, count, 1, datatype, op};
+  if (!serveReduction(comm, kExscan, call, plan, relay))
+    return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+  // Rank 0's receive buffer is left as it was (MPI leaves it undefined).
+  const int64_t bytes = call.count * call.elementBytes;
+  char *D = workSpace(*plan.info, bytes);
+  if (int err = reduceInto(plan, *relay, call,
+                           sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, D))
+    return err;
+  if (plan.me > 0)
+    std::memcpy(recvbuf, D, static_cast<size_t>(bytes));
+  countServed(kExscan);
+  return MPI_SUCCESS;
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  Plan plan;
+  const CompiledRelay *relay = nullptr;
+  RelayCall call{
+      CollectiveKind::ReduceScatter, -1, false, recvcount, 1, datatype, op};
+  if (!serveReduction(comm, kReduceScatterBlock, call, plan, relay))
+    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op,
+                                     comm);
+  // The work space holds the blocks in member order.
+  CommInfo &info = *plan.info;
+  const int64_t n = static_cast<int64_t>(info.commRankOfMember.size());
+  const int64_t block = call.count * call.elementBytes;
+  char *D = workSpace(info, n * block);
+  const char *in =
+      static_cast<const char *>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
+  for (int64_t m = 0; m < n; ++m)
+    std::memcpy(D + m * block, in + info.commRankOfMember[m] * block,
+                static_cast<size_t>(block));
+  ChunkLayout layout{relay->perBlock, call.count, call.elementBytes};
+  if (int err = runRelay(plan, *relay, layout, D, datatype, op))
+    return err;
+  std::memcpy(recvbuf, D + plan.me * block, static_cast<size_t>(block));
+  countServed(kReduceScatterBlock);
+  return MPI_SUCCESS;
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm) {
+  State &s = state();
+  Plan plan;
+  const CompiledRelay *relay = nullptr;
+  RelayCall call{CollectiveKind::Allgather};
+  if (s.initialized)
+    call.count = recvcount * typeSize(recvtype);
+  if (!serveRelay(s, comm, kAllgather, call, kNumReasons, plan, relay))
+    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, comm);
+  const int64_t n = static_cast<int64_t>(plan.info->commRankOfMember.size());
+  ByteView recvView, sendView;
+  viewRecv(recvbuf, recvcount * n, recvtype, comm, recvView);
+  if (sendbuf != MPI_IN_PLACE)
+    viewSend(sendbuf, sendcount, sendtype, comm, sendView);
+  if (int err = gatherInto(plan, *relay, call.count,
+                           sendbuf == MPI_IN_PLACE ? nullptr : sendView.bytes,
+                           recvView))
+    return err;
+  unpackRecv(recvbuf, recvcount * n, recvtype, comm, recvView);
+  countServed(kAllgather);
+  return MPI_SUCCESS;
+}
+
+/// MPI_Gather and MPI_Scatter: a block's bytes are the root's `rootCount`
+/// of `rootType` and every other rank's `count` of `type` (the standard
+/// makes them equal). Whether phasec serves the call; `rank` is this
+/// rank's in comm.
+static bool serveRooted(MPI_Comm comm, Function f, int rootCount,
+                        MPI_Datatype rootType, int count, MPI_Datatype type,
+                        RelayCall &call, Plan &plan,
+                        const CompiledRelay *&relay, int &rank) {
+  State &s = state();
+  if (s.initialized && comm != MPI_COMM_NULL) {
+    PMPI_Comm_rank(comm, &rank);
+    call.count = rank == call.root ? rootCount * typeSize(rootType)
+                                   : count * typeSize(type);
+  }
+  return serveRelay(s, comm, f, call, kNumReasons, plan, relay);
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+               MPI_Comm comm) {
+  Plan plan;
+  const CompiledRelay *relay = nullptr;
+  RelayCall call{CollectiveKind::Gather, root, true};
+  int rank = -1;
+  if (!serveRooted(comm, kGather, recvcount, recvtype, sendcount, sendtype,
+                   call, plan, relay, rank))
+    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm);
+  const int64_t n = static_cast<int64_t>(plan.info->commRankOfMember.size());
+  ByteView sendView;
+  if (sendbuf != MPI_IN_PLACE)
+    viewSend(sendbuf, sendcount, sendtype, comm, sendView);
+  if (rank == root) {
+    ByteView recvView;
+    viewRecv(recvbuf, recvcount * n, recvtype, comm, recvView);
+    if (int err = gatherInto(plan, *relay, call.count,
+                             sendbuf == MPI_IN_PLACE ? nullptr : sendView.bytes,
+                             recvView))
+      return err;
+    unpackRecv(recvbuf, recvcount * n, recvtype, comm, recvView);
+  } else {
+    // Every block in the work space: a tree gathers others' blocks here.
+    char *D = workSpace(*plan.info, n * call.count);
+    std::memcpy(D + plan.me * call.count, sendView.bytes,
+                static_cast<size_t>(call.count));
+    ChunkLayout layout{relay->perBlock, call.count, 1};
+    if (int err = runRelay(plan, *relay, layout, D, MPI_BYTE, MPI_OP_NULL))
+      return err;
+  }
+  countServed(kGather);
+  return MPI_SUCCESS;
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  Plan plan;
+  const CompiledRelay *relay = nullptr;
+  RelayCall call{CollectiveKind::Scatter, root, true};
+  int rank = -1;
+  if (!serveRooted(comm, kScatter, sendcount, sendtype, recvcount, recvtype,
+                   call, plan, relay, rank))
+    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, root, comm);
+  CommInfo &info = *plan.info;
+  const int64_t n = static_cast<int64_t>(info.commRankOfMember.size());
+  const int64_t block = call.count;
+  // The blocks in member order in the work space (the root's from its
+  // send buffer, in comm rank order).
+  char *D = workSpace(info, n * block);
+  if (rank == root) {
+    ByteView sendView;
+    viewSend(sendbuf, sendcount * n, sendtype, comm, sendView);
+    for (int64_t m = 0; m < n; ++m)
+      std::memcpy(D + m * block,
+                  sendView.bytes + info.commRankOfMember[m] * block,
+                  static_cast<size_t>(block));
+  }
+  ChunkLayout layout{relay->perBlock, block, 1};
+  if (int err = runRelay(plan, *relay, layout, D, MPI_BYTE, MPI_OP_NULL))
+    return err;
+  if (recvbuf != MPI_IN_PLACE) {
+    ByteView recvView;
+    viewRecv(recvbuf, recvcount, recvtype, comm, recvView);
+    std::memcpy(recvView.bytes, D + plan.me * block,
+                static_cast<size_t>(block));
+    unpackRecv(recvbuf, recvcount, recvtype, comm, recvView);
+  }
+  countServed(kScatter);
   return MPI_SUCCESS;
 }
 
