@@ -515,7 +515,15 @@ bool checkNesting(antlr4::CommonTokenStream &tokens,
   unsigned depth = 0;
   unsigned opsInStatement = 0;
   const unsigned maxOps = 4 * std::max(opts.maxNesting, 1u);
-  for (antlr4::Token *tok : tokens.getTokens()) {
+  // `else if` nests too: the grammar's else branch is a statement, so a
+  // chain of n `else if`s is n levels deep in the parse tree and in Sema,
+  // while its brackets close at once. chain[d] counts the `else if`s of the
+  // chain open at bracket depth d; `chained` is their sum over depths.
+  std::vector<unsigned> chain(1, 0);
+  unsigned chained = 0;
+  const std::vector<antlr4::Token *> &all = tokens.getTokens();
+  for (size_t i = 0; i < all.size(); ++i) {
+    antlr4::Token *tok = all[i];
     std::string t = tok->getText();
     if (tok->getType() == antlr4::Token::EOF)
       break;
@@ -523,12 +531,29 @@ bool checkNesting(antlr4::CommonTokenStream &tokens,
       return llvm::SMLoc::getFromPointer(
           bufStart + std::min<size_t>(tok->getStartIndex(), bufSize));
     };
+    auto tooDeep = [&] {
+      diag.error(at(), "nesting deeper than " + llvm::Twine(opts.maxNesting) +
+                           " levels (brackets and 'else if's) is not "
+                           "supported");
+      return false;
+    };
+    if (t == "if" && tok->getType() != SchedLexer::STRING && i > 0 &&
+        all[i - 1]->getText() == "else") {
+      ++chain[depth];
+      if (depth + ++chained > opts.maxNesting)
+        return tooDeep();
+    }
+    if (t == "}" && depth && chain.size() > depth - 1 && chain[depth - 1] &&
+        (i + 1 >= all.size() || all[i + 1]->getText() != "else")) {
+      // The chain at the depth this bracket returns to ends here.
+      chained -= chain[depth - 1];
+      chain[depth - 1] = 0;
+    }
     if (t == "(" || t == "[" || t == "{") {
-      if (++depth > opts.maxNesting) {
-        diag.error(at(), "nesting deeper than " + llvm::Twine(opts.maxNesting) +
-                             " levels is not supported");
-        return false;
-      }
+      if (++depth + chained > opts.maxNesting)
+        return tooDeep();
+      if (chain.size() <= depth)
+        chain.resize(depth + 1, 0);
       if (t == "{")
         opsInStatement = 0;
     } else if (t == ")" || t == "]" || t == "}") {

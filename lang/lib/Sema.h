@@ -295,6 +295,11 @@ private:
   bool checkLocal(OpContext &c);
   bool checkValueBits(OpContext &c);
   bool buildPermutation(const syntax::Property &p, Operation &op, int64_t n);
+  /// The path of a side file (`file("...")`, `table("...")`): relative to
+  /// the .sched file's directory; refused (false, reported) if it really
+  /// lies outside that directory and every include directory.
+  bool resolveSideFile(const std::string &file, llvm::SMLoc loc,
+                       llvm::StringRef what, std::string &out);
   bool readIntegers(const std::string &file, llvm::SMLoc loc,
                     std::vector<int64_t> &out, int64_t expected,
                     llvm::StringRef what);

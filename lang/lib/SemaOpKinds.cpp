@@ -13,8 +13,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Sema.h"
+#include "phasec/Core/ReadFile.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
@@ -451,6 +454,48 @@ bool Sema::checkPermute(OpContext &c) {
   return true;
 }
 
+bool Sema::resolveSideFile(const std::string &file, SMLoc loc,
+                           StringRef what, std::string &out) {
+  // Relative paths name files next to the .sched file (standard input's
+  // are relative to the current directory).
+  StringRef mainName = diag.sourceMgr()
+                           .getMemoryBuffer(diag.sourceMgr().getMainFileID())
+                           ->getBufferIdentifier();
+  llvm::SmallString<256> base;
+  if (mainName != "<stdin>")
+    base = llvm::sys::path::parent_path(mainName);
+  llvm::SmallString<256> path(file);
+  if (!llvm::sys::path::is_absolute(path)) {
+    llvm::SmallString<256> joined(base);
+    llvm::sys::path::append(joined, file);
+    path = joined;
+  }
+  out = path.str().str();
+  // Where it really is (links followed, `..` gone): inside the .sched
+  // file's directory or an include directory, or refused.
+  llvm::SmallString<256> real;
+  if (llvm::sys::fs::real_path(path, real))
+    return true; // readBoundedFile says why it cannot be read
+  auto inside = [&](StringRef dir) {
+    llvm::SmallString<256> root;
+    if (llvm::sys::fs::real_path(dir, root))
+      return false;
+    StringRef r = real;
+    return r.starts_with(root) &&
+           (r.size() == root.size() ||
+            llvm::sys::path::is_separator(r[root.size()]) ||
+            llvm::sys::path::is_separator(root.back()));
+  };
+  if (inside(base.empty() ? "." : base.str()) ||
+      llvm::any_of(opts.includeDirs, inside))
+    return true;
+  diag.error(loc, Twine(what) + " file '" + out +
+                      "' lies outside the directory of the .sched file and "
+                      "every include directory");
+  diag.note(loc, "name its directory with -I DIR (--include-dir) to read it");
+  return false;
+}
+
 bool Sema::readIntegers(const std::string &file, SMLoc loc,
                         std::vector<int64_t> &out, int64_t expected,
                         StringRef what) {
@@ -458,26 +503,18 @@ bool Sema::readIntegers(const std::string &file, SMLoc loc,
     diag.error(loc, "reading files is disabled");
     return false;
   }
-  llvm::SmallString<256> path(file);
-  if (!llvm::sys::path::is_absolute(path)) {
-    StringRef mainName = diag.sourceMgr()
-                             .getMemoryBuffer(diag.sourceMgr().getMainFileID())
-                             ->getBufferIdentifier();
-    llvm::SmallString<256> dir(llvm::sys::path::parent_path(mainName));
-    llvm::sys::path::append(dir, file);
-    path = dir;
-  }
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  std::string path;
+  if (!resolveSideFile(file, loc, what, path))
+    return false;
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buf = readBoundedFile(
+      path, opts.maxFileBytes, error, (Twine(what) + " file").str());
   if (!buf) {
-    diag.error(loc, "cannot read " + what + " file '" + path +
-                        "': " + buf.getError().message());
+    diag.error(loc, error);
     return false;
   }
-  StringRef text = (*buf)->getBuffer();
-  if (text.size() > opts.maxFileBytes) {
-    diag.error(loc, Twine(what) + " file '" + path + "' is too large");
-    return false;
-  }
+  StringRef text = buf->getBuffer();
+  const StringRef whole = text;
   // Whitespace- or comma-separated integers; '#' starts a comment line.
   while (!text.empty()) {
     text = text.ltrim(" \t\r\n,");
@@ -493,8 +530,11 @@ bool Sema::readIntegers(const std::string &file, SMLoc loc,
     text = text.drop_front(tok.size());
     int64_t v;
     if (tok.getAsInteger(10, v)) {
-      diag.error(loc, Twine(what) + " file '" + path + "' holds '" +
-                          tok.take_front(40) + "', which is not an integer");
+      // The file's contents are never echoed (it may be anything the
+      // user can read): say where, not what.
+      size_t line = 1 + whole.take_front(tok.data() - whole.data()).count('\n');
+      diag.error(loc, Twine(what) + " file '" + path + "' holds something "
+                          "that is not an integer on line " + Twine(line));
       return false;
     }
     if (static_cast<int64_t>(out.size()) >= expected) {

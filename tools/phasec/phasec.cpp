@@ -15,6 +15,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Core/ReadFile.h"
 #include "phasec/Driver/Driver.h"
 #include "phasec/Target/OperationPlan.h"
 
@@ -37,6 +38,10 @@ using namespace llvm;
 using namespace phasec;
 
 static cl::OptionCategory phasecCategory("phasec options");
+
+/// The largest .mlir input phasec reads (a scheduled module holds a line
+/// per transfer).
+constexpr uint64_t kMaxMLIRInputBytes = uint64_t(1) << 30;
 
 static cl::opt<std::string> inputFile(cl::Positional,
                                       cl::desc("<input .sched or .mlir file, "
@@ -124,6 +129,15 @@ static cl::list<std::string> defines(
     cl::desc("Replace the value of a top-level constant (repeatable; e.g. "
              "--define N=64 to shrink an example)"),
     cl::value_desc("NAME=INTEGER"), cl::cat(phasecCategory));
+
+static cl::list<std::string> includeDirs(
+    "include-dir",
+    cl::desc("A directory besides the .sched file's whose files "
+             "file(\"...\") and table(\"...\") may name (repeatable)"),
+    cl::value_desc("dir"), cl::cat(phasecCategory));
+static cl::alias includeDirsShort("I", cl::desc("Alias for --include-dir"),
+                                  cl::aliasopt(includeDirs), cl::Prefix,
+                                  cl::cat(phasecCategory));
 
 static cl::opt<uint64_t> solverRlimit(
     "solver-rlimit",
@@ -365,10 +379,17 @@ int main(int argc, char **argv) {
     return usage("--ranks-per-node needs a .sched input, not '" + inputFile +
                  "'");
 
-  auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
-  if (std::error_code ec = buffer.getError()) {
-    WithColor::error(errs(), "phasec")
-        << "cannot read '" << inputFile << "': " << ec.message() << "\n";
+  // Only regular files and standard input, read up to a limit: a FIFO or
+  // /dev/zero is an error at once. A scheduled .mlir module may be large
+  // (one line per transfer); a .sched file is the language's size.
+  std::string readError;
+  std::unique_ptr<MemoryBuffer> buffer = readBoundedFile(
+      inputFile,
+      mlirInput ? kMaxMLIRInputBytes
+                : driver::DriverOptions().frontend.maxFileBytes,
+      readError);
+  if (!buffer) {
+    WithColor::error(errs(), "phasec") << escapeForTerminal(readError) << "\n";
     return ExitInputError;
   }
 
@@ -378,6 +399,7 @@ int main(int argc, char **argv) {
   options.mlirInput = mlirInput;
   options.frontend.ranksPerNodeOverride = ranksPerNode;
   options.frontend.constantOverrides = std::move(constantOverrides);
+  options.frontend.includeDirs.assign(includeDirs.begin(), includeDirs.end());
   options.scheduling.rlimit = solverRlimit;
   options.scheduling.algorithm = algorithm;
   options.scheduling.cacheDir = cacheDir;
@@ -409,7 +431,7 @@ int main(int argc, char **argv) {
     if (outputFile != "-")
       options.outDir = outputFile;
     SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(std::move(*buffer), SMLoc());
+    sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
     return static_cast<int>(
         driver::runPhasecWithStatus(sourceMgr, options, outs(), errs()));
   }
@@ -431,10 +453,10 @@ int main(int argc, char **argv) {
     return success(chunkStatus == driver::RunStatus::Success);
   };
   if (splitInputFile)
-    (void)mlir::splitAndProcessBuffer(std::move(*buffer), compile, resultOS,
+    (void)mlir::splitAndProcessBuffer(std::move(buffer), compile, resultOS,
                                       "// -----", "// -----");
   else
-    (void)compile(std::move(*buffer), resultOS);
+    (void)compile(std::move(buffer), resultOS);
   if (status != driver::RunStatus::Success)
     return static_cast<int>(status);
   // --verify-diagnostics checks; it writes nothing.

@@ -59,6 +59,10 @@ struct FrontendOptions {
   /// Allow `file = "..."` references (alltoallv sizes, permutation tables)
   /// to be read; relative paths resolve against the .sched file's directory.
   bool allowFileReads = true;
+  /// Directories besides the .sched file's whose files side files may name
+  /// (`-I`); a side file elsewhere (an absolute path, `..`, a link out) is
+  /// refused.
+  std::vector<std::string> includeDirs;
 };
 
 /// Parses the main buffer of `sm`, builds the typed AST and runs Sema.
