@@ -13,6 +13,7 @@
 
 #include "Sema.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -85,6 +86,9 @@ void Sema::checkGroups() {
       ok = false;
     };
     if (d.hasList) {
+      // A member listed twice is a mistake (a typo for another member),
+      // never silently one member.
+      llvm::DenseMap<int64_t, SMLoc> seen;
       for (const auto &e : d.list) {
         OptInt x = evalInt(*e, env);
         if (!x) {
@@ -93,6 +97,15 @@ void Sema::checkGroups() {
         }
         if (*x < 0 || *x >= universe) {
           outside(e->getLoc(), *x);
+          break;
+        }
+        auto [it, fresh] = seen.try_emplace(*x, e->getLoc());
+        if (!fresh) {
+          diag.error(e->getLoc(), "group '" + d.name + "' lists " +
+                                      (overNodes ? "node " : "rank ") +
+                                      Twine(*x) + " twice");
+          diag.note(it->second, "listed here first");
+          ok = false;
           break;
         }
         candidates.push_back(*x);

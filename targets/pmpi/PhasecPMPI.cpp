@@ -50,6 +50,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Core/ReadFile.h"
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/BuildProblem.h"
 #include "phasec/Scheduling/Collective.h"
@@ -308,13 +309,13 @@ struct ScheduleFile {
 
 bool loadScheduleFile(const std::string &path, ScheduleFile &into,
                       std::string &error) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) {
-    error = "cannot read " + path + ": " + buffer.getError().message();
+  // A regular file of at most 4 GiB (a FIFO or a device is refused at once).
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readBoundedFile(path, uint64_t(4) << 30, error);
+  if (!buffer)
     return false;
-  }
   llvm::FailureOr<std::vector<ParsedScheduleDocument>> docs =
-      readScheduleJSON((*buffer)->getBuffer(), error);
+      readScheduleJSON(buffer->getBuffer(), error);
   if (llvm::failed(docs)) {
     error = path + ": " + error;
     return false;
@@ -375,19 +376,24 @@ std::string cachePath(const State &s, const std::vector<int> &ranks,
          llvm::utohexstr(static_cast<uint64_t>(size_t(h))) + ".json";
 }
 
-/// Writes one document to the cache (a temporary file renamed, so that a
-/// concurrent run never reads half of it).
+/// Writes one document to the cache through a fresh temporary (O_EXCL, an
+/// unpredictable name: never a planted link) renamed into place, so that a
+/// concurrent run never reads half of it. The cache is an optimisation: a
+/// failure leaves no file and the schedule is made again next time.
 void writeCache(const std::string &path, const Problem &problem,
                 const Schedule &schedule, const CollectiveInfo &info) {
   (void)llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path + ".tmp", ec);
-  if (ec)
+  llvm::SmallString<256> temp;
+  int fd = -1;
+  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temp))
     return;
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
   writeScheduleJSON(os, problem, schedule, info);
   os.close();
-  if (!os.has_error())
-    (void)llvm::sys::fs::rename(path + ".tmp", path);
+  if (os.has_error() || llvm::sys::fs::rename(temp, path)) {
+    os.clear_error();
+    (void)llvm::sys::fs::remove(temp);
+  }
 }
 
 /// Rank 0's schedule for `ranks`: given, cached on disk, or computed now

@@ -524,33 +524,39 @@ static void writeRelayRunScript(llvm::raw_ostream &os, const Topology &topo,
   writeRunScriptExec(os);
 }
 
-LogicalResult simgrid::writeFileIn(
-    StringRef dir, StringRef name, llvm::sys::fs::OpenFlags flags,
-    llvm::function_ref<void(llvm::raw_ostream &)> fn, std::string &error) {
+LogicalResult
+simgrid::writeFileIn(StringRef dir, StringRef name,
+                     llvm::function_ref<void(llvm::raw_ostream &)> fn,
+                     std::string &error) {
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, name);
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, flags);
-  if (ec) {
+  // A fresh file (O_EXCL, unpredictable name) renamed over the target: a
+  // symbolic link planted at the target is replaced, never followed, and a
+  // failed write leaves no partial file.
+  llvm::SmallString<256> model(path), temp;
+  model += ".tmp-%%%%%%%%";
+  int fd = -1;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          model, fd, temp, llvm::sys::fs::OF_None, 0644)) {
     error = "cannot write " + std::string(path) + ": " + ec.message();
     return failure();
   }
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
   fn(os);
   os.close();
+  std::error_code ec;
   if (os.has_error()) {
-    error = "cannot write " + std::string(path) + ": " + os.error().message();
+    ec = os.error();
     os.clear_error();
+  } else {
+    ec = llvm::sys::fs::rename(temp, path);
+  }
+  if (ec) {
+    (void)llvm::sys::fs::remove(temp);
+    error = "cannot write " + std::string(path) + ": " + ec.message();
     return failure();
   }
   return success();
-}
-
-/// The generated directory's files are data and scripts read on this
-/// machine: no text-mode translation.
-static LogicalResult writeFile(StringRef dir, StringRef name,
-                               llvm::function_ref<void(llvm::raw_ostream &)> fn,
-                               std::string &error) {
-  return writeFileIn(dir, name, llvm::sys::fs::OF_None, fn, error);
 }
 
 LogicalResult simgrid::emitSimGrid(const Topology &topo,
@@ -574,19 +580,19 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
       buildTieTable(topo, *schedules.front().schedule, &conflicts);
   stats.tieConflicts = conflicts;
   auto copy = [&](StringRef name, StringRef text) {
-    return writeFile(
+    return writeFileIn(
         dir, name, [&](llvm::raw_ostream &os) { os << text; }, error);
   };
   // What every directory has: the platform (with phasec's routes) and the
   // hostfile.
-  if (failed(writeFile(
+  if (failed(writeFileIn(
           dir, "platform.txt",
           [&](llvm::raw_ostream &os) {
             writePlatformData(os, topo, ties, options, stats);
           },
           error)) ||
       failed(copy("platform.cpp", platformSource())) ||
-      failed(writeFile(
+      failed(writeFileIn(
           dir, "hostfile",
           [&](llvm::raw_ostream &os) {
             for (int64_t r = 0; r < topo.numRanks(); ++r)
@@ -601,7 +607,7 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
         failed(copy("phasec_runtime_mpi.h", runtimeMPIHeader())) ||
         failed(copy("phasec_runtime_core.c", runtimeCoreSource())) ||
         failed(copy("phasec_runtime_mpi.c", runtimeMPISource())) ||
-        failed(writeFile(
+        failed(writeFileIn(
             dir, "run.sh",
             [&](llvm::raw_ostream &os) {
               writeRelayRunScript(os, topo, *relay, options);
@@ -618,7 +624,7 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
       builtin ? *builtin : directBuiltinCall("alltoall", topo, transfers);
   if (failed(copy("program.c", programSource())) ||
       (call.viaColl && failed(copy("coll.c", collSource()))) ||
-      failed(writeFile(
+      failed(writeFileIn(
           dir, "run.sh",
           [&](llvm::raw_ostream &os) {
             writeRunScript(os, topo, schedules, options, call, hasStock);
@@ -634,7 +640,7 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
       std::vector<TieMask> own = buildTieTable(topo, *s.schedule);
       if (own != ties) {
         PlatformStats ownStats;
-        if (failed(writeFile(
+        if (failed(writeFileIn(
                 dir, "platform-" + s.name + ".txt",
                 [&](llvm::raw_ostream &os) {
                   writePlatformData(os, topo, own, options, ownStats);
@@ -643,7 +649,7 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
           return failure();
       }
     }
-    if (failed(writeFile(
+    if (failed(writeFileIn(
             dir, "sched-" + s.name + ".bin",
             [&](llvm::raw_ostream &os) {
               writeScheduleData(os, topo.numRanks(), *s.schedule, block);
@@ -654,7 +660,7 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
   if (hasStock) {
     std::string stockError;
     LogicalResult ok = success();
-    if (failed(writeFile(
+    if (failed(writeFileIn(
             dir, "stock-torus.xml",
             [&](llvm::raw_ostream &os) {
               ok = writeStockTorus(os, topo, options, stockError);

@@ -31,10 +31,11 @@ using llvm::LogicalResult;
 using llvm::StringRef;
 using llvm::success;
 
-/// Writes what `fn` prints to dir/name. On failure (opening, writing or
-/// closing) `error` says "cannot write PATH: REASON".
+/// Writes what `fn` prints to dir/name, through a fresh temporary renamed
+/// over it (a link planted there is replaced, not followed). On failure
+/// (opening, writing or renaming) `error` says "cannot write PATH: REASON"
+/// and nothing is left behind.
 LogicalResult writeFileIn(StringRef dir, StringRef name,
-                          llvm::sys::fs::OpenFlags flags,
                           llvm::function_ref<void(llvm::raw_ostream &)> fn,
                           std::string &error);
 

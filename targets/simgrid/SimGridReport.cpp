@@ -52,7 +52,7 @@ writeReportFile(StringRef dir, StringRef name,
                 llvm::function_ref<void(llvm::raw_ostream &)> fn,
                 llvm::raw_ostream &log) {
   std::string error;
-  if (succeeded(writeFileIn(dir, name, llvm::sys::fs::OF_Text, fn, error)))
+  if (succeeded(writeFileIn(dir, name, fn, error)))
     return success();
   log << "error: " << error << "\n";
   return failure();

@@ -51,6 +51,22 @@ inline testing::AssertionResult lowers(const Collective &c, TransferSet &out) {
   return testing::AssertionSuccess();
 }
 
+/// The same phases of the same transfers (routes included), in order.
+inline bool sameSchedule(const Schedule &x, const Schedule &y) {
+  if (x.phases.size() != y.phases.size())
+    return false;
+  for (size_t i = 0; i < x.phases.size(); ++i) {
+    const auto &u = x.phases[i].transfers, &v = y.phases[i].transfers;
+    if (u.size() != v.size())
+      return false;
+    for (size_t j = 0; j < u.size(); ++j)
+      if (u[j].src != v[j].src || u[j].dst != v[j].dst ||
+          u[j].bytes != v[j].bytes || u[j].ties != v[j].ties)
+        return false;
+  }
+  return true;
+}
+
 inline TransferSet alltoall(const Topology &t, int64_t block) {
   Collective c = collectiveOver(t, CollectiveKind::Alltoall);
   c.blockBytes = block;

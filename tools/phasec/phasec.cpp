@@ -250,7 +250,8 @@ enum ExitCode {
 
 /// A usage error: the message and exit code 2.
 static int usage(const Twine &message) {
-  WithColor::error(errs(), "phasec") << message << "\n";
+  WithColor::error(errs(), "phasec") << escapeForTerminal(message.str())
+                                     << "\n";
   return ExitUsage;
 }
 
@@ -308,9 +309,16 @@ int main(int argc, char **argv) {
     return usage("--stats prints LLVM's statistics, which phasec's passes do "
                  "not keep; use --mlir-pass-statistics");
 
-  if (ranksPerNode < 0)
+  if (ranksPerNode.getNumOccurrences() && ranksPerNode <= 0)
     return usage("--ranks-per-node must be positive, not " +
                  Twine(ranksPerNode));
+  // An option given with an empty value is a mistake, never "not given".
+  for (cl::opt<std::string> *option :
+       {&outputFile, &reportDir, &topology, &algorithm, &cacheDir,
+        &symbolPrefix, &statsFile})
+    if (option->getNumOccurrences() && option->empty())
+      return usage((option->ArgStr.size() == 1 ? "-" : "--") +
+                   option->ArgStr + " needs a value");
 
   bool simulate = targetOption == Target::Sim;
   if (simulate && emit.getNumOccurrences())
@@ -378,6 +386,13 @@ int main(int argc, char **argv) {
   if (mlirInput && ranksPerNode.getNumOccurrences())
     return usage("--ranks-per-node needs a .sched input, not '" + inputFile +
                  "'");
+
+  // Writing the output over the input would destroy the source before a
+  // second look (the output is written only after a successful compile, but
+  // a compile that succeeds replaces the .sched file with C).
+  if (inputFile != "-" && outputFile != "-" && sys::fs::exists(outputFile) &&
+      sys::fs::equivalent(inputFile, outputFile))
+    return usage("-o '" + outputFile + "' is the input file");
 
   // Only regular files and standard input, read up to a limit: a FIFO or
   // /dev/zero is an error at once. A scheduled .mlir module may be large
@@ -466,10 +481,21 @@ int main(int argc, char **argv) {
   ToolOutputFile output(outputFile, ec, sys::fs::OF_Text);
   if (ec) {
     WithColor::error(errs(), "phasec")
-        << "cannot write '" << outputFile << "': " << ec.message() << "\n";
+        << "cannot write '" << escapeForTerminal(outputFile)
+        << "': " << ec.message() << "\n";
     return ExitInputError;
   }
   output.os() << result;
+  // A full disk or a closed pipe is the user's to hear about, as an error
+  // (and no partial file), never LLVM's fatal "IO failure".
+  output.os().close();
+  if (output.os().has_error()) {
+    WithColor::error(errs(), "phasec")
+        << "cannot write '" << escapeForTerminal(outputFile)
+        << "': " << output.os().error().message() << "\n";
+    output.os().clear_error();
+    return ExitInputError;
+  }
   output.keep();
   return ExitSuccess;
 }

@@ -16,6 +16,9 @@
 
 #include "phasec/Scheduling/Collective.h"
 
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -72,6 +75,16 @@ LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
   if (numChunks <= 0 || chunkBytes <= 0) {
     error = llvm::formatv("{0} chunks of {1} bytes: both must be positive",
                           numChunks, chunkBytes)
+                .str();
+    return failure();
+  }
+  // Byte totals are int64: all the data at every member must fit.
+  int64_t all = 0;
+  if (llvm::MulOverflow(numChunks, chunkBytes, all) ||
+      llvm::MulOverflow(all, std::max<int64_t>(numMembers(), 1), all)) {
+    error = llvm::formatv("{0} chunks of {1} bytes at {2} members total "
+                          "more than 2^63 - 1 bytes",
+                          numChunks, chunkBytes, numMembers())
                 .str();
     return failure();
   }

@@ -18,6 +18,7 @@
 #include "ChunkReplay.h"
 #include "phasec/Scheduling/Bounds.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -285,6 +286,7 @@ LogicalResult Problem::check(std::string &error) const {
   int64_t numRanks = topo_->numRanks();
   if (chunks_)
     return chunks_->check(numRanks, error);
+  int64_t total = 0;
   for (const Demand &d : transfers_) {
     if (d.src < 0 || d.src >= numRanks || d.dst < 0 || d.dst >= numRanks) {
       error = llvm::formatv("transfer {0} -> {1}: rank out of range (the "
@@ -297,6 +299,11 @@ LogicalResult Problem::check(std::string &error) const {
       error = llvm::formatv("transfer {0} -> {1}: negative size {2}", d.src,
                             d.dst, d.bytes)
                   .str();
+      return failure();
+    }
+    // Every figure (totals, per-rank loads, bounds) sums bytes in int64.
+    if (llvm::AddOverflow(total, d.bytes, total)) {
+      error = "the transfers total more than 2^63 - 1 bytes";
       return failure();
     }
   }

@@ -18,6 +18,8 @@
 #include "phasec/Scheduling/Baselines.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace phasec;
@@ -222,14 +224,16 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
   SchedulerReport bestReport;
   bool found = false;
   // Candidates that failed, noted first in the final report.
-  std::vector<std::string> unused;
+  std::vector<std::string> unused, ignored;
   std::string lastError;
   for (const SchedulerEntry &entry : kSchedulers) {
     if (!entry.autoTry || !entry.applies(problem, options, nullptr))
       continue;
     SchedulerReport candidate;
-    if (!entry.autoTry(problem, options, found ? &bestReport : nullptr,
-                       candidate))
+    bool tried = entry.autoTry(problem, options, found ? &bestReport : nullptr,
+                               candidate);
+    llvm::append_range(ignored, candidate.cacheIgnored);
+    if (!tried)
       continue;
     Schedule result;
     if (entry.refine) {
@@ -238,7 +242,10 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
       candidate = bestReport;
       candidate.proof.clear();
       candidate.phaseOptimal = false;
-      if (failed(entry.refine(problem, best, result, options, candidate))) {
+      llvm::LogicalResult refined =
+          entry.refine(problem, best, result, options, candidate);
+      llvm::append_range(ignored, candidate.cacheIgnored);
+      if (failed(refined)) {
         bestReport.notes.push_back(entry.name.str() +
                                    " not used: " + candidate.error);
         continue;
@@ -246,7 +253,9 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
       best = std::move(result);
       bestReport = std::move(candidate);
     } else {
-      if (failed(entry.run(problem, result, options, candidate))) {
+      llvm::LogicalResult ran = entry.run(problem, result, options, candidate);
+      llvm::append_range(ignored, candidate.cacheIgnored);
+      if (failed(ran)) {
         unused.push_back(entry.name.str() + " not used: " + candidate.error);
         lastError = candidate.error;
         continue;
@@ -287,8 +296,9 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
       continue;
     Schedule result;
     SchedulerReport candidate;
-    if (failed(entry.run(problem, result, options, candidate)) ||
-        !isFaster(candidate, bestReport))
+    llvm::LogicalResult ran = entry.run(problem, result, options, candidate);
+    llvm::append_range(ignored, candidate.cacheIgnored);
+    if (failed(ran) || !isFaster(candidate, bestReport))
       continue;
     candidate.notes.insert(candidate.notes.begin(), bestReport.notes.begin(),
                            bestReport.notes.end());
@@ -323,6 +333,12 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
   }
   bestReport.notes.insert(bestReport.notes.begin(), unused.begin(),
                           unused.end());
+  // Every candidate's ignored cache entries, each once, in order.
+  bestReport.cacheIgnored.clear();
+  llvm::StringSet<> said;
+  for (std::string &line : ignored)
+    if (said.insert(line).second)
+      bestReport.cacheIgnored.push_back(std::move(line));
   schedule = std::move(best);
   report = std::move(bestReport);
   return llvm::success();

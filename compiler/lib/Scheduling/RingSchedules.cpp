@@ -10,10 +10,19 @@
 // where one exists); larger rings and lines get a greedy schedule. Solved
 // cores are cached in memory and, optionally, on disk: the cache stores
 // exactly what Z3 returned, so results are byte-identical with or without it.
+// A disk entry is trusted only as far as it can be checked: it names its
+// whole query (ring, Z3 version, seed) and carries a digest of its text, so a
+// renamed, stale or edited file is refused; its schedule must pass
+// checkRingSchedule; only satisfiable cores are cached (an "unsat" entry
+// would be a claim phasec cannot check without solving); only bounded
+// regular files are read; entries are written through an O_EXCL temporary.
+// Every entry ignored is reported (SchedulerReport::cacheIgnored; the
+// scheduling pass warns).
 //
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/Algorithms.h"
+#include "phasec/Core/ReadFile.h"
 #include "phasec/Solver/Z3Solver.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -23,8 +32,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <map>
 #include <mutex>
@@ -36,7 +45,10 @@ namespace {
 
 /// Bumped whenever the encoding of ring-core queries changes, so that stale
 /// cache files are never used.
-constexpr unsigned kRingCoreVersion = 1;
+constexpr unsigned kRingCoreVersion = 2;
+
+/// The largest cache entry read (a k <= 8 core is a few hundred bytes).
+constexpr uint64_t kMaxCoreFileBytes = 1 << 16;
 
 
 /// Largest number of ordered pairs that must cross one directed link (ties
@@ -66,17 +78,42 @@ struct CoreKey {
 };
 
 std::mutex cacheMutex;
-std::map<CoreKey, solver::RingCore> memoryCache;
+/// A solved core, and what the disk cache said when it was looked up (an
+/// entry ignored or not written), repeated to every later lookup's report:
+/// the first lookup may be a probe whose report nobody prints.
+struct CachedCore {
+  solver::RingCore core;
+  std::vector<std::string> cacheIgnored;
+};
+std::map<CoreKey, CachedCore> memoryCache;
 
-std::string cacheFileName(const CoreKey &key) {
-  return llvm::formatv("ringcore-v{0}-z3-{1}-k{2}-w{3}-t{4}-i{5}.txt",
-                       kRingCoreVersion, solver::z3Version(), key.k,
+std::string cacheFileName(const CoreKey &key, unsigned seed) {
+  return llvm::formatv("ringcore-v{0}-z3-{1}-s{2}-k{3}-w{4}-t{5}-i{6}.txt",
+                       kRingCoreVersion, solver::z3Version(), seed, key.k,
                        key.wrap ? 1 : 0, key.two ? 1 : 0, key.identity ? 1 : 0)
       .str();
 }
 
-void writeCore(llvm::raw_ostream &os, const solver::RingCore &core) {
+/// The query an entry answers, as its second line.
+std::string queryLine(const CoreKey &key, unsigned seed) {
+  return llvm::formatv("query k={0} wrap={1} two={2} identity={3} z3={4} "
+                       "seed={5}",
+                       key.k, key.wrap ? 1 : 0, key.two ? 1 : 0,
+                       key.identity ? 1 : 0, solver::z3Version(), seed)
+      .str();
+}
+
+std::string digestLine(llvm::StringRef body) {
+  return "digest " + llvm::utohexstr(llvm::xxh3_64bits(body), /*LowerCase=*/true);
+}
+
+/// A satisfiable core as a cache entry: its lines, then the digest of them.
+std::string writeCore(const CoreKey &key, unsigned seed,
+                      const solver::RingCore &core) {
+  std::string body;
+  llvm::raw_string_ostream os(body);
   os << "phasec-ringcore " << kRingCoreVersion << "\n";
+  os << queryLine(key, seed) << "\n";
   os << "status " << solver::stringifySolveStatus(core.status) << "\n";
   os << "rlimit " << core.rlimitUsed << "\n";
   for (size_t p = 0; p < core.perms.size(); ++p) {
@@ -85,47 +122,64 @@ void writeCore(llvm::raw_ostream &os, const solver::RingCore &core) {
       os << " " << core.perms[p][a] << (core.minus[p][a] ? "-" : "");
     os << "\n";
   }
+  return body + digestLine(body) + "\n";
 }
 
-std::optional<solver::RingCore> readCore(llvm::StringRef text, unsigned k) {
+/// The core of an entry for `key`, or why it is refused.
+llvm::FailureOr<solver::RingCore> readCore(llvm::StringRef text,
+                                           const CoreKey &key, unsigned seed,
+                                           std::string &why) {
+  const unsigned k = key.k;
+  // The digest covers everything before its line.
+  size_t at = text.rfind("digest ");
+  if (at == llvm::StringRef::npos || (at && text[at - 1] != '\n') ||
+      text.drop_front(at).rtrim("\n") != digestLine(text.take_front(at))) {
+    why = "its digest does not match its contents";
+    return llvm::failure();
+  }
   solver::RingCore core;
   llvm::SmallVector<llvm::StringRef, 16> lines;
-  text.split(lines, '\n', -1, false);
-  if (lines.size() < 3 ||
-      lines[0] != ("phasec-ringcore " + std::to_string(kRingCoreVersion)))
-    return std::nullopt;
-  if (lines[1] == "status sat")
-    core.status = solver::SolveStatus::Sat;
-  else if (lines[1] == "status unsat")
-    core.status = solver::SolveStatus::Unsat;
-  else
-    return std::nullopt;
-  if (!lines[2].consume_front("rlimit ") ||
-      lines[2].getAsInteger(10, core.rlimitUsed))
-    return std::nullopt;
-  for (size_t i = 3; i < lines.size(); ++i) {
+  text.take_front(at).split(lines, '\n', -1, false);
+  if (lines.size() < 4 ||
+      lines[0] != ("phasec-ringcore " + std::to_string(kRingCoreVersion)) ||
+      lines[1] != queryLine(key, seed)) {
+    why = "it answers another query";
+    return llvm::failure();
+  }
+  if (lines[2] != "status sat") {
+    why = "only satisfiable cores are cached (an unsatisfiable one cannot be "
+          "checked without solving)";
+    return llvm::failure();
+  }
+  core.status = solver::SolveStatus::Sat;
+  why = "it is malformed";
+  if (!lines[3].consume_front("rlimit ") ||
+      lines[3].getAsInteger(10, core.rlimitUsed))
+    return llvm::failure();
+  for (size_t i = 4; i < lines.size(); ++i) {
     llvm::StringRef line = lines[i];
     if (!line.consume_front("step"))
-      return std::nullopt;
+      return llvm::failure();
     llvm::SmallVector<llvm::StringRef, 16> fields;
     line.trim().split(fields, ' ', -1, false);
     if (fields.size() != k)
-      return std::nullopt;
+      return llvm::failure();
     std::vector<int32_t> perm;
     std::vector<uint8_t> minus;
     for (llvm::StringRef f : fields) {
       bool m = f.consume_back("-");
       int32_t v;
-      if (f.getAsInteger(10, v) || v < 0 || static_cast<unsigned>(v) >= k)
-        return std::nullopt;
+      if (f.getAsInteger(10, v) || v < 0 || v >= static_cast<int32_t>(k))
+        return llvm::failure();
       perm.push_back(v);
       minus.push_back(m);
     }
     core.perms.push_back(std::move(perm));
     core.minus.push_back(std::move(minus));
   }
-  if (core.status == solver::SolveStatus::Sat && core.perms.size() != k)
-    return std::nullopt;
+  if (core.perms.size() != k)
+    return llvm::failure();
+  why.clear();
   return core;
 }
 
@@ -138,16 +192,30 @@ llvm::FailureOr<solver::RingCore> lookupCore(const CoreKey &key,
     auto it = memoryCache.find(key);
     if (it != memoryCache.end()) {
       ++report.cacheHits;
-      return it->second;
+      llvm::append_range(report.cacheIgnored, it->second.cacheIgnored);
+      return it->second.core;
     }
   }
   std::string path;
+  std::vector<std::string> ignored;
   if (!options.cacheDir.empty()) {
     llvm::SmallString<256> p(options.cacheDir);
-    llvm::sys::path::append(p, cacheFileName(key));
+    llvm::sys::path::append(p, cacheFileName(key, options.seed));
     path = std::string(p);
-    if (auto buf = llvm::MemoryBuffer::getFile(path)) {
-      if (auto core = readCore((*buf)->getBuffer(), key.k)) {
+    // An entry is used only if every check passes; otherwise it is ignored
+    // (and reported) and Z3 answers, with the same result as without a
+    // cache.
+    std::string why;
+    if (llvm::sys::fs::exists(path)) {
+      std::string readError;
+      std::unique_ptr<llvm::MemoryBuffer> buf =
+          readBoundedFile(path, kMaxCoreFileBytes, readError);
+      llvm::FailureOr<solver::RingCore> core = llvm::failure();
+      if (!buf)
+        why = readError;
+      else
+        core = readCore(buf->getBuffer(), key, options.seed, why);
+      if (succeeded(core)) {
         RingSchedule rs;
         rs.k = key.k;
         rs.wrap = key.wrap;
@@ -155,22 +223,21 @@ llvm::FailureOr<solver::RingCore> lookupCore(const CoreKey &key,
         rs.perms = core->perms;
         rs.minus = core->minus;
         std::string err;
-        bool valid =
-            core->status != solver::SolveStatus::Sat ||
-            (succeeded(checkRingSchedule(rs, err)) &&
-             (!key.identity ||
-              llvm::all_of(llvm::seq<unsigned>(0, key.k), [&](unsigned a) {
-                return core->perms[0][a] == static_cast<int32_t>(a);
-              })));
-        if (valid) {
-          ++report.cacheHits;
-          std::lock_guard<std::mutex> lock(cacheMutex);
-          memoryCache.emplace(key, *core);
-          return *core;
-        }
-        report.notes.push_back("ignored an invalid ring-core cache file " +
-                               path);
+        if (failed(checkRingSchedule(rs, err)))
+          why = "its schedule does not check: " + err;
+        else if (key.identity &&
+                 !llvm::all_of(llvm::seq<unsigned>(0, key.k), [&](unsigned a) {
+                   return core->perms[0][a] == static_cast<int32_t>(a);
+                 }))
+          why = "its first step is not the identity";
       }
+      if (why.empty()) {
+        ++report.cacheHits;
+        std::lock_guard<std::mutex> lock(cacheMutex);
+        memoryCache.emplace(key, CachedCore{*core, {}});
+        return *core;
+      }
+      ignored.push_back("ignored ring-core cache entry " + path + ": " + why);
     }
   }
   ++report.cacheMisses;
@@ -185,6 +252,7 @@ llvm::FailureOr<solver::RingCore> lookupCore(const CoreKey &key,
   so.seed = options.seed;
   std::string error;
   auto core = solver::solveRingCore(q, so, error);
+  llvm::append_range(report.cacheIgnored, ignored);
   if (failed(core)) {
     report.error = error;
     return llvm::failure();
@@ -193,28 +261,39 @@ llvm::FailureOr<solver::RingCore> lookupCore(const CoreKey &key,
   // Unknown depends on the budget: never cached.
   if (core->status == solver::SolveStatus::Unknown)
     return *core;
-  {
-    std::lock_guard<std::mutex> lock(cacheMutex);
-    memoryCache.emplace(key, *core);
-  }
-  if (!path.empty()) {
-    // Write to a temporary file and rename, so that concurrent compiles
-    // never read half a file.
-    if (!llvm::sys::fs::create_directories(options.cacheDir)) {
-      std::string tmp =
-          path + ".tmp" + std::to_string(llvm::sys::Process::getProcessId());
-      std::error_code ec;
-      {
-        llvm::raw_fd_ostream os(tmp, ec);
-        if (!ec)
-          writeCore(os, *core);
+  // Only satisfiable cores go to disk (an unsatisfiable one could not be
+  // checked when read back).
+  if (!path.empty() && core->status == solver::SolveStatus::Sat) {
+    // A fresh temporary (O_EXCL, unpredictable name: never a planted link)
+    // renamed over the entry, so that concurrent compiles never read half
+    // a file.
+    std::error_code ec = llvm::sys::fs::create_directories(options.cacheDir);
+    llvm::SmallString<256> temp;
+    int fd = -1;
+    if (!ec)
+      ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temp);
+    if (!ec) {
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      os << writeCore(key, options.seed, *core);
+      os.close();
+      if (os.has_error()) {
+        ec = os.error();
+        os.clear_error();
       }
       if (!ec)
-        ec = llvm::sys::fs::rename(tmp, path);
+        ec = llvm::sys::fs::rename(temp, path);
       if (ec)
-        report.notes.push_back("could not write ring-core cache " + path +
-                               ": " + ec.message());
+        (void)llvm::sys::fs::remove(temp);
     }
+    if (ec) {
+      ignored.push_back("could not write ring-core cache entry " + path +
+                        ": " + ec.message());
+      report.cacheIgnored.push_back(ignored.back());
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    memoryCache.emplace(key, CachedCore{*core, std::move(ignored)});
   }
   return *core;
 }

@@ -16,6 +16,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Core/ReadFile.h"
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
@@ -135,10 +136,12 @@ int main(int argc, char **argv) {
   std::string error;
   ParsedScheduleDocument op;
   if (!input.empty()) {
-    auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
+    // A regular file or standard input, at most 4 GiB.
+    std::unique_ptr<llvm::MemoryBuffer> buf =
+        readBoundedFile(input, uint64_t(4) << 30, error);
     if (!buf)
-      return fail("cannot read " + input + ": " + buf.getError().message());
-    auto docs = readScheduleJSON((*buf)->getBuffer(), error);
+      return fail(error);
+    auto docs = readScheduleJSON(buf->getBuffer(), error);
     if (failed(docs))
       return fail(input + ": " + error);
     auto it = llvm::find_if(*docs, [](const ParsedScheduleDocument &doc) {

@@ -470,20 +470,7 @@ TEST(Determinism, RepeatAndCache) {
   EXPECT_EQ(rb.solverQueries, 0u);
   EXPECT_GT(rb.cacheHits, 0u);
   SchedulerReport rc = run(p, c); // memory cache, no directory
-  auto same = [](const Schedule &x, const Schedule &y) {
-    if (x.phases.size() != y.phases.size())
-      return false;
-    for (size_t i = 0; i < x.phases.size(); ++i) {
-      auto &u = x.phases[i].transfers, &v = y.phases[i].transfers;
-      if (u.size() != v.size())
-        return false;
-      for (size_t j = 0; j < u.size(); ++j)
-        if (u[j].src != v[j].src || u[j].dst != v[j].dst ||
-            u[j].bytes != v[j].bytes || u[j].ties != v[j].ties)
-          return false;
-    }
-    return true;
-  };
+  auto same = phasec::test::sameSchedule;
   EXPECT_TRUE(same(a, b));
   EXPECT_TRUE(same(a, c));
   // The heuristics too.

@@ -106,6 +106,10 @@ struct SchedulerReport {
   unsigned solverQueries = 0, cacheHits = 0, cacheMisses = 0;
   uint64_t rlimitUsed = 0;
   std::vector<std::string> notes;
+  /// Disk cache entries ignored (unreadable, refused by a check) or not
+  /// written, "ignored ring-core cache entry PATH: WHY": the scheduling pass
+  /// warns with each (the schedule is the same as without the cache).
+  std::vector<std::string> cacheIgnored;
 };
 
 /// A schedule of all ordered pairs of one ring / line of k nodes: a sequence
