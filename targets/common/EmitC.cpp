@@ -995,6 +995,14 @@ void detail::emitHarnessMain(llvm::raw_ostream &os,
   int64_t required = 0;
   for (const OperationPlan &p : plans)
     required = std::max(required, p.requiredRanks());
+  // Operations that know their machine refuse a communicator of another
+  // size, larger too (a direct-deposit window sized for the machine would
+  // be written past its end): the harness says so before any of them runs.
+  bool exact = !plans.empty() && llvm::all_of(plans, [&](const auto &p) {
+    return p.machineRanks > 0 && p.machineRanks == plans.front().machineRanks;
+  });
+  if (exact)
+    required = plans.front().machineRanks;
   std::string rank = tr.rankVar, size = tr.sizeVar;
   os << "int main(int argc, char **argv) {\n"
      << prologue
@@ -1007,7 +1015,7 @@ void detail::emitHarnessMain(llvm::raw_ostream &os,
      << "    else if (!strcmp(argv[i], \"-w\"))\n      warmup = "
         "atoi(argv[++i]);\n  }\n"
      << "  if (iters < 1)\n    iters = 1;\n"
-     << "  if (" << size << " < " << required << ") {\n"
+     << "  if (" << size << (exact ? " != " : " < ") << required << ") {\n"
      << "    if (" << rank << " == 0)\n"
      << "      fprintf(stderr, \"error: this program needs " << required << " "
      << tr.units << " (" << tr.launcher << " -np " << required
