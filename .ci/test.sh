@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's second command: set up, build, and run the whole test suite
-# (lit + gtest, all through ctest). Prints a closing `N passed, N failed`
+# (lit + gtest, all through ctest, then the fuzzers' short run). Prints a closing `N passed, N failed`
 # line that counts lit tests and unit tests one by one.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,5 +29,14 @@ unit_fail=$((ct_fail - lit_failed_ctest)); [ "$unit_fail" -lt 0 ] && unit_fail=0
 passed=$(( lit_pass + unit_total - unit_fail ))
 failed=$(( lit_fail + unit_fail ))
 if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+
+# The fuzzers' short run (.ci/fuzz.sh: its own clang build with ASan and
+# UBSan); each fuzzer counts as one test.
+"$root/.ci/fuzz.sh" 2>&1 | tee fuzz.log
+fuzz_pass=$(grep -c '^fuzz: .* passed' fuzz.log)
+fuzz_fail=$(grep -c '^fuzz: .* failed' fuzz.log)
+passed=$((passed + fuzz_pass))
+failed=$((failed + fuzz_fail))
+[ "$fuzz_fail" -ne 0 ] && status=1
 echo "tests: ${passed} passed, ${failed} failed, ${lit_skip} skipped"
 exit "$status"

@@ -16,6 +16,7 @@
 
 #include "phasec/Core/TopologyDesc.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
@@ -287,12 +288,18 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
       }
     }
     if (!op->sizes.empty()) {
+      // Sizes are checked one by one; their sum may not fit (scheduling
+      // refuses such an operation, the printer must not overflow first).
       int64_t total = 0;
+      bool overflow = false;
       for (int64_t s : op->sizes)
-        total += s;
+        overflow |= llvm::AddOverflow(total, s, total);
       os << "  sizes = ";
       printList(os, op->sizes, maxItems);
-      os << "  // " << total << " bytes in total\n";
+      if (overflow)
+        os << "  // more than 2^63 - 1 bytes in total\n";
+      else
+        os << "  // " << total << " bytes in total\n";
     }
     const Directives &d = op->directives;
     os << "  algorithm = " << stringifyAlgorithm(d.algorithm);

@@ -88,7 +88,8 @@ public:
       if (byte >= 0x7f || (byte < 0x20 && !llvm::isSpace(byte))) {
         // One error per run of bytes outside the language (a UTF-8 sequence
         // is several bytes).
-        if (p == lastBadByte + 1) {
+        // (lastBadByte starts null: null + 1 is undefined, UBSan says.)
+        if (lastBadByte && p == lastBadByte + 1) {
           lastBadByte = p;
           return;
         }

@@ -72,7 +72,7 @@ comm.machine @ring #comm.torus<[4]> {bandwidth = 1.0e6 : f64}
 comm.group @all on @ring ranks [0, 1, 2, 3]
 comm.gather @g on @ring group @all {root = 2 : i64, block = 8 : i64}
 comm.transfer_set for @g [0 -> 2 : 8, 1 -> 2 : 8, 3 -> 2 : 8]
-// expected-error @below {{schedule of 'g' has a wrong lower bound: the recorded lower bound 1.00 s exceeds the schedule time}}
+// expected-error @below {{schedule of 'g' has a wrong lower bound: the recorded lower bound 1.000000e+00 s exceeds the schedule time}}
 comm.schedule for @g algorithm "test" attributes {bound = 1.0 : f64} {
   comm.phase [1 -> 2 : 8]
   comm.phase [0 -> 2 : 8]

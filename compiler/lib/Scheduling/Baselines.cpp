@@ -45,7 +45,9 @@ public:
         ++numWords_;
       }
       uint64_t busy = 0;
-      uint64_t *occ = &occupied_[w * numLinks_];
+      // data(), not [w * numLinks_]: a machine of one node has no links
+      // (and an empty vector; UBSan, found by the schedule fuzzer).
+      uint64_t *occ = occupied_.data() + w * numLinks_;
       for (LinkId l : route_)
         busy |= occ[l];
       if (busy == ~uint64_t(0))

@@ -480,8 +480,8 @@ Problem::verify(const Schedule &schedule,
 
   if (schedule.bound.time > time * (1 + 1e-9) + 1e-300) {
     ScheduleViolation v{ViolationKind::Bound};
-    v.message = llvm::formatv("the recorded lower bound {0} s exceeds the "
-                              "schedule time {1} s",
+    v.message = llvm::formatv("the recorded lower bound {0:e} s exceeds the "
+                              "schedule time {1:e} s",
                               schedule.bound.time, time)
                     .str();
     report(std::move(v));

@@ -1,0 +1,216 @@
+//===- ScheduleFuzzer.cpp - libFuzzer target for the scheduling library ---===//
+//
+// Part of phasec. Built with -DPHASEC_ENABLE_FUZZER=ON and clang
+// (-fsanitize=fuzzer,address,undefined); see docs/fuzzing.md.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Turns the fuzzer's bytes into a small machine (a torus, mesh or hypercube
+/// of at most 32 ranks) and a collective over a sub-group of it (direct:
+/// alltoall, alltoallv, a rank permutation, gather, scatter; relaying:
+/// broadcast, reduce, allreduce, reduce_scatter, scan, exscan, allgather,
+/// gather, scatter, with auto or a named algorithm), schedules it through
+/// the library as the compiler does, and checks the result with the
+/// verifier, which is independent of the algorithms: a schedule that does
+/// not verify aborts (a finding), as does a schedule that does not survive
+/// a round trip through the schedule JSON writer and reader. A request the
+/// library refuses with an error is fine; a crash, a sanitizer report or a
+/// hang is not. Z3 runs with a small rlimit so that each input is quick.
+///
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Scheduling/Algorithms.h"
+#include "phasec/Scheduling/BuildProblem.h"
+#include "phasec/Scheduling/Collective.h"
+#include "phasec/Scheduling/Relay.h"
+#include "phasec/Scheduling/ScheduleJSON.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+using namespace phasec;
+
+namespace {
+
+[[noreturn]] void finding(const std::string &what, const std::string &machine,
+                          const Collective &c) {
+  std::fprintf(stderr,
+               "schedule-fuzzer: %s\n  machine %s, %s over %zu ranks, root "
+               "%lld, block %lld\n",
+               what.c_str(), machine.c_str(), c.kindName().str().c_str(),
+               c.group.size(), static_cast<long long>(c.root),
+               static_cast<long long>(c.blockBytes));
+  std::abort();
+}
+
+/// A machine spec of at most 32 ranks.
+std::string pickMachine(FuzzedDataProvider &in) {
+  static const char *const kinds[] = {"torus", "mesh", "hypercube"};
+  std::string kind = kinds[in.ConsumeIntegralInRange<int>(0, 2)];
+  std::string spec = kind + ":";
+  int ranks = 1;
+  if (kind == "hypercube") {
+    int d = in.ConsumeIntegralInRange<int>(1, 4);
+    spec += std::to_string(d);
+    ranks = 1 << d;
+  } else {
+    int dims = in.ConsumeIntegralInRange<int>(1, 3);
+    for (int i = 0; i < dims; ++i) {
+      int extent = in.ConsumeIntegralInRange<int>(1, 6);
+      if (ranks * extent > 32)
+        extent = 1;
+      ranks *= extent;
+      spec += (i ? "x" : "") + std::to_string(extent);
+    }
+  }
+  if (ranks <= 16 && in.ConsumeBool())
+    spec += ";ranks=2";
+  spec += ";bw=1e9";
+  if (in.ConsumeBool())
+    spec += ";latency=1e-6";
+  return spec;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  FuzzedDataProvider in(data, size);
+  std::string spec = pickMachine(in);
+  llvm::Expected<std::unique_ptr<Topology>> topo = createTopology(spec);
+  if (!topo) {
+    llvm::consumeError(topo.takeError());
+    return 0;
+  }
+  const int64_t n = (*topo)->numRanks();
+
+  static const CollectiveKind direct[] = {
+      CollectiveKind::Alltoall, CollectiveKind::Alltoallv,
+      CollectiveKind::Permute, CollectiveKind::Gather,
+      CollectiveKind::Scatter};
+  static const CollectiveKind relaying[] = {
+      CollectiveKind::Broadcast,     CollectiveKind::Reduce,
+      CollectiveKind::Allreduce,     CollectiveKind::ReduceScatter,
+      CollectiveKind::Scan,          CollectiveKind::Exscan,
+      CollectiveKind::Allgather,     CollectiveKind::Gather,
+      CollectiveKind::Scatter};
+  const bool relay = in.ConsumeBool();
+  Collective c;
+  c.kind = relay ? relaying[in.ConsumeIntegralInRange<size_t>(0, 8)]
+                 : direct[in.ConsumeIntegralInRange<size_t>(0, 4)];
+  // A non-empty sub-group in increasing rank order.
+  for (int64_t r = 0; r < n; ++r)
+    if (in.ConsumeIntegralInRange<int>(0, 3) != 0)
+      c.group.push_back(r);
+  if (c.group.empty())
+    c.group.push_back(in.ConsumeIntegralInRange<int64_t>(0, n - 1));
+  const int64_t members = c.numMembers();
+  c.root = c.group[in.ConsumeIntegralInRange<int64_t>(0, members - 1)];
+  c.blockBytes = in.ConsumeIntegralInRange<int64_t>(1, 4096);
+  if (c.kind == CollectiveKind::Alltoallv) {
+    c.root = -1;
+    for (int64_t i = 0; i < members * members; ++i)
+      c.sizes.push_back(in.ConsumeIntegralInRange<int64_t>(0, 2048));
+  }
+  if (c.kind == CollectiveKind::Permute) {
+    c.root = -1;
+    c.permutation.kind = PermuteKind::Random;
+    c.permutation.seed = in.ConsumeIntegral<uint64_t>();
+  }
+  static const ElementType types[] = {ElementType::Int8, ElementType::Int32,
+                                      ElementType::F64,
+                                      ElementType::Complex128};
+  const bool reduction =
+      c.kind == CollectiveKind::Reduce || c.kind == CollectiveKind::Allreduce ||
+      c.kind == CollectiveKind::ReduceScatter ||
+      c.kind == CollectiveKind::Scan || c.kind == CollectiveKind::Exscan;
+  if (relay && reduction) {
+    c.elementType = types[in.ConsumeIntegralInRange<size_t>(0, 3)];
+    c.blockBytes = elementTypeBytes(*c.elementType) *
+                   in.ConsumeIntegralInRange<int64_t>(1, 512);
+  }
+  if (c.kind != CollectiveKind::Broadcast && c.kind != CollectiveKind::Reduce &&
+      c.kind != CollectiveKind::Gather && c.kind != CollectiveKind::Scatter)
+    c.root = -1;
+
+  std::string error;
+  if (!relay) {
+    // The direct pipeline: lower, schedule (auto, small budget), verify.
+    llvm::Expected<std::unique_ptr<Problem>> problem =
+        lowerCollective(**topo, c, in.ConsumeBool());
+    if (!problem) {
+      llvm::consumeError(problem.takeError());
+      return 0;
+    }
+    Schedule schedule;
+    SchedulerOptions options;
+    options.rlimit = 20000;
+    SchedulerReport report;
+    if (failed(scheduleAuto(**problem, schedule, options, report)))
+      return 0;
+    llvm::SmallVector<ScheduleViolation> violations;
+    if (failed((*problem)->verify(schedule, violations)))
+      finding("scheduleAuto's schedule does not verify: " +
+                  violations.front().message,
+              spec, c);
+    // The JSON writer and reader agree with the verifier.
+    std::string json;
+    llvm::raw_string_ostream os(json);
+    writeScheduleJSON(os, **problem, schedule, {"fuzz", c.kindName().str()});
+    llvm::FailureOr<std::vector<ParsedScheduleDocument>> docs =
+        readScheduleJSON(json, error);
+    if (failed(docs) || docs->size() != 1)
+      finding("the schedule JSON does not read back: " + error, spec, c);
+    // The document holds the machine, not its cost model (one-port or
+    // not): read it back under the model it was scheduled with.
+    Problem back(**topo, docs->front().transfers, (*problem)->costModel());
+    violations.clear();
+    if (failed(back.verify(docs->front().schedule, violations)))
+      finding("the schedule read back does not verify: " +
+                  violations.front().message,
+              spec, c);
+    return 0;
+  }
+
+  // The relaying pipeline: auto or a named algorithm, verified by replay.
+  RelayChoice choice;
+  llvm::ArrayRef<Algorithm> named = getRelayAlgorithms(c.kind);
+  if (!named.empty() && in.ConsumeBool())
+    choice.algorithm =
+        named[in.ConsumeIntegralInRange<size_t>(0, named.size() - 1)];
+  if (choice.algorithm != Algorithm::Auto && in.ConsumeBool())
+    choice.param = in.ConsumeIntegralInRange<int64_t>(2, 8);
+  CostModel model(**topo);
+  llvm::FailureOr<RelaySchedule> result =
+      scheduleRelaying(**topo, model, c, choice, error);
+  if (failed(result))
+    return 0;
+  Problem problem(**topo, result->chunks, model);
+  llvm::SmallVector<ScheduleViolation> violations;
+  if (failed(problem.verify(result->schedule, violations)))
+    finding("scheduleRelaying's " + describeRelayChoice(result->choice) +
+                " does not verify: " + violations.front().message,
+            spec, c);
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  writeScheduleJSON(os, problem, result->schedule,
+                    {"fuzz", c.kindName().str()});
+  llvm::FailureOr<std::vector<ParsedScheduleDocument>> docs =
+      readScheduleJSON(json, error);
+  if (failed(docs) || docs->size() != 1 || !docs->front().chunks)
+    finding("the /2 schedule JSON does not read back: " + error, spec, c);
+  Problem back(**topo, *docs->front().chunks, model);
+  violations.clear();
+  if (failed(back.verify(docs->front().schedule, violations)))
+    finding("the /2 schedule read back does not verify: " +
+                violations.front().message,
+            spec, c);
+  return 0;
+}
