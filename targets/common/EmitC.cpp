@@ -356,6 +356,17 @@ static void emitDisplacements(llvm::raw_ostream &os,
 
 /// Permutations: perm(g) as a formula where one reproduces the plan's
 /// permutation exactly, else as a table; plus the run-time index lists.
+/// Whether emitPermutation computes the permutation at run time
+/// (NAME_perm_build) instead of listing it.
+static bool isBuiltPermutation(const OperationPlan &plan) {
+  if (plan.permSpec.kind != PermuteKind::Random || !plan.elementLevel)
+    return false;
+  std::string error;
+  llvm::FailureOr<std::vector<int64_t>> again = makePermutation(
+      static_cast<int64_t>(plan.perm.size()), plan.permSpec, error);
+  return succeeded(again) && *again == plan.perm;
+}
+
 static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   const std::vector<int64_t> &perm = plan.perm;
@@ -404,6 +415,35 @@ static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
       return;
     }
   }
+  // A random element permutation is computed when the lists are built
+  // (NAME_init), by the generator that made it (Collective.h's
+  // makePermutation: Fisher-Yates driven by SplitMix64), rather than listed:
+  // a million-element array would otherwise put a million entries in the C
+  // (162 MB for the 107-byte file of issue 15).
+  if (isBuiltPermutation(plan)) {
+    os << "/* The permutation of " << size << " elements: Fisher-Yates "
+       << "driven by SplitMix64 seeded\n   with " << spec.seed
+       << ", computed by " << n << "_perm_build (from " << n
+       << "_init), freed with the lists. */\n"
+       << "static int64_t *" << n << "_perm_table;\n"
+       << "static inline int " << n << "_perm_build(void) {\n"
+       << "  if (" << n << "_perm_table)\n    return 0;\n"
+       << "  int64_t *t = (int64_t *)malloc(sizeof(int64_t) * " << size
+       << ");\n  if (!t)\n    return 1;\n"
+       << "  for (int64_t i = 0; i < " << size << "; ++i)\n    t[i] = i;\n"
+       << "  uint64_t state = " << spec.seed << "ULL;\n"
+       << "  for (int64_t i = " << size - 1 << "; i > 0; --i) {\n"
+       << "    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);\n"
+       << "    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
+       << "    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
+       << "    z ^= z >> 31;\n"
+       << "    int64_t j = (int64_t)(z % (uint64_t)(i + 1));\n"
+       << "    int64_t x = t[i];\n    t[i] = t[j];\n    t[j] = x;\n  }\n"
+       << "  " << n << "_perm_table = t;\n  return 0;\n}\n"
+       << "static inline int64_t " << n << fn << "(int64_t g) { return "
+       << n << "_perm_table[g]; }\n\n";
+    return;
+  }
   os << "/* The permutation (" << size << " entries): perm[g] = destination "
      << "index of element g. */\n"
      << "static const int64_t " << n << fn << "_table[" << size << "] = {";
@@ -416,6 +456,8 @@ static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
 /// Element permutations: index lists built once per process.
 static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
+  // emitPermutation's run-time generator (a random element permutation).
+  const bool builtPerm = isBuiltPermutation(plan);
   os << "/* Grouped per destination (seed 000): " << n
      << "_sidx[d] lists, ascending, the\n"
         "   local indices of the elements this member sends to member d; "
@@ -438,6 +480,9 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
      << "    free(" << n << "_sidx[q]);\n    free(" << n << "_ridx[q]);\n"
      << "    " << n << "_sidx[q] = " << n << "_ridx[q] = NULL;\n  }\n"
+     << (builtPerm ? "  free(" + n + "_perm_table);\n  " + n +
+                         "_perm_table = NULL;\n"
+                   : std::string())
      << "  " << n << "_ready = 0;\n}\n"
      << "/* Returns 0, or 1 when out of memory (what it allocated stays for "
         "the\n   next call, or for the file's finalize function). The lists "
@@ -449,6 +494,8 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "static inline int " << n << "_init(int me) {\n"
      << "  if (" << n << "_ready == me + 1)\n    return 0;\n"
      << "  if (" << n << "_ready)\n    " << n << "_free_lists();\n"
+     << (builtPerm ? "  if (" + n + "_perm_build())\n    return 1;\n"
+                   : std::string())
      << "  if (!" << n << "_cnt && !(" << n
      << "_cnt = (int64_t *)malloc(sizeof(int64_t) * " << n << "_P * " << n
      << "_P)))\n    return 1;\n"

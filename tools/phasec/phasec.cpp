@@ -139,6 +139,13 @@ static cl::alias includeDirsShort("I", cl::desc("Alias for --include-dir"),
                                   cl::aliasopt(includeDirs), cl::Prefix,
                                   cl::cat(phasecCategory));
 
+static cl::opt<int64_t> maxTransfers(
+    "max-transfers",
+    cl::desc("Refuse an operation of more transfers than this before "
+             "building them (default 2^28, about 6 GiB while scheduling)"),
+    cl::value_desc("n"), cl::init(Collective::kDefaultMaxTransfers),
+    cl::cat(phasecCategory));
+
 static cl::opt<uint64_t> solverRlimit(
     "solver-rlimit",
     cl::desc("Z3 resource limit per solver query (overrides the operations' "
@@ -309,6 +316,9 @@ int main(int argc, char **argv) {
     return usage("--stats prints LLVM's statistics, which phasec's passes do "
                  "not keep; use --mlir-pass-statistics");
 
+  if (maxTransfers <= 0)
+    return usage("--max-transfers must be positive, not " +
+                 Twine(maxTransfers));
   if (ranksPerNode.getNumOccurrences() && ranksPerNode <= 0)
     return usage("--ranks-per-node must be positive, not " +
                  Twine(ranksPerNode));
@@ -418,6 +428,7 @@ int main(int argc, char **argv) {
   options.scheduling.rlimit = solverRlimit;
   options.scheduling.algorithm = algorithm;
   options.scheduling.cacheDir = cacheDir;
+  options.scheduling.maxTransfers = maxTransfers;
   options.scheduling.allowUnsupported = allowUnsupported;
   options.scheduling.applyMLIRCLOptions = true;
   // Progress where somebody watches, never into a checked diagnostic list.

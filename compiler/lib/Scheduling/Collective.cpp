@@ -253,6 +253,17 @@ static LogicalResult checkLayout(const ArrayLayout &layout, int64_t members,
   return success();
 }
 
+/// The transfers an operation of `kind` over `p` members can have at most:
+/// every ordered pair for the all-to-all family, one per member otherwise.
+static int64_t maxPairs(CollectiveKind kind, bool elementPermute, int64_t p) {
+  bool allPairs = kind == CollectiveKind::Alltoall ||
+                  kind == CollectiveKind::Allgather ||
+                  kind == CollectiveKind::Alltoallv ||
+                  kind == CollectiveKind::Transpose ||
+                  (kind == CollectiveKind::Permute && elementPermute);
+  return allPairs ? p * (p - 1) : p;
+}
+
 /// Every member sends `block` bytes to every other member.
 static TransferSet allPairs(llvm::ArrayRef<RankId> group, int64_t block) {
   std::vector<Demand> demands;
@@ -282,6 +293,16 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
   if (failed(checkGroup(group, -1, error)))
     return failure();
   int64_t p = numMembers();
+  // Predict before allocating: every transfer is held in memory.
+  if (int64_t pairs = maxPairs(kind, isElementPermute(), p);
+      pairs > maxTransfers) {
+    error = llvm::formatv("{0} members make up to {1} transfers, more than "
+                          "the limit of {2} (--max-transfers=N raises it; "
+                          "each takes about 24 bytes while scheduling)",
+                          p, pairs, maxTransfers)
+                .str();
+    return failure();
+  }
   switch (kind) {
   case CollectiveKind::Alltoall:
   case CollectiveKind::Allgather:

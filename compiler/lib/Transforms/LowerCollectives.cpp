@@ -65,6 +65,7 @@ void LowerCollectivesPass::runOnOperation() {
         isRelaying(record))
       continue;
     std::string error;
+    collective->maxTransfers = maxTransfers;
     FailureOr<TransferSet> set = collective->lower(error);
     if (failed(set)) {
       bool unsupported = StringRef(error).starts_with("not yet supported");

@@ -29,6 +29,7 @@ void phasec::buildSchedulingPipeline(OpPassManager &pm,
                                      const SchedulingPipelineOptions &options) {
   comm::CommLowerCollectivesOptions lower;
   lower.allowUnsupported = options.allowUnsupported;
+  lower.maxTransfers = options.maxTransfers;
   pm.addPass(comm::createLowerCollectivesPass(lower));
   comm::CommSchedulePhasesOptions schedule;
   schedule.algorithm = options.algorithm;

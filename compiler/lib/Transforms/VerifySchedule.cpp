@@ -17,6 +17,10 @@
 #include "phasec/Transforms/ScheduleIR.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace phasec::comm {
 #define GEN_PASS_DEF_COMMVERIFYSCHEDULE
@@ -50,6 +54,61 @@ Location transferLoc(ArrayRef<PhaseOp> phases, int64_t phase, int64_t index,
   return op.getTransferLoc(index);
 }
 
+/// Equal up to rounding (the attributes are the doubles the pass wrote).
+bool same(double recorded, double derived) {
+  return std::fabs(recorded - derived) <=
+         1e-9 * std::max(std::fabs(recorded), std::fabs(derived)) + 1e-300;
+}
+
+/// The summary attributes of a computed schedule, re-derived from its phases
+/// and its problem: a module edited after scheduling (a bound, a time, a
+/// gap, an optimality flag, a machine time) is refused like a schedule that
+/// does not deliver. The bound may be stronger than the problem's own (an
+/// algorithm may prove more), never weaker; whether a phase count was
+/// proven minimal by a solver is not re-proven here.
+LogicalResult verifySummary(ScheduleOp op, const Problem &problem,
+                            const Schedule &schedule, StringRef name) {
+  ScheduleCost cost = problem.cost(schedule);
+  const double bound = op.getBound().convertToDouble();
+  const double time = op.getTime().convertToDouble();
+  bool ok = true;
+  auto wrong = [&](StringRef what, const Twine &recorded,
+                   const Twine &derived) {
+    op.emitError("schedule of '")
+        << name << "' records " << what << " " << recorded
+        << ", but its phases and problem give " << derived;
+    ok = false;
+  };
+  auto seconds = [](double x) { return llvm::formatv("{0:e} s", x).str(); };
+  if (op.getAlgorithm().empty())
+    wrong("no algorithm", "\"\"", "a name");
+  if (!same(time, cost.time))
+    wrong("the time", seconds(time), seconds(cost.time));
+  if (bound < cost.bound.time && !same(bound, cost.bound.time))
+    wrong("the lower bound", seconds(bound),
+          "at least " + seconds(cost.bound.time));
+  if (static_cast<int64_t>(op.getBoundMinPhases()) < cost.bound.minPhases)
+    wrong("a minimum of", Twine(op.getBoundMinPhases()) + " phases",
+          "at least " + Twine(cost.bound.minPhases));
+  double gap = CostModel::gap(cost.time, bound);
+  if (!same(op.getGap().convertToDouble(), gap))
+    wrong("the gap",
+          llvm::formatv("{0:F6}", op.getGap().convertToDouble()).str(),
+          llvm::formatv("{0:F6}", gap).str());
+  if (op.getTimeOptimal() != CostModel::meetsBound(cost.time, bound))
+    wrong("time_optimal", op.getTimeOptimal() ? "set" : "unset",
+          op.getTimeOptimal() ? "unset" : "set");
+  if (auto machine = op.getMachineTimeAttr())
+    if (!same(machine.getValueAsDouble(), cost.machine.total()))
+      wrong("the machine time", seconds(machine.getValueAsDouble()),
+            seconds(cost.machine.total()));
+  if (auto machineBound = op.getMachineBoundAttr())
+    if (!same(machineBound.getValueAsDouble(), cost.machineBound))
+      wrong("the machine bound", seconds(machineBound.getValueAsDouble()),
+            seconds(cost.machineBound));
+  return success(ok);
+}
+
 } // namespace
 
 LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
@@ -71,8 +130,11 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
     return failure();
   const Problem &problem = **built;
   SmallVector<ScheduleViolation> violations;
-  if (succeeded(problem.verify(schedule, violations, /*maxViolations=*/16)))
+  if (succeeded(problem.verify(schedule, violations, /*maxViolations=*/16))) {
+    if (auto computed = dyn_cast<ScheduleOp>(scheduleOp))
+      return verifySummary(computed, problem, schedule, name);
     return success();
+  }
 
   SmallVector<PhaseOp> phases(body.getOps<PhaseOp>());
   Location scheduleLoc = scheduleOp->getLoc();

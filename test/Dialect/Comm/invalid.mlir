@@ -166,6 +166,22 @@ comm.group @g on @m ranks [0] {nodes = array<i64: 0, 9>, over_nodes}
 
 // -----
 
+// The ranks of a group over nodes are its nodes' ranks (issue 15: groups
+// whose nodes disagree with their ranks passed).
+comm.machine @m #comm.torus<[4]> {ranks_per_node = 2 : i64}
+comm.group @all on @m ranks [0, 1, 2, 3, 4, 5, 6, 7]
+// expected-error @below {{ranks are not the ranks of its nodes (2 per node on machine @m)}}
+comm.group @g on @m ranks [0, 1, 4, 5] {nodes = array<i64: 0, 1>, over_nodes}
+
+// -----
+
+comm.machine @m #comm.torus<[4]> {ranks_per_node = 2 : i64}
+comm.group @all on @m ranks [0, 1, 2, 3, 4, 5, 6, 7]
+// expected-error @below {{ranks are not the ranks of its nodes (2 per node on machine @m)}}
+comm.group @g on @m ranks [2] {nodes = array<i64: 1>, over_nodes}
+
+// -----
+
 comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
 // expected-error @below {{element type 'i1' is not one of i8..i64, ui8..ui64, f32, f64, complex<f32>, complex<f64>}}

@@ -109,6 +109,13 @@ public:
   /// (reduce_scatter: each member's block).
   ReduceKind reduceOp = ReduceKind::Add;
   std::optional<ElementType> elementType;
+  /// The most transfers lower() builds: a larger operation is refused at
+  /// once, before anything is allocated (a 64^3-node all-to-all is 6.9e10
+  /// pairs), with a message naming the limit (--max-transfers).
+  int64_t maxTransfers = kDefaultMaxTransfers;
+  /// 2^28 transfers, about 6 GiB of demands: what this 24 GiB machine
+  /// schedules (docs/performance.md).
+  static constexpr int64_t kDefaultMaxTransfers = int64_t(1) << 28;
 
   /// The size chunks of a relaying schedule must be a multiple of.
   int64_t elementBytes() const {

@@ -36,6 +36,9 @@ def CommLowerCollectives : Pass<"comm-lower-collectives", "mlir::ModuleOp"> {
     Option<"allowUnsupported", "allow-unsupported", "bool", "false",
            "Warn about (instead of rejecting) operations that cannot be "
            "scheduled yet">,
+    Option<"maxTransfers", "max-transfers", "int64_t", "int64_t(1) << 28",
+           "Refuse an operation of more transfers than this, before "
+           "building them (Collective::kDefaultMaxTransfers)">,
   ];
 }
 

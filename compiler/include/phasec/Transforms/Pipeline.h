@@ -19,6 +19,7 @@
 #define PHASEC_TRANSFORMS_PIPELINE_H
 
 #include "phasec/Dialect/Comm/CommOps.h"
+#include "phasec/Scheduling/Collective.h"
 #include "phasec/Scheduling/Problem.h"
 #include "phasec/Topology/Topology.h"
 
@@ -43,6 +44,9 @@ struct SchedulingPipelineOptions {
   uint64_t rlimit = 0;
   /// Directory caching solved ring cores ("" = memory only).
   std::string cacheDir;
+  /// The most transfers one operation may have (comm-lower-collectives'
+  /// max-transfers).
+  int64_t maxTransfers = Collective::kDefaultMaxTransfers;
   /// Apply MLIR's pass-manager and timing command-line options
   /// (--mlir-timing, --mlir-pass-statistics, --mlir-print-ir-after-all, ...)
   /// to the pipeline: the tool registered them

@@ -388,6 +388,18 @@ LogicalResult GroupOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
       return emitOpError("node ")
              << nodes->back() << " is outside machine " << getMachineAttr()
              << " (" << numNodes << " nodes)";
+    // A group over nodes holds every rank of its nodes and no other: the
+    // two lists are one fact written twice, and must agree.
+    const int64_t perNode = machine->getRanksPerNode();
+    ArrayRef<int64_t> ranks = getRanks();
+    bool agree = static_cast<int64_t>(ranks.size()) ==
+                 static_cast<int64_t>(nodes->size()) * perNode;
+    for (size_t i = 0; agree && i < ranks.size(); ++i)
+      agree = ranks[i] == (*nodes)[i / perNode] * perNode +
+                              static_cast<int64_t>(i) % perNode;
+    if (!agree)
+      return emitOpError("ranks are not the ranks of its nodes (")
+             << perNode << " per node on machine " << getMachineAttr() << ")";
   }
   return success();
 }
