@@ -25,6 +25,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -33,6 +34,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
 
 using namespace llvm;
 using namespace phasec;
@@ -262,6 +265,17 @@ static int usage(const Twine &message) {
   return ExitUsage;
 }
 
+/// Memory ran out beyond what --max-transfers predicts (a schedule, the
+/// code, a simulation): a diagnostic and exit 1, no stack dump. Runs inside
+/// the failed allocation, so it allocates nothing.
+static void outOfMemory(void *, const char *, bool) {
+  static const char message[] =
+      "phasec: error: out of memory; make the machine or the operation "
+      "smaller (or lower --max-transfers to be told before scheduling)\n";
+  (void)!::write(2, message, sizeof message - 1);
+  ::_exit(ExitInputError);
+}
+
 static void printVersion(raw_ostream &os) {
   os << "phasec version " << PHASEC_VERSION_STRING
      << " (LLVM/MLIR " LLVM_VERSION_STRING ")\n";
@@ -269,6 +283,7 @@ static void printVersion(raw_ostream &os) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  llvm::install_bad_alloc_error_handler(outOfMemory);
   // MLIR's own options, as phasec-opt has them: --mlir-timing,
   // --mlir-pass-statistics, --mlir-print-ir-after-all, ...
   mlir::registerPassManagerCLOptions();
