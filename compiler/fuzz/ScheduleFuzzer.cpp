@@ -51,6 +51,39 @@ namespace {
   std::abort();
 }
 
+/// The oracle: `schedule` verifies against `problem`, and again after a
+/// round trip through the schedule JSON writer and reader (/1 or /2).
+void check(const Problem &problem, const Schedule &schedule,
+           const std::string &what, const std::string &machine,
+           const Collective &c) {
+  llvm::SmallVector<ScheduleViolation> violations;
+  if (failed(problem.verify(schedule, violations)))
+    finding(what + " does not verify: " + violations.front().message, machine,
+            c);
+  std::string json, error;
+  llvm::raw_string_ostream os(json);
+  writeScheduleJSON(os, problem, schedule, {"fuzz", c.kindName().str()});
+  llvm::FailureOr<std::vector<ParsedScheduleDocument>> docs =
+      readScheduleJSON(json, error);
+  if (failed(docs) || docs->size() != 1 ||
+      docs->front().chunks.has_value() != (problem.chunkSpec() != nullptr))
+    finding("the schedule JSON of " + what + " does not read back: " + error,
+            machine, c);
+  // The document holds the machine, not its cost model (one-port or not):
+  // read it back under the model it was scheduled with.
+  const ParsedScheduleDocument &doc = docs->front();
+  Problem back =
+      doc.chunks
+          ? Problem(problem.topology(), *doc.chunks, problem.costModel())
+          : Problem(problem.topology(), doc.transfers, problem.costModel());
+  violations.clear();
+  if (failed(back.verify(doc.schedule, violations)))
+    finding(
+        "the schedule JSON of " + what +
+            " does not verify when read back: " + violations.front().message,
+        machine, c);
+}
+
 /// A machine spec of at most 32 ranks.
 std::string pickMachine(FuzzedDataProvider &in) {
   static const char *const kinds[] = {"torus", "mesh", "hypercube"};
@@ -127,11 +160,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const ElementType types[] = {ElementType::Int8, ElementType::Int32,
                                       ElementType::F64,
                                       ElementType::Complex128};
-  const bool reduction =
-      c.kind == CollectiveKind::Reduce || c.kind == CollectiveKind::Allreduce ||
-      c.kind == CollectiveKind::ReduceScatter ||
-      c.kind == CollectiveKind::Scan || c.kind == CollectiveKind::Exscan;
-  if (relay && reduction) {
+  if (relay && isReduction(c.kind)) {
     c.elementType = types[in.ConsumeIntegralInRange<size_t>(0, 3)];
     c.blockBytes = elementTypeBytes(*c.elementType) *
                    in.ConsumeIntegralInRange<int64_t>(1, 512);
@@ -155,27 +184,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     SchedulerReport report;
     if (failed(scheduleAuto(**problem, schedule, options, report)))
       return 0;
-    llvm::SmallVector<ScheduleViolation> violations;
-    if (failed((*problem)->verify(schedule, violations)))
-      finding("scheduleAuto's schedule does not verify: " +
-                  violations.front().message,
-              spec, c);
-    // The JSON writer and reader agree with the verifier.
-    std::string json;
-    llvm::raw_string_ostream os(json);
-    writeScheduleJSON(os, **problem, schedule, {"fuzz", c.kindName().str()});
-    llvm::FailureOr<std::vector<ParsedScheduleDocument>> docs =
-        readScheduleJSON(json, error);
-    if (failed(docs) || docs->size() != 1)
-      finding("the schedule JSON does not read back: " + error, spec, c);
-    // The document holds the machine, not its cost model (one-port or
-    // not): read it back under the model it was scheduled with.
-    Problem back(**topo, docs->front().transfers, (*problem)->costModel());
-    violations.clear();
-    if (failed(back.verify(docs->front().schedule, violations)))
-      finding("the schedule read back does not verify: " +
-                  violations.front().message,
-              spec, c);
+    check(**problem, schedule, "scheduleAuto's schedule", spec, c);
     return 0;
   }
 
@@ -192,25 +201,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       scheduleRelaying(**topo, model, c, choice, error);
   if (failed(result))
     return 0;
-  Problem problem(**topo, result->chunks, model);
-  llvm::SmallVector<ScheduleViolation> violations;
-  if (failed(problem.verify(result->schedule, violations)))
-    finding("scheduleRelaying's " + describeRelayChoice(result->choice) +
-                " does not verify: " + violations.front().message,
-            spec, c);
-  std::string json;
-  llvm::raw_string_ostream os(json);
-  writeScheduleJSON(os, problem, result->schedule,
-                    {"fuzz", c.kindName().str()});
-  llvm::FailureOr<std::vector<ParsedScheduleDocument>> docs =
-      readScheduleJSON(json, error);
-  if (failed(docs) || docs->size() != 1 || !docs->front().chunks)
-    finding("the /2 schedule JSON does not read back: " + error, spec, c);
-  Problem back(**topo, *docs->front().chunks, model);
-  violations.clear();
-  if (failed(back.verify(docs->front().schedule, violations)))
-    finding("the /2 schedule read back does not verify: " +
-                violations.front().message,
-            spec, c);
+  check(Problem(**topo, result->chunks, model), result->schedule,
+        "scheduleRelaying's " + describeRelayChoice(result->choice), spec, c);
   return 0;
 }

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Lang/Diagnostics.h"
-#include "phasec/Core/ReadFile.h"
+#include "phasec/Core/UserFiles.h"
 
 using namespace phasec::lang;
 

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Sema.h"
-#include "phasec/Core/ReadFile.h"
+#include "phasec/Core/UserFiles.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"

@@ -51,12 +51,6 @@ bool Sema::runSchedule(const OpDecl &d, Operation &op,
   return true;
 }
 
-/// The kinds whose relaying sends may reduce (the others' chunks have one
-/// contribution each, so a reduce would always count one twice).
-static bool hasReduction(phasec::CollectiveKind kind) {
-  return needsRelaying(kind) && kind != phasec::CollectiveKind::Broadcast;
-}
-
 bool Sema::cutIntoChunks(Operation &op, llvm::SMLoc at) {
   const std::string kind = stringifyCollectiveKind(op.kind).str();
   const int64_t n = op.group->size();
@@ -189,7 +183,9 @@ bool Sema::execSend(const SendStmt &s, Env &env, Operation &op,
     diag.note(scheduleRun.firstSend, "the first send is here");
     return false;
   }
-  if (s.reduces() && !hasReduction(op.kind)) {
+  // Only reductions' sends may reduce: the other kinds' chunks have one
+  // contribution each, so a reduce would always count one twice.
+  if (s.reduces() && !isReduction(op.kind)) {
     diag.error(s.reduceLoc, "'reduce' combines contributions, but '" +
                                 op.name + "' (" + kind +
                                 ") has no reduction");

@@ -354,10 +354,9 @@ static void emitDisplacements(llvm::raw_ostream &os,
      << "; }\n\n";
 }
 
-/// Permutations: perm(g) as a formula where one reproduces the plan's
-/// permutation exactly, else as a table; plus the run-time index lists.
 /// Whether emitPermutation computes the permutation at run time
-/// (NAME_perm_build) instead of listing it.
+/// (NAME_perm_build) instead of listing it: a random element permutation
+/// that its generator reproduces.
 static bool isBuiltPermutation(const OperationPlan &plan) {
   if (plan.permSpec.kind != PermuteKind::Random || !plan.elementLevel)
     return false;
@@ -367,7 +366,11 @@ static bool isBuiltPermutation(const OperationPlan &plan) {
   return succeeded(again) && *again == plan.perm;
 }
 
-static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
+/// Permutations: perm(g) as a formula where one reproduces the plan's
+/// permutation exactly, computed at run time (`built`), else as a table;
+/// plus the run-time index lists.
+static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan,
+                            bool built) {
   const std::string &n = plan.name;
   const std::vector<int64_t> &perm = plan.perm;
   int64_t size = static_cast<int64_t>(perm.size());
@@ -420,7 +423,7 @@ static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
   // makePermutation: Fisher-Yates driven by SplitMix64), rather than listed:
   // a million-element array would otherwise put a million entries in the C
   // (162 MB for the 107-byte file of issue 15).
-  if (isBuiltPermutation(plan)) {
+  if (built) {
     os << "/* The permutation of " << size << " elements: Fisher-Yates "
        << "driven by SplitMix64 seeded\n   with " << spec.seed
        << ", computed by " << n << "_perm_build (from " << n
@@ -454,10 +457,11 @@ static void emitPermutation(llvm::raw_ostream &os, const OperationPlan &plan) {
 }
 
 /// Element permutations: index lists built once per process.
-static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan) {
+/// `builtPerm`: the permutation is emitPermutation's run-time generator,
+/// which NAME_init runs and NAME_free_lists frees.
+static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan,
+                             bool builtPerm) {
   const std::string &n = plan.name;
-  // emitPermutation's run-time generator (a random element permutation).
-  const bool builtPerm = isBuiltPermutation(plan);
   os << "/* Grouped per destination (seed 000): " << n
      << "_sidx[d] lists, ascending, the\n"
         "   local indices of the elements this member sends to member d; "
@@ -654,10 +658,11 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
     emitRuntimePermuteSupport(os, plan);
     return;
   }
+  const bool builtPerm = isBuiltPermutation(plan);
   if (plan.kind == CollectiveKind::Permute)
-    emitPermutation(os, plan);
+    emitPermutation(os, plan, builtPerm);
   if (isPermute(plan))
-    emitPermuteLists(os, plan);
+    emitPermuteLists(os, plan, builtPerm);
   if (isTranspose(plan))
     emitTransposeKernels(os, plan);
 }

@@ -141,12 +141,6 @@ llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
 // Shared C
 //===----------------------------------------------------------------------===//
 
-static bool isReduction(CollectiveKind kind) {
-  return kind == CollectiveKind::Reduce || kind == CollectiveKind::Allreduce ||
-         kind == CollectiveKind::ReduceScatter ||
-         kind == CollectiveKind::Scan || kind == CollectiveKind::Exscan;
-}
-
 static bool isComplex(const ElementCType &e) {
   return e.name == "c64" || e.name == "c128";
 }

@@ -50,7 +50,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Core/ReadFile.h"
+#include "phasec/Core/UserFiles.h"
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/BuildProblem.h"
 #include "phasec/Scheduling/Collective.h"
@@ -61,6 +61,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -376,24 +377,15 @@ std::string cachePath(const State &s, const std::vector<int> &ranks,
          llvm::utohexstr(static_cast<uint64_t>(size_t(h))) + ".json";
 }
 
-/// Writes one document to the cache through a fresh temporary (O_EXCL, an
-/// unpredictable name: never a planted link) renamed into place, so that a
-/// concurrent run never reads half of it. The cache is an optimisation: a
-/// failure leaves no file and the schedule is made again next time.
+/// Writes one document to the cache (a concurrent run never reads half of
+/// it). The cache is an optimisation: a failure leaves no file and the
+/// schedule is made again next time.
 void writeCache(const std::string &path, const Problem &problem,
                 const Schedule &schedule, const CollectiveInfo &info) {
   (void)llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
-  llvm::SmallString<256> temp;
-  int fd = -1;
-  if (llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temp))
-    return;
-  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-  writeScheduleJSON(os, problem, schedule, info);
-  os.close();
-  if (os.has_error() || llvm::sys::fs::rename(temp, path)) {
-    os.clear_error();
-    (void)llvm::sys::fs::remove(temp);
-  }
+  (void)writeFileReplacing(path, [&](llvm::raw_ostream &os) {
+    writeScheduleJSON(os, problem, schedule, info);
+  });
 }
 
 /// Rank 0's schedule for `ranks`: given, cached on disk, or computed now
@@ -445,12 +437,6 @@ findOrSchedule(State &s, const std::vector<int> &ranks, std::string &why) {
   if (!path.empty())
     writeCache(path, **problem, schedule, {"alltoall", "alltoall"});
   return compile(ranks, schedule, kScheduleBlock);
-}
-
-bool isReduction(CollectiveKind kind) {
-  return kind == CollectiveKind::Reduce || kind == CollectiveKind::Allreduce ||
-         kind == CollectiveKind::ReduceScatter ||
-         kind == CollectiveKind::Scan || kind == CollectiveKind::Exscan;
 }
 
 /// The element type a reduction's schedule is cut for (chunks on element
@@ -762,17 +748,17 @@ void decideAlltoall(State &s, CommInfo &info, MPI_Comm comm) {
 /// kind, ranks and root, or decided at the first call with this key.
 const CompiledRelay *decideRelay(State &s, CommInfo &info, MPI_Comm comm,
                                  const RelayKey &key, FallbackReason &reason) {
-  auto given = s.givenRelays.find(
-      {key.kind, info.sorted, key.root >= 0 ? info.sorted[key.root] : -1});
-  if (given != s.givenRelays.end()) {
-    makeWire(s, info, comm);
-    return given->second.get();
-  }
+  // Decided once per key (later calls find it on the communicator): a
+  // given schedule (every rank has the same files), else rank 0's.
   auto it = info.relays.find(key);
   if (it == info.relays.end()) {
     std::pair<std::shared_ptr<CompiledRelay>, FallbackReason> verdict{
         nullptr, kNoSchedule};
-    if (canSchedule(s, info, verdict.second))
+    auto given = s.givenRelays.find(
+        {key.kind, info.sorted, key.root >= 0 ? info.sorted[key.root] : -1});
+    if (given != s.givenRelays.end())
+      verdict.first = given->second;
+    else if (canSchedule(s, info, verdict.second))
       verdict.first = agree<CompiledRelay, RelayRanksKey>(
           s, comm, s.relays, {info.sorted, key},
           stringifyCollectiveKind(key.kind).str() + " over " +
@@ -873,6 +859,28 @@ void unpackRecv(void *buf, int64_t count, MPI_Datatype type, MPI_Comm comm,
   }
 }
 
+/// Posts a receive or a send of `bytes` bytes at `buf` with comm rank
+/// `peer` of `wire`, as messages of at most an int's count (both sides cut
+/// alike), appending their requests.
+int postBytes(char *buf, int64_t bytes, int peer, bool receive,
+              bool synchronous, MPI_Comm wire,
+              std::vector<MPI_Request> &requests) {
+  for (int64_t at = 0; at < bytes;) {
+    int n = static_cast<int>(std::min<int64_t>(bytes - at, INT32_MAX));
+    requests.emplace_back();
+    int err = receive ? PMPI_Irecv(buf + at, n, MPI_BYTE, peer, kTag, wire,
+                                   &requests.back())
+              : synchronous ? PMPI_Issend(buf + at, n, MPI_BYTE, peer, kTag,
+                                          wire, &requests.back())
+                            : PMPI_Isend(buf + at, n, MPI_BYTE, peer, kTag,
+                                         wire, &requests.back());
+    if (err != MPI_SUCCESS)
+      return err;
+    at += n;
+  }
+  return int(MPI_SUCCESS); // an enum in SimGrid's mpi.h
+}
+
 /// Runs the schedule: `sendBytes(m)`/`recvBytes(m)` are the bytes for and
 /// from member m, at `sendAt(m)`/`recvAt(m)` in the byte views.
 using MemberBytes = llvm::function_ref<int64_t(int)>;
@@ -892,8 +900,7 @@ int runPhases(const Plan &plan, const char *send, char *recv,
   };
   std::vector<MPI_Request> requests;
   // This member's pieces of `phase` on one side: receives (from each
-  // piece's source) or sends (to its destination), in pieces of at most an
-  // int's count.
+  // piece's source) or sends (to its destination).
   auto post = [&](const std::vector<Piece> &phase, bool receive) {
     for (const Piece &p : phase) {
       if ((receive ? p.dst : p.src) != me)
@@ -903,19 +910,11 @@ int runPhases(const Plan &plan, const char *send, char *recv,
       char *base = receive ? recv + recvAt(peer)
                            : const_cast<char *>(send) + sendAt(peer);
       int64_t from = cut(total, p.offset), to = cut(total, p.offset + p.bytes);
-      for (int64_t at = from; at < to;) {
-        int n = static_cast<int>(std::min<int64_t>(to - at, INT32_MAX));
-        requests.emplace_back();
-        int err = receive ? PMPI_Irecv(base + at, n, MPI_BYTE, commRankOf[peer],
-                                       kTag, wire, &requests.back())
-                          : PMPI_Isend(base + at, n, MPI_BYTE, commRankOf[peer],
-                                       kTag, wire, &requests.back());
-        if (err != MPI_SUCCESS)
-          return err;
-        at += n;
-      }
+      if (int err = postBytes(base + from, to - from, commRankOf[peer], receive,
+                              /*synchronous=*/false, wire, requests))
+        return err;
     }
-    return int(MPI_SUCCESS); // an enum in SimGrid's mpi.h
+    return int(MPI_SUCCESS);
   };
   for (const std::vector<Piece> &phase : c.phases) {
     requests.clear();
@@ -969,13 +968,6 @@ bool serveAlltoall(State &s, MPI_Comm comm, Function f, Plan &plan) {
   return false;
 }
 
-int64_t roundUpToPowerOf2(int64_t n) {
-  int64_t p = 1;
-  while (p < n)
-    p <<= 1;
-  return p;
-}
-
 /// A relaying call: its kind, root (comm rank, -1), and the elements of a
 /// block: `count` of `elementBytes` (a reduction's datatype; 1 and bytes
 /// otherwise, which are cut anywhere).
@@ -1021,7 +1013,8 @@ bool serveRelay(State &s, MPI_Comm comm, Function f, const RelayCall &call,
       key.elementBytes = call.elementBytes;
       key.count = call.count;
     }
-    key.count = roundUpToPowerOf2(key.count);
+    key.count = static_cast<int64_t>(
+        llvm::PowerOf2Ceil(static_cast<uint64_t>(key.count)));
     relay = decideRelay(s, *plan.info, comm, key, reason);
     if (relay)
       return true;
@@ -1091,24 +1084,10 @@ int runRelay(const Plan &plan, const CompiledRelay &relay,
   };
   std::vector<Staged> staged;
   std::vector<MPI_Request> requests;
-  // Messages of at most an int's count; both sides cut alike.
   auto post = [&](char *buf, int64_t bytes, int peer, bool receive,
                   bool synchronous) {
-    for (int64_t at = 0; at < bytes;) {
-      int n = static_cast<int>(std::min<int64_t>(bytes - at, INT32_MAX));
-      requests.emplace_back();
-      int err = receive ? PMPI_Irecv(buf + at, n, MPI_BYTE, commRankOf[peer],
-                                     kTag, info.wire, &requests.back())
-                : synchronous
-                    ? PMPI_Issend(buf + at, n, MPI_BYTE, commRankOf[peer], kTag,
-                                  info.wire, &requests.back())
-                    : PMPI_Isend(buf + at, n, MPI_BYTE, commRankOf[peer], kTag,
-                                 info.wire, &requests.back());
-      if (err != MPI_SUCCESS)
-        return err;
-      at += n;
-    }
-    return int(MPI_SUCCESS);
+    return postBytes(buf, bytes, commRankOf[peer], receive, synchronous,
+                     info.wire, requests);
   };
   // Phases [first, last): receives, sends, wait, apply.
   auto run = [&](size_t first, size_t last, bool synchronous) {

@@ -12,6 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Core/UserFiles.h"
 #include "phasec/Target/SimGrid/SimGrid.h"
 
 #include "SimGridPrivate.h"
@@ -530,29 +531,8 @@ simgrid::writeFileIn(StringRef dir, StringRef name,
                      std::string &error) {
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, name);
-  // A fresh file (O_EXCL, unpredictable name) renamed over the target: a
-  // symbolic link planted at the target is replaced, never followed, and a
-  // failed write leaves no partial file.
-  llvm::SmallString<256> model(path), temp;
-  model += ".tmp-%%%%%%%%";
-  int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
-          model, fd, temp, llvm::sys::fs::OF_None, 0644)) {
-    error = "cannot write " + std::string(path) + ": " + ec.message();
-    return failure();
-  }
-  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-  fn(os);
-  os.close();
-  std::error_code ec;
-  if (os.has_error()) {
-    ec = os.error();
-    os.clear_error();
-  } else {
-    ec = llvm::sys::fs::rename(temp, path);
-  }
-  if (ec) {
-    (void)llvm::sys::fs::remove(temp);
+  // A link planted in the directory is replaced, never followed.
+  if (std::error_code ec = writeFileReplacing(path, fn)) {
     error = "cannot write " + std::string(path) + ": " + ec.message();
     return failure();
   }

@@ -15,7 +15,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Core/ReadFile.h"
+#include "phasec/Core/UserFiles.h"
 #include "phasec/Driver/Driver.h"
 #include "phasec/Target/OperationPlan.h"
 

@@ -51,6 +51,10 @@ bool phasec::needsRelaying(CollectiveKind kind) {
   }
 }
 
+bool phasec::isReduction(CollectiveKind kind) {
+  return needsRelaying(kind) && kind != CollectiveKind::Broadcast;
+}
+
 int64_t phasec::getChunkParts(CollectiveKind kind, int64_t numMembers) {
   switch (kind) {
   case CollectiveKind::Scatter:

@@ -122,7 +122,7 @@ bool phasec::detail::hasLatinRingCores(const Problem &problem,
     probe.cacheHits += ring.cacheHits;
     probe.cacheMisses += ring.cacheMisses;
     probe.rlimitUsed += ring.rlimitUsed;
-    llvm::append_range(probe.cacheIgnored, ring.cacheIgnored);
+    probe.addCacheIgnored(ring.cacheIgnored);
     if (failed(rs) || rs->perms.size() != r.k)
       return false;
   }

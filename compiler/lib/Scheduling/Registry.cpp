@@ -18,8 +18,6 @@
 #include "phasec/Scheduling/Baselines.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace phasec;
@@ -224,7 +222,9 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
   SchedulerReport bestReport;
   bool found = false;
   // Candidates that failed, noted first in the final report.
-  std::vector<std::string> unused, ignored;
+  std::vector<std::string> unused;
+  // Every candidate's ignored cache entries (bestReport is replaced).
+  SchedulerReport ignored;
   std::string lastError;
   for (const SchedulerEntry &entry : kSchedulers) {
     if (!entry.autoTry || !entry.applies(problem, options, nullptr))
@@ -232,7 +232,7 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
     SchedulerReport candidate;
     bool tried = entry.autoTry(problem, options, found ? &bestReport : nullptr,
                                candidate);
-    llvm::append_range(ignored, candidate.cacheIgnored);
+    ignored.addCacheIgnored(candidate.cacheIgnored);
     if (!tried)
       continue;
     Schedule result;
@@ -244,7 +244,7 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
       candidate.phaseOptimal = false;
       llvm::LogicalResult refined =
           entry.refine(problem, best, result, options, candidate);
-      llvm::append_range(ignored, candidate.cacheIgnored);
+      ignored.addCacheIgnored(candidate.cacheIgnored);
       if (failed(refined)) {
         bestReport.notes.push_back(entry.name.str() +
                                    " not used: " + candidate.error);
@@ -254,7 +254,7 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
       bestReport = std::move(candidate);
     } else {
       llvm::LogicalResult ran = entry.run(problem, result, options, candidate);
-      llvm::append_range(ignored, candidate.cacheIgnored);
+      ignored.addCacheIgnored(candidate.cacheIgnored);
       if (failed(ran)) {
         unused.push_back(entry.name.str() + " not used: " + candidate.error);
         lastError = candidate.error;
@@ -297,7 +297,7 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
     Schedule result;
     SchedulerReport candidate;
     llvm::LogicalResult ran = entry.run(problem, result, options, candidate);
-    llvm::append_range(ignored, candidate.cacheIgnored);
+    ignored.addCacheIgnored(candidate.cacheIgnored);
     if (failed(ran) || !isFaster(candidate, bestReport))
       continue;
     candidate.notes.insert(candidate.notes.begin(), bestReport.notes.begin(),
@@ -333,12 +333,7 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
   }
   bestReport.notes.insert(bestReport.notes.begin(), unused.begin(),
                           unused.end());
-  // Every candidate's ignored cache entries, each once, in order.
-  bestReport.cacheIgnored.clear();
-  llvm::StringSet<> said;
-  for (std::string &line : ignored)
-    if (said.insert(line).second)
-      bestReport.cacheIgnored.push_back(std::move(line));
+  bestReport.cacheIgnored = std::move(ignored.cacheIgnored);
   schedule = std::move(best);
   report = std::move(bestReport);
   return llvm::success();

@@ -21,8 +21,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "phasec/Core/UserFiles.h"
 #include "phasec/Scheduling/Algorithms.h"
-#include "phasec/Core/ReadFile.h"
 #include "phasec/Solver/Z3Solver.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -192,7 +192,7 @@ llvm::FailureOr<solver::RingCore> lookupCore(const CoreKey &key,
     auto it = memoryCache.find(key);
     if (it != memoryCache.end()) {
       ++report.cacheHits;
-      llvm::append_range(report.cacheIgnored, it->second.cacheIgnored);
+      report.addCacheIgnored(it->second.cacheIgnored);
       return it->second.core;
     }
   }
@@ -252,7 +252,7 @@ llvm::FailureOr<solver::RingCore> lookupCore(const CoreKey &key,
   so.seed = options.seed;
   std::string error;
   auto core = solver::solveRingCore(q, so, error);
-  llvm::append_range(report.cacheIgnored, ignored);
+  report.addCacheIgnored(ignored);
   if (failed(core)) {
     report.error = error;
     return llvm::failure();
@@ -264,31 +264,16 @@ llvm::FailureOr<solver::RingCore> lookupCore(const CoreKey &key,
   // Only satisfiable cores go to disk (an unsatisfiable one could not be
   // checked when read back).
   if (!path.empty() && core->status == solver::SolveStatus::Sat) {
-    // A fresh temporary (O_EXCL, unpredictable name: never a planted link)
-    // renamed over the entry, so that concurrent compiles never read half
-    // a file.
+    // Concurrent compiles never read half an entry.
     std::error_code ec = llvm::sys::fs::create_directories(options.cacheDir);
-    llvm::SmallString<256> temp;
-    int fd = -1;
     if (!ec)
-      ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temp);
-    if (!ec) {
-      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-      os << writeCore(key, options.seed, *core);
-      os.close();
-      if (os.has_error()) {
-        ec = os.error();
-        os.clear_error();
-      }
-      if (!ec)
-        ec = llvm::sys::fs::rename(temp, path);
-      if (ec)
-        (void)llvm::sys::fs::remove(temp);
-    }
+      ec = writeFileReplacing(path, [&](llvm::raw_ostream &os) {
+        os << writeCore(key, options.seed, *core);
+      });
     if (ec) {
       ignored.push_back("could not write ring-core cache entry " + path +
                         ": " + ec.message());
-      report.cacheIgnored.push_back(ignored.back());
+      report.addCacheIgnored(ignored.back());
     }
   }
   {

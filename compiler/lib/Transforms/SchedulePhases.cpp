@@ -21,7 +21,6 @@
 #include "phasec/Transforms/ScheduleIR.h"
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Timer.h"
@@ -398,12 +397,9 @@ LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
   }
   // A bad cache entry changes nothing but the time: the schedule is the
   // one computed without it. Say so, so that the cache can be repaired.
-  if (!quiet) {
-    llvm::StringSet<> said;
+  if (!quiet)
     for (const std::string &line : report.cacheIgnored)
-      if (said.insert(line).second)
-        record.op.emitWarning(line);
-  }
+      record.op.emitWarning(line);
   if (report.fellBack && !quiet)
     record.op.emitWarning("solver budget ran out for '")
         << record.op.getCollectiveName() << "': using the " << report.algorithm

@@ -16,7 +16,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Core/ReadFile.h"
+#include "phasec/Core/UserFiles.h"
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"

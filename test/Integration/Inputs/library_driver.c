@@ -17,12 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define P 4
-#define BLOCK 1024
-#define N 64
-#define R (N / P)
-#define KEYS 1024
-#define L (KEYS / P)
+#include "library_sizes.h"
 
 static int me, failures;
 

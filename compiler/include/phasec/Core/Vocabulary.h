@@ -36,6 +36,11 @@ int64_t elementTypeBytes(ElementType type);
 /// of their traffic does not exist: data must be combined or forwarded).
 bool needsRelaying(CollectiveKind kind);
 
+/// The kinds that combine values with an operator (reduce, allreduce,
+/// reduce_scatter, scan, exscan): their data has an element type, and
+/// their relaying sends may reduce.
+bool isReduction(CollectiveKind kind);
+
 /// How many equal parts the chunk table of schedule JSON /2 cuts the C
 /// chunks of `kind` into over `numMembers` members (chunk c belongs to part
 /// c / (C / parts)): n for scatter, gather, allgather and reduce_scatter

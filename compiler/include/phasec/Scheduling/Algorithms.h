@@ -48,6 +48,8 @@
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Problem.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LogicalResult.h"
 
@@ -107,9 +109,17 @@ struct SchedulerReport {
   uint64_t rlimitUsed = 0;
   std::vector<std::string> notes;
   /// Disk cache entries ignored (unreadable, refused by a check) or not
-  /// written, "ignored ring-core cache entry PATH: WHY": the scheduling pass
-  /// warns with each (the schedule is the same as without the cache).
+  /// written, "ignored ring-core cache entry PATH: WHY", each once: the
+  /// scheduling pass warns with each (the schedule is the same as without
+  /// the cache).
   std::vector<std::string> cacheIgnored;
+  /// Adds `lines` to cacheIgnored, those not there yet (one entry is looked
+  /// up by every probe and candidate that needs its core).
+  void addCacheIgnored(llvm::ArrayRef<std::string> lines) {
+    for (const std::string &line : lines)
+      if (!llvm::is_contained(cacheIgnored, line))
+        cacheIgnored.push_back(line);
+  }
 };
 
 /// A schedule of all ordered pairs of one ring / line of k nodes: a sequence

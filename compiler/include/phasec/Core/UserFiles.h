@@ -1,4 +1,4 @@
-//===- ReadFile.h - Bounded reads of user-named files -----------*- C++ -*-===//
+//===- UserFiles.h - Files a user names, and files beside them --*- C++ -*-===//
 //
 // Part of phasec. MLIR-free: only LLVM Support.
 //
@@ -12,19 +12,23 @@
 /// more than the limit. So `/dev/zero`, `/dev/urandom`, a FIFO with no
 /// writer or a directory is an error at once, never a hang or an
 /// exhausted memory. `escapeForTerminal` makes what such a file said safe
-/// to print in a diagnostic.
+/// to print in a diagnostic. Files phasec writes beside the user's (cache
+/// entries, a simulator directory) go through `writeFileReplacing`.
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef PHASEC_CORE_READFILE_H
-#define PHASEC_CORE_READFILE_H
+#ifndef PHASEC_CORE_USERFILES_H
+#define PHASEC_CORE_USERFILES_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <system_error>
 
 namespace phasec {
 
@@ -37,6 +41,15 @@ std::unique_ptr<llvm::MemoryBuffer>
 readBoundedFile(llvm::StringRef path, uint64_t maxBytes, std::string &error,
                 llvm::StringRef what = "");
 
+/// Writes what `write` prints to `path` through a fresh temporary next to
+/// it (O_EXCL, an unpredictable name) renamed over it: a symbolic link
+/// planted at `path` is replaced, never followed; a concurrent reader never
+/// sees half a file; a failed write (a full disk) leaves no file and is
+/// returned, never LLVM's fatal "IO failure".
+std::error_code
+writeFileReplacing(llvm::StringRef path,
+                   llvm::function_ref<void(llvm::raw_ostream &)> write);
+
 /// `text` safe to print on a terminal: control characters (but newlines),
 /// DEL and bytes above 0x7f as `\xNN`, so that a string from a user's file
 /// (a path, a name) cannot send escape sequences.
@@ -44,4 +57,4 @@ std::string escapeForTerminal(llvm::StringRef text);
 
 } // namespace phasec
 
-#endif // PHASEC_CORE_READFILE_H
+#endif // PHASEC_CORE_USERFILES_H

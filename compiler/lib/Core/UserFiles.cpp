@@ -1,12 +1,14 @@
-//===- ReadFile.cpp - Bounded reads of user-named files -------------------===//
+//===- UserFiles.cpp - Files a user names, and files beside them ----------===//
 //
 // Part of phasec.
 //
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Core/ReadFile.h"
+#include "phasec/Core/UserFiles.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <cerrno>
 #include <cstring>
@@ -87,4 +89,26 @@ std::string phasec::escapeForTerminal(llvm::StringRef text) {
     out += hex[c & 15];
   }
   return out;
+}
+
+std::error_code phasec::writeFileReplacing(
+    llvm::StringRef path, llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  llvm::SmallString<256> temp;
+  int fd = -1;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%%%", fd, temp))
+    return ec;
+  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+  write(os);
+  os.close();
+  std::error_code ec;
+  if (os.has_error()) {
+    ec = os.error();
+    os.clear_error();
+  } else {
+    ec = llvm::sys::fs::rename(temp, path);
+  }
+  if (ec)
+    (void)llvm::sys::fs::remove(temp);
+  return ec;
 }
