@@ -58,6 +58,10 @@ static cl::opt<bool> profile("profile",
                              cl::init(false));
 static cl::opt<bool> notes("notes", cl::desc("print the report's notes"),
                            cl::init(false));
+static cl::opt<bool> noChains(
+    "no-quotient-chains",
+    cl::desc("torus quotient without its chain base phases (to measure them)"),
+    cl::init(false));
 
 static double seconds(std::chrono::steady_clock::time_point a) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - a)
@@ -125,6 +129,7 @@ int main(int argc, char **argv) {
     options.algorithm = *alg;
     options.rlimit = rlimit;
     options.cacheDir = cacheDir;
+    options.quotientChains = !noChains;
     SchedulerReport report;
     Schedule schedule;
     auto t0 = std::chrono::steady_clock::now();

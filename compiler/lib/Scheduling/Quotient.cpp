@@ -20,16 +20,19 @@
 // scheduling the orbits (k (P-1) of them) on the tiny quotient machine gives a
 // congestion-free schedule of the whole torus with the same number of phases.
 // The link-load bound is the same on the quotient, so nothing is lost by the
-// restriction. The quotient ("base") problem is packed by a best-fit greedy
-// with a short ejection-chain repair, then by a tabu search over partial
-// packings (QuotientSearch.cpp) that brings it close to the bound
-// (12x12x12: 230 base phases for a bound of 216, where the greedy needs
-// 245). On one-port machines two more channels per base phase (send and
-// receive slots) keep every node to one block in and out per phase.
+// restriction. Most of the quotient ("base") problem is covered by perfect
+// base phases built from gap cycles in mirrored frames (QuotientChains.h:
+// 32x32 one-port, 122 of the 128 base phases the bound allows); the rest
+// is packed by a best-fit greedy with a short ejection-chain repair, then
+// by a tabu search over partial packings (QuotientSearch.cpp). On small
+// tori (P <= 2048) the packer alone is tried too and the better kept. On
+// one-port machines two more channels per base phase (send and receive
+// slots) keep every node to one block in and out per phase.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AlgorithmsInternal.h"
+#include "QuotientChains.h"
 #include "QuotientSearch.h"
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Collective.h"
@@ -121,337 +124,398 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
     unsigned len;
     llvm::SmallVector<Option, 2> options;
   };
-  std::vector<Item> items;
-  llvm::SmallVector<LinkId, 64> route;
-  for (NodeId y = 1; y < P; ++y) {
-    Item it;
-    it.dst = y;
-    TieMask tm = topo.tieMask(0, y);
-    TieMask sub = 0;
-    do {
-      Option o;
-      o.ties = sub;
-      topo.route(0, y, sub, route);
-      for (LinkId l : route) {
-        const Link &ln = topo.link(l);
-        o.cls.push_back(
-            {static_cast<uint16_t>(sumCoord(ln.src)),
-             static_cast<uint16_t>(ln.dim * 2 + (ln.dir < 0 ? 1 : 0))});
-      }
-      it.len = static_cast<unsigned>(route.size());
-      if (onePort) {
-        o.cls.push_back({0, static_cast<uint16_t>(2 * D)});
-        o.cls.push_back({static_cast<uint16_t>(sumCoord(y)),
-                         static_cast<uint16_t>(2 * D + 1)});
-      }
-      it.options.push_back(std::move(o));
-      sub = (sub - tm) & tm;
-    } while (sub != 0 && it.options.size() < 16);
-    items.push_back(std::move(it));
+  // Perfect base phases from gap cycles first (QuotientChains.h); the
+  // displacements they leave are packed below.
+  llvm::ArrayRef<unsigned> routeOrder = topo.dimOrder();
+  auto chainIdOf = [&](NodeId y) {
+    llvm::SmallVector<unsigned, 4> disp;
+    for (unsigned j = 0; j < D; ++j)
+      disp.push_back(static_cast<unsigned>(topo.coord(y, routeOrder[j])));
+    return detail::chainDisplacementId(disp, static_cast<unsigned>(k));
+  };
+  std::vector<detail::ChainBasePhase> chains;
+  std::vector<uint8_t> chainCovered(static_cast<size_t>(P), 0);
+  if (options.quotientChains && k <= 255) {
+    detail::ChainSearchStats cst;
+    chains = detail::findChainPhases(static_cast<unsigned>(k), D, chainCovered,
+                                     200000, cst);
+    size_t n = 0;
+    for (uint8_t c : chainCovered)
+      n += c;
+    report.notes.push_back(llvm::formatv(
+        "torus quotient: {0} chain base phases cover {1} of {2} "
+        "displacements ({3} search nodes, {4} halves without a partner)",
+        chains.size(), n, P - 1, cst.nodes, cst.unpaired));
   }
-
-  LowerBound bound = problem.bound();
-  double boundPhases = std::ceil(bound.blocks / (c * c) - 1e-9);
-  unsigned baseTarget =
-      static_cast<unsigned>(std::max(1.0, std::ceil(boundPhases / k - 1e-9)));
 
   using Placement = std::tuple<uint32_t, uint8_t, uint16_t>;
-  // Best-fit packing of base phases: repeatedly place, among the pending
-  // items (the longest `window` of them), the (item, shift, tie option) that
-  // fits and scores best: long routes first, then the most contact with
-  // link classes already busy in this phase (compact packings leave no
-  // holes that nothing can fill). Deterministic: ties go to the lowest
-  // item, shift and option.
-  std::vector<uint32_t> order(items.size());
-  for (uint32_t i = 0; i < order.size(); ++i)
-    order[i] = i;
-  llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
-    return items[a].len > items[b].len;
-  });
-  auto bestFit = [&](unsigned window, int contactWeight) {
-    std::vector<std::vector<Placement>> phases;
-    std::vector<uint32_t> pending = order;
-    std::vector<uint8_t> used(numClasses);
-    auto isUsed = [&](unsigned s, unsigned dd) {
-      return used[(s % k) * DD + dd] != 0;
-    };
-    while (!pending.empty()) {
-      std::fill(used.begin(), used.end(), 0);
-      size_t usedCount = 0;
-      phases.emplace_back();
-      while (true) {
-        int64_t bestScore = -1;
-        size_t bestPos = 0;
-        unsigned bestShift = 0, bestOpt = 0;
-        unsigned seen = 0;
-        for (size_t pos = 0; pos < pending.size() && seen < window; ++pos) {
-          const Item &it = items[pending[pos]];
-          if (usedCount + it.len > numClasses)
-            continue;
-          ++seen;
-          for (unsigned j = 0; j < k; ++j)
-            for (unsigned oi = 0; oi < it.options.size(); ++oi) {
-              const Option &o = it.options[oi];
-              bool ok = true;
-              int64_t contact = 0;
-              for (auto sc : o.cls) {
-                unsigned sj = (sc.first + j) % k;
-                if (isUsed(sj, sc.second)) {
-                  ok = false;
-                  break;
-                }
-                contact += isUsed(sj + 1, sc.second);
-                contact += isUsed(sj + k - 1, sc.second);
-              }
-              if (!ok)
-                continue;
-              int64_t score =
-                  static_cast<int64_t>(it.len) * 1000 + contact * contactWeight;
-              if (score > bestScore) {
-                bestScore = score;
-                bestPos = pos;
-                bestShift = j;
-                bestOpt = oi;
-              }
-            }
-        }
-        if (bestScore < 0)
-          break;
-        uint32_t idx = pending[bestPos];
-        for (auto sc : items[idx].options[bestOpt].cls)
-          used[((sc.first + bestShift) % k) * DD + sc.second] = 1;
-        usedCount += items[idx].len;
-        phases.back().push_back({idx, static_cast<uint8_t>(bestOpt),
-                                 static_cast<uint16_t>(bestShift)});
-        pending.erase(pending.begin() + bestPos);
-      }
-    }
-    return phases;
+  // The displacements not `covered` by the chains, packed into base phases
+  // by the best-fit greedy, a short repair and the tabu search.
+  struct Packed {
+    std::vector<Item> items;
+    std::vector<std::vector<Placement>> best;
+    unsigned bestVariant = 0, baseTarget = 0;
+    std::vector<std::string> notes;
   };
-  std::vector<std::vector<Placement>> best;
-  unsigned bestVariant = 0;
-  // (window, contact weight) pairs, cheapest first; stop at the bound.
-  const std::pair<unsigned, int> variants[] = {
-      {32, 1}, {32, 100}, {128, 1}, {128, 100}, {512, 1}, {512, 100}};
-  uint64_t perEval = static_cast<uint64_t>(k) * 4 * 16;
-  for (unsigned v = 0; v < std::size(variants); ++v) {
-    uint64_t cost =
-        static_cast<uint64_t>(items.size()) * variants[v].first * perEval;
-    if (v > 0 && cost > 4000000000ull)
-      break;
-    auto phases = bestFit(variants[v].first, variants[v].second);
-    if (best.empty() || phases.size() < best.size()) {
-      best = std::move(phases);
-      bestVariant = v;
+  auto packRest = [&](const std::vector<uint8_t> &covered, size_t numChains) {
+    Packed out;
+    std::vector<Item> &items = out.items;
+    llvm::SmallVector<LinkId, 64> route;
+    for (NodeId y = 1; y < P; ++y) {
+      if (covered[chainIdOf(y)])
+        continue;
+      Item it;
+      it.dst = y;
+      TieMask tm = topo.tieMask(0, y);
+      TieMask sub = 0;
+      do {
+        Option o;
+        o.ties = sub;
+        topo.route(0, y, sub, route);
+        for (LinkId l : route) {
+          const Link &ln = topo.link(l);
+          o.cls.push_back(
+              {static_cast<uint16_t>(sumCoord(ln.src)),
+               static_cast<uint16_t>(ln.dim * 2 + (ln.dir < 0 ? 1 : 0))});
+        }
+        it.len = static_cast<unsigned>(route.size());
+        if (onePort) {
+          o.cls.push_back({0, static_cast<uint16_t>(2 * D)});
+          o.cls.push_back({static_cast<uint16_t>(sumCoord(y)),
+                           static_cast<uint16_t>(2 * D + 1)});
+        }
+        it.options.push_back(std::move(o));
+        sub = (sub - tm) & tm;
+      } while (sub != 0 && it.options.size() < 16);
+      items.push_back(std::move(it));
     }
-    if (best.size() <= baseTarget)
-      break;
-  }
-  // Local improvement: try to empty the last base phase by moving each of
-  // its items into an earlier phase, directly or by first moving the one
-  // item that blocks it (an ejection chain of length one) to a third phase.
-  // Deterministic: phases, shifts and options are tried in order.
-  size_t beforeImprove = best.size();
-  {
-    auto classOf = [&](const Option &o, size_t e, unsigned j) {
-      return ((o.cls[e].first + j) % k) * DD + o.cls[e].second;
-    };
-    // occ[p][cls] = item + 1 of the placement holding it, 0 if free.
-    std::vector<std::vector<uint32_t>> occ;
-    auto rebuild = [&]() {
-      occ.assign(best.size(), std::vector<uint32_t>(numClasses, 0));
-      for (size_t p = 0; p < best.size(); ++p)
-        for (auto [idx, oi, j] : best[p]) {
-          const Option &o = items[idx].options[oi];
-          for (size_t e = 0; e < o.cls.size(); ++e)
-            occ[p][classOf(o, e, j)] = idx + 1;
+
+    LowerBound bound = problem.bound();
+    double boundPhases = std::ceil(bound.blocks / (c * c) - 1e-9);
+    unsigned &baseTarget = out.baseTarget;
+    baseTarget = static_cast<unsigned>(
+        std::max(1.0, std::ceil(boundPhases / k - 1e-9) -
+                          static_cast<double>(numChains)));
+
+    // Best-fit packing of base phases: repeatedly place, among the pending
+    // items (the longest `window` of them), the (item, shift, tie option) that
+    // fits and scores best: long routes first, then the most contact with
+    // link classes already busy in this phase (compact packings leave no
+    // holes that nothing can fill). Deterministic: ties go to the lowest
+    // item, shift and option.
+    std::vector<uint32_t> order(items.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
+      return items[a].len > items[b].len;
+    });
+    auto bestFit = [&](unsigned window, int contactWeight) {
+      std::vector<std::vector<Placement>> phases;
+      std::vector<uint32_t> pending = order;
+      std::vector<uint8_t> used(numClasses);
+      auto isUsed = [&](unsigned s, unsigned dd) {
+        return used[(s % k) * DD + dd] != 0;
+      };
+      while (!pending.empty()) {
+        std::fill(used.begin(), used.end(), 0);
+        size_t usedCount = 0;
+        phases.emplace_back();
+        while (true) {
+          int64_t bestScore = -1;
+          size_t bestPos = 0;
+          unsigned bestShift = 0, bestOpt = 0;
+          unsigned seen = 0;
+          for (size_t pos = 0; pos < pending.size() && seen < window; ++pos) {
+            const Item &it = items[pending[pos]];
+            if (usedCount + it.len > numClasses)
+              continue;
+            ++seen;
+            for (unsigned j = 0; j < k; ++j)
+              for (unsigned oi = 0; oi < it.options.size(); ++oi) {
+                const Option &o = it.options[oi];
+                bool ok = true;
+                int64_t contact = 0;
+                for (auto sc : o.cls) {
+                  unsigned sj = (sc.first + j) % k;
+                  if (isUsed(sj, sc.second)) {
+                    ok = false;
+                    break;
+                  }
+                  contact += isUsed(sj + 1, sc.second);
+                  contact += isUsed(sj + k - 1, sc.second);
+                }
+                if (!ok)
+                  continue;
+                int64_t score = static_cast<int64_t>(it.len) * 1000 +
+                                contact * contactWeight;
+                if (score > bestScore) {
+                  bestScore = score;
+                  bestPos = pos;
+                  bestShift = j;
+                  bestOpt = oi;
+                }
+              }
+          }
+          if (bestScore < 0)
+            break;
+          uint32_t idx = pending[bestPos];
+          for (auto sc : items[idx].options[bestOpt].cls)
+            used[((sc.first + bestShift) % k) * DD + sc.second] = 1;
+          usedCount += items[idx].len;
+          phases.back().push_back({idx, static_cast<uint8_t>(bestOpt),
+                                   static_cast<uint16_t>(bestShift)});
+          pending.erase(pending.begin() + bestPos);
         }
+      }
+      return phases;
     };
-    auto setOcc = [&](size_t p, uint32_t idx, unsigned oi, unsigned j,
-                      uint32_t v) {
-      const Option &o = items[idx].options[oi];
-      for (size_t e = 0; e < o.cls.size(); ++e)
-        occ[p][classOf(o, e, j)] = v;
-    };
-    auto removeFrom = [&](size_t p, uint32_t idx) {
-      auto &v = best[p];
-      for (size_t x = 0; x < v.size(); ++x)
-        if (std::get<0>(v[x]) == idx) {
-          auto pl = v[x];
-          v.erase(v.begin() + x);
-          setOcc(p, idx, std::get<1>(pl), std::get<2>(pl), 0);
-          return pl;
-        }
-      llvm_unreachable("placement not found");
-    };
-    // Finds a free (option, shift) for idx in phase p; -1 if none.
-    auto freeSlot = [&](size_t p, uint32_t idx, unsigned &oiOut,
-                        unsigned &jOut) {
-      for (unsigned j = 0; j < k; ++j)
-        for (unsigned oi = 0; oi < items[idx].options.size(); ++oi) {
-          const Option &o = items[idx].options[oi];
-          bool ok = true;
-          for (size_t e = 0; e < o.cls.size() && ok; ++e)
-            ok = occ[p][classOf(o, e, j)] == 0;
-          if (ok) {
-            oiOut = oi;
-            jOut = j;
+    std::vector<std::vector<Placement>> &best = out.best;
+    unsigned &bestVariant = out.bestVariant;
+    // (window, contact weight) pairs, cheapest first; stop at the bound.
+    const std::pair<unsigned, int> variants[] = {
+        {32, 1}, {32, 100}, {128, 1}, {128, 100}, {512, 1}, {512, 100}};
+    uint64_t perEval = static_cast<uint64_t>(k) * 4 * 16;
+    for (unsigned v = 0; v < std::size(variants); ++v) {
+      uint64_t cost =
+          static_cast<uint64_t>(items.size()) * variants[v].first * perEval;
+      if (v > 0 && cost > 4000000000ull)
+        break;
+      auto phases = bestFit(variants[v].first, variants[v].second);
+      if (best.empty() || phases.size() < best.size()) {
+        best = std::move(phases);
+        bestVariant = v;
+      }
+      if (best.size() <= baseTarget)
+        break;
+    }
+    // Local improvement: try to empty the last base phase by moving each of
+    // its items into an earlier phase, directly or by first moving the one
+    // item that blocks it (an ejection chain of length one) to a third phase.
+    // Deterministic: phases, shifts and options are tried in order.
+    size_t beforeImprove = best.size();
+    {
+      auto classOf = [&](const Option &o, size_t e, unsigned j) {
+        return ((o.cls[e].first + j) % k) * DD + o.cls[e].second;
+      };
+      // occ[p][cls] = item + 1 of the placement holding it, 0 if free.
+      std::vector<std::vector<uint32_t>> occ;
+      auto rebuild = [&]() {
+        occ.assign(best.size(), std::vector<uint32_t>(numClasses, 0));
+        for (size_t p = 0; p < best.size(); ++p)
+          for (auto [idx, oi, j] : best[p]) {
+            const Option &o = items[idx].options[oi];
+            for (size_t e = 0; e < o.cls.size(); ++e)
+              occ[p][classOf(o, e, j)] = idx + 1;
+          }
+      };
+      auto setOcc = [&](size_t p, uint32_t idx, unsigned oi, unsigned j,
+                        uint32_t v) {
+        const Option &o = items[idx].options[oi];
+        for (size_t e = 0; e < o.cls.size(); ++e)
+          occ[p][classOf(o, e, j)] = v;
+      };
+      auto removeFrom = [&](size_t p, uint32_t idx) {
+        auto &v = best[p];
+        for (size_t x = 0; x < v.size(); ++x)
+          if (std::get<0>(v[x]) == idx) {
+            auto pl = v[x];
+            v.erase(v.begin() + x);
+            setOcc(p, idx, std::get<1>(pl), std::get<2>(pl), 0);
+            return pl;
+          }
+        llvm_unreachable("placement not found");
+      };
+      // Finds a free (option, shift) for idx in phase p; -1 if none.
+      auto freeSlot = [&](size_t p, uint32_t idx, unsigned &oiOut,
+                          unsigned &jOut) {
+        for (unsigned j = 0; j < k; ++j)
+          for (unsigned oi = 0; oi < items[idx].options.size(); ++oi) {
+            const Option &o = items[idx].options[oi];
+            bool ok = true;
+            for (size_t e = 0; e < o.cls.size() && ok; ++e)
+              ok = occ[p][classOf(o, e, j)] == 0;
+            if (ok) {
+              oiOut = oi;
+              jOut = j;
+              return true;
+            }
+          }
+        return false;
+      };
+      auto place = [&](size_t p, uint32_t idx, unsigned oi, unsigned j) {
+        best[p].push_back(
+            {idx, static_cast<uint8_t>(oi), static_cast<uint16_t>(j)});
+        setOcc(p, idx, oi, j, idx + 1);
+      };
+      uint64_t budget = 1000000000; // class checks, keeps this bounded
+      auto tryMove = [&](uint32_t idx, size_t limit) {
+        unsigned oi, j;
+        for (size_t p = 0; p < limit; ++p) {
+          budget -= std::min<uint64_t>(budget, k * 8 * 16);
+          if (freeSlot(p, idx, oi, j)) {
+            place(p, idx, oi, j);
             return true;
           }
         }
-      return false;
-    };
-    auto place = [&](size_t p, uint32_t idx, unsigned oi, unsigned j) {
-      best[p].push_back(
-          {idx, static_cast<uint8_t>(oi), static_cast<uint16_t>(j)});
-      setOcc(p, idx, oi, j, idx + 1);
-    };
-    uint64_t budget = 1000000000; // class checks, keeps this bounded
-    auto tryMove = [&](uint32_t idx, size_t limit) {
-      unsigned oi, j;
-      for (size_t p = 0; p < limit; ++p) {
-        budget -= std::min<uint64_t>(budget, k * 8 * 16);
-        if (freeSlot(p, idx, oi, j)) {
-          place(p, idx, oi, j);
-          return true;
-        }
-      }
-      for (size_t p = 0; p < limit && budget > 0; ++p)
-        for (unsigned j2 = 0; j2 < k; ++j2)
-          for (unsigned o2 = 0; o2 < items[idx].options.size(); ++o2) {
-            const Option &o = items[idx].options[o2];
-            uint32_t blocker = 0;
-            bool single = true;
-            for (size_t e = 0; e < o.cls.size() && single; ++e) {
-              uint32_t v = occ[p][classOf(o, e, j2)];
-              if (v && blocker && v != blocker)
-                single = false;
-              else if (v)
-                blocker = v;
-            }
-            if (!single || !blocker)
-              continue;
-            uint32_t c = blocker - 1;
-            auto old = removeFrom(p, c);
-            place(p, idx, o2, j2);
-            for (size_t q = 0; q < limit; ++q) {
-              if (q == p)
-                continue;
-              budget -= std::min<uint64_t>(budget, k * 8 * 16);
-              if (freeSlot(q, c, oi, j)) {
-                place(q, c, oi, j);
-                return true;
+        for (size_t p = 0; p < limit && budget > 0; ++p)
+          for (unsigned j2 = 0; j2 < k; ++j2)
+            for (unsigned o2 = 0; o2 < items[idx].options.size(); ++o2) {
+              const Option &o = items[idx].options[o2];
+              uint32_t blocker = 0;
+              bool single = true;
+              for (size_t e = 0; e < o.cls.size() && single; ++e) {
+                uint32_t v = occ[p][classOf(o, e, j2)];
+                if (v && blocker && v != blocker)
+                  single = false;
+                else if (v)
+                  blocker = v;
               }
+              if (!single || !blocker)
+                continue;
+              uint32_t c = blocker - 1;
+              auto old = removeFrom(p, c);
+              place(p, idx, o2, j2);
+              for (size_t q = 0; q < limit; ++q) {
+                if (q == p)
+                  continue;
+                budget -= std::min<uint64_t>(budget, k * 8 * 16);
+                if (freeSlot(q, c, oi, j)) {
+                  place(q, c, oi, j);
+                  return true;
+                }
+              }
+              // Undo.
+              removeFrom(p, idx);
+              place(p, c, std::get<1>(old), std::get<2>(old));
+              if (budget == 0)
+                return false;
             }
-            // Undo.
-            removeFrom(p, idx);
-            place(p, c, std::get<1>(old), std::get<2>(old));
-            if (budget == 0)
-              return false;
-          }
-      return false;
-    };
-    rebuild();
-    // Base phases are unordered, so any of them may be emptied: try the
-    // sparsest ones first (a few candidates per round), each moved to the
-    // end; stop when no candidate can be emptied or the budget is spent.
-    auto usedCount = [&](size_t p) {
-      size_t u = 0;
-      for (auto [idx, oi, j] : best[p])
-        u += items[idx].options[oi].cls.size();
-      return u;
-    };
-    while (best.size() > baseTarget && budget > 0) {
-      std::vector<size_t> cands(best.size());
-      for (size_t p = 0; p < cands.size(); ++p)
-        cands[p] = p;
-      // The last phase first (the greedy's leftovers), then the sparsest.
-      std::swap(cands.front(), cands.back());
-      std::stable_sort(cands.begin() + 1, cands.end(), [&](size_t a, size_t b) {
-        return usedCount(a) < usedCount(b);
-      });
-      bool emptied = false;
-      for (size_t ci = 0;
-           ci < std::min<size_t>(8, cands.size()) && !emptied && budget > 0;
-           ++ci) {
-        size_t last = best.size() - 1;
-        std::swap(best[cands[ci]], best[last]);
-        std::swap(occ[cands[ci]], occ[last]);
-        auto savedBest = best;
-        auto savedOcc = occ;
-        std::vector<Placement> todo = best[last];
-        bool ok = true;
-        for (auto pl : todo) {
-          uint32_t idx = std::get<0>(pl);
-          removeFrom(last, idx);
-          if (!tryMove(idx, last)) {
-            ok = false;
-            break;
-          }
-        }
-        if (ok) {
-          best.pop_back();
-          occ.pop_back();
-          emptied = true;
-        } else {
-          best = std::move(savedBest);
-          occ = std::move(savedOcc);
+        return false;
+      };
+      rebuild();
+      // Base phases are unordered, so any of them may be emptied: try the
+      // sparsest ones first (a few candidates per round), each moved to the
+      // end; stop when no candidate can be emptied or the budget is spent.
+      auto usedCount = [&](size_t p) {
+        size_t u = 0;
+        for (auto [idx, oi, j] : best[p])
+          u += items[idx].options[oi].cls.size();
+        return u;
+      };
+      while (best.size() > baseTarget && budget > 0) {
+        std::vector<size_t> cands(best.size());
+        for (size_t p = 0; p < cands.size(); ++p)
+          cands[p] = p;
+        // The last phase first (the greedy's leftovers), then the sparsest.
+        std::swap(cands.front(), cands.back());
+        std::stable_sort(
+            cands.begin() + 1, cands.end(),
+            [&](size_t a, size_t b) { return usedCount(a) < usedCount(b); });
+        bool emptied = false;
+        for (size_t ci = 0;
+             ci < std::min<size_t>(8, cands.size()) && !emptied && budget > 0;
+             ++ci) {
+          size_t last = best.size() - 1;
           std::swap(best[cands[ci]], best[last]);
           std::swap(occ[cands[ci]], occ[last]);
+          auto savedBest = best;
+          auto savedOcc = occ;
+          std::vector<Placement> todo = best[last];
+          bool ok = true;
+          for (auto pl : todo) {
+            uint32_t idx = std::get<0>(pl);
+            removeFrom(last, idx);
+            if (!tryMove(idx, last)) {
+              ok = false;
+              break;
+            }
+          }
+          if (ok) {
+            best.pop_back();
+            occ.pop_back();
+            emptied = true;
+          } else {
+            best = std::move(savedBest);
+            occ = std::move(savedOcc);
+            std::swap(best[cands[ci]], best[last]);
+            std::swap(occ[cands[ci]], occ[last]);
+          }
         }
+        if (!emptied)
+          break;
       }
-      if (!emptied)
-        break;
+    }
+    if (best.size() < beforeImprove)
+      out.notes.push_back(llvm::formatv(
+          "torus quotient: local improvement {0} -> {1} base phases",
+          beforeImprove, best.size()));
+    // Tabu search on the base problem (QuotientSearch.cpp) from the greedy's
+    // packing, down to the bound or until its budget is spent.
+    if (best.size() > baseTarget && k <= 64) {
+      detail::QuotientBaseProblem bp;
+      bp.k = static_cast<unsigned>(k);
+      bp.numChannels = DD;
+      bp.items.reserve(items.size());
+      for (const Item &it : items) {
+        detail::QuotientItem qi;
+        qi.len = it.len;
+        for (const Option &o : it.options) {
+          llvm::SmallVector<uint64_t, 8> m(DD, 0);
+          for (auto sc : o.cls)
+            m[sc.second] |= uint64_t(1) << sc.first;
+          detail::QuotientOption qo;
+          for (unsigned ch = 0; ch < DD; ++ch)
+            if (m[ch])
+              qo.masks.push_back({static_cast<uint16_t>(ch), m[ch]});
+          qi.options.push_back(std::move(qo));
+        }
+        bp.items.push_back(std::move(qi));
+      }
+      detail::QuotientPacking start(best.size());
+      for (size_t b = 0; b < best.size(); ++b)
+        for (auto [idx, oi, j] : best[b])
+          start[b].push_back({idx, oi, j});
+      detail::QuotientSearchStats st;
+      uint64_t budget = quotientSearchBudget(items.size());
+      detail::QuotientPacking improved = detail::improveQuotientPacking(
+          bp, std::move(start), baseTarget, budget, options.seed, st);
+      std::string error;
+      (void)error;
+      assert(detail::checkQuotientPacking(bp, improved, error) &&
+             "tabu search returned an invalid packing");
+      if (improved.size() < best.size()) {
+        best.assign(improved.size(), {});
+        for (size_t b = 0; b < improved.size(); ++b)
+          for (const detail::QuotientPlacement &pl : improved[b])
+            best[b].push_back({pl.item, pl.option, pl.shift});
+      }
+      out.notes.push_back(llvm::formatv(
+          "torus quotient: tabu search {0} -> {1} base phases ({2} moves)",
+          st.startPhases, st.endPhases, st.iterations));
+    }
+    return out;
+  };
+  Packed packed = packRest(chainCovered, chains.size());
+  // The chains pay off from about 14x14 and 10x10x10 (their leftovers are
+  // the hardest displacements); on smaller tori the packer alone is
+  // sometimes better and cheap to run, so both are tried there.
+  if (!chains.empty() && P <= 2048) {
+    std::vector<uint8_t> none(chainCovered.size(), 0);
+    Packed plain = packRest(none, 0);
+    if (plain.best.size() < chains.size() + packed.best.size()) {
+      report.notes.push_back(llvm::formatv(
+          "torus quotient: the packer alone took {0} base phases, the chains "
+          "and the packer {1}: chains not used",
+          plain.best.size(), chains.size() + packed.best.size()));
+      chains.clear();
+      packed = std::move(plain);
     }
   }
-  if (best.size() < beforeImprove)
-    report.notes.push_back(llvm::formatv(
-        "torus quotient: local improvement {0} -> {1} base phases",
-        beforeImprove, best.size()));
-  // Tabu search on the base problem (QuotientSearch.cpp) from the greedy's
-  // packing, down to the bound or until its budget is spent.
-  if (best.size() > baseTarget && k <= 64) {
-    detail::QuotientBaseProblem bp;
-    bp.k = static_cast<unsigned>(k);
-    bp.numChannels = DD;
-    bp.items.reserve(items.size());
-    for (const Item &it : items) {
-      detail::QuotientItem qi;
-      qi.len = it.len;
-      for (const Option &o : it.options) {
-        llvm::SmallVector<uint64_t, 8> m(DD, 0);
-        for (auto sc : o.cls)
-          m[sc.second] |= uint64_t(1) << sc.first;
-        detail::QuotientOption qo;
-        for (unsigned ch = 0; ch < DD; ++ch)
-          if (m[ch])
-            qo.masks.push_back({static_cast<uint16_t>(ch), m[ch]});
-        qi.options.push_back(std::move(qo));
-      }
-      bp.items.push_back(std::move(qi));
-    }
-    detail::QuotientPacking start(best.size());
-    for (size_t b = 0; b < best.size(); ++b)
-      for (auto [idx, oi, j] : best[b])
-        start[b].push_back({idx, oi, j});
-    detail::QuotientSearchStats st;
-    uint64_t budget = quotientSearchBudget(items.size());
-    detail::QuotientPacking improved = detail::improveQuotientPacking(
-        bp, std::move(start), baseTarget, budget, options.seed, st);
-    std::string error;
-    (void)error;
-    assert(detail::checkQuotientPacking(bp, improved, error) &&
-           "tabu search returned an invalid packing");
-    if (improved.size() < best.size()) {
-      best.assign(improved.size(), {});
-      for (size_t b = 0; b < improved.size(); ++b)
-        for (const detail::QuotientPlacement &pl : improved[b])
-          best[b].push_back({pl.item, pl.option, pl.shift});
-    }
-    report.notes.push_back(llvm::formatv(
-        "torus quotient: tabu search {0} -> {1} base phases ({2} moves)",
-        st.startPhases, st.endPhases, st.iterations));
-  }
+  std::vector<Item> &items = packed.items;
+  std::vector<std::vector<Placement>> &best = packed.best;
+  unsigned bestVariant = packed.bestVariant, baseTarget = packed.baseTarget;
+  report.notes.insert(report.notes.end(), packed.notes.begin(),
+                      packed.notes.end());
   report.notes.push_back(llvm::formatv(
       "torus quotient: |H| = {0}, {1} link classes{6}, {2} base phases x {3} "
       "rotations (base bound {4}; order {5})",
@@ -475,28 +539,60 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
   };
   schedule = Schedule();
   schedule.algorithm = "torus-quotient";
-  size_t numQ = best.size() * k;
+  size_t numQ = (chains.size() + best.size()) * k;
   schedule.phases.resize(numQ * c * c);
+  auto emit = [&](size_t q, NodeId x, NodeId y, TieMask ties) {
+    for (int64_t c1 = 0; c1 < c; ++c1)
+      for (int64_t c2 = 0; c2 < c; ++c2)
+        schedule.phases[(q * c + c1) * c + c2].transfers.push_back(
+            {static_cast<RankId>(x * c + c1), static_cast<RankId>(y * c + c2),
+             *block, ties});
+  };
+  // Chain base phases: the sources of an item at rotation t are the mirror
+  // images of the coset {x : sum x = slot + t}.
+  if (!chains.empty()) {
+    std::vector<std::vector<NodeId>> coset(k);
+    for (NodeId u = 0; u < P; ++u)
+      coset[sumCoord(u)].push_back(u);
+    llvm::SmallVector<int64_t, 4> xc(D), yc(D);
+    for (size_t b = 0; b < chains.size(); ++b) {
+      uint32_t frame = chains[b].frame;
+      detail::forEachChainItem(
+          chains[b], static_cast<unsigned>(k), D,
+          [&](const detail::ChainItem &item) {
+            TieMask ties = 0;
+            for (unsigned j = 0; j < D; ++j)
+              if (((item.minusDirs >> j) & 1) && 2 * item.disp[j] == k)
+                ties |= TieMask(1) << routeOrder[j];
+            for (unsigned t = 0; t < k; ++t)
+              for (NodeId x : coset[(item.slot + t) % k]) {
+                for (unsigned j = 0; j < D; ++j) {
+                  unsigned dim = routeOrder[j];
+                  int64_t v = topo.coord(x, dim);
+                  if ((frame >> j) & 1)
+                    v = (k - v) % k;
+                  xc[dim] = v;
+                  yc[dim] = (v + item.disp[j]) % k;
+                }
+                emit(b * k + t, topo.nodeAt(xc), topo.nodeAt(yc), ties);
+              }
+          });
+    }
+  }
   auto shiftE0 = [&](NodeId x, unsigned by) {
     int64_t x0 = topo.coord(x, 0);
     return static_cast<NodeId>(x - x0 + (x0 + by) % k);
   };
   for (size_t b = 0; b < best.size(); ++b)
     for (unsigned t = 0; t < k; ++t) {
-      size_t q = b * k + t;
+      size_t q = (chains.size() + b) * k + t;
       for (auto [idx, oi, j] : best[b]) {
         const Item &it = items[idx];
         TieMask ties = it.options[oi].ties;
         unsigned sh = (j + t) % k;
         NodeId rep = shiftE0(0, sh), dst = shiftE0(it.dst, sh);
-        for (NodeId h : H) {
-          NodeId x = translate(rep, h), y = translate(dst, h);
-          for (int64_t c1 = 0; c1 < c; ++c1)
-            for (int64_t c2 = 0; c2 < c; ++c2)
-              schedule.phases[(q * c + c1) * c + c2].transfers.push_back(
-                  {static_cast<RankId>(x * c + c1),
-                   static_cast<RankId>(y * c + c2), *block, ties});
-        }
+        for (NodeId h : H)
+          emit(q, translate(rep, h), translate(dst, h), ties);
       }
     }
   // Intra-node transfers (ranks per node > 1) cost nothing: core pair

@@ -294,6 +294,15 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
   for (const SchedulerEntry &entry : kSchedulers) {
     if (!entry.baseline || !entry.applies(problem, options, nullptr))
       continue;
+    // First-fit costs minutes at this size (64x64: 16.7 M transfers, 10
+    // minutes) and has never come near the constructions there.
+    if (entry.algorithm == SchedulerAlgorithm::Greedy &&
+        numTransfers(problem) > kGreedyLimit) {
+      bestReport.notes.push_back(llvm::formatv(
+          "baseline greedy not compared: {0} transfers (more than {1})",
+          numTransfers(problem), kGreedyLimit));
+      continue;
+    }
     Schedule result;
     SchedulerReport candidate;
     llvm::LogicalResult ran = entry.run(problem, result, options, candidate);

@@ -264,24 +264,64 @@ TEST(Heuristics, TorusQuotient) {
 /// search (QuotientSearch.cpp). Before the search these were 1.12 (10x10),
 /// 1.10 (9x9x9) and, one-port, 2.21 (9x9x9: the port limit was not part of
 /// the base problem); the limits below fail if either part regresses.
-TEST(Quotient, SmallToriReachBound) {
-  struct Case {
-    const char *spec;
-    double maxGap;
-  } cases[] = {{"torus:4x4", 1.0},
-               {"torus:10x10", 1.05},
-               {"torus:9x9x9", 1.07},
-               {"torus:9x9x9;injection=link", 1.08}};
-  for (const Case &c : cases) {
+struct QuotientCase {
+  const char *spec;
+  double maxGap;
+};
+
+/// Runs the torus quotient on each case; returns the reports.
+std::vector<SchedulerReport>
+expectQuotientGaps(llvm::ArrayRef<QuotientCase> cases) {
+  std::vector<SchedulerReport> reports;
+  for (const QuotientCase &c : cases) {
     Topology t = makeTopology(c.spec);
     Problem p(t, build(request(t, "alltoall")));
     Schedule s;
-    SchedulerOptions o;
-    o.algorithm = SchedulerAlgorithm::TorusQuotient;
-    SchedulerReport r = run(p, s, o);
+    SchedulerReport r = run(p, s, use(SchedulerAlgorithm::TorusQuotient));
     EXPECT_LE(r.gap, c.maxGap + 1e-9) << c.spec;
     EXPECT_TRUE(canonical(s)) << c.spec;
+    reports.push_back(std::move(r));
   }
+  return reports;
+}
+
+TEST(Quotient, SmallToriReachBound) {
+  expectQuotientGaps({{"torus:4x4", 1.0},
+                      {"torus:10x10", 1.05},
+                      {"torus:9x9x9", 1.07},
+                      {"torus:9x9x9;injection=link", 1.08}});
+}
+
+/// Chain base phases (QuotientChains.h) use every link class once: with
+/// them one-port 16x16 takes 33 base phases for a bound of 32 where the
+/// packer alone needed 34, and 32x32 129 for 128 where it needed 145.
+/// The cases cover mirrored frames with ties (even k), no ties (odd k),
+/// another routing order, several ranks per node and no port limit; every
+/// schedule passes verify() in run().
+TEST(Quotient, ChainsReachBound) {
+  std::vector<SchedulerReport> reports =
+      expectQuotientGaps({{"torus:16x16;injection=link", 1.032},
+                          {"torus:32x32;injection=link", 1.008},
+                          {"torus:11x11;injection=link", 1.07},
+                          {"torus:16x16;injection=link;order=1.0", 1.032},
+                          {"torus:12x12;ranks=2;injection=link", 1.06},
+                          {"torus:16x16", 1.032},
+                          {"torus:8x8x8;injection=link;order=2.0.1", 1.10}});
+  for (const SchedulerReport &r : reports)
+    EXPECT_TRUE(llvm::any_of(r.notes, [](const std::string &n) {
+      return llvm::StringRef(n).contains("chain base phases");
+    }));
+  // The chains are what brings 16x16 to 33 base phases.
+  Topology t = makeTopology("torus:16x16;injection=link");
+  Problem p(t, build(request(t, "alltoall")));
+  Schedule with, without;
+  SchedulerOptions o;
+  o.algorithm = SchedulerAlgorithm::TorusQuotient;
+  run(p, with, o);
+  o.quotientChains = false;
+  run(p, without, o);
+  EXPECT_EQ(with.phases.size(), 33u * 16);
+  EXPECT_GT(without.phases.size(), with.phases.size());
 }
 
 /// Skewed alltoallv on a one-port torus: the split runs cut pairs into

@@ -73,6 +73,9 @@ struct SchedulerOptions {
   unsigned exactMaxTransfers = 256;
   /// Largest phase count tried by the exact model per instance.
   unsigned exactMaxPhases = 64;
+  /// scheduleTorusQuotient: build perfect base phases from gap cycles
+  /// before packing the rest (off only to measure what they bring).
+  bool quotientChains = true;
 };
 
 /// What an algorithm did, for diagnostics, `--emit=schedule-stats` and the
