@@ -43,6 +43,15 @@ bool exactApplies(const Problem &problem, const SchedulerOptions &options,
 bool hasLatinRingCores(const Problem &problem, const SchedulerOptions &options,
                        SchedulerReport &probe);
 
+/// Where every transfer carries the same block on a grid machine with one
+/// rank per node: repacks `schedule` by the tabu search of the quotient
+/// (QuotientSearch.h) with links and ports as channels, spending at most
+/// `budget` placement evaluations. Replaces `schedule` and returns true if
+/// the result is faster; `note` says what it did.
+bool repackUniform(const Problem &problem, Schedule &schedule,
+                   const SchedulerOptions &options, uint64_t budget,
+                   std::string &note);
+
 } // namespace detail
 } // namespace phasec
 

@@ -434,6 +434,10 @@ static void mergePhases(const Topology &topo, Schedule &schedule,
 /// granules (see scheduleGreedyPriority).
 static constexpr int64_t kMaxSplitGranules = 64;
 
+/// Placement evaluations the repacking of a uniform-block schedule may
+/// spend (a few seconds); fixed, so results do not depend on the machine.
+static constexpr uint64_t kRepackBudget = 200000000;
+
 /// The largest size every demand is a multiple of.
 static int64_t splitGranule(const TransferSet &ts) {
   int64_t g = 0;
@@ -733,6 +737,13 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
       schedule = std::move(s);
     }
   }
+  // Uniform blocks: the last phases of a greedy run are sparse; repacking
+  // them is a packing problem the quotient's tabu search solves well.
+  std::string note;
+  if (detail::repackUniform(problem, schedule, options, kRepackBudget, note))
+    report.notes.push_back(note + ", kept");
+  else if (!note.empty())
+    report.notes.push_back(note + ", not faster");
   detail::finalizeReport(problem, schedule, options, report);
   return llvm::success();
 }

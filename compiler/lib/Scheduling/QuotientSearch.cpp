@@ -118,8 +118,15 @@ private:
   std::vector<Assign> assign;
   std::vector<uint32_t> pool;
   std::vector<int32_t> poolPos;
-  /// tabu[x * T + p]: first iteration at which x may enter p again.
-  std::vector<uint64_t> tabu;
+  /// tabu[x]: (phase p, first iteration at which x may enter p again).
+  /// Per item and short (entries expire), not items x phases: repacking a
+  /// mesh 8x8x8 would need 284 M entries.
+  std::vector<llvm::SmallVector<std::pair<uint32_t, uint64_t>, 2>> tabu;
+  void clearTabu() {
+    tabu.resize(bp.items.size());
+    for (auto &v : tabu)
+      v.clear();
+  }
   std::vector<uint64_t> phaseLoad;
   uint64_t iter = 0, work = 0;
 
@@ -151,7 +158,7 @@ void PartialPackingSearch::load(const QuotientPacking &packing, size_t phases) {
   poolPos.assign(bp.items.size(), -1);
   pool.clear();
   phaseLoad.assign(T, 0);
-  tabu.assign(bp.items.size() * T, 0);
+  clearTabu();
   for (size_t p = 0; p < packing.size(); ++p)
     for (const QuotientPlacement &pl : packing[p])
       place(pl.item, p, pl.option, pl.shift);
@@ -208,7 +215,7 @@ void PartialPackingSearch::dissolveSparsestPhase() {
   occ.resize(T * C);
   owner.resize(T * C * k);
   phaseLoad.resize(T);
-  tabu.assign(bp.items.size() * T, 0);
+  clearTabu();
 }
 
 QuotientPacking PartialPackingSearch::snapshot() const {
@@ -231,8 +238,12 @@ bool PartialPackingSearch::step() {
   size_t bestP = 0;
   unsigned bestO = 0, bestJ = 0, ties = 0;
   llvm::SmallVector<uint32_t, 16> owners;
+  llvm::SmallVector<uint32_t, 8> tabuPhases;
+  for (auto [p, until] : tabu[x])
+    if (until > iter)
+      tabuPhases.push_back(p);
   for (size_t p = 0; p < T; ++p) {
-    bool isTabu = tabu[x * T + p] > iter;
+    bool isTabu = llvm::is_contained(tabuPhases, static_cast<uint32_t>(p));
     const uint64_t *po = &occ[p * C];
     for (unsigned o = 0; o < it.options.size(); ++o) {
       const QuotientOption &opt = it.options[o];
@@ -293,7 +304,11 @@ bool PartialPackingSearch::step() {
   for (uint32_t z : owners) {
     remove(z);
     toPool(z);
-    tabu[z * T + bestP] = iter + tenure;
+    auto &v = tabu[z];
+    llvm::erase_if(v, [&](const std::pair<uint32_t, uint64_t> &e) {
+      return e.second <= iter || e.first == bestP;
+    });
+    v.push_back({static_cast<uint32_t>(bestP), iter + tenure});
   }
   place(x, bestP, bestO, bestJ);
   return true;
