@@ -396,6 +396,89 @@ double CostModel::fluidTime(const Schedule &original) const {
   return t;
 }
 
+namespace {
+
+/// The water filling's resources by fair share (smallest first, then the
+/// lowest resource id), with the share of a resource raised in place: one
+/// entry per resource. (A lazy priority queue pushed an entry per flow and
+/// hop, 16 bytes each: the largest allocation of a 16x16x16 compile.)
+class ShareHeap {
+public:
+  explicit ShareHeap(size_t n) : pos_(n, -1), key_(n, 0.0) {}
+  bool empty() const { return heap_.empty(); }
+  uint32_t top() const { return heap_.front(); }
+  double keyOf(uint32_t r) const { return key_[r]; }
+  /// Inserts r or changes its share.
+  void set(uint32_t r, double share) {
+    key_[r] = share;
+    if (pos_[r] < 0) {
+      pos_[r] = static_cast<int32_t>(heap_.size());
+      heap_.push_back(r);
+      up(heap_.size() - 1);
+      return;
+    }
+    size_t i = static_cast<size_t>(pos_[r]);
+    up(i);
+    down(static_cast<size_t>(pos_[r]));
+  }
+  void erase(uint32_t r) {
+    if (pos_[r] < 0)
+      return;
+    size_t i = static_cast<size_t>(pos_[r]);
+    pos_[r] = -1;
+    uint32_t last = heap_.back();
+    heap_.pop_back();
+    if (i == heap_.size())
+      return;
+    heap_[i] = last;
+    pos_[last] = static_cast<int32_t>(i);
+    up(i);
+    down(static_cast<size_t>(pos_[last]));
+  }
+
+private:
+  bool less(uint32_t a, uint32_t b) const {
+    return key_[a] < key_[b] || (key_[a] == key_[b] && a < b);
+  }
+  void place(size_t i, uint32_t r) {
+    heap_[i] = r;
+    pos_[r] = static_cast<int32_t>(i);
+  }
+  void up(size_t i) {
+    uint32_t r = heap_[i];
+    while (i > 0) {
+      size_t parent = (i - 1) / 2;
+      if (!less(r, heap_[parent]))
+        break;
+      place(i, heap_[parent]);
+      i = parent;
+    }
+    place(i, r);
+  }
+  void down(size_t i) {
+    uint32_t r = heap_[i];
+    size_t n = heap_.size();
+    while (true) {
+      size_t c = 2 * i + 1;
+      if (c >= n)
+        break;
+      if (c + 1 < n && less(heap_[c + 1], heap_[c]))
+        ++c;
+      if (!less(heap_[c], r))
+        break;
+      place(i, heap_[c]);
+      i = c;
+    }
+    place(i, r);
+  }
+
+  std::vector<uint32_t> heap_;
+  std::vector<int32_t> pos_;
+  std::vector<double> key_;
+};
+
+} // namespace
+
 double CostModel::computeFluidTime(const Schedule &schedule) const {
   const Topology &topo = *topo_;
   int64_t numRanks = topo.numRanks();
@@ -452,7 +535,7 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   // capacity), which the fluid time can only exceed.
   uint64_t work = 0;
   constexpr uint64_t kWorkBudget = uint64_t(8) << 20;
-  using Entry = std::pair<double, uint32_t>;
+  ShareHeap heap(numResources);
   while (!active.empty()) {
     if (work > kWorkBudget) {
       std::vector<double> load(numResources, 0.0);
@@ -473,17 +556,15 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
         ++count[res[i]];
       work += first[f + 1] - first[f];
     }
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
     for (size_t r = 0; r < numResources; ++r) {
       rem[r] = capacity[r];
       if (count[r])
-        heap.push({rem[r] / count[r], static_cast<uint32_t>(r)});
+        heap.set(static_cast<uint32_t>(r), rem[r] / count[r]);
     }
     while (!heap.empty()) {
-      auto [share, r] = heap.top();
-      heap.pop();
-      if (count[r] == 0 || share != rem[r] / count[r])
-        continue;
+      uint32_t r = heap.top();
+      double share = heap.keyOf(r);
+      heap.erase(r);
       for (uint32_t k = byResFirst[r]; k < byResFirst[r + 1]; ++k) {
         uint32_t f = byRes[k];
         if (frozen[f])
@@ -493,8 +574,11 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
         for (uint32_t i = first[f]; i < first[f + 1]; ++i) {
           uint32_t q = res[i];
           rem[q] = std::max(0.0, rem[q] - share);
-          if (--count[q] > 0)
-            heap.push({rem[q] / count[q], q});
+          // r itself is done once its loop ends (its count reaches 0).
+          if (--count[q] > 0 && q != r)
+            heap.set(q, rem[q] / count[q]);
+          else if (q != r)
+            heap.erase(q);
         }
       }
       work += byResFirst[r + 1] - byResFirst[r];
@@ -538,7 +622,7 @@ public:
   FairShares(std::vector<double> capacity, const std::vector<uint32_t> &res)
       : capacity_(std::move(capacity)), res_(res), on_(capacity_.size()),
         rem_(capacity_.size()), count_(capacity_.size()),
-        seen_(capacity_.size(), 0) {}
+        seen_(capacity_.size(), 0), heap_(capacity_.size()) {}
 
   void add(uint32_t m, const FlowMessage &x) {
     for (uint32_t i = x.first; i < x.last; ++i)
@@ -574,15 +658,12 @@ public:
       }
       work += msgs[m].last - msgs[m].first;
     }
-    using Entry = std::pair<double, uint32_t>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap;
     for (uint32_t r : touched_)
-      heap.push({rem_[r] / count_[r], r});
-    while (!heap.empty()) {
-      auto [share, r] = heap.top();
-      heap.pop();
-      if (count_[r] == 0 || share != rem_[r] / count_[r])
-        continue;
+      heap_.set(r, rem_[r] / count_[r]);
+    while (!heap_.empty()) {
+      uint32_t r = heap_.top();
+      double share = heap_.keyOf(r);
+      heap_.erase(r);
       for (uint32_t m : on_[r]) {
         if (frozen[m])
           continue;
@@ -591,8 +672,10 @@ public:
         for (uint32_t i = msgs[m].first; i < msgs[m].last; ++i) {
           uint32_t q = res_[i];
           rem_[q] = std::max(0.0, rem_[q] - share);
-          if (--count_[q] > 0)
-            heap.push({rem_[q] / count_[q], q});
+          if (--count_[q] > 0 && q != r)
+            heap_.set(q, rem_[q] / count_[q]);
+          else if (q != r)
+            heap_.erase(q);
         }
       }
       work += on_[r].size();
@@ -610,6 +693,7 @@ private:
   std::vector<uint32_t> count_;
   std::vector<char> seen_;
   std::vector<uint32_t> touched_;
+  ShareHeap heap_;
 };
 
 /// What delayed something: the set-ups and hop latencies on the chain of
