@@ -33,9 +33,20 @@ std::optional<int64_t> phasec::completeUniformAlltoall(const Problem &problem) {
   return ts.uniformBytes();
 }
 
+void phasec::detail::progress(const Problem &problem,
+                              const SchedulerOptions &options,
+                              const llvm::Twine &line) {
+  if (options.progress && problem.transfers().size() >= kProgressTransfers)
+    options.progress(line.str());
+}
+
 void phasec::detail::finalizeReport(const Problem &problem, Schedule &schedule,
                                     const SchedulerOptions &options,
                                     SchedulerReport &report) {
+  detail::progress(problem, options,
+                   schedule.algorithm + ": " +
+                       llvm::Twine(schedule.phases.size()) +
+                       " phases, computing their cost");
   ScheduleCost cost = problem.cost(schedule);
   schedule.bound = cost.bound;
   report.algorithm = schedule.algorithm;

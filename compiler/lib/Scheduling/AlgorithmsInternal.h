@@ -25,6 +25,11 @@ namespace detail {
 void finalizeReport(const Problem &problem, Schedule &schedule,
                     const SchedulerOptions &options, SchedulerReport &report);
 
+/// Reports `line` through options.progress if the problem is large enough
+/// to be worth it (kProgressTransfers).
+void progress(const Problem &problem, const SchedulerOptions &options,
+              const llvm::Twine &line);
+
 /// The preconditions of the algorithms: true if the algorithm can schedule
 /// the (checked) problem, else false with the reason in `*whyNot` (if not
 /// null), which is the error the algorithm reports.

@@ -146,6 +146,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
         "torus quotient: {0} chain base phases cover {1} of {2} "
         "displacements ({3} search nodes, {4} halves without a partner)",
         chains.size(), n, P - 1, cst.nodes, cst.unpaired));
+    detail::progress(problem, options, report.notes.back());
   }
 
   using Placement = std::tuple<uint32_t, uint8_t, uint16_t>;
@@ -511,6 +512,11 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
       packed = std::move(plain);
     }
   }
+  detail::progress(problem, options,
+                   llvm::formatv("torus quotient: the rest packed into {0} "
+                                 "base phases; expanding {1} phases",
+                                 packed.best.size(),
+                                 (chains.size() + packed.best.size()) * k));
   std::vector<Item> &items = packed.items;
   std::vector<std::vector<Placement>> &best = packed.best;
   unsigned bestVariant = packed.bestVariant, baseTarget = packed.baseTarget;

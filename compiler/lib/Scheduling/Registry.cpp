@@ -235,6 +235,7 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
     ignored.addCacheIgnored(candidate.cacheIgnored);
     if (!tried)
       continue;
+    detail::progress(problem, options, "auto: trying " + entry.name);
     Schedule result;
     if (entry.refine) {
       // A refinement starts from the best schedule and its report; its

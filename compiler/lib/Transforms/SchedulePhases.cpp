@@ -351,6 +351,10 @@ void SchedulePhasesPass::runOnOperation() {
       hadError = true;
       continue;
     }
+    if (progress && problem.transfers().size() >= kProgressTransfers)
+      record.op.emitRemark("scheduling '")
+          << record.op.getCollectiveName() << "': writing "
+          << schedule.phases.size() << " phases to the IR";
     emitDirectSchedule(
         builder, record, record.transferSet, problem, schedule, report,
         record.op.getAlgorithmDirective() == Algorithm::GatherEvaluate
@@ -376,6 +380,11 @@ LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
   else if (record.op.getRlimitDirective() > 0)
     options.rlimit = static_cast<uint64_t>(record.op.getRlimitDirective());
   options.cacheDir = cacheDir;
+  if (progress && !quiet)
+    options.progress = [&](llvm::StringRef line) {
+      record.op.emitRemark("scheduling '")
+          << record.op.getCollectiveName() << "': " << line;
+    };
 
   if (problem.transfers().empty()) {
     // Nothing to move (e.g. a gather over a group of one): no phases.

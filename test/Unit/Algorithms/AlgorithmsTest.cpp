@@ -324,6 +324,32 @@ TEST(Quotient, ChainsReachBound) {
   EXPECT_GT(without.phases.size(), with.phases.size());
 }
 
+/// Long runs report their milestones through SchedulerOptions::progress
+/// (the CLI's -v); small problems stay silent.
+TEST(Quotient, ReportsProgress) {
+  std::vector<std::string> lines;
+  SchedulerOptions o = use(SchedulerAlgorithm::TorusQuotient);
+  o.progress = [&](llvm::StringRef line) { lines.push_back(line.str()); };
+  Topology big = makeTopology("torus:6x6x6;ranks=3");
+  Problem p(big, build(request(big, "alltoall")));
+  ASSERT_GE(p.transfers().size(), kProgressTransfers);
+  Schedule s;
+  run(p, s, o);
+  auto has = [&](llvm::StringRef what) {
+    return llvm::any_of(lines, [&](const std::string &l) {
+      return llvm::StringRef(l).contains(what);
+    });
+  };
+  EXPECT_TRUE(has("chain base phases cover"));
+  EXPECT_TRUE(has("expanding"));
+  EXPECT_TRUE(has("computing their cost"));
+  lines.clear();
+  Topology small = makeTopology("torus:6x6");
+  Problem q(small, build(request(small, "alltoall")));
+  run(q, s, o);
+  EXPECT_TRUE(lines.empty());
+}
+
 /// Greedy-priority repacks uniform-block schedules by the tabu search
 /// (Repack.cpp): one-port mesh 8x8 took 135 phases (1.086 x the bound)
 /// before, the mesh without a port limit 130.

@@ -54,6 +54,7 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,7 +77,15 @@ struct SchedulerOptions {
   /// scheduleTorusQuotient: build perfect base phases from gap cycles
   /// before packing the rest (off only to measure what they bring).
   bool quotientChains = true;
+  /// Called with a short line at the milestones of a long run (problems of
+  /// at least kProgressTransfers transfers), as it happens: which
+  /// candidate auto tries, what the torus quotient has built, the cost
+  /// model at work. The CLI's -v prints them as remarks. Empty: silent.
+  std::function<void(llvm::StringRef)> progress;
 };
+
+/// Problems this large report progress (SchedulerOptions::progress).
+constexpr size_t kProgressTransfers = size_t(1) << 18;
 
 /// What an algorithm did, for diagnostics, `--emit=schedule-stats` and the
 /// benchmark. Notes are in a deterministic order.
