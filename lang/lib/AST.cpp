@@ -155,6 +155,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     os << "  topology = " << stringifyTopologyKind(m->kind) << '(';
     if (m->kind == TopologyKind::Percs) {
       os << m->supernodes << ", " << m->drawers << ", " << m->nodesPerDrawer;
+      if (m->dLinks != 0)
+        os << ", " << m->dLinks;
     } else {
       llvm::interleaveComma(m->dims, os);
     }

@@ -52,7 +52,8 @@ bool Sema::setTopology(Machine &m, const Value &v) {
   std::optional<NamedValue> topology = asNamedValue(v.expr.get());
   if (!topology) {
     diag.error(v.loc, "expected torus(...), mesh(...), hypercube(n) or "
-                      "percs(supernodes, drawers, nodes_per_drawer)");
+                      "percs(supernodes, drawers, nodes_per_drawer"
+                      "[, d_links])");
     return false;
   }
   StringRef kind = topology->name;
@@ -91,14 +92,28 @@ bool Sema::setTopology(Machine &m, const Value &v) {
     return true;
   }
   if (kind == "percs") {
-    if (args.size() != 3) {
-      diag.error(v.loc, "percs takes (supernodes, drawers, nodes_per_drawer)");
+    if (args.size() != 3 && args.size() != 4) {
+      diag.error(v.loc, "percs takes (supernodes, drawers, nodes_per_drawer"
+                        "[, d_links])");
       return false;
     }
     m.kind = TopologyKind::Percs;
     m.supernodes = args[0];
     m.drawers = args[1];
     m.nodesPerDrawer = args[2];
+    if (args.size() == 4) {
+      // D links between two supernodes: one per pair of their nodes at most.
+      int64_t perSupernode = args[1] * args[2];
+      if (args[3] < 1 || args[1] < 1 || args[2] < 1 ||
+          perSupernode > (int64_t(1) << 31) ||
+          args[3] > perSupernode * perSupernode) {
+        diag.error(v.loc, "percs' d_links (D links between two supernodes) "
+                          "must be between 1 and the square of the nodes per "
+                          "supernode");
+        return false;
+      }
+      m.dLinks = args[3];
+    }
     return true;
   }
   diag.error(v.loc, "unknown topology '" + kind + "'");
@@ -144,6 +159,7 @@ void Sema::overrideMachine(Machine &m) {
   m.supernodes = percs ? d.supernodes : 0;
   m.drawers = percs ? d.drawers : 0;
   m.nodesPerDrawer = percs ? d.nodesPerDrawer : 0;
+  m.dLinks = percs ? d.dLinks : 0;
   unsigned given = ovSpec.given;
   if (given & TopologySpec::Ranks)
     m.ranksPerNode = d.ranksPerNode;

@@ -10,6 +10,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -176,7 +177,7 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
     const CostRealOption *cost = llvm::find_if(
         costOptions, [&](const CostRealOption &o) { return o.key == key; });
     if (key == "supernodes" || key == "drawers" || key == "nodes" ||
-        key == "ranks") {
+        key == "dlinks" || key == "ranks") {
       if (!parseInt(value, iv))
         return badValue();
       if (key == "ranks") {
@@ -189,7 +190,11 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
         desc.supernodes = iv;
       else if (key == "drawers")
         desc.drawers = iv;
-      else
+      else if (key == "dlinks") {
+        if (iv < 1)
+          return badValue();
+        desc.dLinks = iv;
+      } else
         desc.nodesPerDrawer = iv;
     } else if (real != std::end(realOptions)) {
       if (!parseDouble(value, dv))
@@ -276,6 +281,8 @@ std::string TopologyDesc::str() const {
   case TopologyKind::Percs:
     os << "supernodes=" << supernodes << ",drawers=" << drawers
        << ",nodes=" << nodesPerDrawer;
+    if (dLinks != 0)
+      os << ",dlinks=" << dLinks;
     needSep = true;
     break;
   }
@@ -342,4 +349,14 @@ std::string TopologyDesc::str() const {
     os << o.key << '=' << formatShortestDouble(this->*o.field);
   }
   return out;
+}
+
+int64_t TopologyDesc::dLinksPerPair() const {
+  if (kind != TopologyKind::Percs || supernodes <= 1)
+    return 0;
+  if (dLinks != 0)
+    return dLinks;
+  int64_t m = drawers * nodesPerDrawer;
+  int64_t n = kDPortsPerNode * m / (supernodes - 1);
+  return std::clamp<int64_t>(n, 1, m * m);
 }

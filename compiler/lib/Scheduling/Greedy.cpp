@@ -435,7 +435,10 @@ static void mergePhases(const Topology &topo, Schedule &schedule,
 static constexpr int64_t kMaxSplitGranules = 64;
 
 /// Placement evaluations the repacking of a uniform-block schedule may
-/// spend (a few seconds); fixed, so results do not depend on the machine.
+/// spend: per transfer, and at most a few seconds; fixed, so results do
+/// not depend on the machine. (The whole budget goes where the bound is
+/// out of reach, so a small problem must not get a large one.)
+static constexpr uint64_t kRepackBudgetPerTransfer = 20000;
 static constexpr uint64_t kRepackBudget = 200000000;
 
 /// The largest size every demand is a multiple of.
@@ -743,7 +746,10 @@ phasec::scheduleGreedyPriority(const Problem &problem, Schedule &schedule,
   // spend the repacking budget (15 s on 16x16) on a schedule it drops.
   std::string note;
   if (!detail::torusQuotientApplies(problem, options, nullptr) &&
-      detail::repackUniform(problem, schedule, options, kRepackBudget, note))
+      detail::repackUniform(
+          problem, schedule, options,
+          std::min<uint64_t>(kRepackBudget, kRepackBudgetPerTransfer * n),
+          note))
     report.notes.push_back(note + ", kept");
   else if (!note.empty())
     report.notes.push_back(note + ", not faster");

@@ -41,6 +41,11 @@ static json::Object topologyObject(const CostModel &model) {
     obj["supernodes"] = desc.supernodes;
     obj["drawers"] = desc.drawers;
     obj["nodes_per_drawer"] = desc.nodesPerDrawer;
+    // An extra key: the spec's percs has no D-link count (its routes
+    // between supernodes are paths); phasec's reader needs it to rebuild a
+    // machine that gave one.
+    if (desc.dLinks != 0)
+      obj["d_links"] = desc.dLinks;
     obj["ll_bandwidth"] = number(desc.llBandwidth);
     obj["lr_bandwidth"] = number(desc.lrBandwidth);
     obj["d_bandwidth"] = number(desc.dBandwidth);
@@ -330,6 +335,7 @@ private:
       integer("supernodes", d.supernodes);
       integer("drawers", d.drawers);
       integer("nodes_per_drawer", d.nodesPerDrawer);
+      integer("d_links", d.dLinks);
       number("ll_bandwidth", d.llBandwidth);
       number("lr_bandwidth", d.lrBandwidth);
       number("d_bandwidth", d.dBandwidth);

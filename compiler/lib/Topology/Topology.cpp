@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -92,13 +93,23 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
       return failure();
     }
     int64_t s = desc.supernodes;
-    // Every ordered pair inside a supernode, plus one D link per ordered
+    if (desc.dLinks < 0 || desc.dLinks > m * m) {
+      error = llvm::formatv("percs dlinks={0}: D links between two "
+                            "supernodes must be between 1 and {1} (one per "
+                            "pair of their nodes)",
+                            desc.dLinks, m * m)
+                  .str();
+      return failure();
+    }
+    t.dLinks_ = desc.dLinksPerPair();
+    // Every ordered pair inside a supernode, plus n D links per ordered
     // supernode pair.
-    int64_t numLinks = s * m * (m - 1) + s * (s - 1);
-    if (numLinks > kMaxIds) {
+    int64_t numLinks = s * m * (m - 1);
+    if (s > 1 && t.dLinks_ > (kMaxIds - numLinks) / (s * (s - 1))) {
       error = "percs machine too large (more than 2^31 links)";
       return failure();
     }
+    numLinks += s * (s - 1) * t.dLinks_;
     t.numNodes_ = s * m;
     t.links_.reserve(numLinks);
     for (int64_t sn = 0; sn < s; ++sn)
@@ -114,9 +125,11 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
         }
     for (int64_t a = 0; a < s; ++a)
       for (int64_t b = 0; b < s; ++b)
-        if (a != b)
-          t.links_.push_back({t.gateway(a, b), t.gateway(b, a), LinkClass::D,
-                              -1, 0, desc.dBandwidth});
+        for (int64_t i = 0; a != b && i < t.dLinks_; ++i) {
+          NodeId from, to;
+          t.dCableEnds(a, b, i, from, to);
+          t.links_.push_back({from, to, LinkClass::D, -1, 0, desc.dBandwidth});
+        }
   } else {
     if (desc.dims.empty()) {
       error = "a topology needs at least one dimension";
@@ -259,9 +272,47 @@ std::string Topology::describeLink(LinkId id) const {
   return out;
 }
 
-NodeId Topology::gateway(int64_t from, int64_t to) const {
+void Topology::dCableEnds(int64_t a, int64_t b, int64_t i, NodeId &from,
+                          NodeId &to) const {
   int64_t m = nodesPerSupernode();
-  return static_cast<NodeId>(from * m + to % m);
+  int64_t lo = i % m, hi = (i % m + i / m) % m;
+  from = static_cast<NodeId>(a * m + (a < b ? lo : hi));
+  to = static_cast<NodeId>(b * m + (a < b ? hi : lo));
+}
+
+int64_t Topology::dCable(NodeId src, NodeId dst) const {
+  int64_t m = nodesPerSupernode(), n = dLinks_;
+  int64_t a = src / m, b = dst / m, ul = src % m, vl = dst % m;
+  assert(a != b && n > 0 && "no D cable between these nodes");
+  if (n < m) {
+    // Gateways: local nodes 0 .. n-1, cable i between the two of index i.
+    if (ul < n)
+      return ul;
+    if (vl < n)
+      return vl;
+    return (ul + vl) % n;
+  }
+  // The cable at offset t from src lands at local node ul + t (src on the
+  // lower supernode) or ul - t (upper); the offsets with a cable are
+  // 0 .. q-1 (the cable index grows with t).
+  auto cableAt = [&](int64_t t) -> int64_t {
+    int64_t i = a < b ? ul + m * t : ((ul - t) % m + m) % m + m * t;
+    return t < m && i < n ? i : -1;
+  };
+  int64_t direct = a < b ? ((vl - ul) % m + m) % m : ((ul - vl) % m + m) % m;
+  if (int64_t i = cableAt(direct); i >= 0)
+    return i;
+  int64_t q = 1;
+  while (cableAt(q) >= 0)
+    ++q;
+  return cableAt(direct % q);
+}
+
+/// PERCS: the D link from supernode a to supernode b over cable i.
+static LinkId percsDLink(int64_t s, int64_t m, int64_t n, int64_t a, int64_t b,
+                         int64_t i) {
+  return static_cast<LinkId>(s * m * (m - 1) +
+                             (a * (s - 1) + (b < a ? b : b - 1)) * n + i);
 }
 
 /// PERCS: the LL/LR link between two nodes of one supernode.
@@ -271,12 +322,6 @@ static LinkId percsLocalLink(int64_t m, NodeId u, NodeId v) {
                              (vl < ul ? vl : vl - 1));
 }
 
-/// PERCS: the D link from supernode a to supernode b.
-static LinkId percsDLink(int64_t s, int64_t m, int64_t a, int64_t b) {
-  return static_cast<LinkId>(s * m * (m - 1) + a * (s - 1) +
-                             (b < a ? b : b - 1));
-}
-
 LinkId Topology::linkBetween(NodeId src, NodeId dst) const {
   if (src == dst || src < 0 || dst < 0 || src >= numNodes_ || dst >= numNodes_)
     return kNoLink;
@@ -284,8 +329,11 @@ LinkId Topology::linkBetween(NodeId src, NodeId dst) const {
     int64_t m = nodesPerSupernode(), a = src / m, b = dst / m;
     if (a == b)
       return percsLocalLink(m, src, dst);
-    if (gateway(a, b) == src && gateway(b, a) == dst)
-      return percsDLink(numSupernodes(), m, a, b);
+    int64_t i = dCable(src, dst);
+    NodeId from, to;
+    dCableEnds(a, b, i, from, to);
+    if (from == src && to == dst)
+      return percsDLink(numSupernodes(), m, dLinks_, a, b, i);
     return kNoLink;
   }
   unsigned nd = dims_.size();
@@ -391,10 +439,12 @@ void Topology::route(NodeId src, NodeId dst, TieMask ties,
       out.push_back(percsLocalLink(m, src, dst));
       return;
     }
-    NodeId ga = gateway(a, b), gb = gateway(b, a);
+    int64_t i = dCable(src, dst);
+    NodeId ga, gb;
+    dCableEnds(a, b, i, ga, gb);
     if (src != ga)
       out.push_back(percsLocalLink(m, src, ga));
-    out.push_back(percsDLink(numSupernodes(), m, a, b));
+    out.push_back(percsDLink(numSupernodes(), m, dLinks_, a, b, i));
     if (gb != dst)
       out.push_back(percsLocalLink(m, gb, dst));
     return;
@@ -458,7 +508,9 @@ int64_t Topology::hops(NodeId src, NodeId dst) const {
     int64_t m = nodesPerSupernode(), a = src / m, b = dst / m;
     if (a == b)
       return 1;
-    return 1 + (src != gateway(a, b)) + (dst != gateway(b, a));
+    NodeId ga, gb;
+    dCableEnds(a, b, dCable(src, dst), ga, gb);
+    return 1 + (src != ga) + (dst != gb);
   }
   bool wrap = desc_.kind == TopologyKind::Torus;
   int64_t total = 0;

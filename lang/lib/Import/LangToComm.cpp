@@ -89,6 +89,7 @@ void Converter::convertMachine(const lang::Machine &m) {
   desc.supernodes = m.supernodes;
   desc.drawers = m.drawers;
   desc.nodesPerDrawer = m.nodesPerDrawer;
+  desc.dLinks = m.dLinks;
   desc.ranksPerNode = m.ranksPerNode;
   desc.linkBandwidth = m.bandwidth;
   desc.linkLatency = m.latency;

@@ -23,6 +23,16 @@ comm.machine @x #comm.percs<supernodes = 1, drawers = 0, nodes_per_drawer = 8>
 
 // -----
 
+// expected-error @below {{percs d_links must be at least 1 (0: the default)}}
+comm.machine @x #comm.percs<supernodes = 2, drawers = 2, nodes_per_drawer = 2, d_links = -1>
+
+// -----
+
+// expected-error @below {{invalid machine: percs dlinks=17: D links between two supernodes must be between 1 and 16 (one per pair of their nodes)}}
+comm.machine @x #comm.percs<supernodes = 2, drawers = 2, nodes_per_drawer = 2, d_links = 17> {routing = #comm.routing<direct>}
+
+// -----
+
 // expected-error @below {{ranks_per_node must be at least 1, not 0}}
 comm.machine @x #comm.torus<[4]> {ranks_per_node = 0 : i64}
 

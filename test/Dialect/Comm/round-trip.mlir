@@ -17,6 +17,8 @@ comm.machine @mesh #comm.mesh<[4, 4]> {setup_cost = 1.0e-6 : f64, copy_rate_cont
 comm.machine @cube #comm.hypercube<3>
 // CHECK: comm.machine @percs #comm.percs<supernodes = 1, drawers = 2, nodes_per_drawer = 2> {d_bandwidth = 1.000000e+10 : f64, ll_bandwidth = 2.400000e+10 : f64, lr_bandwidth = 5.000000e+09 : f64, ranks_per_node = 2 : i64, routing = #comm.routing<direct>}
 comm.machine @percs #comm.percs<supernodes = 1, drawers = 2, nodes_per_drawer = 2> {ranks_per_node = 2 : i64, ll_bandwidth = 2.4e10 : f64, lr_bandwidth = 5.0e9 : f64, d_bandwidth = 1.0e10 : f64, routing = #comm.routing<direct>}
+// CHECK: comm.machine @percs2 #comm.percs<supernodes = 2, drawers = 2, nodes_per_drawer = 2, d_links = 6>
+comm.machine @percs2 #comm.percs<supernodes = 2, drawers = 2, nodes_per_drawer = 2, d_links = 6> {routing = #comm.routing<direct>}
 
 // CHECK: comm.group @cube.all on @cube ranks [0, 1, 2, 3, 4, 5, 6, 7]
 comm.group @cube.all on @cube ranks [0, 1, 2, 3, 4, 5, 6, 7]

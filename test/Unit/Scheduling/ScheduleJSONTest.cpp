@@ -251,6 +251,7 @@ TEST(ScheduleJSON, VerifyAgreesWithTheIndependentChecker) {
 
 TEST(ScheduleJSON, ReadBackRoundTrips) {
   for (const char *spec : {"torus:4x2", "percs:supernodes=3,drawers=2,nodes=2",
+                           "percs:supernodes=2,drawers=2,nodes=2,dlinks=3",
                            "hypercube:3;ranks=2", "mesh:3x2;order=1.0"}) {
     SCOPED_TRACE(spec);
     Topology t = makeTopology(spec);

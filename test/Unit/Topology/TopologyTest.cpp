@@ -276,27 +276,89 @@ TEST(Topology, PercsSupernodeClasses) {
   EXPECT_EQ(t.maxBandwidth(), 24e9);
 }
 
+/// Every D link is the link between its two ends, and every route is a
+/// chain of links.
+void expectPercsConsistent(const Topology &t) {
+  for (LinkId l = 0; l < static_cast<LinkId>(t.numLinks()); ++l)
+    EXPECT_EQ(t.linkBetween(t.link(l).src, t.link(l).dst), l)
+        << t.describeLink(l);
+  for (NodeId s = 0; s < t.numNodes(); ++s)
+    for (NodeId d = 0; d < t.numNodes(); ++d)
+      expectChained(t, s, d, 0);
+}
+
 TEST(Topology, PercsAcrossSupernodes) {
-  Topology t = makeTopology("percs:supernodes=3,drawers=2,nodes=2");
-  // 3 supernodes x 4 nodes x 3 + 3 x 2 D links.
-  EXPECT_EQ(t.numLinks(), 3u * 4 * 3 + 6);
-  EXPECT_EQ(t.gateway(0, 2), 2);
-  EXPECT_EQ(t.gateway(2, 0), 8);
-  // 1 -> 9: 1 -> gateway(0,2)=2 (LR), D to gateway(2,0)=8, 8 -> 9 (LL).
-  EXPECT_EQ(path(t, 1, 9), (std::vector<NodeId>{1, 2, 8, 9}));
+  // Fewer cables than nodes: cable i joins the gateways of index i.
+  Topology t = makeTopology("percs:supernodes=3,drawers=2,nodes=2,dlinks=2");
+  EXPECT_EQ(t.dLinksPerPair(), 2);
+  // 3 supernodes x 4 nodes x 3 + 3 x 2 ordered pairs x 2 cables.
+  EXPECT_EQ(t.numLinks(), 3u * 4 * 3 + 6 * 2);
+  // 3 -> 11: neither end has a cable; cable (3 + 3) mod 2 = 0 joins nodes
+  // 0 and 8.
+  EXPECT_EQ(path(t, 3, 11), (std::vector<NodeId>{3, 0, 8, 11}));
   llvm::SmallVector<LinkId, 4> r;
-  t.route(1, 9, 0, r);
+  t.route(3, 11, 0, r);
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(t.link(r[0]).cls, LinkClass::LR);
   EXPECT_EQ(t.link(r[1]).cls, LinkClass::D);
   EXPECT_EQ(t.link(r[1]).bandwidth, 10e9);
-  EXPECT_EQ(t.link(r[2]).cls, LinkClass::LL);
-  // From the gateway itself the first hop is the D link.
-  EXPECT_EQ(path(t, 2, 8), (std::vector<NodeId>{2, 8}));
-  EXPECT_EQ(t.hops(2, 8), 1);
+  EXPECT_EQ(t.link(r[2]).cls, LinkClass::LR);
+  // A source with a cable takes it: 1 -> 11 over cable 1 (1 to 9).
+  EXPECT_EQ(path(t, 1, 11), (std::vector<NodeId>{1, 9, 11}));
+  // Else the destination's: 3 -> 8 over cable 0.
+  EXPECT_EQ(path(t, 3, 8), (std::vector<NodeId>{3, 0, 8}));
+  EXPECT_EQ(t.hops(0, 8), 1);
+  expectPercsConsistent(t);
+  EXPECT_EQ(t.desc().str(), "percs:supernodes=3,drawers=2,nodes=2,dlinks=2");
+}
+
+TEST(Topology, PercsDLinksDefault) {
+  // By default the 16 D ports of every node are shared among the other
+  // supernodes, at most one cable per pair of nodes: with 3 supernodes of
+  // 4 nodes, 16 cables per pair, every route between supernodes one hop.
+  Topology t = makeTopology("percs:supernodes=3,drawers=2,nodes=2");
+  EXPECT_EQ(t.dLinksPerPair(), 16);
+  EXPECT_EQ(t.numLinks(), 3u * 4 * 3 + 6 * 16);
   for (NodeId s = 0; s < 12; ++s)
     for (NodeId d = 0; d < 12; ++d)
-      expectChained(t, s, d, 0);
+      if (s != d)
+        EXPECT_EQ(t.hops(s, d), 1) << s << "->" << d;
+  expectPercsConsistent(t);
+  // 32 nodes, 33 supernodes: 16 x 32 / 32 = 16 cables per pair.
+  std::string error;
+  auto big =
+      TopologyDesc::parse("percs:supernodes=33,drawers=4,nodes=8", error);
+  ASSERT_TRUE(succeeded(big)) << error;
+  EXPECT_EQ(big->dLinksPerPair(), 16);
+  auto one = TopologyDesc::parse("percs:supernodes=1,drawers=4,nodes=8", error);
+  ASSERT_TRUE(succeeded(one)) << error;
+  EXPECT_EQ(one->dLinksPerPair(), 0);
+}
+
+TEST(Topology, PercsSomeNodesWithTwoCables) {
+  // 6 cables between 2 supernodes of 4 nodes: nodes 0 and 1 of the lower
+  // one have two (to 4, 5 and to 5, 6), the others one.
+  Topology t = makeTopology("percs:supernodes=2,drawers=2,nodes=2,dlinks=6");
+  // 0 -> 7: no cable joins them; 0's cables land at 4 and 5; 7 - 0 = 3 is
+  // odd, so the one landing at 5, then LR to 7.
+  EXPECT_EQ(path(t, 0, 7), (std::vector<NodeId>{0, 5, 7}));
+  // 6 -> 1: cable 5 joins them (from the upper side).
+  EXPECT_EQ(path(t, 6, 1), (std::vector<NodeId>{6, 1}));
+  expectPercsConsistent(t);
+}
+
+TEST(Topology, PercsDLinksErrors) {
+  std::string error;
+  EXPECT_TRUE(failed(TopologyDesc::parse(
+      "percs:supernodes=2,drawers=2,nodes=2,dlinks=0", error)));
+  EXPECT_EQ(error, "bad value '0' for 'dlinks'");
+  auto d = TopologyDesc::parse("percs:supernodes=2,drawers=2,nodes=2,dlinks=17",
+                               error);
+  ASSERT_TRUE(succeeded(d));
+  EXPECT_TRUE(failed(Topology::create(*d, error)));
+  EXPECT_EQ(error, "percs dlinks=17: D links between two supernodes must be "
+                   "between 1 and 16 (one per pair of their nodes)");
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:4x4,dlinks=2", error)));
 }
 
 } // namespace

@@ -40,6 +40,11 @@ constexpr double kDefaultLLBandwidth = 24e9;
 constexpr double kDefaultLRBandwidth = 5e9;
 constexpr double kDefaultDBandwidth = 10e9;
 
+/// D-link ports per PERCS node (the Power 775 hub has 16), shared evenly
+/// among the other supernodes when the machine does not say how many D
+/// links join two supernodes.
+constexpr int64_t kDPortsPerNode = 16;
+
 /// The parameters of a machine, as the language or a command line gives them.
 struct TopologyDesc {
   TopologyKind kind = TopologyKind::Torus;
@@ -47,6 +52,14 @@ struct TopologyDesc {
   llvm::SmallVector<int64_t, 4> dims;
   /// PERCS only.
   int64_t supernodes = 1, drawers = 0, nodesPerDrawer = 0;
+  /// PERCS: D links (cables) between every two supernodes; 0 = the default
+  /// of dLinksPerPair().
+  int64_t dLinks = 0;
+  /// The D links between two supernodes: dLinks if given, else
+  /// kDPortsPerNode ports of each of the m nodes of a supernode shared among
+  /// the others, between 1 and m^2 (each joins a different pair of nodes).
+  /// 0 with one supernode.
+  int64_t dLinksPerPair() const;
   int64_t ranksPerNode = 1;
   /// Bytes per second of every torus/mesh/hypercube link.
   double linkBandwidth = 1.0;

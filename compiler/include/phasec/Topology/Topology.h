@@ -22,13 +22,18 @@
 /// direction unless the transfer's TieMask selects "-" for that dimension.
 ///
 /// Routing (PERCS): inside a supernode the direct LL (same drawer) or LR
-/// (other drawer) link. Between supernodes a, b there is exactly one D link
-/// per ordered pair, from the gateway node `gateway(a, b)` (local index
-/// `b mod nodesPerSupernode` of supernode a) to `gateway(b, a)`; the default
-/// route is src -> gateway(a,b) (LL/LR, skipped if src is the gateway) -> D ->
-/// gateway(b,a) -> dst (LL/LR, skipped if dst is the gateway). This is a
-/// model choice of phasec (real PERCS has several D links per pair); the JSON
-/// writer emits such routes as an explicit `path`.
+/// (other drawer) link. Two supernodes lo < hi are joined by n D cables
+/// (TopologyDesc::dLinksPerPair, a directed link each way): cable i joins
+/// local node i mod m of lo and local node (i mod m + i / m) mod m of hi
+/// (m nodes per supernode), so every cable joins a different pair of nodes
+/// and, when n >= m, every node has n / m or n / m + 1 cables to each other
+/// supernode, landing at consecutive nodes. A transfer between supernodes
+/// crosses one cable (dCable): the one joining its two nodes if there is
+/// one (one hop), else one of its source's cables (then an LL/LR hop to the
+/// destination), or, when n < m (cable i joins the two local nodes i), the
+/// source's cable if it has one, else the destination's, else cable
+/// (src + dst) mod n (an LL/LR hop at either end). The JSON writer
+/// emits such routes as an explicit `path`.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -163,8 +168,13 @@ public:
   int64_t supernodeOf(NodeId n) const { return n / nodesPerSupernode(); }
   /// Global drawer index: supernode * drawers + drawer.
   int64_t drawerOf(NodeId n) const { return n / desc_.nodesPerDrawer; }
-  /// The node of supernode `from` whose D link leads to supernode `to`.
-  NodeId gateway(int64_t from, int64_t to) const;
+  /// D cables between two supernodes (0 with one supernode).
+  int64_t dLinksPerPair() const { return dLinks_; }
+  /// The ends of cable i between supernodes a != b, from a's side.
+  void dCableEnds(int64_t a, int64_t b, int64_t i, NodeId &from,
+                  NodeId &to) const;
+  /// The cable the route from src to dst (different supernodes) crosses.
+  int64_t dCable(NodeId src, NodeId dst) const;
 
   /// Smallest and largest link bandwidth.
   double minBandwidth() const { return minBw_; }
@@ -177,6 +187,8 @@ private:
   llvm::SmallVector<int64_t, 4> dims_, strides_;
   llvm::SmallVector<unsigned, 4> order_;
   std::vector<Link> links_;
+  /// PERCS: D cables per supernode pair.
+  int64_t dLinks_ = 0;
   /// Grid: (node * numDims + dim) * 2 + (dir < 0 ? 1 : 0) -> LinkId.
   std::vector<LinkId> neighbor_;
   /// node * numDims + dim -> coordinate, for machines small enough (routing

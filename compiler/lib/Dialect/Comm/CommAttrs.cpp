@@ -64,10 +64,12 @@ HypercubeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult PercsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 int64_t supernodes, int64_t drawers,
-                                int64_t nodesPerDrawer) {
+                                int64_t nodesPerDrawer, int64_t dLinks) {
   if (supernodes < 1 || drawers < 1 || nodesPerDrawer < 1)
     return emitError() << "percs supernodes, drawers and nodes_per_drawer "
                           "must be at least 1";
+  if (dLinks < 0)
+    return emitError() << "percs d_links must be at least 1 (0: the default)";
   return success();
 }
 
@@ -95,6 +97,7 @@ LogicalResult phasec::comm::fillTopologyShape(Attribute topology,
         desc.supernodes = a.getSupernodes();
         desc.drawers = a.getDrawers();
         desc.nodesPerDrawer = a.getNodesPerDrawer();
+        desc.dLinks = a.getDLinks();
         return success();
       })
       .Default([](Attribute) { return failure(); });
@@ -111,7 +114,7 @@ Attribute phasec::comm::getTopologyAttr(MLIRContext *context,
     return HypercubeAttr::get(context, desc.dims.size());
   case TopologyKind::Percs:
     return PercsAttr::get(context, desc.supernodes, desc.drawers,
-                          desc.nodesPerDrawer);
+                          desc.nodesPerDrawer, desc.dLinks);
   }
   llvm_unreachable("unknown topology kind");
 }

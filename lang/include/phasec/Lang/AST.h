@@ -80,6 +80,8 @@ struct Machine {
   llvm::SmallVector<int64_t, 4> dims;
   /// PERCS only (0 otherwise).
   int64_t supernodes = 0, drawers = 0, nodesPerDrawer = 0;
+  /// percs' fourth argument: D links between two supernodes (0 = default).
+  int64_t dLinks = 0;
   int64_t ranksPerNode = 1;
 
   /// Bytes per second of each Network link (torus/mesh/hypercube).

@@ -56,10 +56,13 @@ def Comm_HypercubeAttr : Comm_Attr<"Hypercube", "hypercube"> {
 def Comm_PercsAttr : Comm_Attr<"Percs", "percs"> {
   let summary = "IBM PERCS: supernodes of drawers of nodes";
   let description = [{
-    `#comm.percs<supernodes = 1, drawers = 4, nodes_per_drawer = 8>`.
+    `#comm.percs<supernodes = 1, drawers = 4, nodes_per_drawer = 8>`;
+    `d_links = N` (D links between two supernodes) where the machine gives
+    it, else the default of TopologyDesc::dLinksPerPair.
   }];
   let parameters = (ins "int64_t":$supernodes, "int64_t":$drawers,
-                        "int64_t":$nodes_per_drawer);
+                        "int64_t":$nodes_per_drawer,
+                        DefaultValuedParameter<"int64_t", "0">:$d_links);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }
