@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 using namespace phasec;
 
@@ -110,6 +111,35 @@ std::vector<double> phasec::forcedLinkLoad(const Problem &problem) {
   return load;
 }
 
+/// PERCS between supernodes: a phase gives a D link to one source rank,
+/// whose transfers over it all come the same way (source node, its link to
+/// the cable's gateway, the cable), so the phase lasts at least their bytes
+/// over the slowest link of that way. A D link fed over 5 GB/s LR links is
+/// busy at most half the time: with one cable per supernode pair, 24 of 32
+/// nodes reach it over LR and no schedule comes within 1.75 of the plain
+/// link load (the paced load is that bound).
+static void pacedPercsCandidate(const Problem &problem, Candidate &best) {
+  const Topology &topo = problem.topology();
+  std::vector<double> paced(topo.numLinks(), 0.0);
+  llvm::SmallVector<LinkId, 8> route;
+  forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
+    topo.route(s, t, 0, route);
+    double slowest = std::numeric_limits<double>::infinity();
+    for (LinkId l : route) {
+      slowest = std::min(slowest, topo.link(l).bandwidth);
+      if (topo.link(l).cls == LinkClass::D)
+        paced[l] += static_cast<double>(d.bytes) / slowest;
+    }
+  });
+  for (size_t l = 0; l < paced.size(); ++l)
+    if (paced[l] > best.bound.time * (1 + 1e-12)) {
+      best.bound.time = paced[l];
+      best.bandwidth = topo.link(l).bandwidth;
+      best.bound.reason = "max directed-link load on " + topo.describeLink(l) +
+                          ", paced by the slower links that lead to it";
+    }
+}
+
 /// The link-load bound; `linkSources`, if given, receives the distinct
 /// forced sources per link from the same routing pass (the phase bound's
 /// input: routing every demand is the bound's main cost on large tori).
@@ -132,6 +162,8 @@ static Candidate linkCandidate(const Problem &problem,
   }
   if (worst != kNoLink)
     best.bound.reason = "max directed-link load on " + topo.describeLink(worst);
+  if (topo.isPercs() && topo.numSupernodes() > 1)
+    pacedPercsCandidate(problem, best);
   if (topo.kind() != TopologyKind::Torus)
     return best;
 

@@ -152,6 +152,31 @@ TEST(Bounds, MinPhasesOfTiesAndPorts) {
   EXPECT_EQ(Problem(ring, TransferSet()).bound().minPhases, 0);
 }
 
+/// PERCS with one D link between two supernodes of 2 drawers x 2 nodes:
+/// the link 0->4 carries all 16 blocks from supernode 0, 8 of them from
+/// nodes 2 and 3 over 5 GB/s LR links first. A phase gives the D link to one
+/// source, whose transfers share that slower way, so the bound is
+/// 8 b / 10 GB/s + 8 b / 5 GB/s = 24 blocks' time of the D link, not the
+/// plain 16; and every first-fit schedule (not optimal) still takes at
+/// least that long.
+TEST(Bounds, PercsPacedDLink) {
+  Topology t = makeTopology("percs:supernodes=2,drawers=2,nodes=2,dlinks=1");
+  const int64_t b = 1000000;
+  Problem p(t, alltoall(t, b));
+  LowerBound lb = p.bound();
+  EXPECT_DOUBLE_EQ(lb.time, 8.0 * b / 10e9 + 8.0 * b / 5e9);
+  EXPECT_DOUBLE_EQ(lb.blocks, 24);
+  EXPECT_EQ(lb.reason, "max directed-link load on 0->4 (D), paced by the "
+                       "slower links that lead to it");
+  Schedule s;
+  ASSERT_TRUE(scheduleGreedily(p, s));
+  EXPECT_GE(p.costModel().time(s), lb.time * (1 - 1e-12));
+  // With a cable per pair of nodes (the default here) nothing is paced.
+  Topology direct = makeTopology("percs:supernodes=2,drawers=2,nodes=2");
+  Problem q(direct, alltoall(direct, b));
+  EXPECT_EQ(q.bound().reason.find("paced"), std::string::npos);
+}
+
 TEST(Bounds, MinPhasesNeverAboveAVerifiedSchedule) {
   // The bound must hold for every schedule verify() accepts; the greedy
   // baseline packs several blocks per link per phase, so it is the one that
