@@ -52,12 +52,17 @@ static void forEachInterNodeDemand(const Problem &problem, F f) {
 }
 
 /// Forced per-link load, and for tori the tie bytes per tie segment, keyed
-/// dim * numNodes + (the node where the segment starts).
+/// dim * numNodes + (the node where the segment starts). `paced`, if given,
+/// receives per D link (PERCS) the seconds of its transfers each at the
+/// slowest link of its way to it (see pacedPercsCandidate).
 static void computeLoads(const Problem &problem, std::vector<double> &load,
                          std::vector<double> *ringTies,
-                         std::vector<int32_t> *linkSources = nullptr) {
+                         std::vector<int32_t> *linkSources = nullptr,
+                         std::vector<double> *paced = nullptr) {
   const Topology &topo = problem.topology();
   load.assign(topo.numLinks(), 0.0);
+  if (paced)
+    paced->assign(topo.numLinks(), 0.0);
   bool torus = topo.kind() == TopologyKind::Torus;
   if (ringTies)
     ringTies->assign(torus ? topo.numDims() * topo.numNodes() : 0, 0.0);
@@ -81,8 +86,16 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
     TieMask mask = topo.tieMask(s, t);
     topo.route(s, t, 0, route);
     if (!mask) {
-      for (LinkId l : route)
+      double slowest = std::numeric_limits<double>::infinity();
+      for (LinkId l : route) {
         addForced(l, bytes, d.src);
+        if (!paced)
+          continue;
+        const Link &link = topo.link(l);
+        slowest = std::min(slowest, link.bandwidth);
+        if (link.cls == LinkClass::D)
+          (*paced)[l] += bytes / slowest;
+      }
       return;
     }
     TieMask seen = 0;
@@ -118,19 +131,9 @@ std::vector<double> phasec::forcedLinkLoad(const Problem &problem) {
 /// busy at most half the time: with one cable per supernode pair, 24 of 32
 /// nodes reach it over LR and no schedule comes within 1.75 of the plain
 /// link load (the paced load is that bound).
-static void pacedPercsCandidate(const Problem &problem, Candidate &best) {
-  const Topology &topo = problem.topology();
-  std::vector<double> paced(topo.numLinks(), 0.0);
-  llvm::SmallVector<LinkId, 8> route;
-  forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
-    topo.route(s, t, 0, route);
-    double slowest = std::numeric_limits<double>::infinity();
-    for (LinkId l : route) {
-      slowest = std::min(slowest, topo.link(l).bandwidth);
-      if (topo.link(l).cls == LinkClass::D)
-        paced[l] += static_cast<double>(d.bytes) / slowest;
-    }
-  });
+static void pacedPercsCandidate(const Topology &topo,
+                                const std::vector<double> &paced,
+                                Candidate &best) {
   for (size_t l = 0; l < paced.size(); ++l)
     if (paced[l] > best.bound.time * (1 + 1e-12)) {
       best.bound.time = paced[l];
@@ -146,8 +149,10 @@ static void pacedPercsCandidate(const Problem &problem, Candidate &best) {
 static Candidate linkCandidate(const Problem &problem,
                                std::vector<int32_t> *linkSources = nullptr) {
   const Topology &topo = problem.topology();
-  std::vector<double> load, ringTies;
-  computeLoads(problem, load, &ringTies, linkSources);
+  std::vector<double> load, ringTies, paced;
+  bool percsPairs = topo.isPercs() && topo.numSupernodes() > 1;
+  computeLoads(problem, load, &ringTies, linkSources,
+               percsPairs ? &paced : nullptr);
   Candidate best;
   LinkId worst = kNoLink;
   for (size_t l = 0; l < load.size(); ++l) {
@@ -162,8 +167,8 @@ static Candidate linkCandidate(const Problem &problem,
   }
   if (worst != kNoLink)
     best.bound.reason = "max directed-link load on " + topo.describeLink(worst);
-  if (topo.isPercs() && topo.numSupernodes() > 1)
-    pacedPercsCandidate(problem, best);
+  if (percsPairs)
+    pacedPercsCandidate(topo, paced, best);
   if (topo.kind() != TopologyKind::Torus)
     return best;
 

@@ -135,7 +135,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
   };
   std::vector<detail::ChainBasePhase> chains;
   std::vector<uint8_t> chainCovered(static_cast<size_t>(P), 0);
-  if (options.quotientChains && k <= 255) {
+  if (options.quotientChains) {
     detail::ChainSearchStats cst;
     chains = detail::findChainPhases(static_cast<unsigned>(k), D, chainCovered,
                                      200000, cst);
@@ -158,6 +158,8 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
     unsigned bestVariant = 0, baseTarget = 0;
     std::vector<std::string> notes;
   };
+  // The bound routes every demand: computed once for both packings.
+  double boundPhases = std::ceil(problem.bound().blocks / (c * c) - 1e-9);
   auto packRest = [&](const std::vector<uint8_t> &covered, size_t numChains) {
     Packed out;
     std::vector<Item> &items = out.items;
@@ -191,8 +193,6 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
       items.push_back(std::move(it));
     }
 
-    LowerBound bound = problem.bound();
-    double boundPhases = std::ceil(bound.blocks / (c * c) - 1e-9);
     unsigned &baseTarget = out.baseTarget;
     baseTarget = static_cast<unsigned>(
         std::max(1.0, std::ceil(boundPhases / k - 1e-9) -

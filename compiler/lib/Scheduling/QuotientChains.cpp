@@ -95,8 +95,7 @@ private:
     return !covered[id] && llvm::find(ids, id) == ids.end();
   }
 
-  /// The rotation of a "-" half against the "+" half's slots `avoid`:
-  /// the smallest u with (u - R) disjoint from avoid, or -1.
+  /// Whether the cycle so far can be rotated clear of `avoid`.
   bool compatible() const {
     if (avoid.empty())
       return true;
@@ -104,6 +103,8 @@ private:
   }
 
 public:
+  /// The rotation of a "-" half `seq` against the "+" half's slots
+  /// `avoid`: the smallest u with (u - R) disjoint from avoid, or -1.
   static int minusShiftFor(llvm::ArrayRef<unsigned> avoid,
                            llvm::ArrayRef<uint8_t> seq, unsigned k) {
     llvm::SmallVector<uint8_t, 64> bad(k, 0);
@@ -214,18 +215,12 @@ std::vector<ChainBasePhase> phasec::detail::findChainPhases(
   unsigned numFrames = 1u << (d - 1);
   // A frame is done once neither half finds a cycle any more.
   std::vector<uint8_t> done(numFrames, 0);
-  auto mark = [&](const CycleSearch &cs, llvm::ArrayRef<uint8_t> seq) {
+  auto setCovered = [&](const CycleSearch &cs, llvm::ArrayRef<uint8_t> seq,
+                        uint8_t value) {
     llvm::SmallVector<uint8_t, 4> w;
     for (size_t i = 0; i < seq.size(); ++i) {
       windowAt(seq, i, d, w);
-      covered[cs.idOf(w)] = 1;
-    }
-  };
-  auto unmark = [&](const CycleSearch &cs, llvm::ArrayRef<uint8_t> seq) {
-    llvm::SmallVector<uint8_t, 4> w;
-    for (size_t i = 0; i < seq.size(); ++i) {
-      windowAt(seq, i, d, w);
-      covered[cs.idOf(w)] = 0;
+      covered[cs.idOf(w)] = value;
     }
   };
   bool progress = true;
@@ -239,28 +234,25 @@ std::vector<ChainBasePhase> phasec::detail::findChainPhases(
       phase.frame = frame;
       CycleSearch plus(k, d, covered, frame, 1, nodesPerSearch);
       bool hasPlus = plus.find({}, phase.plus, stats.nodes);
+      // The "-" half must not reuse the "+" half's windows.
       if (hasPlus)
-        mark(plus, phase.plus);
+        setCovered(plus, phase.plus, 1);
       auto avoid = slotsOf(phase.plus);
       CycleSearch minus(k, d, covered, frame, -1, nodesPerSearch);
       bool hasMinus = minus.find(avoid, phase.minus, stats.nodes);
-      if (hasMinus) {
-        mark(minus, phase.minus);
-        phase.minusShift = static_cast<uint16_t>(
-            CycleSearch::minusShiftFor(avoid, phase.minus, k));
-      }
       if (!hasPlus || !hasMinus) {
         // A half alone leaves half the link classes free: give its windows
         // back to the packer, which fills such phases better, and stop this
         // frame (the other half found nothing).
         if (hasPlus)
-          unmark(plus, phase.plus);
-        if (hasMinus)
-          unmark(minus, phase.minus);
+          setCovered(plus, phase.plus, 0);
         stats.unpaired += hasPlus || hasMinus;
         done[f] = 1;
         continue;
       }
+      setCovered(minus, phase.minus, 1);
+      phase.minusShift = static_cast<uint16_t>(
+          CycleSearch::minusShiftFor(avoid, phase.minus, k));
       phases.push_back(std::move(phase));
       progress = true;
     }

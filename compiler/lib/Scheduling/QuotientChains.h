@@ -92,7 +92,7 @@ struct ChainSearchStats {
 /// round-robin, each half by a depth-first search over gap cycles (largest
 /// gaps first) of at most `nodesPerSearch` nodes. A half whose partner
 /// cannot be found is given back (its windows stay uncovered) and ends its
-/// frame. Deterministic.
+/// frame. Deterministic. None for k > 255 (gaps are bytes) or d > 8.
 std::vector<ChainBasePhase> findChainPhases(unsigned k, unsigned d,
                                             std::vector<uint8_t> &covered,
                                             uint64_t nodesPerSearch,

@@ -54,17 +54,24 @@ bool phasec::detail::repackUniform(const Problem &problem, Schedule &schedule,
   size_t target = static_cast<size_t>(std::ceil(bound.blocks - 1e-9));
   if (target == 0 || schedule.phases.size() <= target)
     return false;
+  // The search holds phases x channels words.
+  if (schedule.phases.size() * C > (size_t(1) << 26))
+    return false;
 
+  // Items in the transfer set's order, one option per tie choice (ties[x]
+  // holds each option's TieMask).
   detail::QuotientBaseProblem bp;
   bp.k = 1;
   bp.numChannels = static_cast<unsigned>(C);
   bp.items.reserve(ts.size());
+  std::vector<llvm::SmallVector<TieMask, 2>> ties(ts.size());
   llvm::SmallVector<LinkId, 64> route;
   for (const Demand &d : ts) {
     detail::QuotientItem it;
     NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
     TieMask tm = topo.tieMask(s, t), sub = 0;
     do {
+      ties[bp.items.size()].push_back(sub);
       detail::QuotientOption o;
       topo.route(s, t, sub, route);
       for (LinkId l : route)
@@ -79,16 +86,14 @@ bool phasec::detail::repackUniform(const Problem &problem, Schedule &schedule,
     } while (sub != 0 && it.options.size() < 16);
     bp.items.push_back(std::move(it));
   }
-  // The search holds phases x channels words.
-  if (schedule.phases.size() * C > (size_t(1) << 26))
-    return false;
-
   // Start: the schedule's transfers first-fit in its phase order (a merged
   // phase may hold two blocks on a link; first-fit splits it).
   auto itemOf = [&](const Transfer &t) -> size_t {
     auto it = llvm::lower_bound(ts, t, [](const Demand &d, const Transfer &x) {
       return std::make_pair(d.src, d.dst) < std::make_pair(x.src, x.dst);
     });
+    if (it == ts.end() || it->src != t.src || it->dst != t.dst)
+      return ts.size();
     return static_cast<size_t>(it - ts.begin());
   };
   detail::QuotientPacking start;
@@ -100,18 +105,15 @@ bool phasec::detail::repackUniform(const Problem &problem, Schedule &schedule,
       if (x >= ts.size() || placed[x] || t.bytes != *block)
         return false; // split pairs: not this model
       placed[x] = 1;
-      // The option with the transfer's ties.
-      unsigned opt = 0;
-      {
-        NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
-        TieMask tm = topo.tieMask(s, d), sub = 0;
-        while (sub != (t.ties & tm)) {
-          sub = (sub - tm) & tm;
-          ++opt;
-        }
-        if (opt >= bp.items[x].options.size())
-          return false;
-      }
+      // The option with the transfer's ties (bits outside the pair's tie
+      // dimensions mean nothing, as in Topology::route).
+      TieMask tm = 0;
+      for (TieMask m : ties[x])
+        tm |= m;
+      const auto *found = llvm::find(ties[x], t.ties & tm);
+      if (found == ties[x].end())
+        return false;
+      unsigned opt = static_cast<unsigned>(found - ties[x].begin());
       const detail::QuotientOption &o = bp.items[x].options[opt];
       size_t p = 0;
       for (; p < start.size(); ++p)
@@ -142,11 +144,8 @@ bool phasec::detail::repackUniform(const Problem &problem, Schedule &schedule,
   for (size_t p = 0; p < packed.size(); ++p)
     for (const detail::QuotientPlacement &pl : packed[p]) {
       const Demand &d = ts.begin()[pl.item];
-      NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
-      TieMask tm = topo.tieMask(s, t), sub = 0;
-      for (unsigned i = 0; i < pl.option; ++i)
-        sub = (sub - tm) & tm;
-      out.phases[p].transfers.push_back({d.src, d.dst, d.bytes, sub});
+      out.phases[p].transfers.push_back(
+          {d.src, d.dst, d.bytes, ties[pl.item][pl.option]});
     }
   out.canonicalize();
   if (problem.costModel().time(out) >=
