@@ -17,6 +17,7 @@
 #include "llvm/Support/Format.h"
 
 #include <string>
+#include <tuple>
 
 using namespace phasec;
 using namespace phasec::target;
@@ -94,6 +95,9 @@ int64_t detail::maxRecvsPerPhase(const OperationPlan &plan) {
 }
 
 static std::string describeFormula(const OperationPlan &plan) {
+  if (!plan.useFormulas && !plan.tableReps.empty())
+    return "tables by translation (" + std::to_string(plan.tableReps.size()) +
+           " of " + std::to_string(plan.numMembers()) + " members)";
   if (!plan.useFormulas)
     return "per-member tables";
   bool shift = plan.phases[0].formula == PhaseFormula::Shift;
@@ -196,6 +200,145 @@ void detail::emitMemberMap(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "  return -1;\n}\n\n";
 }
 
+static std::string xferEntry(int64_t phase, int64_t peer, int64_t offset,
+                             int64_t bytes) {
+  return "{" + std::to_string(phase) + ", " + std::to_string(peer) + ", " +
+         std::to_string(offset) + ", " + std::to_string(bytes) + "}";
+}
+
+/// One side of the tables: NAME_<what>_<tag><i>[] for every non-empty row
+/// i, the pointers NAME_<what>s[<size>] and the counts NAME_n<what>s.
+static void emitTableSide(llvm::raw_ostream &os, const std::string &n,
+                          llvm::StringRef what, llvm::StringRef tag,
+                          const std::string &size,
+                          const std::vector<std::vector<std::string>> &rows) {
+  for (auto [m, row] : llvm::enumerate(rows)) {
+    if (row.empty())
+      continue;
+    os << "static const phasec_xfer_t " << n << "_" << what << "_" << tag << m
+       << "[] = {";
+    for (auto [i, e] : llvm::enumerate(row))
+      os << (i % 4 ? ", " : (i ? ",\n    " : "\n    ")) << e;
+    os << "};\n";
+  }
+  os << "static const phasec_xfer_t *const " << n << "_" << what << "s[" << size
+     << "] = {";
+  for (auto [m, row] : llvm::enumerate(rows)) {
+    os << (m ? ", " : "");
+    if (row.empty())
+      os << "NULL";
+    else
+      os << n << "_" << what << "_" << tag << m;
+  }
+  os << "};\nstatic const int32_t " << n << "_n" << what << "s[" << size
+     << "] = {";
+  for (auto [m, row] : llvm::enumerate(rows))
+    os << (m ? ", " : "") << row.size();
+  os << "};\n";
+}
+
+/// Tables by translation (OperationPlan::tableReps): the representatives'
+/// tables, sorted by (phase, peer, offset) so that the moved tables of a
+/// sender and a receiver list a pair's transfers in the same order, and
+/// NAME_expand(me), which fills NAME_sends[me] / NAME_recvs[me] from them
+/// in static arrays (no allocation, nothing to free; the member whose
+/// tables they hold is remembered, another member's call fills them again).
+static void emitTranslatedTables(llvm::raw_ostream &os,
+                                 const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  int64_t p = plan.numMembers();
+  int64_t reps = static_cast<int64_t>(plan.tableReps.size());
+  struct Row {
+    int64_t phase, peer, offset, bytes;
+    auto key() const { return std::tie(phase, peer, offset, bytes); }
+  };
+  std::vector<std::vector<Row>> sends(reps), recvs(reps);
+  for (auto [j, ph] : llvm::enumerate(plan.phases))
+    for (const PlannedTransfer &t : ph.transfers) {
+      int64_t j64 = static_cast<int64_t>(j);
+      if (plan.tableReps[plan.tableOrbit[t.src]] == t.src)
+        sends[plan.tableOrbit[t.src]].push_back(
+            {j64, t.dst, t.offset, t.bytes});
+      if (plan.tableReps[plan.tableOrbit[t.dst]] == t.dst)
+        recvs[plan.tableOrbit[t.dst]].push_back(
+            {j64, t.src, t.offset, t.bytes});
+    }
+  size_t maxS = 1, maxR = 1;
+  for (int64_t o = 0; o < reps; ++o) {
+    for (auto *rows : {&sends[o], &recvs[o]})
+      llvm::sort(*rows,
+                 [](const Row &a, const Row &b) { return a.key() < b.key(); });
+    maxS = std::max(maxS, sends[o].size());
+    maxR = std::max(maxR, recvs[o].size());
+  }
+  os << "/* Tables by translation: the schedule is the same seen from every "
+        "member of an\n   orbit of translations of the member index read in "
+        "the mixed radix";
+  for (auto [i, b] : llvm::enumerate(plan.tableRadix))
+    os << (i ? " x " : " ") << b;
+  os << "\n   (each digit modulo its base). " << reps << " of " << p
+     << " members have tables; member m runs those\n   of its orbit's "
+        "representative, every peer moved by m - rep digit by digit\n   ("
+     << n << "_expand). */\n"
+     << "#define " << n << "_NDIGITS " << plan.tableRadix.size() << "\n"
+     << "static const int " << n << "_radix[" << n << "_NDIGITS] = {";
+  for (auto [i, b] : llvm::enumerate(plan.tableRadix))
+    os << (i ? ", " : "") << b;
+  os << "};\nstatic const int32_t " << n << "_reps[" << reps << "] = {";
+  for (auto [i, r] : llvm::enumerate(plan.tableReps))
+    os << (i % 16 ? ", " : (i ? ",\n    " : "")) << r;
+  os << "};\n/* The orbit of each member (an index into " << n
+     << "_reps). */\nstatic const int32_t " << n << "_orbit[" << n << "_P] = {";
+  for (auto [i, o] : llvm::enumerate(plan.tableOrbit))
+    os << (i % 16 ? ", " : (i ? ",\n    " : "")) << o;
+  os << "};\n/* The representatives' tables {phase, peer member, byte offset, "
+        "bytes}. */\n";
+  for (auto [what, side] : {std::pair{"rsend", &sends}, {"rrecv", &recvs}}) {
+    std::vector<std::vector<std::string>> rows(reps);
+    for (int64_t o = 0; o < reps; ++o)
+      for (const Row &e : (*side)[o])
+        rows[o].push_back(xferEntry(e.phase, e.peer, e.offset, e.bytes));
+    emitTableSide(os, n, what, "o", std::to_string(reps), rows);
+  }
+  os << "/* Member " << n
+     << "_expanded - 1's tables, moved from its representative's. */\n"
+     << "static phasec_xfer_t " << n << "_own_send[" << maxS << "], " << n
+     << "_own_recv[" << maxR << "];\n"
+     << "static const phasec_xfer_t *" << n << "_sends[" << n << "_P], *" << n
+     << "_recvs[" << n << "_P];\n"
+     << "static int32_t " << n << "_nsends[" << n << "_P], " << n << "_nrecvs["
+     << n << "_P];\n"
+     << "static int " << n << "_expanded = 0;\n"
+     << "/* peer + (me - rep), digit by digit. */\n"
+     << "static inline int32_t " << n << "_moved(int peer, int me, int rep) {\n"
+     << "  int r = 0, mul = 1;\n"
+     << "  for (int i = " << n << "_NDIGITS - 1; i >= 0; --i) {\n"
+     << "    const int b = " << n << "_radix[i];\n"
+     << "    r += ((peer % b + me % b - rep % b + b) % b) * mul;\n"
+     << "    peer /= b;\n    me /= b;\n    rep /= b;\n    mul *= b;\n  }\n"
+     << "  return r;\n}\n"
+     << "static inline void " << n << "_expand(int me) {\n"
+     << "  if (" << n << "_expanded == me + 1)\n    return;\n"
+     << "  if (" << n << "_expanded) {\n"
+     << "    const int old = " << n << "_expanded - 1;\n"
+     << "    " << n << "_sends[old] = " << n << "_recvs[old] = NULL;\n"
+     << "    " << n << "_nsends[old] = " << n << "_nrecvs[old] = 0;\n  }\n"
+     << "  const int o = " << n << "_orbit[me], rep = " << n << "_reps[o];\n"
+     << "  for (int i = 0; i < " << n << "_nrsends[o]; ++i) {\n"
+     << "    " << n << "_own_send[i] = " << n << "_rsends[o][i];\n"
+     << "    " << n << "_own_send[i].peer = " << n << "_moved(" << n
+     << "_rsends[o][i].peer, me, rep);\n  }\n"
+     << "  for (int i = 0; i < " << n << "_nrrecvs[o]; ++i) {\n"
+     << "    " << n << "_own_recv[i] = " << n << "_rrecvs[o][i];\n"
+     << "    " << n << "_own_recv[i].peer = " << n << "_moved(" << n
+     << "_rrecvs[o][i].peer, me, rep);\n  }\n"
+     << "  " << n << "_sends[me] = " << n << "_own_send;\n"
+     << "  " << n << "_recvs[me] = " << n << "_own_recv;\n"
+     << "  " << n << "_nsends[me] = " << n << "_nrsends[o];\n"
+     << "  " << n << "_nrecvs[me] = " << n << "_nrrecvs[o];\n"
+     << "  " << n << "_expanded = me + 1;\n}\n\n";
+}
+
 /// Phase formulas or the per-member tables.
 static void emitPhaseData(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
@@ -224,14 +367,16 @@ static void emitPhaseData(llvm::raw_ostream &os, const OperationPlan &plan) {
       os << "me ^ " << k << "; }\n\n";
     return;
   }
+  if (!plan.tableReps.empty()) {
+    emitTranslatedTables(os, plan);
+    return;
+  }
   int64_t p = plan.numMembers();
   std::vector<std::vector<std::string>> sends(p), recvs(p);
   for (auto [j, ph] : llvm::enumerate(plan.phases))
     for (const PlannedTransfer &t : ph.transfers) {
       auto entry = [&](int32_t peer) {
-        return "{" + std::to_string(j) + ", " + std::to_string(peer) + ", " +
-               std::to_string(t.offset) + ", " + std::to_string(t.bytes) +
-               "}";
+        return xferEntry(j, peer, t.offset, t.bytes);
       };
       sends[t.src].push_back(entry(t.dst));
       recvs[t.dst].push_back(entry(t.src));
@@ -239,34 +384,8 @@ static void emitPhaseData(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "/* Per-member tables {phase, peer member, byte offset, bytes}, in "
         "phase order;\n   member m reads only its own (selected at run "
         "time). */\n";
-  auto emitSide = [&](const char *what,
-                      const std::vector<std::vector<std::string>> &rows) {
-    for (int64_t m = 0; m < p; ++m) {
-      if (rows[m].empty())
-        continue;
-      os << "static const phasec_xfer_t " << n << "_" << what << "_m" << m
-         << "[] = {";
-      for (auto [i, e] : llvm::enumerate(rows[m]))
-        os << (i % 4 ? ", " : (i ? ",\n    " : "\n    ")) << e;
-      os << "};\n";
-    }
-    os << "static const phasec_xfer_t *const " << n << "_" << what << "s["
-       << n << "_P] = {";
-    for (int64_t m = 0; m < p; ++m) {
-      os << (m ? ", " : "");
-      if (rows[m].empty())
-        os << "NULL";
-      else
-        os << n << "_" << what << "_m" << m;
-    }
-    os << "};\nstatic const int32_t " << n << "_n" << what << "s[" << n
-       << "_P] = {";
-    for (int64_t m = 0; m < p; ++m)
-      os << (m ? ", " : "") << rows[m].size();
-    os << "};\n";
-  };
-  emitSide("send", sends);
-  emitSide("recv", recvs);
+  emitTableSide(os, n, "send", "m", n + "_P", sends);
+  emitTableSide(os, n, "recv", "m", n + "_P", recvs);
   os << "\n";
 }
 
@@ -680,6 +799,8 @@ void detail::emitPhaseLoop(
     os << "  }\n";
     return;
   }
+  if (!plan.tableReps.empty())
+    os << "  " << n << "_expand(me);\n";
   os << "  const phasec_xfer_t *sp = " << n << "_sends[me], *const se = sp + "
      << n << "_nsends[me];\n"
      << "  const phasec_xfer_t *rp = " << n << "_recvs[me], *const re = rp + "

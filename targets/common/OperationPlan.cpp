@@ -14,6 +14,8 @@
 
 #include "phasec/Target/OperationPlan.h"
 
+#include "Translations.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -388,5 +390,7 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
             plan.consecutiveFormula && ph.k == static_cast<int64_t>(j) + 1;
     }
   }
+  if (options.translations)
+    detail::findTableTranslations(plan);
   return plan;
 }

@@ -169,6 +169,8 @@ void MPIWriter::emitBlockUnsynchronised() {
        << "_NPHASES, req, MPI_STATUSES_IGNORE));\n";
     return;
   }
+  if (!plan.tableReps.empty())
+    os << "  " << n << "_expand(me);\n";
   os << "  const int ns = " << n << "_nsends[me], nr = " << n
      << "_nrecvs[me];\n"
      << "  MPI_Request *req;\n"

@@ -82,7 +82,11 @@ static cl::opt<std::string> order("order",
 static cl::opt<int64_t> tile("tile", cl::desc("transpose tile edge"),
                              cl::init(16));
 static cl::opt<bool> noFormulas("no-formulas",
-                                cl::desc("always emit per-member tables"));
+                                cl::desc("never emit phase formulas"));
+static cl::opt<bool> noTranslations(
+    "no-translations",
+    cl::desc("one table per member, even where the schedule repeats under "
+             "translations of the member index"));
 static cl::opt<int> split("split",
                           cl::desc("split every transfer into this many "
                                    "(tests offsets)"),
@@ -273,6 +277,7 @@ int main(int argc, char **argv) {
                                  : LoopOrder::ContiguousStores;
   popts.tile = tile;
   popts.formulas = !noFormulas;
+  popts.translations = !noTranslations;
   std::string name = funcName.empty() ? "phasec_" + opName : funcName;
   llvm::FailureOr<OperationPlan> plan =
       buildOperationPlan(name, req, *elem, schedule, popts, error);

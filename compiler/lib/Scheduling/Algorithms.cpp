@@ -269,15 +269,19 @@ llvm::LogicalResult phasec::schedulePercs(const Problem &problem,
                         static_cast<RankId>(v * c + (b + u) % c), *block, 0});
         }
     }
-  // Intra-node transfers use no link: core c1 -> c2 of every node goes into
-  // phase (c1, c2), free of charge.
+  // Intra-node transfers use no link: core c1 -> c2 of node u goes into
+  // phase (c1 - u, c2 - u) mod c, free of charge. Like the phases above it
+  // is then the same seen from (u + 1, core + 1): the generated code keeps
+  // tables for one node only (targets/common/Translations.h).
   for (int64_t u = 0; u < n; ++u)
     for (int64_t c1 = 0; c1 < c; ++c1)
       for (int64_t c2 = 0; c2 < c; ++c2)
-        if (c1 != c2)
-          schedule.phases[static_cast<size_t>(c1 * c + c2)].transfers.push_back(
+        if (c1 != c2) {
+          int64_t a = ((c1 - u) % c + c) % c, b = ((c2 - u) % c + c) % c;
+          schedule.phases[static_cast<size_t>(a * c + b)].transfers.push_back(
               {static_cast<RankId>(u * c + c1), static_cast<RankId>(u * c + c2),
                *block, 0});
+        }
   schedule.canonicalize();
   detail::finalizeReport(problem, schedule, options, report);
   return llvm::success();

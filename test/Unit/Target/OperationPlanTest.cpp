@@ -10,27 +10,20 @@
 #include "phasec/Target/MPI/MPIEmitter.h"
 #include "phasec/Target/SHMEM/SHMEMEmitter.h"
 
+#include "TestSchedules.h"
+
 #include "gtest/gtest.h"
 
 using namespace phasec;
 using namespace phasec::target;
+using phasec::target::test::alltoall;
 
 namespace {
 
-/// A one-node machine of `p` ranks and a linear-shift schedule of `req`.
+/// A linear-shift schedule of `req` on the machine `spec`.
 Schedule shiftSchedule(const Collective &req, int p, const char *spec) {
-  std::string error;
-  auto desc = TopologyDesc::parse(spec, error);
-  EXPECT_TRUE(succeeded(desc)) << error;
-  auto topo = Topology::create(*desc, error);
-  EXPECT_TRUE(succeeded(topo)) << error;
-  auto ts = req.lower(error);
-  EXPECT_TRUE(succeeded(ts)) << error;
-  Problem problem(*topo, *ts);
-  Schedule s;
-  EXPECT_TRUE(succeeded(scheduleLinearShift(problem, s, error))) << error;
   (void)p;
-  return s;
+  return test::scheduleOn(spec, req, scheduleLinearShift);
 }
 
 /// The back ends' element type `name`, which must exist.
@@ -39,15 +32,6 @@ ElementCType elementType(llvm::StringRef name) {
   auto elem = parseElementType(name, error);
   EXPECT_TRUE(succeeded(elem)) << error;
   return succeeded(elem) ? *elem : ElementCType();
-}
-
-Collective alltoall(int p, int64_t block) {
-  Collective r;
-  r.kind = CollectiveKind::Alltoall;
-  for (int i = 0; i < p; ++i)
-    r.group.push_back(i);
-  r.blockBytes = block;
-  return r;
 }
 
 /// A transpose of a rows x cols array of `bytes`-byte elements.
@@ -199,8 +183,23 @@ TEST(OperationPlan, EmittersAreDeterministic) {
   EXPECT_EQ(a, b);
   ASSERT_TRUE(succeeded(emitSHMEM(*plan, oc, SHMEMOptions(), error)));
   EXPECT_NE(c.find("shmem_ptr(b,"), std::string::npos);
-  // Per-member tables, never a P x P table: one table per member.
-  EXPECT_NE(a.find("t_send_m3[]"), std::string::npos);
+  // Never a P x P table: a ring's shift repeats under translations, so a
+  // representative's tables serve its orbit (moved at run time)...
+  EXPECT_NE(a.find("t_rsend_o0[]"), std::string::npos);
+  EXPECT_EQ(a.find("t_rsend_o2[]"), std::string::npos);
+  EXPECT_NE(a.find("t_expand(me);"), std::string::npos);
+  EXPECT_EQ(a.find("t_send_m3[]"), std::string::npos);
+  // ... and without translations one table per member.
+  PlanOptions perMember;
+  perMember.translations = false;
+  auto plain = buildOperationPlan("t", req, elem, s, perMember, error);
+  ASSERT_TRUE(succeeded(plain)) << error;
+  EXPECT_TRUE(plain->tableReps.empty());
+  std::string d;
+  llvm::raw_string_ostream od(d);
+  ASSERT_TRUE(succeeded(emitMPI(*plain, od, mo, error))) << error;
+  EXPECT_NE(d.find("t_send_m3[]"), std::string::npos);
+  EXPECT_EQ(d.find("_expand"), std::string::npos);
 }
 
 } // namespace

@@ -123,6 +123,10 @@ struct PlanOptions {
   int64_t tile = 16;
   /// Use phase formulas where every phase has one (else always tables).
   bool formulas = true;
+  /// Without formulas, keep tables for one member per orbit where the
+  /// schedule repeats under translations of the member index (else one
+  /// table per member).
+  bool translations = true;
 };
 
 /// One transfer of a relaying schedule, in member indices: the chunks as
@@ -181,6 +185,15 @@ struct OperationPlan {
   /// True when the shift/xor constants are 1, 2, ..., so that the phase
   /// loop needs no table at all: peer = (me + 1 + j) % P or me ^ (j + 1).
   bool consecutiveFormula = false;
+  /// Tables by translation (without formulas, options.translations): the
+  /// transfers are invariant under a group of translations of the member
+  /// index read in the mixed radix `tableRadix` (most significant digit
+  /// first, each digit modulo its base). Only the members `tableReps` (one
+  /// per orbit, the smallest) have tables; member m runs those of
+  /// tableReps[tableOrbit[m]] with every peer moved digit by digit by
+  /// m - rep. Empty: one table per member.
+  std::vector<int64_t> tableRadix;
+  std::vector<int32_t> tableReps, tableOrbit;
 
   /// Relaying operations (a schedule with chunks, Relay.h): the chunks, the
   /// reduction operator, the schedule per phase in member indices and the

@@ -1,0 +1,124 @@
+//===- TranslationsTest.cpp - Tables shared by translation ----------------===//
+//
+// Part of phasec. Unit tests of findTableTranslations (targets/common):
+// the group it finds must reproduce every member's table exactly, the way
+// the generated NAME_expand derives it, and it must find none where the
+// schedule has no symmetry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Translations.h"
+#include "TestSchedules.h"
+
+#include "phasec/Scheduling/Algorithms.h"
+#include "phasec/Scheduling/Baselines.h"
+
+#include "gtest/gtest.h"
+
+#include <map>
+#include <tuple>
+
+using namespace phasec;
+using namespace phasec::target;
+using phasec::target::test::alltoall;
+using namespace phasec::target::detail;
+
+namespace {
+
+using Row = std::tuple<int64_t, int64_t, int64_t, int64_t>;
+
+/// Member m's sends {phase, peer, offset, bytes}, sorted.
+std::map<int64_t, std::vector<Row>> sendLists(const OperationPlan &plan) {
+  std::map<int64_t, std::vector<Row>> out;
+  for (auto [j, ph] : llvm::enumerate(plan.phases))
+    for (const PlannedTransfer &t : ph.transfers)
+      out[t.src].push_back({static_cast<int64_t>(j), t.dst, t.offset, t.bytes});
+  for (auto &[m, rows] : out)
+    llvm::sort(rows);
+  return out;
+}
+
+/// What NAME_expand(m) gives: the representative's list, peers moved by
+/// m - rep digit by digit; must equal m's own list for every m.
+void expectExpansionExact(const OperationPlan &plan) {
+  ASSERT_FALSE(plan.tableReps.empty());
+  auto lists = sendLists(plan);
+  for (int64_t m = 0; m < plan.numMembers(); ++m) {
+    int32_t rep = plan.tableReps[plan.tableOrbit[m]];
+    ASSERT_LE(rep, m);
+    std::vector<Row> moved = lists[rep];
+    for (Row &r : moved)
+      std::get<1>(r) = addDigits(plan.tableRadix, std::get<1>(r),
+                                 subDigits(plan.tableRadix, m, rep));
+    llvm::sort(moved);
+    EXPECT_EQ(moved, lists[m]) << "member " << m;
+  }
+}
+
+OperationPlan plan(const Collective &req, const Schedule &s) {
+  std::string error;
+  auto p = buildOperationPlan("op", req, ElementCType{"u8", "uint8_t", 1}, s,
+                              PlanOptions(), error);
+  EXPECT_TRUE(succeeded(p)) << error;
+  return succeeded(p) ? *p : OperationPlan();
+}
+
+TEST(Translations, DigitArithmetic) {
+  std::vector<int64_t> radix{4, 8}; // m = 8 a + b
+  EXPECT_EQ(addDigits(radix, 8 * 3 + 7, 8 * 2 + 3), 8 * 1 + 2);
+  EXPECT_EQ(subDigits(radix, 8 * 1 + 2, 8 * 2 + 3), 8 * 3 + 7);
+  EXPECT_EQ(addDigits({32}, 30, 5), 3);
+  for (int64_t a = 0; a < 32; ++a)
+    for (int64_t b = 0; b < 32; ++b)
+      EXPECT_EQ(subDigits(radix, addDigits(radix, a, b), b), a);
+}
+
+TEST(Translations, PercsScheduleHasOneTablePerNode) {
+  // 4 nodes x 4 cores: node and core moved together (radix 4 x 4).
+  Collective req = alltoall(16, 64);
+  Schedule s = test::scheduleOn(
+      "percs:supernodes=1,drawers=2,nodes=2,ranks=4", req,
+      [](const Problem &problem, Schedule &s, std::string &error) {
+        SchedulerReport report;
+        auto r = schedulePercs(problem, s, SchedulerOptions(), report);
+        error = report.error;
+        return r;
+      });
+  OperationPlan p = plan(req, s);
+  ASSERT_FALSE(p.useFormulas);
+  EXPECT_EQ(p.tableReps.size(), 4u);
+  expectExpansionExact(p);
+}
+
+TEST(Translations, XorScheduleOnARing) {
+  // The xor schedule on a ring of 8 splits phases where routes collide
+  // (0<->4, 1<->5, 2<->6, 3<->7 each alone): only moving by 4 maps it onto
+  // itself, so 4 of the 8 members keep tables.
+  Collective req = alltoall(8, 16);
+  Schedule s = test::scheduleOn("torus:8", req, scheduleXor);
+  OperationPlan p = plan(req, s);
+  ASSERT_FALSE(p.useFormulas);
+  EXPECT_EQ(p.tableReps.size(), 4u);
+  expectExpansionExact(p);
+}
+
+TEST(Translations, NoneWithoutSymmetry) {
+  // Member 3's sends moved to a phase of their own: no translation maps
+  // member 3 onto any other.
+  Collective req = alltoall(6, 16);
+  Schedule s = test::scheduleOn("torus:6", req, scheduleLinearShift);
+  Phase extra;
+  for (Phase &ph : s.phases) {
+    std::vector<Transfer> keep;
+    for (const Transfer &t : ph.transfers)
+      (t.src == 3 && &ph == &s.phases[0] ? extra.transfers : keep).push_back(t);
+    ph.transfers = keep;
+  }
+  s.phases.push_back(extra);
+  OperationPlan p = plan(req, s);
+  ASSERT_FALSE(p.useFormulas);
+  EXPECT_TRUE(p.tableReps.empty());
+  EXPECT_TRUE(p.tableRadix.empty());
+}
+
+} // namespace
