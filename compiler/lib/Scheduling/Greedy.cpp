@@ -92,26 +92,29 @@ void tieOptions(TieMask m, llvm::SmallVectorImpl<TieMask> &out) {
 } // namespace
 
 /// Reorders `pending` by the key `keyOf(i)` descending, then `sizeOf(i)`
-/// descending, then the index: a total order, so the result does not depend
-/// on the sort algorithm. Compact records keep the sort cache-friendly.
+/// descending, then `orderOf(i)` (the index by default; a transfer's place
+/// in the canonical order where the items were moved): a total order, so
+/// the result does not depend on the sort algorithm. Compact records keep
+/// the sort cache-friendly.
 template <typename KeyOf, typename SizeOf>
-static void sortPending(std::vector<uint32_t> &pending, KeyOf keyOf,
-                        SizeOf sizeOf) {
+static void
+sortPending(std::vector<uint32_t> &pending, KeyOf keyOf, SizeOf sizeOf,
+            llvm::function_ref<uint32_t(uint32_t)> orderOf = nullptr) {
   struct Rec {
     double key;
     int64_t size;
-    uint32_t idx;
+    uint32_t order, idx;
   };
   std::vector<Rec> recs;
   recs.reserve(pending.size());
   for (uint32_t i : pending)
-    recs.push_back({keyOf(i), sizeOf(i), i});
+    recs.push_back({keyOf(i), sizeOf(i), orderOf ? orderOf(i) : i, i});
   llvm::sort(recs, [](const Rec &x, const Rec &y) {
     if (x.key != y.key)
       return x.key > y.key;
     if (x.size != y.size)
       return x.size > y.size;
-    return x.idx < y.idx;
+    return x.order < y.order;
   });
   for (size_t i = 0; i < recs.size(); ++i)
     pending[i] = recs[i].idx;
@@ -458,6 +461,7 @@ struct SplitItem {
   uint32_t numOpts;
   uint64_t optBegin;
   double key;
+  uint32_t order; ///< place in the transfer set (the sort's last key)
 };
 } // namespace
 
@@ -490,7 +494,15 @@ static void splitRun(const Problem &problem, Schedule &schedule,
       local.push_back({d.src, d.dst, d.bytes, 0});
       continue;
     }
-    SplitItem it{d.src, d.dst, s, t, d.bytes / granule, 0, 0, 0};
+    SplitItem it{d.src,
+                 d.dst,
+                 s,
+                 t,
+                 d.bytes / granule,
+                 0,
+                 0,
+                 0,
+                 static_cast<uint32_t>(items.size())};
     tieOptions(topo.tieMask(s, t), opts);
     double share = static_cast<double>(d.bytes) / opts.size();
     it.optBegin = optionTable.size();
@@ -525,7 +537,11 @@ static void splitRun(const Problem &problem, Schedule &schedule,
   std::vector<uint32_t> pending(items.size());
   for (uint32_t i = 0; i < items.size(); ++i)
     pending[i] = i;
-  // Key descending, then larger remainders, then the canonical order.
+  // Key descending, then larger remainders, then the canonical order. The
+  // pending items, their options and routes are then laid out again in
+  // that order (finished ones dropped): every phase scans them all, and in
+  // order the scan reads memory front to back instead of at random (the
+  // 4-million-element permute of examples/radix_sort.sched: 5x faster).
   auto resort = [&]() {
     sortPending(
         pending,
@@ -533,7 +549,30 @@ static void splitRun(const Problem &problem, Schedule &schedule,
           computeKey(items[i]);
           return items[i].key;
         },
-        [&](uint32_t i) { return items[i].rem; });
+        [&](uint32_t i) { return items[i].rem; },
+        [&](uint32_t i) { return items[i].order; });
+    std::vector<SplitItem> newItems;
+    std::vector<RouteOption> newOptions;
+    std::vector<LinkId> newRoutes;
+    newItems.reserve(pending.size());
+    for (uint32_t &idx : pending) {
+      SplitItem it = items[idx];
+      uint64_t begin = newOptions.size();
+      for (uint32_t oi = 0; oi < it.numOpts; ++oi) {
+        RouteOption opt = optionTable[it.optBegin + oi];
+        uint64_t off = newRoutes.size();
+        newRoutes.insert(newRoutes.end(), routes.begin() + opt.off,
+                         routes.begin() + opt.off + opt.len);
+        opt.off = off;
+        newOptions.push_back(opt);
+      }
+      it.optBegin = begin;
+      idx = static_cast<uint32_t>(newItems.size());
+      newItems.push_back(it);
+    }
+    items.swap(newItems);
+    optionTable.swap(newOptions);
+    routes.swap(newRoutes);
   };
   resort();
 
