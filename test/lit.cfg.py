@@ -48,10 +48,18 @@ config.substitutions.append(("%comm_pass_plugin", os.path.join(config.phasec_obj
 config.substitutions.append(("%phasec_src", config.phasec_src_root))
 # The build tree, for bench/ scripts that take --build (bench/calibrate).
 config.substitutions.append(("%phasec_obj", config.phasec_obj_root))
-# Open MPI as root on a 2-core machine.
-config.substitutions.append(("%mpirun", config.mpirun + " --allow-run-as-root --oversubscribe"))
+# Open MPI as root on a 2-core machine, each launch with a session
+# directory of its own (own_session_dir.sh: concurrent launches race on the
+# shared one).
+import atexit, shutil, tempfile
+sessions = tempfile.mkdtemp(prefix="phasec-ompi-")
+atexit.register(shutil.rmtree, sessions, True)
+config.environment["PHASEC_OMPI_SESSIONS"] = sessions
+own_session = os.path.join(config.phasec_src_root, "test", "Integration",
+                           "Inputs", "own_session_dir.sh") + " "
+config.substitutions.append(("%mpirun", own_session + config.mpirun + " --allow-run-as-root --oversubscribe"))
 # Open MPI 4.1.4's OpenSHMEM segfaults at exit unless the rdma osc is off.
-config.substitutions.append(("%oshrun", config.oshrun + " --allow-run-as-root --oversubscribe --mca osc ^rdma"))
+config.substitutions.append(("%oshrun", own_session + config.oshrun + " --allow-run-as-root --oversubscribe --mca osc ^rdma"))
 
 tool_dirs = [config.phasec_tools_dir, config.llvm_tools_dir]
 # A tool that is not there stops the whole run (a fatal configuration
