@@ -293,8 +293,9 @@ int64_t Topology::dCable(NodeId src, NodeId dst) const {
     return (ul + vl) % n;
   }
   // The cable at offset t from src lands at local node ul + t (src on the
-  // lower supernode) or ul - t (upper); the offsets with a cable are
-  // 0 .. q-1 (the cable index grows with t).
+  // lower supernode) or ul - t (upper): cable i = r + m t, r its local end
+  // on the lower side (ul, or ul - t mod m). The offsets with a cable are
+  // 0 .. q-1: every t < n / m, and t = n / m when r < n mod m.
   auto cableAt = [&](int64_t t) -> int64_t {
     int64_t i = a < b ? ul + m * t : ((ul - t) % m + m) % m + m * t;
     return t < m && i < n ? i : -1;
@@ -302,9 +303,8 @@ int64_t Topology::dCable(NodeId src, NodeId dst) const {
   int64_t direct = a < b ? ((vl - ul) % m + m) % m : ((ul - vl) % m + m) % m;
   if (int64_t i = cableAt(direct); i >= 0)
     return i;
-  int64_t q = 1;
-  while (cableAt(q) >= 0)
-    ++q;
+  int64_t whole = n / m;
+  int64_t q = whole + (whole < m && cableAt(whole) >= 0 ? 1 : 0);
   return cableAt(direct % q);
 }
 

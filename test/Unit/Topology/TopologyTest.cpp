@@ -15,6 +15,8 @@
 
 #include "TestUtil.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "gtest/gtest.h"
 
 using namespace phasec;
@@ -321,8 +323,9 @@ TEST(Topology, PercsDLinksDefault) {
   EXPECT_EQ(t.numLinks(), 3u * 4 * 3 + 6 * 16);
   for (NodeId s = 0; s < 12; ++s)
     for (NodeId d = 0; d < 12; ++d)
-      if (s != d)
+      if (s != d) {
         EXPECT_EQ(t.hops(s, d), 1) << s << "->" << d;
+      }
   expectPercsConsistent(t);
   // 32 nodes, 33 supernodes: 16 x 32 / 32 = 16 cables per pair.
   std::string error;
@@ -345,6 +348,45 @@ TEST(Topology, PercsSomeNodesWithTwoCables) {
   // 6 -> 1: cable 5 joins them (from the upper side).
   EXPECT_EQ(path(t, 6, 1), (std::vector<NodeId>{6, 1}));
   expectPercsConsistent(t);
+}
+
+TEST(Topology, PercsDCableMatchesItsDefinition) {
+  // dCable counts a source's cables in closed form; the definition: the
+  // direct cable if there is one, else the one at offset direct mod q,
+  // where 0 .. q-1 are the offsets (t < m) whose cable index r + m t
+  // exists. Every machine of 2 or 3 supernodes of m <= 6 nodes and
+  // m <= n <= m^2 cables per pair.
+  for (int64_t m = 2; m <= 6; ++m)
+    for (int64_t s = 2; s <= 3; ++s)
+      for (int64_t n = m; n <= m * m; ++n) {
+        Topology t = makeTopology(
+            llvm::formatv("percs:supernodes={0},drawers=1,nodes={1},dlinks={2}",
+                          s, m, n)
+                .str());
+        for (NodeId src = 0; src < s * m; ++src)
+          for (NodeId dst = 0; dst < s * m; ++dst) {
+            int64_t a = src / m, b = dst / m, ul = src % m, vl = dst % m;
+            if (a == b)
+              continue;
+            auto cableAt = [&](int64_t off) -> int64_t {
+              int64_t i =
+                  a < b ? ul + m * off : ((ul - off) % m + m) % m + m * off;
+              return off < m && i < n ? i : -1;
+            };
+            int64_t direct =
+                a < b ? ((vl - ul) % m + m) % m : ((ul - vl) % m + m) % m;
+            int64_t expected = cableAt(direct);
+            if (expected < 0) {
+              int64_t q = 1;
+              while (cableAt(q) >= 0)
+                ++q;
+              expected = cableAt(direct % q);
+            }
+            ASSERT_EQ(t.dCable(src, dst), expected)
+                << "m=" << m << " s=" << s << " n=" << n << " " << src << "->"
+                << dst;
+          }
+      }
 }
 
 TEST(Topology, PercsDLinksErrors) {
