@@ -157,10 +157,15 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   }
   os << " * schedule: " << plan.phases.size() << " phases from '"
      << plan.schedule.algorithm << "'";
-  if (!plan.schedule.bound.reason.empty())
-    os << ", lower bound "
-       << llvm::format("%g", plan.schedule.bound.blocks) << " phases ("
-       << plan.schedule.bound.reason << ")";
+  // The bound in phases where the blocks are uniform, else (sizes differ:
+  // `blocks` is 0) in seconds of the machine model.
+  const LowerBound &bound = plan.schedule.bound;
+  if (!bound.reason.empty() && bound.blocks > 0)
+    os << ", lower bound " << llvm::format("%g", bound.blocks) << " phases ("
+       << bound.reason << ")";
+  else if (!bound.reason.empty())
+    os << ", lower bound " << llvm::format("%g", bound.time) << " s ("
+       << bound.reason << ")";
   os << "\n * peers: " << describeFormula(plan) << "\n"
      << " * transfer style: " << stringifyTransferStyle(plan.options.style)
      << ", phase sync: "
