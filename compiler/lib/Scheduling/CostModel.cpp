@@ -218,14 +218,65 @@ double messageSetup(const TopologyDesc &d, size_t hops) {
 }
 } // namespace
 
-void CostModel::addMessageTerms(const Phase &phase, MachineTime &t) const {
+namespace {
+/// Every transfer of several phases, as one range (what runs at once
+/// without barriers), without copying them.
+class AllTransfers {
+public:
+  explicit AllTransfers(llvm::ArrayRef<Phase> phases) : phases_(phases) {}
+  class iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Transfer;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Transfer *;
+    using reference = const Transfer &;
+    iterator(llvm::ArrayRef<Phase> phases, size_t p) : phases_(phases), p_(p) {
+      skipEmpty();
+    }
+    const Transfer &operator*() const { return phases_[p_].transfers[i_]; }
+    iterator &operator++() {
+      ++i_;
+      skipEmpty();
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const iterator &o) const {
+      return p_ == o.p_ && i_ == o.i_;
+    }
+    bool operator!=(const iterator &o) const { return !(*this == o); }
+
+  private:
+    void skipEmpty() {
+      while (p_ < phases_.size() && i_ >= phases_[p_].transfers.size()) {
+        ++p_;
+        i_ = 0;
+      }
+    }
+    llvm::ArrayRef<Phase> phases_;
+    size_t p_, i_ = 0;
+  };
+  iterator begin() const { return iterator(phases_, 0); }
+  iterator end() const { return iterator(phases_, phases_.size()); }
+
+private:
+  llvm::ArrayRef<Phase> phases_;
+};
+} // namespace
+
+void CostModel::addMessageTerms(llvm::ArrayRef<Phase> phases,
+                                MachineTime &t) const {
   const TopologyDesc &d = topo_->desc();
   int64_t numRanks = topo_->numRanks();
   llvm::SmallVector<LinkId, 64> route;
   // Set-ups are the sender's: the busiest sender of the phase pays its own.
   llvm::SmallDenseMap<RankId, double, 16> senderBusy;
   double setup = 0, latency = 0;
-  for (const Transfer &x : phase.transfers) {
+  for (const Transfer &x : AllTransfers(phases)) {
     if (!isMessage(x, numRanks))
       continue;
     NodeId s = topo_->nodeOfRank(x.src), dn = topo_->nodeOfRank(x.dst);
@@ -487,8 +538,16 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   bool ports = injection_ > 0;
   size_t numResources = numLinks + (ports ? 2 * numNodes : 0);
   // Flows in CSR form: resources of flow f are res[first[f] .. first[f+1]).
+  // The first water-filling step alone visits every entry of res: where
+  // that passes the work budget below, the whole exchange is charged at its
+  // bottleneck (the most loaded resource over its capacity, which the fluid
+  // time can only exceed) without keeping the flows (at 8x8x8 one-port the
+  // arrays were half of a compile's peak memory).
+  constexpr uint64_t kWorkBudget = uint64_t(8) << 20;
   std::vector<uint32_t> first{0}, res;
   std::vector<double> left;
+  std::vector<double> capacity = resourceCapacities(topo, injection_);
+  std::vector<double> load; // non-empty: charged at the bottleneck
   llvm::SmallVector<LinkId, 64> route;
   for (const Phase &phase : schedule.phases)
     for (const Transfer &x : phase.transfers) {
@@ -497,14 +556,36 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
       NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
       if (s == dn)
         continue;
+      double bytes = static_cast<double>(x.bytes + topo.desc().messageEnvelope);
+      if (!load.empty()) {
+        res.clear();
+        appendResources(topo, x, ports, route, res);
+        for (uint32_t r : res)
+          load[r] += bytes;
+        continue;
+      }
       appendResources(topo, x, ports, route, res);
       first.push_back(static_cast<uint32_t>(res.size()));
-      left.push_back(static_cast<double>(x.bytes + topo.desc().messageEnvelope));
+      left.push_back(bytes);
+      if (res.size() > kWorkBudget) {
+        load.assign(numResources, 0.0);
+        for (size_t f = 0; f < left.size(); ++f)
+          for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+            load[res[i]] += left[f];
+        std::vector<uint32_t>().swap(first);
+        std::vector<double>().swap(left);
+        std::vector<uint32_t>().swap(res);
+      }
     }
+  if (!load.empty()) {
+    double t = 0;
+    for (size_t r = 0; r < numResources; ++r)
+      t = std::max(t, load[r] / capacity[r]);
+    return t;
+  }
   size_t numFlows = left.size();
   if (numFlows == 0)
     return 0;
-  std::vector<double> capacity = resourceCapacities(topo, injection_);
   // Resource -> flows, for the water filling.
   std::vector<uint32_t> byResFirst(numResources + 1, 0), byRes(res.size());
   for (uint32_t r : res)
@@ -534,7 +615,6 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   // bottleneck (the most loaded resource's remaining bytes over its
   // capacity), which the fluid time can only exceed.
   uint64_t work = 0;
-  constexpr uint64_t kWorkBudget = uint64_t(8) << 20;
   ShareHeap heap(numResources);
   while (!active.empty()) {
     if (work > kWorkBudget) {
@@ -917,7 +997,7 @@ MachineTime CostModel::machineTimeWithSync(SyncKind sync,
   return chained.total() < packing.total() ? chained : packing;
 }
 
-double CostModel::phaseCopy(const Phase &phase, TransferStyle style,
+double CostModel::phaseCopy(llvm::ArrayRef<Phase> phases, TransferStyle style,
                             double transfer) const {
   double rate = copyRate();
   if (rate <= 0)
@@ -925,9 +1005,10 @@ double CostModel::phaseCopy(const Phase &phase, TransferStyle style,
   int64_t numRanks = topo_->numRanks();
   // Transfers between ranks of one node cost no bandwidth but are copied
   // all the same.
-  auto charged = llvm::make_filter_range(
-      phase.transfers,
-      [&](const Transfer &x) { return isCharged(x, numRanks); });
+  auto charged =
+      llvm::make_filter_range(AllTransfers(phases), [&](const Transfer &x) {
+        return isCharged(x, numRanks);
+      });
   CopyBytes busiest = busiestCopies(charged);
   if (style == TransferStyle::Packing)
     return busiest.packed / rate;
@@ -951,12 +1032,8 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   // latency.
   if (sync == SyncKind::None && (!relaying || forwardsNothing(schedule))) {
     t.bandwidth = fluidTime(schedule);
-    Phase all;
-    for (const Phase &phase : schedule.phases)
-      all.transfers.insert(all.transfers.end(), phase.transfers.begin(),
-                           phase.transfers.end());
-    addMessageTerms(all, t);
-    t.copy = phaseCopy(all, style, t.bandwidth);
+    addMessageTerms(schedule.phases, t);
+    t.copy = phaseCopy(schedule.phases, style, t.bandwidth);
     return t;
   }
   PhaseCost cost(*this);

@@ -245,11 +245,12 @@ private:
                               const Schedule &schedule,
                               llvm::ArrayRef<RankId> members,
                               bool relaying) const;
-  /// The copy term of one phase whose bandwidth term is `transfer`.
-  double phaseCopy(const Phase &phase, TransferStyle style,
+  /// The copy term of `phases` run as one (one phase, or everything posted
+  /// at once) whose bandwidth term is `transfer`.
+  double phaseCopy(llvm::ArrayRef<Phase> phases, TransferStyle style,
                    double transfer) const;
-  /// Set-up, latency and store-and-forward terms of one phase.
-  void addMessageTerms(const Phase &phase, MachineTime &t) const;
+  /// Set-up, latency and store-and-forward terms of `phases` run as one.
+  void addMessageTerms(llvm::ArrayRef<Phase> phases, MachineTime &t) const;
   const Topology *topo_;
   double injection_;
   SyncKind sync_ = SyncKind::Barrier;
