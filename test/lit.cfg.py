@@ -7,7 +7,11 @@ Target/ (golden generated code), Integration/ (real MPI, OpenSHMEM and
 SimGrid runs; their REQUIRES: mpi|shmem|simgrid say which back end a test
 runs, and always hold: configure fails without one).
 """
+import atexit
 import os
+import shutil
+import tempfile
+
 import lit.formats
 from lit.llvm import llvm_config  # noqa: F401  (sets up the usual helpers)
 from lit.llvm.subst import ToolSubst
@@ -51,7 +55,6 @@ config.substitutions.append(("%phasec_obj", config.phasec_obj_root))
 # Open MPI as root on a 2-core machine, each launch with a session
 # directory of its own (own_session_dir.sh: concurrent launches race on the
 # shared one).
-import atexit, shutil, tempfile
 sessions = tempfile.mkdtemp(prefix="phasec-ompi-")
 atexit.register(shutil.rmtree, sessions, True)
 config.environment["PHASEC_OMPI_SESSIONS"] = sessions

@@ -95,7 +95,7 @@ int64_t detail::maxRecvsPerPhase(const OperationPlan &plan) {
 }
 
 static std::string describeFormula(const OperationPlan &plan) {
-  if (!plan.useFormulas && !plan.tableReps.empty())
+  if (!plan.tableReps.empty()) // only found without formulas
     return "tables by translation (" + std::to_string(plan.tableReps.size()) +
            " of " + std::to_string(plan.numMembers()) + " members)";
   if (!plan.useFormulas)
@@ -160,12 +160,14 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   // The bound in phases where the blocks are uniform, else (sizes differ:
   // `blocks` is 0) in seconds of the machine model.
   const LowerBound &bound = plan.schedule.bound;
-  if (!bound.reason.empty() && bound.blocks > 0)
-    os << ", lower bound " << llvm::format("%g", bound.blocks) << " phases ("
-       << bound.reason << ")";
-  else if (!bound.reason.empty())
-    os << ", lower bound " << llvm::format("%g", bound.time) << " s ("
-       << bound.reason << ")";
+  if (!bound.reason.empty()) {
+    os << ", lower bound ";
+    if (bound.blocks > 0)
+      os << llvm::format("%g", bound.blocks) << " phases";
+    else
+      os << llvm::format("%g", bound.time) << " s";
+    os << " (" << bound.reason << ")";
+  }
   os << "\n * peers: " << describeFormula(plan) << "\n"
      << " * transfer style: " << stringifyTransferStyle(plan.options.style)
      << ", phase sync: "

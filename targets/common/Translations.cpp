@@ -25,10 +25,12 @@
 using namespace phasec;
 using namespace phasec::target;
 
-int64_t detail::addDigits(llvm::ArrayRef<int64_t> radix, int64_t a, int64_t b) {
+/// a + sign * b digit by digit (sign 1 or -1).
+static int64_t combineDigits(llvm::ArrayRef<int64_t> radix, int64_t a,
+                             int64_t b, int64_t sign) {
   int64_t r = 0, mul = 1;
   for (int64_t base : llvm::reverse(radix)) {
-    r += ((a % base + b % base) % base) * mul;
+    r += ((a % base + sign * (b % base) + base) % base) * mul;
     a /= base;
     b /= base;
     mul *= base;
@@ -36,15 +38,12 @@ int64_t detail::addDigits(llvm::ArrayRef<int64_t> radix, int64_t a, int64_t b) {
   return r;
 }
 
+int64_t detail::addDigits(llvm::ArrayRef<int64_t> radix, int64_t a, int64_t b) {
+  return combineDigits(radix, a, b, 1);
+}
+
 int64_t detail::subDigits(llvm::ArrayRef<int64_t> radix, int64_t a, int64_t b) {
-  int64_t r = 0, mul = 1;
-  for (int64_t base : llvm::reverse(radix)) {
-    r += ((a % base - b % base + base) % base) * mul;
-    a /= base;
-    b /= base;
-    mul *= base;
-  }
-  return r;
+  return combineDigits(radix, a, b, -1);
 }
 
 namespace {

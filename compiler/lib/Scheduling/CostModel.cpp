@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
@@ -548,6 +549,19 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   std::vector<double> left;
   std::vector<double> capacity = resourceCapacities(topo, injection_);
   std::vector<double> load; // non-empty: charged at the bottleneck
+  // Adds each of `flows`' bytes to each of its resources.
+  auto addLoads = [&](auto &&flows, std::vector<double> &into) {
+    for (uint32_t f : flows)
+      for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+        into[res[i]] += left[f];
+  };
+  // The most loaded resource's load over its capacity.
+  auto bottleneck = [&](const std::vector<double> &of) {
+    double t = 0;
+    for (size_t r = 0; r < numResources; ++r)
+      t = std::max(t, of[r] / capacity[r]);
+    return t;
+  };
   llvm::SmallVector<LinkId, 64> route;
   for (const Phase &phase : schedule.phases)
     for (const Transfer &x : phase.transfers) {
@@ -569,20 +583,15 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
       left.push_back(bytes);
       if (res.size() > kWorkBudget) {
         load.assign(numResources, 0.0);
-        for (size_t f = 0; f < left.size(); ++f)
-          for (uint32_t i = first[f]; i < first[f + 1]; ++i)
-            load[res[i]] += left[f];
+        addLoads(llvm::seq<uint32_t>(0, static_cast<uint32_t>(left.size())),
+                 load);
         std::vector<uint32_t>().swap(first);
         std::vector<double>().swap(left);
         std::vector<uint32_t>().swap(res);
       }
     }
-  if (!load.empty()) {
-    double t = 0;
-    for (size_t r = 0; r < numResources; ++r)
-      t = std::max(t, load[r] / capacity[r]);
-    return t;
-  }
+  if (!load.empty())
+    return bottleneck(load);
   size_t numFlows = left.size();
   if (numFlows == 0)
     return 0;
@@ -618,14 +627,9 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   ShareHeap heap(numResources);
   while (!active.empty()) {
     if (work > kWorkBudget) {
-      std::vector<double> load(numResources, 0.0);
-      for (uint32_t f : active)
-        for (uint32_t i = first[f]; i < first[f + 1]; ++i)
-          load[res[i]] += left[f];
-      double rest = 0;
-      for (size_t r = 0; r < numResources; ++r)
-        rest = std::max(rest, load[r] / capacity[r]);
-      return now + rest;
+      std::vector<double> rest(numResources, 0.0);
+      addLoads(active, rest);
+      return now + bottleneck(rest);
     }
     // Max-min fair rates by water filling: the resource with the smallest
     // fair share fixes the rates of its flows, which then leave the others.

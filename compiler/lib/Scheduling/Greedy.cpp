@@ -494,15 +494,8 @@ static void splitRun(const Problem &problem, Schedule &schedule,
       local.push_back({d.src, d.dst, d.bytes, 0});
       continue;
     }
-    SplitItem it{d.src,
-                 d.dst,
-                 s,
-                 t,
-                 d.bytes / granule,
-                 0,
-                 0,
-                 0,
-                 static_cast<uint32_t>(items.size())};
+    SplitItem it{d.src, d.dst, s, t, d.bytes / granule, 0, 0, 0};
+    it.order = static_cast<uint32_t>(items.size());
     tieOptions(topo.tieMask(s, t), opts);
     double share = static_cast<double>(d.bytes) / opts.size();
     it.optBegin = optionTable.size();

@@ -187,7 +187,7 @@ static BasePacking bestFit(const QuotientFrame &f,
   const int64_t k = f.k;
   const unsigned DD = f.DD;
   const size_t numClasses = f.numClasses;
-  std::vector<std::vector<Placement>> phases;
+  BasePacking phases;
   std::vector<uint32_t> pending(order.begin(), order.end());
   std::vector<uint8_t> used(numClasses);
   auto isUsed = [&](unsigned s, unsigned dd) {
@@ -474,19 +474,14 @@ static Packed packRest(const QuotientFrame &f,
   baseTarget =
       static_cast<unsigned>(std::max(1.0, std::ceil(f.boundPhases / k - 1e-9) -
                                               static_cast<double>(numChains)));
-  // Best-fit packing of base phases: repeatedly place, among the pending
-  // items (the longest `window` of them), the (item, shift, tie option) that
-  // fits and scores best: long routes first, then the most contact with
-  // link classes already busy in this phase (compact packings leave no
-  // holes that nothing can fill). Deterministic: ties go to the lowest
-  // item, shift and option.
+  // bestFit's order: longest routes first.
   std::vector<uint32_t> order(items.size());
   for (uint32_t i = 0; i < order.size(); ++i)
     order[i] = i;
   llvm::stable_sort(order, [&](uint32_t a, uint32_t b) {
     return items[a].len > items[b].len;
   });
-  std::vector<std::vector<Placement>> &best = out.best;
+  BasePacking &best = out.best;
   unsigned &bestVariant = out.bestVariant;
   // (window, contact weight) pairs, cheapest first; stop at the bound.
   const std::pair<unsigned, int> variants[] = {
@@ -541,7 +536,6 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
   const QuotientFrame frame{
       topo,        D,         k, P, onePort, DD, static_cast<size_t>(k) * DD,
       boundPhases, routeOrder};
-  auto sumCoord = [&](NodeId u) { return frame.sumCoord(u); };
 
   // Second level: the translation by e0 acts on the quotient too (it adds 1
   // to the first component of every link class). Items are the P-1
@@ -591,7 +585,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
                                  packed.best.size(),
                                  (chains.size() + packed.best.size()) * k));
   std::vector<Item> &items = packed.items;
-  std::vector<std::vector<Placement>> &best = packed.best;
+  BasePacking &best = packed.best;
   unsigned bestVariant = packed.bestVariant, baseTarget = packed.baseTarget;
   report.notes.insert(report.notes.end(), packed.notes.begin(),
                       packed.notes.end());
@@ -604,7 +598,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
   // Expand every orbit by the translations of H.
   std::vector<NodeId> H;
   for (NodeId u = 0; u < P; ++u)
-    if (sumCoord(u) == 0)
+    if (frame.sumCoord(u) == 0)
       H.push_back(u);
   auto translate = [&](NodeId x, NodeId by) {
     NodeId out = 0;
@@ -632,7 +626,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
   if (!chains.empty()) {
     std::vector<std::vector<NodeId>> coset(k);
     for (NodeId u = 0; u < P; ++u)
-      coset[sumCoord(u)].push_back(u);
+      coset[frame.sumCoord(u)].push_back(u);
     llvm::SmallVector<int64_t, 4> xc(D), yc(D);
     for (size_t b = 0; b < chains.size(); ++b) {
       uint32_t frame = chains[b].frame;

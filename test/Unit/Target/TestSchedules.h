@@ -1,5 +1,4 @@
-//===- TestSchedules.h - Schedules for the back ends' unit tests -*- C++
-//-*-===//
+//===- TestSchedules.h - Schedules for the target tests ---------*- C++ -*-===//
 //
 // Part of phasec.
 //

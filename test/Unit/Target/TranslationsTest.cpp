@@ -108,12 +108,11 @@ TEST(Translations, NoneWithoutSymmetry) {
   Collective req = alltoall(6, 16);
   Schedule s = test::scheduleOn("torus:6", req, scheduleLinearShift);
   Phase extra;
-  for (Phase &ph : s.phases) {
-    std::vector<Transfer> keep;
-    for (const Transfer &t : ph.transfers)
-      (t.src == 3 && &ph == &s.phases[0] ? extra.transfers : keep).push_back(t);
-    ph.transfers = keep;
-  }
+  Phase &first = s.phases[0];
+  std::vector<Transfer> keep;
+  for (const Transfer &t : first.transfers)
+    (t.src == 3 ? extra.transfers : keep).push_back(t);
+  first.transfers = keep;
   s.phases.push_back(extra);
   OperationPlan p = plan(req, s);
   ASSERT_FALSE(p.useFormulas);
