@@ -130,6 +130,8 @@ int main(int argc, char **argv) {
     options.rlimit = rlimit;
     options.cacheDir = cacheDir;
     options.quotientChains = !noChains;
+    // verify, the cost model and the JSON writer read phases held by rule.
+    options.phaseRules = true;
     SchedulerReport report;
     Schedule schedule;
     auto t0 = std::chrono::steady_clock::now();

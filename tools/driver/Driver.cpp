@@ -212,9 +212,16 @@ static LogicalResult runStages(ModuleOp module, lang::Program *program,
     return failure();
   // Operations the pipeline skipped (--allow-unsupported, with a warning)
   // have no schedule; anything else without one is an error.
+  // The schedule JSON and statistics read phases held by rule (a 20x20x20
+  // all-to-all's 64 M transfers one phase at a time); the back ends list
+  // every transfer.
+  bool keepRules =
+      !options.simulate && (options.emit == EmitKind::ScheduleJSON ||
+                            options.emit == EmitKind::ScheduleStats);
   FailureOr<ScheduledModule> scheduled = collectSchedules(
       module,
-      /*requireEveryOperation=*/!options.scheduling.allowUnsupported);
+      /*requireEveryOperation=*/!options.scheduling.allowUnsupported,
+      keepRules);
   if (failed(scheduled))
     return failure();
   if (failed(writeScheduled(module, *scheduled, options, out, diagOS)))

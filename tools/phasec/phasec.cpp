@@ -145,7 +145,8 @@ static cl::alias includeDirsShort("I", cl::desc("Alias for --include-dir"),
 static cl::opt<int64_t> maxTransfers(
     "max-transfers",
     cl::desc("Refuse an operation of more transfers than this before "
-             "building them (default 2^28, about 6 GiB while scheduling)"),
+             "building them (default 2^28: 6 GiB where a schedule lists "
+             "every transfer)"),
     cl::value_desc("n"), cl::init(Collective::kDefaultMaxTransfers),
     cl::cat(phasecCategory));
 
@@ -157,8 +158,10 @@ static cl::opt<uint64_t> solverRlimit(
 
 static cl::opt<std::string> algorithm(
     "algorithm",
-    cl::desc("Schedule every operation with this algorithm (auto, product, "
-             "percs, greedy-priority, z3-exact, linear_shift, xor, greedy)"),
+    cl::desc(
+        "Schedule every operation with this algorithm (auto, product, "
+        "percs, torus-quotient, greedy-priority, z3-exact, linear_shift, xor, "
+        "greedy)"),
     cl::value_desc("name"), cl::cat(phasecCategory));
 
 static cl::opt<std::string> cacheDir(

@@ -48,12 +48,11 @@ void phasec::detail::finalizeReport(const Problem &problem, Schedule &schedule,
                        llvm::Twine(schedule.phases.size()) +
                        " phases, computing their cost");
   ScheduleCost cost = problem.cost(schedule);
+  report.cost = cost;
   schedule.bound = cost.bound;
   report.algorithm = schedule.algorithm;
   report.phases = schedule.phases.size();
-  report.messages = 0;
-  for (const Phase &phase : schedule.phases)
-    report.messages += phase.transfers.size();
+  report.messages = schedule.numTransfers();
   report.time = cost.time;
   report.machineTime = cost.machine.total();
   report.sync = cost.machine.chosen;

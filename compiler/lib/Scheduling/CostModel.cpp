@@ -152,8 +152,9 @@ double CostModel::time(const Schedule &schedule) const {
   PhaseCost cost(*this);
   llvm::SmallVector<LinkId, 64> route;
   double total = 0;
-  for (const Phase &phase : schedule.phases) {
-    addPhase(*topo_, phase, cost, route);
+  PhaseReader read(*topo_, schedule, /*sorted=*/false);
+  for (size_t j = 0; j < read.size(); ++j) {
+    addPhase(*topo_, read[j], cost, route);
     total += cost.finish();
   }
   return total;
@@ -221,30 +222,31 @@ double messageSetup(const TopologyDesc &d, size_t hops) {
 
 namespace {
 /// Every transfer of several phases, as one range (what runs at once
-/// without barriers), without copying them.
+/// without barriers), without copying them: phases held by rule are listed
+/// one at a time (PhaseReader), so the range is single-pass.
 class AllTransfers {
 public:
-  explicit AllTransfers(llvm::ArrayRef<Phase> phases) : phases_(phases) {}
+  AllTransfers(const Topology &topo, llvm::ArrayRef<Phase> phases,
+               llvm::ArrayRef<std::vector<NodeId>> translations = {})
+      : topo_(topo), phases_(phases), translations_(translations) {}
+  AllTransfers(const Topology &topo, const Schedule &schedule)
+      : AllTransfers(topo, schedule.phases, schedule.translations) {}
   class iterator {
   public:
-    using iterator_category = std::forward_iterator_tag;
+    using iterator_category = std::input_iterator_tag;
     using value_type = Transfer;
     using difference_type = std::ptrdiff_t;
     using pointer = const Transfer *;
     using reference = const Transfer &;
-    iterator(llvm::ArrayRef<Phase> phases, size_t p) : phases_(phases), p_(p) {
-      skipEmpty();
+    iterator(std::shared_ptr<PhaseReader> read, size_t p)
+        : read_(std::move(read)), p_(p) {
+      load();
     }
-    const Transfer &operator*() const { return phases_[p_].transfers[i_]; }
+    const Transfer &operator*() const { return current_[i_]; }
     iterator &operator++() {
       ++i_;
       skipEmpty();
       return *this;
-    }
-    iterator operator++(int) {
-      iterator old = *this;
-      ++*this;
-      return old;
     }
     bool operator==(const iterator &o) const {
       return p_ == o.p_ && i_ == o.i_;
@@ -252,46 +254,106 @@ public:
     bool operator!=(const iterator &o) const { return !(*this == o); }
 
   private:
+    void load() {
+      if (p_ < read_->size())
+        current_ = (*read_)[p_].transfers;
+      skipEmpty();
+    }
     void skipEmpty() {
-      while (p_ < phases_.size() && i_ >= phases_[p_].transfers.size()) {
+      while (p_ < read_->size() && i_ >= current_.size()) {
         ++p_;
         i_ = 0;
+        current_ = p_ < read_->size()
+                       ? llvm::ArrayRef<Transfer>((*read_)[p_].transfers)
+                       : llvm::ArrayRef<Transfer>();
       }
     }
-    llvm::ArrayRef<Phase> phases_;
+    std::shared_ptr<PhaseReader> read_;
+    llvm::ArrayRef<Transfer> current_;
     size_t p_, i_ = 0;
   };
-  iterator begin() const { return iterator(phases_, 0); }
-  iterator end() const { return iterator(phases_, phases_.size()); }
+  iterator begin() const {
+    return iterator(
+        std::make_shared<PhaseReader>(topo_, phases_, translations_), 0);
+  }
+  iterator end() const {
+    return iterator(std::make_shared<PhaseReader>(
+                        topo_, llvm::ArrayRef<Phase>(), translations_),
+                    phases_.size());
+  }
 
 private:
+  const Topology &topo_;
   llvm::ArrayRef<Phase> phases_;
+  llvm::ArrayRef<std::vector<NodeId>> translations_;
 };
 } // namespace
 
-void CostModel::addMessageTerms(llvm::ArrayRef<Phase> phases,
-                                MachineTime &t) const {
-  const TopologyDesc &d = topo_->desc();
+/// The route of a message of the machine (isMessage): none between the
+/// ranks of one node.
+static void messageRoute(const Topology &topo, const Transfer &x,
+                         llvm::SmallVectorImpl<LinkId> &route) {
+  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+  route.clear();
+  if (s != dn)
+    topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
+}
+
+namespace {
+/// The set-up and latency terms of messages run as one (a phase, or
+/// everything posted at once): set-ups are the sender's, so the busiest
+/// sender pays its own, and the farthest message its latency. Senders'
+/// times in a flat array (a phase of a 20x20x20 all-to-all has 8000).
+class MessageTerms {
+public:
+  explicit MessageTerms(const Topology &topo)
+      : topo_(topo), busy_(topo.numRanks(), 0.0), touched_(topo.numRanks(), 0) {
+  }
+  /// A message of the machine (isMessage) over `route`.
+  void add(const Transfer &x, llvm::ArrayRef<LinkId> route) {
+    const TopologyDesc &d = topo_.desc();
+    latency_ = std::max(latency_, messageLatency(d, topo_, route, x.bytes));
+    if (!touched_[x.src]) {
+      touched_[x.src] = 1;
+      senders_.push_back(x.src);
+    }
+    busy_[x.src] += messageSetup(d, route.size());
+    setup_ = std::max(setup_, busy_[x.src]);
+  }
+  /// Adds the terms to `t` and starts again.
+  void finish(MachineTime &t) {
+    t.setup += setup_;
+    t.latency += latency_;
+    for (RankId r : senders_) {
+      busy_[r] = 0;
+      touched_[r] = 0;
+    }
+    senders_.clear();
+    setup_ = latency_ = 0;
+  }
+
+private:
+  const Topology &topo_;
+  std::vector<double> busy_;
+  std::vector<uint8_t> touched_;
+  std::vector<RankId> senders_;
+  double setup_ = 0, latency_ = 0;
+};
+} // namespace
+
+void CostModel::addMessageTerms(
+    llvm::ArrayRef<Phase> phases,
+    llvm::ArrayRef<std::vector<NodeId>> translations, MachineTime &t) const {
   int64_t numRanks = topo_->numRanks();
   llvm::SmallVector<LinkId, 64> route;
-  // Set-ups are the sender's: the busiest sender of the phase pays its own.
-  llvm::SmallDenseMap<RankId, double, 16> senderBusy;
-  double setup = 0, latency = 0;
-  for (const Transfer &x : AllTransfers(phases)) {
+  MessageTerms terms(*topo_);
+  for (const Transfer &x : AllTransfers(*topo_, phases, translations)) {
     if (!isMessage(x, numRanks))
       continue;
-    NodeId s = topo_->nodeOfRank(x.src), dn = topo_->nodeOfRank(x.dst);
-    route.clear();
-    if (s != dn)
-      topo_->route(s, dn, x.ties & topo_->tieMask(s, dn), route);
-    double lat = messageLatency(d, *topo_, route, x.bytes);
-    latency = std::max(latency, lat);
-    double &b = senderBusy[x.src];
-    b += messageSetup(d, route.size());
-    setup = std::max(setup, b);
+    messageRoute(*topo_, x, route);
+    terms.add(x, route);
   }
-  t.setup += setup;
-  t.latency += latency;
+  terms.finish(t);
 }
 
 double CostModel::barrierTime(llvm::ArrayRef<RankId> members) const {
@@ -379,11 +441,13 @@ std::vector<double> resourceCapacities(const Topology &topo,
 
 /// A 128-bit hash of a schedule's transfers for the model caches: of their
 /// multiset, or with `ordered` also of each one's phase and place in it.
-static std::pair<uint64_t, uint64_t> scheduleKey(const Schedule &schedule,
-                                                 bool ordered) {
+static std::pair<uint64_t, uint64_t>
+scheduleKey(const Topology &topo, const Schedule &schedule, bool ordered) {
   std::pair<uint64_t, uint64_t> key{0, 0};
-  for (size_t j = 0; j < schedule.phases.size(); ++j) {
-    const std::vector<Transfer> &transfers = schedule.phases[j].transfers;
+  // Unordered, the key is a sum over transfers: any order gives it.
+  PhaseReader read(topo, schedule, /*sorted=*/ordered);
+  for (size_t j = 0; j < read.size(); ++j) {
+    const std::vector<Transfer> &transfers = read[j].transfers;
     for (size_t k = 0; k < transfers.size(); ++k) {
       const Transfer &x = transfers[k];
       uint64_t h = mix(rankPairKey(x.src, x.dst));
@@ -412,9 +476,43 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
     return t.ties &
            topo.tieMask(topo.nodeOfRank(t.src), topo.nodeOfRank(t.dst));
   };
-  for (const Phase &phase : schedule.phases)
-    for (const Transfer &t : phase.transfers) {
-      if (!isCharged(t, topo.numRanks()))
+  // Most schedules send each pair in one transfer: a bit per rank pair
+  // finds the pairs sent twice without a map of every pair (64 M entries
+  // on a 20x20x20 all-to-all), and only theirs are compared.
+  int64_t numRanks = topo.numRanks();
+  std::vector<uint64_t> seen, twice;
+  bool bits = numRanks <= (int64_t(1) << 14); // 32 MB per bitmap
+  if (bits) {
+    size_t words = (static_cast<size_t>(numRanks * numRanks) + 63) / 64;
+    seen.assign(words, 0);
+    twice.assign(words, 0);
+  }
+  bool anyTwice = false;
+  auto bit = [&](const Transfer &t) {
+    return static_cast<size_t>(int64_t(t.src) * numRanks + t.dst);
+  };
+  PhaseReader read(topo, schedule);
+  if (bits) {
+    PhaseReader anyOrder(topo, schedule, /*sorted=*/false);
+    for (size_t j = 0; j < anyOrder.size(); ++j)
+      for (const Transfer &t : anyOrder[j].transfers) {
+        if (!isCharged(t, numRanks))
+          continue;
+        size_t b = bit(t);
+        if (seen[b / 64] >> (b % 64) & 1) {
+          twice[b / 64] |= uint64_t(1) << (b % 64);
+          anyTwice = true;
+        }
+        seen[b / 64] |= uint64_t(1) << (b % 64);
+      }
+  }
+  if (bits && !anyTwice)
+    return std::nullopt;
+  for (size_t j = 0; j < read.size(); ++j)
+    for (const Transfer &t : read[j].transfers) {
+      if (!isCharged(t, numRanks))
+        continue;
+      if (bits && !(twice[bit(t) / 64] >> (bit(t) % 64) & 1))
         continue;
       auto [it, inserted] =
           first.try_emplace(rankPairKey(t.src, t.dst), mask(t));
@@ -423,6 +521,7 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
   if (!differ)
     return std::nullopt;
   Schedule out = schedule;
+  expandRules(topo, out);
   for (Phase &phase : out.phases)
     for (Transfer &t : phase.transfers) {
       auto it = first.find(rankPairKey(t.src, t.dst));
@@ -432,10 +531,21 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
   return out;
 }
 
+/// `schedule` with its rules listed, or null if it has none: the
+/// posted-at-once and dataflow models read every transfer at once.
+static std::optional<Schedule> listedCopy(const Topology &topo,
+                                          const Schedule &schedule) {
+  if (!schedule.hasRules())
+    return std::nullopt;
+  Schedule listed = schedule;
+  expandRules(topo, listed);
+  return listed;
+}
+
 double CostModel::fluidTime(const Schedule &original) const {
   std::optional<Schedule> rerouted = onPairRoutes(*topo_, original);
   const Schedule &schedule = rerouted ? *rerouted : original;
-  std::pair<uint64_t, uint64_t> key = scheduleKey(schedule, false);
+  std::pair<uint64_t, uint64_t> key = scheduleKey(*topo_, schedule, false);
   {
     std::lock_guard<std::mutex> lock(fluidCache_->mutex);
     auto it = fluidCache_->times.find(key);
@@ -563,8 +673,9 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
     return t;
   };
   llvm::SmallVector<LinkId, 64> route;
-  for (const Phase &phase : schedule.phases)
-    for (const Transfer &x : phase.transfers) {
+  PhaseReader read(topo, schedule, /*sorted=*/false);
+  for (size_t j = 0; j < read.size(); ++j)
+    for (const Transfer &x : read[j].transfers) {
       if (!isCharged(x, numRanks))
         continue;
       NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
@@ -789,7 +900,9 @@ struct CriticalPath {
 
 std::optional<CostModel::DataflowTerms>
 CostModel::dataflowTime(const Schedule &schedule) const {
-  std::pair<uint64_t, uint64_t> key = scheduleKey(schedule, true);
+  if (std::optional<Schedule> listed = listedCopy(*topo_, schedule))
+    return dataflowTime(*listed);
+  std::pair<uint64_t, uint64_t> key = scheduleKey(*topo_, schedule, true);
   {
     std::lock_guard<std::mutex> lock(fluidCache_->mutex);
     auto it = fluidCache_->flows.find(key);
@@ -1001,18 +1114,18 @@ MachineTime CostModel::machineTimeWithSync(SyncKind sync,
   return chained.total() < packing.total() ? chained : packing;
 }
 
-double CostModel::phaseCopy(llvm::ArrayRef<Phase> phases, TransferStyle style,
-                            double transfer) const {
+double CostModel::phaseCopy(llvm::ArrayRef<Phase> phases,
+                            llvm::ArrayRef<std::vector<NodeId>> translations,
+                            TransferStyle style, double transfer) const {
   double rate = copyRate();
   if (rate <= 0)
     return 0;
   int64_t numRanks = topo_->numRanks();
   // Transfers between ranks of one node cost no bandwidth but are copied
   // all the same.
-  auto charged =
-      llvm::make_filter_range(AllTransfers(phases), [&](const Transfer &x) {
-        return isCharged(x, numRanks);
-      });
+  auto charged = llvm::make_filter_range(
+      AllTransfers(*topo_, phases, translations),
+      [&](const Transfer &x) { return isCharged(x, numRanks); });
   CopyBytes busiest = busiestCopies(charged);
   if (style == TransferStyle::Packing)
     return busiest.packed / rate;
@@ -1036,8 +1149,9 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   // latency.
   if (sync == SyncKind::None && (!relaying || forwardsNothing(schedule))) {
     t.bandwidth = fluidTime(schedule);
-    addMessageTerms(schedule.phases, t);
-    t.copy = phaseCopy(schedule.phases, style, t.bandwidth);
+    addMessageTerms(schedule.phases, schedule.translations, t);
+    t.copy =
+        phaseCopy(schedule.phases, schedule.translations, style, t.bandwidth);
     return t;
   }
   PhaseCost cost(*this);
@@ -1049,14 +1163,33 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
     flow = dataflowTime(schedule);
   // Phase after phase; with the dataflow model only the copies (which
   // need each phase's bandwidth term) are charged per phase.
-  for (const Phase &phase : schedule.phases) {
-    addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope);
+  // One route per message serves the bandwidth term and the set-up and
+  // latency terms.
+  const int64_t numRanks = topo_->numRanks();
+  const int64_t envelope = topo_->desc().messageEnvelope;
+  std::optional<MessageTerms> terms;
+  if (!flow)
+    terms.emplace(*topo_);
+  PhaseReader read(*topo_, schedule, /*sorted=*/false);
+  for (size_t j = 0; j < read.size(); ++j) {
+    const Phase &phase = read[j];
+    for (const Transfer &x : phase.transfers) {
+      if (!isMessage(x, numRanks))
+        continue;
+      messageRoute(*topo_, x, route);
+      // An empty message (a barrier's) still carries its envelope.
+      NodeId s = topo_->nodeOfRank(x.src), dn = topo_->nodeOfRank(x.dst);
+      if (s != dn && x.bytes + envelope != 0)
+        cost.add(s, dn, route, x.bytes + envelope);
+      if (terms)
+        terms->add(x, route);
+    }
     double bandwidth = cost.finish();
-    t.copy += phaseCopy(phase, style, bandwidth);
+    t.copy += phaseCopy(phase, {}, style, bandwidth);
     if (flow)
       continue;
     t.bandwidth += bandwidth;
-    addMessageTerms(phase, t);
+    terms->finish(t);
   }
   if (flow) {
     t.bandwidth = flow->bandwidth;
@@ -1077,8 +1210,9 @@ CostModel::phaseMachineTimes(const Schedule &schedule, bool relaying) const {
   out.reserve(schedule.phases.size());
   Schedule one;
   one.phases.resize(1);
-  for (const Phase &phase : schedule.phases) {
-    one.phases[0] = phase;
+  PhaseReader read(*topo_, schedule, /*sorted=*/false);
+  for (size_t j = 0; j < read.size(); ++j) {
+    one.phases[0] = read[j];
     out.push_back(machineTimeWithSync(SyncKind::Barrier, one, {}, relaying));
   }
   return out;

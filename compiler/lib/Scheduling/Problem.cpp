@@ -42,6 +42,50 @@ TransferSet::TransferSet(std::vector<Demand> demands)
   canonicalize();
 }
 
+TransferSet TransferSet::allPairs(std::vector<RankId> members, int64_t bytes) {
+  assert(std::is_sorted(members.begin(), members.end()) &&
+         std::adjacent_find(members.begin(), members.end()) == members.end() &&
+         "members sorted and distinct");
+  TransferSet set;
+  if (bytes <= 0 || members.size() < 2)
+    return set;
+  set.allPairs_ = true;
+  set.contiguous_ = members.back() - members.front() ==
+                    static_cast<RankId>(members.size() - 1);
+  set.members_ = std::move(members);
+  set.pairBytes_ = bytes;
+  return set;
+}
+
+void TransferSet::listPairs() {
+  if (!allPairs_)
+    return;
+  std::vector<Demand> listed(begin(), end());
+  allPairs_ = false;
+  members_.clear();
+  demands_ = std::move(listed);
+}
+
+void TransferSet::add(RankId src, RankId dst, int64_t bytes) {
+  listPairs();
+  demands_.push_back({src, dst, bytes});
+  canonical_ = false;
+}
+
+size_t TransferSet::size() const {
+  if (allPairs_)
+    return members_.size() * (members_.size() - 1);
+  return demands_.size();
+}
+
+Demand TransferSet::operator[](size_t i) const {
+  if (!allPairs_)
+    return demands_[i];
+  // Row s holds the m - 1 destinations other than member s, in order.
+  size_t m1 = members_.size() - 1, s = i / m1, j = i % m1;
+  return {members_[s], members_[j < s ? j : j + 1], pairBytes_};
+}
+
 void TransferSet::canonicalize() {
   if (canonical_)
     return;
@@ -67,6 +111,20 @@ void TransferSet::canonicalize() {
 
 int64_t TransferSet::indexOf(RankId src, RankId dst) const {
   assert(canonical_ && "TransferSet read before canonicalize()");
+  if (allPairs_) {
+    auto pos = [&](RankId r) -> int64_t {
+      if (contiguous_) {
+        int64_t at = int64_t(r) - members_.front();
+        return at >= 0 && at < static_cast<int64_t>(members_.size()) ? at : -1;
+      }
+      auto it = std::lower_bound(members_.begin(), members_.end(), r);
+      return it != members_.end() && *it == r ? it - members_.begin() : -1;
+    };
+    int64_t s = pos(src), d = pos(dst);
+    if (s < 0 || d < 0 || s == d)
+      return -1;
+    return s * static_cast<int64_t>(members_.size() - 1) + (d < s ? d : d - 1);
+  }
   auto it = std::lower_bound(
       demands_.begin(), demands_.end(), std::make_pair(src, dst),
       [](const Demand &d, std::pair<RankId, RankId> p) {
@@ -79,10 +137,12 @@ int64_t TransferSet::indexOf(RankId src, RankId dst) const {
 
 int64_t TransferSet::lookup(RankId src, RankId dst) const {
   int64_t i = indexOf(src, dst);
-  return i < 0 ? 0 : demands_[i].bytes;
+  return i < 0 ? 0 : (*this)[i].bytes;
 }
 
 int64_t TransferSet::totalBytes() const {
+  if (allPairs_)
+    return static_cast<int64_t>(size()) * pairBytes_;
   int64_t total = 0;
   for (const Demand &d : demands_)
     total += d.bytes;
@@ -90,6 +150,8 @@ int64_t TransferSet::totalBytes() const {
 }
 
 std::optional<int64_t> TransferSet::uniformBytes() const {
+  if (allPairs_)
+    return pairBytes_;
   if (demands_.empty())
     return std::nullopt;
   int64_t b = demands_.front().bytes;
@@ -100,6 +162,8 @@ std::optional<int64_t> TransferSet::uniformBytes() const {
 }
 
 RankId TransferSet::maxRank() const {
+  if (allPairs_)
+    return members_.back();
   RankId m = -1;
   for (const Demand &d : demands_)
     m = std::max({m, d.src, d.dst});
@@ -108,8 +172,10 @@ RankId TransferSet::maxRank() const {
 
 bool TransferSet::operator==(const TransferSet &o) const {
   assert(canonical_ && o.canonical_ && "compare canonical sets only");
-  return demands_.size() == o.demands_.size() &&
-         std::equal(demands_.begin(), demands_.end(), o.demands_.begin(),
+  if (allPairs_ && o.allPairs_)
+    return members_ == o.members_ && pairBytes_ == o.pairBytes_;
+  return size() == o.size() &&
+         std::equal(begin(), end(), o.begin(),
                     [](const Demand &a, const Demand &b) {
                       return a.src == b.src && a.dst == b.dst &&
                              a.bytes == b.bytes;
@@ -120,25 +186,51 @@ bool TransferSet::operator==(const TransferSet &o) const {
 // Schedule
 //===----------------------------------------------------------------------===//
 
+/// The canonical order of a phase's transfers (a function object, so that
+/// the sorts inline it).
+static constexpr auto transferLess = [](const Transfer &a, const Transfer &b) {
+  if (a.src != b.src)
+    return a.src < b.src;
+  if (a.dst != b.dst)
+    return a.dst < b.dst;
+  if (a.ties != b.ties)
+    return a.ties < b.ties;
+  return a.bytes < b.bytes;
+};
+
+/// How many transfers `rule` holds in `schedule` (none if it names no
+/// group of the schedule).
+static size_t ruleSize(const Schedule &schedule, const PhaseRule &rule) {
+  if (rule.group >= schedule.translations.size())
+    return 0;
+  return rule.reps.size() * schedule.translations[rule.group].size();
+}
+
 size_t Schedule::numTransfers() const {
   size_t n = 0;
-  for (const Phase &p : phases)
+  for (const Phase &p : phases) {
     n += p.transfers.size();
+    for (const PhaseRule &rule : p.rules)
+      n += ruleSize(*this, rule);
+  }
   return n;
 }
 
+bool Schedule::hasRules() const {
+  return llvm::any_of(phases, [](const Phase &p) { return !p.rules.empty(); });
+}
+
 void Schedule::canonicalize() {
-  llvm::erase_if(phases, [](const Phase &p) { return p.transfers.empty(); });
-  auto less = [](const Transfer &a, const Transfer &b) {
-    if (a.src != b.src)
-      return a.src < b.src;
-    if (a.dst != b.dst)
-      return a.dst < b.dst;
-    if (a.ties != b.ties)
-      return a.ties < b.ties;
-    return a.bytes < b.bytes;
-  };
+  llvm::erase_if(phases, [&](const Phase &p) {
+    return p.transfers.empty() &&
+           llvm::all_of(p.rules, [&](const PhaseRule &rule) {
+             return ruleSize(*this, rule) == 0;
+           });
+  });
+  const auto &less = transferLess;
   for (Phase &p : phases) {
+    for (PhaseRule &rule : p.rules)
+      llvm::sort(rule.reps, less);
     if (p.chunks.empty()) {
       llvm::sort(p.transfers, less);
       continue;
@@ -162,6 +254,85 @@ void Schedule::canonicalize() {
     p.transfers = std::move(transfers);
     p.chunks = std::move(chunks);
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Phases held by rule
+//===----------------------------------------------------------------------===//
+
+/// Appends the translates `rule` holds to `out`; ranks, translations or a
+/// group outside the machine or the schedule give rank -1.
+static void appendTranslates(const Topology &topo,
+                             llvm::ArrayRef<std::vector<NodeId>> translations,
+                             const PhaseRule &rule,
+                             std::vector<Transfer> &out) {
+  if (rule.group >= translations.size())
+    return;
+  llvm::ArrayRef<NodeId> group = translations[rule.group];
+  const unsigned D = topo.numDims();
+  const int64_t numNodes = topo.numNodes(), numRanks = topo.numRanks();
+  const int64_t c = topo.ranksPerNode();
+  // Translation vectors' coordinates once per rule (D per translation).
+  std::vector<int64_t> vec(group.size() * D, -1);
+  for (size_t i = 0; i < group.size(); ++i)
+    if (group[i] >= 0 && group[i] < numNodes)
+      for (unsigned d = 0; d < D; ++d)
+        vec[i * D + d] = topo.coord(group[i], d);
+  llvm::SmallVector<int64_t, 8> sc(D), dc(D);
+  auto moved = [&](const llvm::SmallVectorImpl<int64_t> &base, size_t i,
+                   int64_t core) -> RankId {
+    if (D == 0 || vec[i * D] < 0)
+      return -1;
+    int64_t node = 0, stride = 1;
+    for (unsigned d = 0; d < D; ++d) {
+      int64_t k = topo.extent(d);
+      node += ((base[d] + vec[i * D + d]) % k) * stride;
+      stride *= k;
+    }
+    return static_cast<RankId>(node * c + core);
+  };
+  out.reserve(out.size() + rule.reps.size() * group.size());
+  for (const Transfer &t : rule.reps) {
+    bool inRange =
+        t.src >= 0 && t.dst >= 0 && t.src < numRanks && t.dst < numRanks;
+    if (inRange)
+      for (unsigned d = 0; d < D; ++d) {
+        sc[d] = topo.coord(topo.nodeOfRank(t.src), d);
+        dc[d] = topo.coord(topo.nodeOfRank(t.dst), d);
+      }
+    for (size_t i = 0; i < group.size(); ++i) {
+      Transfer x = t;
+      x.src = inRange ? moved(sc, i, t.src % c) : -1;
+      x.dst = inRange ? moved(dc, i, t.dst % c) : -1;
+      out.push_back(x);
+    }
+  }
+}
+
+const Phase &PhaseReader::operator[](size_t j) {
+  const Phase &phase = phases_[j];
+  if (phase.rules.empty())
+    return phase;
+  buffer_.transfers.assign(phase.transfers.begin(), phase.transfers.end());
+  for (const PhaseRule &rule : phase.rules)
+    appendTranslates(topo_, translations_, rule, buffer_.transfers);
+  if (sorted_)
+    llvm::sort(buffer_.transfers, transferLess);
+  return buffer_;
+}
+
+void phasec::expandRules(const Topology &topo, Schedule &schedule) {
+  if (schedule.hasRules()) {
+    PhaseReader read(topo, schedule);
+    for (size_t j = 0; j < schedule.phases.size(); ++j) {
+      if (schedule.phases[j].rules.empty())
+        continue;
+      std::vector<Transfer> listed = read[j].transfers;
+      schedule.phases[j].transfers = std::move(listed);
+      schedule.phases[j].rules.clear();
+    }
+  }
+  schedule.translations.clear();
 }
 
 bool phasec::isRelaying(const Schedule &schedule) {
@@ -211,13 +382,19 @@ LowerBound Problem::bound() const { return computeLowerBound(*this); }
 
 ScheduleCost Problem::cost(const Schedule &schedule) const {
   ScheduleCost cost;
-  cost.time = model_.time(schedule);
+  cost.machine = model_.machineTime(schedule, members(), chunks_.has_value());
+  // Phase after phase without message envelopes, the machine's bandwidth
+  // term is the schedule time, summed the same way: not routed again.
+  if (cost.machine.chosen == SyncKind::Barrier &&
+      topo_->desc().messageEnvelope == 0)
+    cost.time = cost.machine.bandwidth;
+  else
+    cost.time = model_.time(schedule);
   cost.bound = bound();
   cost.gap = CostModel::gap(cost.time, cost.bound.time);
   cost.timeOptimal = CostModel::meetsBound(cost.time, cost.bound.time);
   cost.phaseOptimal =
       static_cast<int64_t>(schedule.phases.size()) <= cost.bound.minPhases;
-  cost.machine = model_.machineTime(schedule, members(), chunks_.has_value());
   cost.machineBound = machineBoundAbove(cost.bound.time);
   return cost;
 }
@@ -225,13 +402,27 @@ ScheduleCost Problem::cost(const Schedule &schedule) const {
 std::vector<RankId> Problem::members() const {
   if (chunks_)
     return chunks_->group;
-  std::vector<RankId> ranks;
-  for (const Demand &d : transfers_) {
-    ranks.push_back(d.src);
-    ranks.push_back(d.dst);
-  }
+  if (const std::vector<RankId> *all = transfers_.allPairsMembers())
+    return *all;
+  // A mark per rank of the machine; ranks outside it (which check()
+  // rejects) are kept, sorted, after the marks.
+  int64_t numRanks = topo_->numRanks();
+  std::vector<uint8_t> in(numRanks, 0);
+  std::vector<RankId> ranks, outside;
+  for (const Demand &d : transfers_)
+    for (RankId r : {d.src, d.dst}) {
+      if (r >= 0 && r < numRanks)
+        in[r] = 1;
+      else
+        outside.push_back(r);
+    }
+  for (int64_t r = 0; r < numRanks; ++r)
+    if (in[r])
+      ranks.push_back(static_cast<RankId>(r));
+  llvm::sort(outside);
+  outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
+  ranks.insert(ranks.end(), outside.begin(), outside.end());
   llvm::sort(ranks);
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   return ranks;
 }
 
@@ -316,7 +507,7 @@ Problem::verify(const Schedule &schedule,
                 unsigned maxViolations) const {
   const Topology &topo = *topo_;
   const int64_t numRanks = topo.numRanks();
-  llvm::ArrayRef<Demand> demands = transfers_.demands();
+  const TransferSet &demands = transfers_;
   size_t before = violations.size();
   auto full = [&] { return violations.size() - before >= maxViolations; };
   auto report = [&](ScheduleViolation v) {
@@ -335,34 +526,44 @@ Problem::verify(const Schedule &schedule,
     return v;
   };
 
-  // Row index: demands of source s are demands[rowStart[s], rowStart[s+1]).
-  std::vector<int64_t> rowStart(numRanks + 1, 0);
-  bool rangeOk = true;
-  for (const Demand &d : demands) {
-    if (d.src < 0 || d.src >= numRanks || d.dst < 0 || d.dst >= numRanks) {
-      rangeOk = false; // check() fails; fall back to plain binary search
-      continue;
+  // Row index: demands of source s are demands[rowStart[s], rowStart[s+1]),
+  // for a listed set (one held by rule computes its indices).
+  std::vector<int64_t> rowStart;
+  bool rangeOk = !demands.allPairsMembers();
+  if (rangeOk) {
+    rowStart.assign(numRanks + 1, 0);
+    for (const Demand &d : demands) {
+      if (d.src < 0 || d.src >= numRanks || d.dst < 0 || d.dst >= numRanks) {
+        rangeOk = false; // check() fails; fall back to plain binary search
+        continue;
+      }
+      ++rowStart[d.src + 1];
     }
-    ++rowStart[d.src + 1];
+    for (int64_t r = 0; r < numRanks; ++r)
+      rowStart[r + 1] += rowStart[r];
   }
-  for (int64_t r = 0; r < numRanks; ++r)
-    rowStart[r + 1] += rowStart[r];
   auto findDemand = [&](RankId s, RankId d) -> int64_t {
     if (!rangeOk)
       return transfers_.indexOf(s, d);
-    const Demand *b = demands.data() + rowStart[s];
-    const Demand *e = demands.data() + rowStart[s + 1];
+    int64_t b = rowStart[s], e = rowStart[s + 1];
     // Dense rows (all-to-all) index directly.
     if (e - b == numRanks - 1)
-      return rowStart[s] + (d < s ? d : d - 1);
-    const Demand *it = std::lower_bound(
-        b, e, d, [](const Demand &x, RankId v) { return x.dst < v; });
-    if (it == e || it->dst != d)
-      return -1;
-    return it - demands.data();
+      return b + (d < s ? d : d - 1);
+    while (b < e) {
+      int64_t mid = b + (e - b) / 2;
+      if (demands[mid].dst < d)
+        b = mid + 1;
+      else
+        e = mid;
+    }
+    return b < rowStart[s + 1] && demands[b].dst == d ? b : -1;
   };
 
-  std::vector<int64_t> delivered(demands.size(), 0);
+  // Delivered bytes per demand: a count of transfers that carry a whole
+  // demand (one byte per pair: 64 MB for a 20x20x20 all-to-all, not 512),
+  // and the bytes of the pieces of split pairs.
+  std::vector<uint8_t> whole(demands.size(), 0);
+  llvm::DenseMap<int64_t, int64_t> pieces;
   std::vector<RankId> owner(topo.numLinks(), -1);
   std::vector<int64_t> ownerIndex(topo.numLinks(), -1);
   std::vector<LinkId> touched;
@@ -370,8 +571,42 @@ Problem::verify(const Schedule &schedule,
   llvm::SmallVector<LinkId, 64> route;
   double time = 0;
 
+  // Rules must name groups of translations of this machine; their
+  // translates are then checked one by one like listed transfers.
+  for (size_t g = 0; g < schedule.translations.size(); ++g)
+    for (NodeId v : schedule.translations[g])
+      if (v < 0 || v >= topo.numNodes()) {
+        ScheduleViolation bad{ViolationKind::BadTransfer};
+        bad.message = llvm::formatv("translation group {0} lists node {1}, "
+                                    "outside the machine",
+                                    g, v)
+                          .str();
+        report(std::move(bad));
+        break;
+      }
+  for (size_t p = 0; p < schedule.phases.size(); ++p)
+    for (const PhaseRule &rule : schedule.phases[p].rules) {
+      const char *why = nullptr;
+      if (chunks_ || !schedule.phases[p].chunks.empty())
+        why = "a relaying schedule lists its transfers";
+      else if (topo.numDims() == 0)
+        why = "only a grid machine (torus, mesh, hypercube) has translations";
+      else if (rule.group >= schedule.translations.size())
+        why = "it names a translation group the schedule does not have";
+      if (!why)
+        continue;
+      ScheduleViolation bad{ViolationKind::BadTransfer};
+      bad.phase = p;
+      bad.message =
+          llvm::formatv("phase {0}: a rule of {1} transfers (group {2}): {3}",
+                        p, rule.reps.size(), rule.group, why)
+              .str();
+      report(std::move(bad));
+    }
+
+  PhaseReader read(topo, schedule);
   for (size_t p = 0; p < schedule.phases.size() && !full(); ++p) {
-    llvm::ArrayRef<Transfer> ts = schedule.phases[p].transfers;
+    llvm::ArrayRef<Transfer> ts = read[p].transfers;
     for (size_t i = 0; i < ts.size() && !full(); ++i) {
       const Transfer &t = ts[i];
       // Only a barrier's chunks have no bytes.
@@ -409,7 +644,10 @@ Problem::verify(const Schedule &schedule,
       if (!chunks_) {
         int64_t di = findDemand(t.src, t.dst);
         if (di >= 0) {
-          delivered[di] += t.bytes;
+          if (t.bytes == demands[di].bytes && whole[di] < 255)
+            ++whole[di];
+          else
+            pieces[di] += t.bytes;
         } else {
           ScheduleViolation v =
               transferViolation(ViolationKind::Unrequested, p, i, t);
@@ -462,17 +700,27 @@ Problem::verify(const Schedule &schedule,
                  maxViolations - (violations.size() - before));
 
   for (size_t i = 0; i < demands.size() && !full(); ++i) {
-    const Demand &d = demands[i];
-    if (delivered[i] == d.bytes)
+    if (whole[i] == 1 && pieces.empty())
       continue;
-    bool less = delivered[i] < d.bytes;
+    const Demand d = demands[i];
+    // Saturating: a pair delivered many times over is a duplicate all the
+    // same.
+    int64_t delivered = 0;
+    if (llvm::MulOverflow(static_cast<int64_t>(whole[i]), d.bytes, delivered))
+      delivered = INT64_MAX;
+    if (auto it = pieces.find(static_cast<int64_t>(i)); it != pieces.end())
+      if (llvm::AddOverflow(delivered, it->second, delivered))
+        delivered = INT64_MAX;
+    if (delivered == d.bytes)
+      continue;
+    bool less = delivered < d.bytes;
     ScheduleViolation v{less ? ViolationKind::Incomplete
                              : ViolationKind::Duplicate};
     v.src = d.src;
     v.dst = d.dst;
     v.message = llvm::formatv("pair {0} -> {1} receives {2} bytes, expected "
                               "{3}{4}",
-                              d.src, d.dst, delivered[i], d.bytes,
+                              d.src, d.dst, delivered, d.bytes,
                               less ? "" : " (delivered more than once)")
                     .str();
     report(std::move(v));

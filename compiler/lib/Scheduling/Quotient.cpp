@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <tuple>
 
 using namespace phasec;
@@ -595,41 +596,61 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
       P / k, 2 * D * k, best.size(), k, baseTarget, bestVariant,
       onePort ? " + 2 x " + std::to_string(k) + " one-port slots"
               : std::string()));
-  // Expand every orbit by the translations of H.
+  // Every phase holds its transfers by rule (Phase::rules): a placement is
+  // the orbit of one representative transfer under H (group 0), or for a
+  // chain base phase in a mirrored frame under the mirror image of H.
   std::vector<NodeId> H;
   for (NodeId u = 0; u < P; ++u)
     if (frame.sumCoord(u) == 0)
       H.push_back(u);
-  auto translate = [&](NodeId x, NodeId by) {
-    NodeId out = 0;
-    int64_t stride = 1;
-    for (unsigned d = 0; d < D; ++d) {
-      out += static_cast<NodeId>(((topo.coord(x, d) + topo.coord(by, d)) % k) *
-                                 stride);
-      stride *= k;
-    }
-    return out;
-  };
   schedule = Schedule();
   schedule.algorithm = "torus-quotient";
+  schedule.translations.push_back(H);
   size_t numQ = (chains.size() + best.size()) * k;
   schedule.phases.resize(numQ * c * c);
-  auto emit = [&](size_t q, NodeId x, NodeId y, TieMask ties) {
+  auto emit = [&](size_t q, uint32_t group, NodeId x, NodeId y, TieMask ties) {
     for (int64_t c1 = 0; c1 < c; ++c1)
-      for (int64_t c2 = 0; c2 < c; ++c2)
-        schedule.phases[(q * c + c1) * c + c2].transfers.push_back(
-            {static_cast<RankId>(x * c + c1), static_cast<RankId>(y * c + c2),
-             *block, ties});
+      for (int64_t c2 = 0; c2 < c; ++c2) {
+        Phase &phase = schedule.phases[(q * c + c1) * c + c2];
+        if (phase.rules.empty() || phase.rules.back().group != group)
+          phase.rules.push_back({group, {}});
+        phase.rules.back().reps.push_back({static_cast<RankId>(x * c + c1),
+                                           static_cast<RankId>(y * c + c2),
+                                           *block, ties});
+      }
   };
   // Chain base phases: the sources of an item at rotation t are the mirror
-  // images of the coset {x : sum x = slot + t}.
+  // images M(x) of the coset {x : sum x = slot + t} = x0 + H, and M is
+  // linear, so they are M(x0) + M(H): one representative per item and
+  // rotation, under the mirrored group of the chain's frame.
   if (!chains.empty()) {
-    std::vector<std::vector<NodeId>> coset(k);
+    std::vector<NodeId> cosetRep(k, -1);
     for (NodeId u = 0; u < P; ++u)
-      coset[frame.sumCoord(u)].push_back(u);
+      if (cosetRep[frame.sumCoord(u)] < 0)
+        cosetRep[frame.sumCoord(u)] = u;
     llvm::SmallVector<int64_t, 4> xc(D), yc(D);
+    // The mirror image of a node in a frame (routing-order bits).
+    auto mirror = [&](NodeId x, uint32_t bits) {
+      for (unsigned j = 0; j < D; ++j) {
+        unsigned dim = routeOrder[j];
+        int64_t v = topo.coord(x, dim);
+        xc[dim] = (bits >> j) & 1 ? (k - v) % k : v;
+      }
+      return topo.nodeAt(xc);
+    };
+    std::map<uint32_t, uint32_t> groupOfFrame{{0u, 0u}};
     for (size_t b = 0; b < chains.size(); ++b) {
-      uint32_t frame = chains[b].frame;
+      uint32_t bits = chains[b].frame;
+      auto [it, inserted] = groupOfFrame.try_emplace(
+          bits, static_cast<uint32_t>(schedule.translations.size()));
+      if (inserted) {
+        std::vector<NodeId> mirrored;
+        mirrored.reserve(H.size());
+        for (NodeId h : H)
+          mirrored.push_back(mirror(h, bits));
+        schedule.translations.push_back(std::move(mirrored));
+      }
+      uint32_t group = it->second;
       detail::forEachChainItem(
           chains[b], static_cast<unsigned>(k), D,
           [&](const detail::ChainItem &item) {
@@ -637,18 +658,14 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
             for (unsigned j = 0; j < D; ++j)
               if (((item.minusDirs >> j) & 1) && 2 * item.disp[j] == k)
                 ties |= TieMask(1) << routeOrder[j];
-            for (unsigned t = 0; t < k; ++t)
-              for (NodeId x : coset[(item.slot + t) % k]) {
-                for (unsigned j = 0; j < D; ++j) {
-                  unsigned dim = routeOrder[j];
-                  int64_t v = topo.coord(x, dim);
-                  if ((frame >> j) & 1)
-                    v = (k - v) % k;
-                  xc[dim] = v;
-                  yc[dim] = (v + item.disp[j]) % k;
-                }
-                emit(b * k + t, topo.nodeAt(xc), topo.nodeAt(yc), ties);
+            for (unsigned t = 0; t < k; ++t) {
+              NodeId x = mirror(cosetRep[(item.slot + t) % k], bits);
+              for (unsigned j = 0; j < D; ++j) {
+                unsigned dim = routeOrder[j];
+                yc[dim] = (topo.coord(x, dim) + item.disp[j]) % k;
               }
+              emit(b * k + t, group, x, topo.nodeAt(yc), ties);
+            }
           });
     }
   }
@@ -661,11 +678,8 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
       size_t q = (chains.size() + b) * k + t;
       for (auto [idx, oi, j] : best[b]) {
         const Item &it = items[idx];
-        TieMask ties = it.options[oi].ties;
         unsigned sh = (j + t) % k;
-        NodeId rep = shiftE0(0, sh), dst = shiftE0(it.dst, sh);
-        for (NodeId h : H)
-          emit(q, translate(rep, h), translate(dst, h), ties);
+        emit(q, 0, shiftE0(0, sh), shiftE0(it.dst, sh), it.options[oi].ties);
       }
     }
   // Intra-node transfers (ranks per node > 1) cost nothing: core pair

@@ -183,8 +183,9 @@ bool wholePairs(const Problem &problem, const Schedule &schedule,
   llvm::DenseMap<uint64_t, size_t> index;
   std::vector<Transfer> pairs;
   bool split = false;
-  for (const Phase &phase : schedule.phases)
-    for (const Transfer &t : phase.transfers) {
+  PhaseReader read(topo, schedule);
+  for (size_t j = 0; j < read.size(); ++j)
+    for (const Transfer &t : read[j].transfers) {
       auto [it, inserted] =
           index.try_emplace(rankPairKey(t.src, t.dst), pairs.size());
       if (inserted) {
@@ -243,6 +244,8 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
       candidate = bestReport;
       candidate.proof.clear();
       candidate.phaseOptimal = false;
+      // Refinements read every transfer of their start.
+      expandRules(problem.topology(), best);
       llvm::LogicalResult refined =
           entry.refine(problem, best, result, options, candidate);
       ignored.addCacheIgnored(candidate.cacheIgnored);
@@ -292,18 +295,19 @@ llvm::LogicalResult runAutoCandidates(const Problem &problem,
   // too: auto never returns a schedule its own report shows slower than
   // one of them (under the machine model a baseline's fewer or cheaper
   // phases can win).
+  // Past kGreedyLimit transfers the baselines are not built: each lists
+  // every transfer (64 M on a 20x20x20 torus, 1.5 GB and a minute apiece)
+  // where the torus quotient holds its phases by rule, and none comes near
+  // the constructions (one-port 8x8x8, docs/performance.md: xor 2.64 x and
+  // linear_shift 6.17 x the bound, the product 1.00 x).
+  if (numTransfers(problem) > kGreedyLimit)
+    bestReport.notes.push_back(
+        llvm::formatv("baselines not compared: {0} transfers (more than {1})",
+                      numTransfers(problem), kGreedyLimit));
   for (const SchedulerEntry &entry : kSchedulers) {
-    if (!entry.baseline || !entry.applies(problem, options, nullptr))
+    if (!entry.baseline || !entry.applies(problem, options, nullptr) ||
+        numTransfers(problem) > kGreedyLimit)
       continue;
-    // First-fit costs minutes at this size (64x64: 16.7 M transfers, 10
-    // minutes) and has never come near the constructions there.
-    if (entry.algorithm == SchedulerAlgorithm::Greedy &&
-        numTransfers(problem) > kGreedyLimit) {
-      bestReport.notes.push_back(llvm::formatv(
-          "baseline greedy not compared: {0} transfers (more than {1})",
-          numTransfers(problem), kGreedyLimit));
-      continue;
-    }
     Schedule result;
     SchedulerReport candidate;
     llvm::LogicalResult ran = entry.run(problem, result, options, candidate);
@@ -368,7 +372,11 @@ llvm::LogicalResult phasec::runScheduler(const SchedulerEntry &entry,
   if (failed(problem.check(report.error)) ||
       !entry.applies(problem, options, &report.error))
     return llvm::failure();
-  return entry.run(problem, schedule, options, report);
+  if (failed(entry.run(problem, schedule, options, report)))
+    return llvm::failure();
+  if (!options.phaseRules)
+    expandRules(problem.topology(), schedule);
+  return llvm::success();
 }
 
 llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,

@@ -89,12 +89,8 @@ bool phasec::detail::repackUniform(const Problem &problem, Schedule &schedule,
   // Start: the schedule's transfers first-fit in its phase order (a merged
   // phase may hold two blocks on a link; first-fit splits it).
   auto itemOf = [&](const Transfer &t) -> size_t {
-    auto it = llvm::lower_bound(ts, t, [](const Demand &d, const Transfer &x) {
-      return std::make_pair(d.src, d.dst) < std::make_pair(x.src, x.dst);
-    });
-    if (it == ts.end() || it->src != t.src || it->dst != t.dst)
-      return ts.size();
-    return static_cast<size_t>(it - ts.begin());
+    int64_t i = ts.indexOf(t.src, t.dst);
+    return i < 0 ? ts.size() : static_cast<size_t>(i);
   };
   detail::QuotientPacking start;
   std::vector<std::vector<uint8_t>> used;
@@ -143,7 +139,7 @@ bool phasec::detail::repackUniform(const Problem &problem, Schedule &schedule,
   out.phases.resize(packed.size());
   for (size_t p = 0; p < packed.size(); ++p)
     for (const detail::QuotientPlacement &pl : packed[p]) {
-      const Demand &d = ts.begin()[pl.item];
+      const Demand d = ts[pl.item];
       out.phases[p].transfers.push_back(
           {d.src, d.dst, d.bytes, ties[pl.item][pl.option]});
     }

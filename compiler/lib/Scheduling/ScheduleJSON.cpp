@@ -179,9 +179,11 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
   os << indent << "\"algorithm\": " << json::Value(schedule.algorithm) << ",\n";
   os << indent << "\"phases\": [";
   llvm::SmallVector<NodeId, 16> path;
+  // Phases held by rule are listed one at a time: the JSON streams.
+  PhaseReader read(topo, schedule);
   for (size_t p = 0; p < schedule.phases.size(); ++p) {
     os << (p ? ",\n" : "\n") << indent << "  [";
-    const Phase &phase = schedule.phases[p];
+    const Phase &phase = read[p];
     const std::vector<Transfer> &ts = phase.transfers;
     for (size_t i = 0; i < ts.size(); ++i) {
       if (i)

@@ -80,10 +80,8 @@ void LowerCollectivesPass::runOnOperation() {
       continue;
     }
     builder.setInsertionPointAfter(op);
-    builder.create<TransferSetOp>(
-        op->getLoc(), FlatSymbolRefAttr::get(builder.getContext(),
-                                             record.op.getCollectiveName()),
-        getDemandsAttr(builder.getContext(), *set));
+    createTransferSetOp(builder, op->getLoc(), record.op.getCollectiveName(),
+                        *set);
   }
   if (hadError)
     signalPassFailure();

@@ -67,6 +67,10 @@ FailureOr<const Topology *> TopologyCache::get(MachineOp machine) {
 }
 
 TransferSet phasec::comm::getTransferSet(TransferSetOp op) {
+  if (auto members = op.getAllPairs())
+    return TransferSet::allPairs(
+        std::vector<RankId>(members->begin(), members->end()),
+        *op.getPairBytes());
   ArrayRef<int64_t> d = op.getDemands();
   std::vector<Demand> demands;
   demands.reserve(d.size() / 3);
@@ -76,13 +80,25 @@ TransferSet phasec::comm::getTransferSet(TransferSetOp op) {
   return TransferSet(std::move(demands));
 }
 
-DenseI64ArrayAttr phasec::comm::getDemandsAttr(MLIRContext *context,
-                                               const TransferSet &set) {
+TransferSetOp phasec::comm::createTransferSetOp(OpBuilder &builder,
+                                                Location loc,
+                                                StringRef collective,
+                                                const TransferSet &set) {
+  MLIRContext *context = builder.getContext();
+  auto name = FlatSymbolRefAttr::get(context, collective);
+  if (const std::vector<RankId> *members = set.allPairsMembers()) {
+    SmallVector<int64_t> values(members->begin(), members->end());
+    return builder.create<TransferSetOp>(
+        loc, name, DenseI64ArrayAttr::get(context, {}),
+        DenseI64ArrayAttr::get(context, values),
+        builder.getI64IntegerAttr(*set.uniformBytes()));
+  }
   SmallVector<int64_t> values;
   values.reserve(set.size() * 3);
   for (const Demand &d : set)
     values.append({d.src, d.dst, d.bytes});
-  return DenseI64ArrayAttr::get(context, values);
+  return builder.create<TransferSetOp>(
+      loc, name, DenseI64ArrayAttr::get(context, values), nullptr, nullptr);
 }
 
 void phasec::comm::getPhases(Region &body, Schedule &schedule) {
@@ -95,12 +111,22 @@ void phasec::comm::getPhases(Region &body, Schedule &schedule) {
                                  static_cast<RankId>(t[i + 1]), t[i + 2],
                                  static_cast<TieMask>(t[i + 3])});
     phase.chunks = phaseOp.getChunkTransfers();
+    phase.rules = phaseOp.getPhaseRules();
   }
 }
 
 Schedule phasec::comm::getSchedule(ScheduleOp op) {
   Schedule schedule;
   getPhases(op.getBody(), schedule);
+  if (auto groups = op.getTranslations())
+    for (Attribute group : *groups) {
+      ArrayRef<int64_t> nodes = cast<DenseI64ArrayAttr>(group).asArrayRef();
+      std::vector<NodeId> &out = schedule.translations.emplace_back();
+      out.reserve(nodes.size());
+      for (int64_t v : nodes)
+        // Out of NodeId's range is outside every machine (verify says so).
+        out.push_back(v < 0 || v > INT32_MAX ? -1 : static_cast<NodeId>(v));
+    }
   schedule.algorithm = op.getAlgorithm().str();
   schedule.bound.time = op.getBound().convertToDouble();
   schedule.bound.blocks = op.getBoundBlocks().convertToDouble();
@@ -133,7 +159,15 @@ void phasec::comm::appendPhases(OpBuilder &builder, Location loc, Region &body,
     body.emplaceBlock();
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&body.front());
-  SmallVector<int64_t> values, chunks;
+  SmallVector<int64_t> values, chunks, rules;
+  if (!schedule.translations.empty()) {
+    auto scheduleOp = cast<ScheduleOp>(body.getParentOp());
+    SmallVector<Attribute> groups;
+    for (const std::vector<NodeId> &group : schedule.translations)
+      groups.push_back(builder.getDenseI64ArrayAttr(
+          SmallVector<int64_t>(group.begin(), group.end())));
+    scheduleOp.setTranslationsAttr(builder.getArrayAttr(groups));
+  }
   for (const Phase &phase : schedule.phases) {
     values.clear();
     values.reserve(phase.transfers.size() * 4);
@@ -144,10 +178,18 @@ void phasec::comm::appendPhases(OpBuilder &builder, Location loc, Region &body,
       chunks.append({static_cast<int64_t>(c.ids.size()), c.reduce ? 1 : 0});
       chunks.append(c.ids.begin(), c.ids.end());
     }
+    rules.clear();
+    for (const PhaseRule &rule : phase.rules) {
+      rules.append({static_cast<int64_t>(rule.group),
+                    static_cast<int64_t>(rule.reps.size())});
+      for (const Transfer &t : rule.reps)
+        rules.append({t.src, t.dst, t.bytes, static_cast<int64_t>(t.ties)});
+    }
     builder.create<PhaseOp>(
         loc, builder.getDenseI64ArrayAttr(values),
         phase.chunks.empty() ? nullptr : builder.getDenseI64ArrayAttr(chunks),
-        /*locs=*/nullptr, /*loc_index=*/nullptr);
+        /*locs=*/nullptr, /*loc_index=*/nullptr,
+        phase.rules.empty() ? nullptr : builder.getDenseI64ArrayAttr(rules));
   }
 }
 

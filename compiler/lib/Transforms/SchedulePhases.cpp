@@ -199,7 +199,8 @@ static ScheduleOp createScheduleOp(OpBuilder &builder, CollectiveOpInterface op,
       flag(fellBack),
       chunks ? builder.getI64IntegerAttr(chunks->numChunks) : IntegerAttr(),
       chunks ? builder.getI64IntegerAttr(chunks->chunkBytes) : IntegerAttr(),
-      /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr());
+      /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr(),
+      /*translations=*/ArrayAttr());
 }
 
 LogicalResult SchedulePhasesPass::tryGatherEvaluate(
@@ -235,11 +236,8 @@ LogicalResult SchedulePhasesPass::tryGatherEvaluate(
       "algorithm",
       AlgorithmAttr::get(record.op.getContext(), Algorithm::GatherEvaluate));
   builder.setInsertionPointAfter(record.op);
-  auto transferSet = builder.create<TransferSetOp>(
-      record.op.getLoc(),
-      FlatSymbolRefAttr::get(builder.getContext(),
-                             record.op.getCollectiveName()),
-      getDemandsAttr(builder.getContext(), *set));
+  TransferSetOp transferSet = createTransferSetOp(
+      builder, record.op.getLoc(), record.op.getCollectiveName(), *set);
   emitDirectSchedule(builder, record, transferSet, problem, schedule, report,
                      "gather_evaluate: ");
   return success();
@@ -380,6 +378,9 @@ LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
   else if (record.op.getRlimitDirective() > 0)
     options.rlimit = static_cast<uint64_t>(record.op.getRlimitDirective());
   options.cacheDir = cacheDir;
+  // comm.phase holds rules; every reader of the IR's schedules expands them
+  // or reads them through PhaseReader.
+  options.phaseRules = true;
   if (progress && !quiet)
     options.progress = [&](llvm::StringRef line) {
       record.op.emitRemark("scheduling '")
@@ -433,7 +434,7 @@ void SchedulePhasesPass::emitDirectSchedule(
       /*chunks=*/nullptr);
   appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(), schedule);
   recordMachineCost(record.op, scheduleOp, problem.costModel(),
-                    problem.cost(schedule));
+                    report.cost ? *report.cost : problem.cost(schedule));
 }
 
 std::unique_ptr<Pass> phasec::comm::createSchedulePhasesPass() {

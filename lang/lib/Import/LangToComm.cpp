@@ -312,7 +312,7 @@ void Converter::convertSchedule(const lang::Operation &o) {
     auto phaseOp = builder.create<PhaseOp>(
         loc(phase.loc), builder.getDenseI64ArrayAttr(values),
         o.numChunks ? builder.getDenseI64ArrayAttr(chunks) : nullptr,
-        /*locs=*/nullptr, /*loc_index=*/nullptr);
+        /*locs=*/nullptr, /*loc_index=*/nullptr, /*rules=*/nullptr);
     if (!locs.empty())
       phaseOp.setLocsAttr(builder.getArrayAttr(locs));
     // One distinct location: loc_index would be all zeros; leave it out.

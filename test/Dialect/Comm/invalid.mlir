@@ -828,3 +828,123 @@ comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
 // expected-error @below {{value_logical values are ui8}}
 comm.allgather @x on @m group @all {block = 2 : i64, aggregate = #comm.aggregate<rank>, value_type = ui16, value_logical}
+
+// -----
+
+// Sets held by rule (all_pairs): both attributes, no listed demands,
+// sorted members of the machine.
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+// expected-error @below {{needs both all_pairs and pair_bytes, or neither}}
+comm.transfer_set for @a [] {all_pairs = array<i64: 0, 1>}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+// expected-error @below {{holds its demands by rule (all_pairs) and lists 1 more}}
+comm.transfer_set for @a [1 -> 0 : 4] {all_pairs = array<i64: 0, 1>, pair_bytes = 4 : i64}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+// expected-error @below {{pair_bytes must be positive}}
+comm.transfer_set for @a [] {all_pairs = array<i64: 0, 1>, pair_bytes = 0 : i64}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+// expected-error @below {{all_pairs needs at least two members}}
+comm.transfer_set for @a [] {all_pairs = array<i64: 2>, pair_bytes = 4 : i64}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+// expected-error @below {{all_pairs member 0 is an invalid rank}}
+comm.transfer_set for @a [] {all_pairs = array<i64: -1, 1>, pair_bytes = 4 : i64}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+// expected-error @below {{all_pairs must be sorted without duplicates; member 2 is out of order}}
+comm.transfer_set for @a [] {all_pairs = array<i64: 0, 2, 2>, pair_bytes = 4 : i64}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+// expected-error @below {{all_pairs names rank 4, outside machine @m (4 ranks)}}
+comm.transfer_set for @a [] {all_pairs = array<i64: 0, 4>, pair_bytes = 4 : i64}
+
+// -----
+
+// Phases held by rule: group, n, n quadruples; a group of the schedule;
+// ranks of the machine; only in computed direct schedules.
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+comm.schedule for @a algorithm "x" attributes {translations = [array<i64: 0, 2>]} {
+  // expected-error @below {{rule 0 must be group, n, then n (src, dst, bytes, ties) quadruples}}
+  comm.phase [] {rules = array<i64: 0, 2, 0, 1, 4, 0>}
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+comm.schedule for @a algorithm "x" attributes {translations = [array<i64: 0, 2>]} {
+  // expected-error @below {{rule 0 transfer 0 needs valid ranks, a positive size and a tie mask}}
+  comm.phase [] {rules = array<i64: 0, 1, 0, 1, 0, 0>}
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+comm.schedule for @a algorithm "x" attributes {translations = [array<i64: 0, 2>]} {
+  // expected-error @below {{rule 0 names translation group 1, but the schedule has 1}}
+  comm.phase [] {rules = array<i64: 1, 1, 0, 1, 4, 0>}
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+comm.schedule for @a algorithm "x" attributes {translations = [array<i64: 0, 2>]} {
+  // expected-error @below {{rule 0 transfer 0 (0 -> 9) names a rank outside machine @m (4 ranks)}}
+  comm.phase [] {rules = array<i64: 0, 1, 0, 9, 4, 0>}
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.alltoall @a on @m group @all {block = 4 : i64}
+comm.user_schedule for @a {
+  // expected-error @below {{of a hand-written schedule must list its transfers (it has rules)}}
+  comm.phase [] {rules = array<i64: 0, 1, 0, 1, 4, 0>}
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.broadcast @b on @m group @all {root = 0 : i64, block = 8 : i64}
+comm.schedule for @b algorithm "binomial" attributes {num_chunks = 1 : i64, chunk_bytes = 8 : i64, translations = [array<i64: 0>]} {
+  // expected-error @below {{of a relaying schedule must list its transfers (it has rules)}}
+  "comm.phase"() <{transfers = array<i64: 0, 1, 8, 0>, chunks = array<i64: 1, 0, 0>, rules = array<i64: 0, 1, 0, 1, 8, 0>}> : () -> ()
+}

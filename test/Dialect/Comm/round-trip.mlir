@@ -105,3 +105,13 @@ comm.user_schedule for @sc {
   comm.phase [4 -> 0 : 8, 4 -> 2 : 8] {locs = [loc("x.sched":3:5), loc("x.sched":4:5)], loc_index = array<i32: 0, 1>}
   comm.phase [4 -> 6 : 8] {locs = [loc("x.sched":4:5)]}
 }
+// Held by rule: every pair of the members; phases as translates of
+// representatives under the schedule's translation groups.
+// CHECK: comm.transfer_set for @a2a [] {all_pairs = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>, pair_bytes = 4096 : i64}
+comm.transfer_set for @a2a [] {all_pairs = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>, pair_bytes = 4096 : i64}
+// CHECK:      comm.schedule for @a2a algorithm "torus-quotient" attributes {translations = [array<i64: 0, 3, 5, 6>]} {
+// CHECK-NEXT:   comm.phase [0 -> 1 : 4096] {rules = array<i64: 0, 1, 1, 2, 4096, 0>}
+// CHECK-NEXT: }
+comm.schedule for @a2a algorithm "torus-quotient" attributes {translations = [array<i64: 0, 3, 5, 6>]} {
+  comm.phase [0 -> 1 : 4096] {rules = array<i64: 0, 1, 1, 2, 4096, 0>}
+}

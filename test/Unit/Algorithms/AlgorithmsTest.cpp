@@ -260,6 +260,40 @@ TEST(Heuristics, TorusQuotient) {
   EXPECT_TRUE(failed(scheduleTorusQuotient(p2, s, o, r2)));
 }
 
+/// The quotient holds its phases by rule (a representative per orbit):
+/// listed, they are the same transfers in the same phases, and the
+/// verifier, the cost model and the report read both forms alike. With
+/// ranks per node, chains in mirrored frames (6x6x6) and without chains.
+TEST(Heuristics, TorusQuotientRulesListTheSameSchedule) {
+  for (const char *spec : {"torus:6x6x6;injection=link", "torus:5x5;ranks=2",
+                           "torus:16x16;injection=link"})
+    for (bool chains : {true, false}) {
+      SCOPED_TRACE(std::string(spec) + (chains ? "" : " without chains"));
+      Topology t = makeTopology(spec);
+      Problem p(t, build(request(t, "alltoall")));
+      SchedulerOptions o = use(SchedulerAlgorithm::TorusQuotient);
+      o.quotientChains = chains;
+      Schedule listed, ruled;
+      SchedulerReport r1 = run(p, listed, o);
+      o.phaseRules = true;
+      SchedulerReport r2 = run(p, ruled, o);
+      EXPECT_FALSE(listed.hasRules());
+      ASSERT_TRUE(ruled.hasRules());
+      EXPECT_EQ(ruled.numTransfers(), listed.numTransfers());
+      EXPECT_EQ(r2.messages, r1.messages);
+      EXPECT_EQ(r2.time, r1.time);
+      EXPECT_EQ(r2.machineTime, r1.machineTime);
+      // Far fewer representatives than transfers.
+      size_t reps = 0;
+      for (const Phase &phase : ruled.phases)
+        for (const PhaseRule &rule : phase.rules)
+          reps += rule.reps.size();
+      EXPECT_LT(reps * 4, listed.numTransfers());
+      expandRules(t, ruled);
+      EXPECT_TRUE(test::sameSchedule(ruled, listed));
+    }
+}
+
 /// The quotient's base problem is packed by the greedy and then the tabu
 /// search (QuotientSearch.cpp). Before the search these were 1.12 (10x10),
 /// 1.10 (9x9x9) and, one-port, 2.21 (9x9x9: the port limit was not part of

@@ -200,4 +200,127 @@ TEST(Schedule, Canonicalize) {
   EXPECT_EQ(s.phases[1].transfers[0].src, 1);
 }
 
+TEST(TransferSet, AllPairsHeldByRule) {
+  TransferSet rule = TransferSet::allPairs({1, 3, 4, 7}, 5);
+  ASSERT_TRUE(rule.allPairsMembers());
+  std::vector<Demand> demands;
+  for (RankId s : {1, 3, 4, 7})
+    for (RankId d : {1, 3, 4, 7})
+      if (s != d)
+        demands.push_back({s, d, 5});
+  TransferSet listed(demands);
+  EXPECT_FALSE(listed.allPairsMembers());
+  ASSERT_EQ(rule.size(), 12u);
+  for (size_t i = 0; i < listed.size(); ++i) {
+    EXPECT_EQ(rule[i].src, listed[i].src) << i;
+    EXPECT_EQ(rule[i].dst, listed[i].dst) << i;
+    EXPECT_EQ(rule.indexOf(listed[i].src, listed[i].dst),
+              static_cast<int64_t>(i));
+  }
+  EXPECT_TRUE(rule == listed);
+  EXPECT_TRUE(listed == rule);
+  EXPECT_EQ(rule.indexOf(3, 3), -1);
+  EXPECT_EQ(rule.indexOf(2, 3), -1);
+  EXPECT_EQ(rule.lookup(7, 1), 5);
+  EXPECT_EQ(rule.totalBytes(), 60);
+  EXPECT_EQ(rule.uniformBytes(), 5);
+  EXPECT_EQ(rule.maxRank(), 7);
+  // Adding to it lists it first.
+  rule.add(1, 3, 2);
+  rule.canonicalize();
+  EXPECT_FALSE(rule.allPairsMembers());
+  EXPECT_EQ(rule.size(), 12u);
+  EXPECT_EQ(rule.lookup(1, 3), 7);
+  EXPECT_TRUE(TransferSet::allPairs({2}, 5).empty());
+}
+
+/// A rule on a 4x4 torus with 2 ranks per node: rep 0 -> 3 (node 0 core 0
+/// to node 1 core 1) under the diagonal translations (0,0) (1,1) (2,2)
+/// (3,3), nodes 0, 5, 10, 15.
+Schedule diagonalRule(std::vector<NodeId> group) {
+  Schedule s;
+  s.translations.push_back(std::move(group));
+  Phase phase;
+  phase.rules.push_back({0, {{0, 3, 8}}});
+  phase.transfers.push_back({2, 3, 8}); // node 1's cores, listed
+  s.phases.push_back(std::move(phase));
+  return s;
+}
+
+TEST(PhaseRules, ReaderListsTheTranslates) {
+  Topology t = makeTopology("torus:4x4;ranks=2");
+  Schedule s = diagonalRule({0, 5, 10, 15});
+  EXPECT_TRUE(s.hasRules());
+  EXPECT_EQ(s.numTransfers(), 5u);
+  PhaseReader read(t, s);
+  llvm::ArrayRef<Transfer> ts = read[0].transfers;
+  // Node 0 -> 1, 5 -> 6, 10 -> 11, 15 -> 12; core 0 to core 1.
+  std::vector<std::pair<RankId, RankId>> got,
+      want = {{0, 3}, {2, 3}, {10, 13}, {20, 23}, {30, 25}};
+  for (const Transfer &x : ts)
+    got.push_back({x.src, x.dst});
+  EXPECT_EQ(got, want);
+  expandRules(t, s);
+  EXPECT_FALSE(s.hasRules());
+  EXPECT_TRUE(s.translations.empty());
+  ASSERT_EQ(s.phases[0].transfers.size(), 5u);
+  EXPECT_EQ(s.phases[0].transfers[4].src, 30);
+}
+
+TEST(PhaseRules, VerifyChecksEveryTranslate) {
+  Topology t = makeTopology("torus:4x4;ranks=2");
+  std::vector<Demand> demands;
+  for (RankId r : {0, 10, 20, 30})
+    demands.push_back({r, r + 3 - (r == 30 ? 8 : 0), 8});
+  demands.push_back({2, 3, 8});
+  Problem p(t, TransferSet(demands));
+  EXPECT_TRUE(verifies(p, diagonalRule({0, 5, 10, 15})));
+  // A translation outside the machine, a group the schedule lacks.
+  auto vs = violations(p, diagonalRule({0, 5, 10, 16}));
+  EXPECT_NE(describe(vs).find("translation group 0 lists node 16, outside "
+                              "the machine"),
+            std::string::npos)
+      << describe(vs);
+  Schedule noGroup = diagonalRule({0, 5, 10, 15});
+  noGroup.phases[0].rules[0].group = 3;
+  vs = violations(p, noGroup);
+  EXPECT_NE(describe(vs).find("phase 0: a rule of 1 transfers (group 3): it "
+                              "names a translation group the schedule does "
+                              "not have"),
+            std::string::npos)
+      << describe(vs);
+  // Translates by (0,0) and (1,0): node 1 -> 2 was not asked for.
+  vs = violations(p, diagonalRule({0, 1}));
+  bool unrequested = llvm::any_of(vs, [](const ScheduleViolation &v) {
+    return v.kind == ViolationKind::Unrequested;
+  });
+  EXPECT_TRUE(unrequested) << describe(vs);
+  // PERCS has no translations.
+  Topology percs = makeTopology("percs:supernodes=1,drawers=2,nodes=2");
+  Problem pp(percs, TransferSet({{0, 2, 8}}));
+  Schedule ps = diagonalRule({0});
+  vs = violations(pp, ps);
+  EXPECT_NE(describe(vs).find("only a grid machine"), std::string::npos)
+      << describe(vs);
+}
+
+TEST(PhaseRules, CongestingTranslatesAreCaught) {
+  // Ring of 8: rep 0 -> 2 under translations 0 and 1: 0 -> 2 and 1 -> 3
+  // share the link 1 -> 2.
+  Topology t = makeTopology("torus:8");
+  Problem p(t, TransferSet({{0, 2, 1}, {1, 3, 1}}));
+  Schedule s;
+  s.translations.push_back({0, 1});
+  Phase phase;
+  phase.rules.push_back({0, {{0, 2, 1}}});
+  s.phases.push_back(phase);
+  auto vs = violations(p, s);
+  ASSERT_FALSE(vs.empty());
+  EXPECT_EQ(vs[0].kind, ViolationKind::Congestion) << describe(vs);
+  // Under 0 and 4 they are link-disjoint but 4 -> 6 was not asked for.
+  s.translations[0] = {0, 4};
+  vs = violations(p, s);
+  EXPECT_EQ(vs[0].kind, ViolationKind::Unrequested) << describe(vs);
+}
+
 } // namespace

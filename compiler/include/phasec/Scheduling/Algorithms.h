@@ -77,6 +77,10 @@ struct SchedulerOptions {
   /// scheduleTorusQuotient: build perfect base phases from gap cycles
   /// before packing the rest (off only to measure what they bring).
   bool quotientChains = true;
+  /// Leave the phases of translation-invariant constructions (the torus
+  /// quotient) held by rule (Phase::rules) for a caller that reads them
+  /// through PhaseReader; otherwise runScheduler lists every transfer.
+  bool phaseRules = false;
   /// Called with a short line at the milestones of a long run (problems of
   /// at least kProgressTransfers transfers), as it happens: which
   /// candidate auto tries, what the torus quotient has built, the cost
@@ -112,6 +116,9 @@ struct SchedulerReport {
   bool phaseOptimal = false;
   /// How the optimality above was proven.
   std::string proof;
+  /// The schedule's cost as finalizeReport computed it, so that callers
+  /// need not route every transfer again (absent where no algorithm ran).
+  std::optional<ScheduleCost> cost;
   /// True if a solver budget ran out and a heuristic result was used.
   bool fellBack = false;
   /// True if a solver budget ran out and there was no schedule to fall back

@@ -113,8 +113,9 @@ public:
   /// once, before anything is allocated (a 64^3-node all-to-all is 6.9e10
   /// pairs), with a message naming the limit (--max-transfers).
   int64_t maxTransfers = kDefaultMaxTransfers;
-  /// 2^28 transfers, about 6 GiB of demands: what this 24 GiB machine
-  /// schedules (docs/performance.md).
+  /// 2^28 transfers: 6 GiB where a schedule lists every transfer, what
+  /// this 24 GiB machine schedules (docs/performance.md); an all-to-all
+  /// the torus quotient holds by rule takes far less.
   static constexpr int64_t kDefaultMaxTransfers = int64_t(1) << 28;
 
   /// The size chunks of a relaying schedule must be a multiple of.

@@ -246,11 +246,15 @@ private:
                               llvm::ArrayRef<RankId> members,
                               bool relaying) const;
   /// The copy term of `phases` run as one (one phase, or everything posted
-  /// at once) whose bandwidth term is `transfer`.
-  double phaseCopy(llvm::ArrayRef<Phase> phases, TransferStyle style,
-                   double transfer) const;
+  /// at once) whose bandwidth term is `transfer`. Phases held by rule name
+  /// groups of `translations` (Schedule::translations).
+  double phaseCopy(llvm::ArrayRef<Phase> phases,
+                   llvm::ArrayRef<std::vector<NodeId>> translations,
+                   TransferStyle style, double transfer) const;
   /// Set-up, latency and store-and-forward terms of `phases` run as one.
-  void addMessageTerms(llvm::ArrayRef<Phase> phases, MachineTime &t) const;
+  void addMessageTerms(llvm::ArrayRef<Phase> phases,
+                       llvm::ArrayRef<std::vector<NodeId>> translations,
+                       MachineTime &t) const;
   const Topology *topo_;
   double injection_;
   SyncKind sync_ = SyncKind::Barrier;

@@ -43,32 +43,66 @@ struct Demand {
 /// A set of demands in canonical order: sorted by (src, dst), one entry per
 /// ordered pair (duplicates merged by adding bytes), no entries with
 /// src == dst (a local copy needs no schedule) and no zero-byte entries.
+///
+/// An all-to-all's set is held by its rule (allPairs): every ordered pair
+/// of distinct members, the same bytes each, in no memory (64 M demands on
+/// a 20x20x20 torus were 1 GB). Demands are then computed as they are read,
+/// so they are returned by value.
 class TransferSet {
 public:
   TransferSet() = default;
   /// Builds a canonical set from arbitrary demands.
   explicit TransferSet(std::vector<Demand> demands);
+  /// Every ordered pair of distinct `members` (sorted, distinct), `bytes`
+  /// (> 0) each, held by rule.
+  static TransferSet allPairs(std::vector<RankId> members, int64_t bytes);
 
   /// Appends a demand; call canonicalize() before reading.
-  void add(RankId src, RankId dst, int64_t bytes) {
-    demands_.push_back({src, dst, bytes});
-    canonical_ = false;
-  }
+  void add(RankId src, RankId dst, int64_t bytes);
   void reserve(size_t n) { demands_.reserve(n); }
   /// Sorts, merges pairs, drops self and zero-byte demands.
   void canonicalize();
   bool isCanonical() const { return canonical_; }
+  /// The members of a set held by rule (allPairs), else null.
+  const std::vector<RankId> *allPairsMembers() const {
+    return allPairs_ ? &members_ : nullptr;
+  }
 
-  llvm::ArrayRef<Demand> demands() const { return demands_; }
-  size_t size() const { return demands_.size(); }
-  bool empty() const { return demands_.empty(); }
-  const Demand &operator[](size_t i) const { return demands_[i]; }
-  auto begin() const { return demands_.begin(); }
-  auto end() const { return demands_.end(); }
+  size_t size() const;
+  bool empty() const { return size() == 0; }
+  Demand operator[](size_t i) const;
+
+  class iterator {
+  public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Demand;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Demand;
+    iterator(const TransferSet *set, size_t i) : set_(set), i_(i) {}
+    Demand operator*() const { return (*set_)[i_]; }
+    iterator &operator++() {
+      ++i_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++i_;
+      return old;
+    }
+    bool operator==(const iterator &o) const { return i_ == o.i_; }
+    bool operator!=(const iterator &o) const { return i_ != o.i_; }
+
+  private:
+    const TransferSet *set_;
+    size_t i_;
+  };
+  iterator begin() const { return iterator(this, 0); }
+  iterator end() const { return iterator(this, size()); }
 
   /// Bytes demanded for (src, dst), 0 if none (binary search).
   int64_t lookup(RankId src, RankId dst) const;
-  /// Index of (src, dst) in demands(), or -1.
+  /// Index of (src, dst) in the canonical order, or -1.
   int64_t indexOf(RankId src, RankId dst) const;
   int64_t totalBytes() const;
   /// The common size if every demand has the same number of bytes.
@@ -79,8 +113,17 @@ public:
   bool operator==(const TransferSet &o) const;
 
 private:
+  /// Lists the demands of a set held by rule (before it changes).
+  void listPairs();
   std::vector<Demand> demands_;
   bool canonical_ = true;
+  /// allPairs: demands_ is empty, the set is every pair of members_.
+  bool allPairs_ = false;
+  std::vector<RankId> members_;
+  int64_t pairBytes_ = 0;
+  /// allPairs over ranks members_[0] .. members_[0] + m - 1: a member's
+  /// position is its distance from the first.
+  bool contiguous_ = false;
 };
 
 /// One transfer of a phase, with the direction choices of its route.
@@ -103,11 +146,28 @@ struct ChunkTransfer {
   bool reduce = false;
 };
 
+/// Transfers of a phase held by their rule: the translates of `reps` by
+/// every node translation of `Schedule::translations[group]`. Translating a
+/// transfer by a vector v moves the nodes of both its ranks by v (grid
+/// coordinates added modulo the extents: a torus's or hypercube's
+/// symmetries) and keeps their cores, its bytes and its ties. A
+/// translation-invariant construction (the torus quotient) lists a few
+/// representatives per phase instead of every transfer: 400 K instead of
+/// 64 M on a 20x20x20 all-to-all.
+struct PhaseRule {
+  uint32_t group = 0;
+  std::vector<Transfer> reps;
+};
+
 struct Phase {
   std::vector<Transfer> transfers;
   /// Relaying schedules only: chunks[i] is what transfers[i] carries. Empty
   /// in direct schedules, where a transfer carries bytes a pair demands.
   std::vector<ChunkTransfer> chunks;
+  /// Direct schedules only: more transfers of the phase, by rule. The
+  /// phase's transfers are `transfers` and every rule's translates;
+  /// PhaseReader lists them all.
+  std::vector<PhaseRule> rules;
 };
 
 /// A relaying collective's data cut into chunks, with the pre- and
@@ -160,15 +220,60 @@ struct LowerBound {
 
 struct Schedule {
   std::vector<Phase> phases;
+  /// The translation groups phase rules name (PhaseRule::group): each a list
+  /// of translation vectors, given as the nodes with those coordinates.
+  std::vector<std::vector<NodeId>> translations;
   LowerBound bound;
   /// Which algorithm produced it ("z3-product", "greedy", "hand-written"...).
   std::string algorithm;
 
+  /// Transfers listed and held by rule.
   size_t numTransfers() const;
+  /// Some phase holds transfers by rule (PhaseReader reads them, expandRules
+  /// lists them).
+  bool hasRules() const;
   /// Sorts the transfers of every phase by (src, dst, ties) and drops empty
-  /// phases; the order of phases is kept.
+  /// phases; the order of phases is kept. Rules keep their form, their
+  /// representatives sorted the same way.
   void canonicalize();
 };
+
+/// Reads the phases of a schedule whether their transfers are listed or
+/// held by rule. A phase without rules is read in place; one with rules is
+/// expanded (its listed transfers and every rule's translates, sorted as
+/// Schedule::canonicalize sorts) into a buffer the next read reuses: one
+/// phase in memory at a time. A translate with a rank, a translation or a
+/// group outside the machine or the schedule gets rank -1 (the verifier
+/// reports rules that name them, see Problem::verify).
+class PhaseReader {
+public:
+  /// `sorted` false: a phase held by rule comes in the order of its rules
+  /// and representatives, for readers to whom the order is immaterial (the
+  /// cost model: sorting was a fifth of a 16x16x16 compile).
+  PhaseReader(const Topology &topo, const Schedule &schedule,
+              bool sorted = true)
+      : PhaseReader(topo, schedule.phases, schedule.translations, sorted) {}
+  /// Some phases of a schedule and its translation groups.
+  PhaseReader(const Topology &topo, llvm::ArrayRef<Phase> phases,
+              llvm::ArrayRef<std::vector<NodeId>> translations,
+              bool sorted = true)
+      : topo_(topo), phases_(phases), translations_(translations),
+        sorted_(sorted) {}
+  size_t size() const { return phases_.size(); }
+  /// Phase j, valid until the next call.
+  const Phase &operator[](size_t j);
+
+private:
+  const Topology &topo_;
+  llvm::ArrayRef<Phase> phases_;
+  llvm::ArrayRef<std::vector<NodeId>> translations_;
+  bool sorted_;
+  Phase buffer_;
+};
+
+/// Replaces every phase's rules by the transfers they hold (and drops the
+/// translation groups): for consumers that need every transfer listed.
+void expandRules(const Topology &topo, Schedule &schedule);
 
 /// A schedule of a relaying collective is a `Schedule` whose phases carry
 /// chunks (Phase::chunks); a direct one carries none.

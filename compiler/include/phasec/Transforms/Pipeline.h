@@ -111,14 +111,19 @@ struct ScheduledModule {
 /// `requireEveryOperation`, an operation that moves data but has no schedule
 /// is an error at its location (a module the pipeline has not run on, or
 /// one whose operations comm-lower-collectives skipped); without it, such
-/// operations are left out.
+/// operations are left out. Phases held by rule (comm.phase `rules`) stay
+/// so with `keepRules`, for readers that go through PhaseReader (the
+/// schedule JSON and statistics, the cost model, the verifier); otherwise
+/// every transfer is listed.
 mlir::FailureOr<ScheduledModule>
-collectSchedules(mlir::ModuleOp module, bool requireEveryOperation = false);
+collectSchedules(mlir::ModuleOp module, bool requireEveryOperation = false,
+                 bool keepRules = false);
 
 /// A translation's input: `op` must be a builtin.module the pipeline has
 /// run on; collectSchedules with every operation required. The --export-*
 /// translations of the compiler and of the targets all start here.
-mlir::FailureOr<ScheduledModule> collectSchedulesForExport(mlir::Operation *op);
+mlir::FailureOr<ScheduledModule>
+collectSchedulesForExport(mlir::Operation *op, bool keepRules = false);
 
 /// The spec's JSON: one document for one operation, else
 /// {"format": ..., "operations": [...]}.

@@ -54,9 +54,11 @@ private:
 
 /// The demands of a transfer set (already canonical).
 TransferSet getTransferSet(TransferSetOp op);
-/// Flattens `set` into (src, dst, bytes) triples.
-mlir::DenseI64ArrayAttr getDemandsAttr(mlir::MLIRContext *context,
-                                       const TransferSet &set);
+/// A comm.transfer_set of `collective` holding `set`: its demands as
+/// (src, dst, bytes) triples, or a set held by rule as its rule (all_pairs).
+TransferSetOp createTransferSetOp(mlir::OpBuilder &builder, mlir::Location loc,
+                                  llvm::StringRef collective,
+                                  const TransferSet &set);
 
 /// The phases of a schedule body (bound and algorithm left empty).
 void getPhases(mlir::Region &body, Schedule &schedule);
@@ -65,7 +67,9 @@ Schedule getSchedule(ScheduleOp op);
 /// The phases of a hand-written schedule; bound from its attributes if set.
 Schedule getSchedule(UserScheduleOp op);
 
-/// Appends one comm.phase per phase of `schedule` to `body` (at `loc`).
+/// Appends one comm.phase per phase of `schedule` to `body` (at `loc`);
+/// phases held by rule keep their rules, and the schedule's translation
+/// groups go on the comm.schedule that owns `body`.
 void appendPhases(mlir::OpBuilder &builder, mlir::Location loc,
                   mlir::Region &body, const Schedule &schedule);
 

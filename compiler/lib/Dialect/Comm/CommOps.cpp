@@ -766,6 +766,25 @@ lookupOperation(Operation *user, SymbolTableCollection &symbolTable,
 
 LogicalResult TransferSetOp::verify() {
   ArrayRef<int64_t> d = getDemands();
+  if (getAllPairs().has_value() != getPairBytes().has_value())
+    return emitOpError("needs both all_pairs and pair_bytes, or neither");
+  if (auto members = getAllPairs()) {
+    if (!d.empty())
+      return emitOpError("holds its demands by rule (all_pairs) and lists ")
+             << d.size() / 3 << " more";
+    if (*getPairBytes() <= 0)
+      return emitOpError("pair_bytes must be positive");
+    if (members->size() < 2)
+      return emitOpError("all_pairs needs at least two members");
+    for (size_t i = 0; i < members->size(); ++i) {
+      if ((*members)[i] < 0 || (*members)[i] > INT32_MAX)
+        return emitOpError("all_pairs member ") << i << " is an invalid rank";
+      if (i && (*members)[i - 1] >= (*members)[i])
+        return emitOpError("all_pairs must be sorted without duplicates; "
+                           "member ")
+               << i << " is out of order";
+    }
+  }
   if (d.size() % 3 != 0)
     return emitOpError("demands must be (src, dst, bytes) triples");
   for (size_t i = 0; i < d.size(); i += 3) {
@@ -795,6 +814,10 @@ TransferSetOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(machine))
     return failure();
   int64_t numRanks = machine->getNumRanks();
+  if (auto members = getAllPairs(); members && members->back() >= numRanks)
+    return emitOpError("all_pairs names rank ")
+           << members->back() << ", outside machine " << op->getMachineRef()
+           << " (" << numRanks << " ranks)";
   ArrayRef<int64_t> d = getDemands();
   for (size_t i = 0; i < d.size(); i += 3)
     if (d[i] >= numRanks || d[i + 1] >= numRanks)
@@ -825,6 +848,13 @@ static LogicalResult verifyScheduleUses(Operation *schedule, Region &body,
                << i / 4 << " (" << t[i] << " -> " << t[i + 1]
                << ") names a rank outside machine " << op->getMachineRef()
                << " (" << numRanks << " ranks)";
+    for (auto [r, rule] : llvm::enumerate(phase.getPhaseRules()))
+      for (auto [i, x] : llvm::enumerate(rule.reps))
+        if (x.src >= numRanks || x.dst >= numRanks)
+          return phase.emitOpError("rule ")
+                 << r << " transfer " << i << " (" << x.src << " -> " << x.dst
+                 << ") names a rank outside machine " << op->getMachineRef()
+                 << " (" << numRanks << " ranks)";
   }
   return success();
 }
@@ -857,7 +887,17 @@ LogicalResult ScheduleOp::verify() {
       getGap().convertToDouble() < 0 ||
       getBoundBlocks().convertToDouble() < 0 || static_cast<int64_t>(getBoundMinPhases()) < 0)
     return emitOpError("bound, time and gap must not be negative");
-  return verifyScheduleBody(*this, getBody(), getNumChunks(), getChunkBytes());
+  if (failed(verifyScheduleBody(*this, getBody(), getNumChunks(),
+                                getChunkBytes())))
+    return failure();
+  size_t numGroups = getTranslations() ? getTranslations()->size() : 0;
+  for (PhaseOp phase : getBody().getOps<PhaseOp>())
+    for (auto [r, rule] : llvm::enumerate(phase.getPhaseRules()))
+      if (rule.group >= numGroups)
+        return phase.emitOpError("rule ")
+               << r << " names translation group " << rule.group
+               << ", but the schedule has " << numGroups;
+  return success();
 }
 
 LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
@@ -865,7 +905,14 @@ LogicalResult ScheduleOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 }
 
 LogicalResult UserScheduleOp::verify() {
-  return verifyScheduleBody(*this, getBody(), getNumChunks(), getChunkBytes());
+  if (failed(verifyScheduleBody(*this, getBody(), getNumChunks(),
+                                getChunkBytes())))
+    return failure();
+  for (PhaseOp phase : getBody().getOps<PhaseOp>())
+    if (phase.getRules())
+      return phase.emitOpError("of a hand-written schedule must list its "
+                               "transfers (it has rules)");
+  return success();
 }
 
 LogicalResult
@@ -887,6 +934,32 @@ LogicalResult PhaseOp::verify() {
              << ") must move a positive number of bytes";
     if (t[i + 3] < 0 || t[i + 3] > UINT32_MAX)
       return emitOpError("transfer ") << i / 4 << " has an invalid tie mask";
+  }
+  if (auto rules = getRules()) {
+    if (getChunks())
+      return emitOpError("of a relaying schedule must list its transfers "
+                         "(it has rules)");
+    // group, n, then n quadruples per rule, exactly covering the array.
+    size_t at = 0;
+    for (int64_t r = 0; at < rules->size(); ++r) {
+      if (at + 2 > rules->size() || (*rules)[at] < 0 ||
+          (*rules)[at] > UINT32_MAX || (*rules)[at + 1] < 0 ||
+          (*rules)[at + 1] > static_cast<int64_t>(rules->size()) ||
+          at + 2 + 4 * (*rules)[at + 1] > rules->size())
+        return emitOpError("rule ")
+               << r
+               << " must be group, n, then n (src, dst, bytes, ties) "
+                  "quadruples";
+      for (int64_t i = 0; i < (*rules)[at + 1]; ++i) {
+        const int64_t *q = rules->data() + at + 2 + 4 * i;
+        if (q[0] < 0 || q[1] < 0 || q[0] > INT32_MAX || q[1] > INT32_MAX ||
+            q[2] <= 0 || q[3] < 0 || q[3] > UINT32_MAX)
+          return emitOpError("rule ")
+                 << r << " transfer " << i
+                 << " needs valid ranks, a positive size and a tie mask";
+      }
+      at += 2 + 4 * (*rules)[at + 1];
+    }
   }
   if (auto chunks = getChunks()) {
     // count, reduce, ids... per transfer, exactly covering the array.
@@ -938,9 +1011,30 @@ std::vector<ChunkTransfer> PhaseOp::getChunkTransfers() {
   return out;
 }
 
+std::vector<PhaseRule> PhaseOp::getPhaseRules() {
+  std::vector<PhaseRule> out;
+  auto rules = getRules();
+  if (!rules)
+    return out;
+  for (size_t at = 0; at + 2 <= rules->size();) {
+    PhaseRule &rule = out.emplace_back();
+    rule.group = static_cast<uint32_t>((*rules)[at]);
+    int64_t n = (*rules)[at + 1];
+    rule.reps.reserve(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t *q = rules->data() + at + 2 + 4 * i;
+      rule.reps.push_back({static_cast<RankId>(q[0]), static_cast<RankId>(q[1]),
+                           q[2], static_cast<TieMask>(q[3])});
+    }
+    at += 2 + 4 * n;
+  }
+  return out;
+}
+
 Location PhaseOp::getTransferLoc(int64_t i) {
   auto locs = getLocs();
-  if (!locs)
+  // A transfer held by rule has the phase's location.
+  if (!locs || i < 0 || i >= getNumTransfers())
     return getLoc();
   int64_t entry = 0;
   if (auto index = getLocIndex())

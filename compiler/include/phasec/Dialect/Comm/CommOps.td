@@ -239,16 +239,30 @@ def Comm_TransferSetOp : Comm_Op<"transfer_set",
     ```mlir
     comm.transfer_set for @aapc [0 -> 1 : 32768, 0 -> 2 : 32768]
     ```
-    stored as a flat `(src, dst, bytes)` array.
+    stored as a flat `(src, dst, bytes)` array. An all-to-all's set is held
+    by its rule instead: `all_pairs` lists the members (sorted, distinct),
+    every ordered pair of which demands `pair_bytes`, and the list of
+    demands is empty (a 20x20x20 torus's 64 M demands in 8000 numbers):
+    ```mlir
+    comm.transfer_set for @aapc [] {all_pairs = array<i64: 0, 1, 2>,
+                                     pair_bytes = 32768 : i64}
+    ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$collective,
-                       DenseI64ArrayAttr:$demands);
+                       DenseI64ArrayAttr:$demands,
+                       OptionalAttr<DenseI64ArrayAttr>:$all_pairs,
+                       OptionalAttr<I64Attr>:$pair_bytes);
   let assemblyFormat = [{
     `for` $collective custom<Transfers>($demands, "3") attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    int64_t getNumDemands() { return getDemands().size() / 3; }
+    int64_t getNumDemands() {
+      if (auto members = getAllPairs())
+        return static_cast<int64_t>(members->size()) *
+               (static_cast<int64_t>(members->size()) - 1);
+      return getDemands().size() / 3;
+    }
   }];
 }
 
@@ -273,6 +287,10 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
       comm.phase [0 -> 1 : 4, 1 -> 2 : 4]
     }
     ```
+    A translation-invariant schedule (the torus quotient) holds its phases
+    by rule (see `comm.phase`); `translations` lists the groups of node
+    translations the rules name, each as the nodes whose coordinates are
+    the translation vectors.
   }];
   let arguments = (ins FlatSymbolRefAttr:$collective, StrAttr:$algorithm,
                        DefaultValuedAttr<F64Attr, "0.0">:$bound,
@@ -288,7 +306,9 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
                        OptionalAttr<I64Attr>:$num_chunks,
                        OptionalAttr<I64Attr>:$chunk_bytes,
                        OptionalAttr<F64Attr>:$machine_time,
-                       OptionalAttr<F64Attr>:$machine_bound);
+                       OptionalAttr<F64Attr>:$machine_bound,
+                       OptionalAttr<TypedArrayAttrBase<DenseI64ArrayAttr,
+                           "translation groups">>:$translations);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     `for` $collective `algorithm` $algorithm attr-dict-with-keyword $body
@@ -343,17 +363,26 @@ def Comm_PhaseOp : Comm_Op<"phase",
     Hand-written phases may carry source locations of their transfers:
     `locs` holds the distinct locations, `loc_index[i]` the entry of
     transfer i (absent: every transfer has `locs[0]`).
+    A direct schedule's phase may also hold transfers by rule: `rules` is,
+    per rule, `group, n` and n representative quadruples; the rule's
+    transfers are the translates of its representatives by every
+    translation of the schedule's `translations[group]` (both nodes moved,
+    cores, bytes and ties kept). The phase's transfers are the listed ones
+    and those.
   }];
   let arguments = (ins DenseI64ArrayAttr:$transfers,
                        OptionalAttr<DenseI64ArrayAttr>:$chunks,
                        OptionalAttr<ArrayAttr>:$locs,
-                       OptionalAttr<DenseI32ArrayAttr>:$loc_index);
+                       OptionalAttr<DenseI32ArrayAttr>:$loc_index,
+                       OptionalAttr<DenseI64ArrayAttr>:$rules);
   let assemblyFormat = "custom<Transfers>($transfers, \"4\") attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     int64_t getNumTransfers() { return getTransfers().size() / 4; }
     /// The chunks of every transfer (empty if the phase has none).
     std::vector<::phasec::ChunkTransfer> getChunkTransfers();
+    /// The rules of the phase (empty if it lists every transfer).
+    std::vector<::phasec::PhaseRule> getPhaseRules();
     /// The source location of transfer `i`, or the phase's own.
     ::mlir::Location getTransferLoc(int64_t i);
   }];
