@@ -37,31 +37,52 @@
 using namespace phasec;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory benchCategory("phasec-sched-bench options");
+
 static cl::opt<std::string> topoSpec("topology", cl::desc("machine spec"),
-                                     cl::Required);
-static cl::opt<std::string> collective("collective", cl::init("alltoall"));
-static cl::opt<int64_t> bytes("bytes", cl::init(32768));
-static cl::opt<uint64_t> seed("seed", cl::init(1));
+                                     cl::Required, cl::cat(benchCategory));
+static cl::opt<std::string>
+    collective("collective",
+               cl::desc("the operation (alltoall, transpose, ...)"),
+               cl::init("alltoall"), cl::cat(benchCategory));
+static cl::opt<int64_t> bytes("bytes", cl::desc("bytes per block"),
+                              cl::init(32768), cl::cat(benchCategory));
+static cl::opt<uint64_t> seed("seed", cl::desc("the schedulers' seed"),
+                              cl::init(1), cl::cat(benchCategory));
 static cl::opt<std::string>
     algorithms("algorithms",
                cl::desc("comma-separated algorithms (default: auto and the "
                         "registry's baselines)"),
-               cl::init(""));
-static cl::opt<uint64_t> rlimit("rlimit", cl::init(20000000));
-static cl::opt<std::string> cacheDir("cache", cl::init(""));
-static cl::opt<bool> onePort("one-port", cl::init(false));
-static cl::opt<std::string> format("format", cl::init("md"));
-static cl::opt<std::string> jsonOut("json-out", cl::init(""));
-static cl::opt<std::string> label("label", cl::init(""));
+               cl::init(""), cl::cat(benchCategory));
+static cl::opt<uint64_t> rlimit("rlimit",
+                                cl::desc("Z3 resource limit per query"),
+                                cl::init(20000000), cl::cat(benchCategory));
+static cl::opt<std::string> cacheDir("cache",
+                                     cl::desc("ring-core cache directory"),
+                                     cl::init(""), cl::cat(benchCategory));
+static cl::opt<bool>
+    onePort("one-port", cl::desc("the one-port cost model (injection = link)"),
+            cl::init(false), cl::cat(benchCategory));
+static cl::opt<std::string> format("format",
+                                   cl::desc("md (a table row) or json"),
+                                   cl::init("md"), cl::cat(benchCategory));
+static cl::opt<std::string>
+    jsonOut("json-out",
+            cl::desc("write the first algorithm's schedule JSON here"),
+            cl::init(""), cl::cat(benchCategory));
+static cl::opt<std::string>
+    label("label",
+          cl::desc("the row's name (default: topology and collective)"),
+          cl::init(""), cl::cat(benchCategory));
 static cl::opt<bool> profile("profile",
                              cl::desc("print busy links per phase (deciles)"),
-                             cl::init(false));
+                             cl::init(false), cl::cat(benchCategory));
 static cl::opt<bool> notes("notes", cl::desc("print the report's notes"),
-                           cl::init(false));
+                           cl::init(false), cl::cat(benchCategory));
 static cl::opt<bool> noChains(
     "no-quotient-chains",
     cl::desc("torus quotient without its chain base phases (to measure them)"),
-    cl::init(false));
+    cl::init(false), cl::cat(benchCategory));
 
 static double seconds(std::chrono::steady_clock::time_point a) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - a)
@@ -69,6 +90,8 @@ static double seconds(std::chrono::steady_clock::time_point a) {
 }
 
 int main(int argc, char **argv) {
+  // Only the bench's own options in --help, not every LLVM library's.
+  cl::HideUnrelatedOptions(benchCategory);
   cl::ParseCommandLineOptions(argc, argv, "phasec scheduler benchmark\n");
   std::string error;
   llvm::Expected<std::unique_ptr<Topology>> topo = createTopology(topoSpec);

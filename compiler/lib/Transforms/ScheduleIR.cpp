@@ -160,8 +160,12 @@ void phasec::comm::appendPhases(OpBuilder &builder, Location loc, Region &body,
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(&body.front());
   SmallVector<int64_t> values, chunks, rules;
-  if (!schedule.translations.empty()) {
-    auto scheduleOp = cast<ScheduleOp>(body.getParentOp());
+  // Only computed schedules hold phases by rule (a hand-written one lists
+  // its transfers, the dialect checks).
+  auto scheduleOp = dyn_cast<ScheduleOp>(body.getParentOp());
+  assert((scheduleOp || schedule.translations.empty()) &&
+         "phases held by rule need a comm.schedule");
+  if (scheduleOp && !schedule.translations.empty()) {
     SmallVector<Attribute> groups;
     for (const std::vector<NodeId> &group : schedule.translations)
       groups.push_back(builder.getDenseI64ArrayAttr(
