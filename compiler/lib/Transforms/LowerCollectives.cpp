@@ -43,8 +43,19 @@ void LowerCollectivesPass::runOnOperation() {
   bool hadError = false;
   for (auto &entry : records) {
     OperationRecord &record = entry.second;
-    if (record.transferSet)
+    if (record.transferSet) {
+      // A transfer set of the input is held to the same limit: held by
+      // rule (all_pairs), a large one is a few numbers long.
+      int64_t limit = maxTransfers;
+      if (int64_t n = record.transferSet.getNumDemands(); n > limit) {
+        record.transferSet.emitError("'")
+            << record.op.getCollectiveName() << "' demands " << n
+            << " transfers, more than the limit of " << limit
+            << " (--max-transfers=N raises it)";
+        hadError = true;
+      }
       continue;
+    }
     Operation *op = record.op.getOperation();
     if (!record.machine || !record.group) {
       op->emitError("cannot lower '")
