@@ -123,20 +123,98 @@ static bool isCharged(const Transfer &t, int64_t numRanks) {
 }
 
 namespace {
-/// Adds the well-formed transfers of `phase` to `cost`.
+/// Latency of one message over `hops` hops of `route`: wormhole pays the
+/// hop latencies once; store-and-forward also lets every hop but the last
+/// receive a whole packet (or the whole message) before passing it on.
+double messageLatency(const TopologyDesc &d, const Topology &topo,
+                      llvm::ArrayRef<LinkId> route, int64_t bytes) {
+  double t = d.linkLatency * static_cast<double>(route.size());
+  if (d.switching == Switching::StoreAndForward && route.size() > 1) {
+    int64_t unit = d.packetLength > 0 ? std::min(bytes, d.packetLength) : bytes;
+    for (size_t i = 0; i + 1 < route.size(); ++i)
+      t += static_cast<double>(unit) / topo.link(route[i]).bandwidth;
+  }
+  return t;
+}
+
+/// What one message keeps its sender busy: its set-up, or for C^3's
+/// blocking send the set-up and latency there and back.
+double messageSetup(const TopologyDesc &d, size_t hops) {
+  return d.sends == SendProtocol::Blocking
+             ? 2 * (d.setupCost + d.linkLatency * static_cast<double>(hops))
+             : d.setupCost;
+}
+
+/// The route of a message of the machine (isMessage): none between the
+/// ranks of one node.
+void messageRoute(const Topology &topo, const Transfer &x,
+                  llvm::SmallVectorImpl<LinkId> &route) {
+  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+  route.clear();
+  if (s != dn)
+    topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
+}
+
+/// The set-up and latency terms of messages run as one (a phase, or
+/// everything posted at once): set-ups are the sender's, so the busiest
+/// sender pays its own, and the farthest message its latency. Senders'
+/// times in a flat array (a phase of a 20x20x20 all-to-all has 8000).
+class MessageTerms {
+public:
+  explicit MessageTerms(const Topology &topo)
+      : topo_(topo), busy_(topo.numRanks(), 0.0), touched_(topo.numRanks(), 0) {
+  }
+  /// A message of the machine (isMessage) over `route`.
+  void add(const Transfer &x, llvm::ArrayRef<LinkId> route) {
+    const TopologyDesc &d = topo_.desc();
+    latency_ = std::max(latency_, messageLatency(d, topo_, route, x.bytes));
+    if (!touched_[x.src]) {
+      touched_[x.src] = 1;
+      senders_.push_back(x.src);
+    }
+    busy_[x.src] += messageSetup(d, route.size());
+    setup_ = std::max(setup_, busy_[x.src]);
+  }
+  /// Adds the terms to `t` and starts again.
+  void finish(MachineTime &t) {
+    t.setup += setup_;
+    t.latency += latency_;
+    for (RankId r : senders_) {
+      busy_[r] = 0;
+      touched_[r] = 0;
+    }
+    senders_.clear();
+    setup_ = latency_ = 0;
+  }
+
+private:
+  const Topology &topo_;
+  std::vector<double> busy_;
+  std::vector<uint8_t> touched_;
+  std::vector<RankId> senders_;
+  double setup_ = 0, latency_ = 0;
+};
+
+/// Adds the well-formed transfers of `phase` to `cost`, each with
+/// `envelope` more bytes (an empty message, a barrier's, still carries its
+/// envelope), and with `terms` every message's set-up and latency: one
+/// route per message serves both.
 void addPhase(const Topology &topo, const Phase &phase,
-              CostModel::PhaseCost &cost,
-              llvm::SmallVectorImpl<LinkId> &route, int64_t envelope = 0) {
+              CostModel::PhaseCost &cost, llvm::SmallVectorImpl<LinkId> &route,
+              int64_t envelope = 0, MessageTerms *terms = nullptr) {
   int64_t numRanks = topo.numRanks();
   for (const Transfer &t : phase.transfers) {
-    // An empty message (a barrier's) still carries its envelope.
-    if (!isMessage(t, numRanks) || t.bytes + envelope == 0)
+    if (!isMessage(t, numRanks))
       continue;
     NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
-    if (s == d)
+    bool charged = s != d && t.bytes + envelope != 0;
+    if (!charged && !terms)
       continue;
-    topo.route(s, d, t.ties & topo.tieMask(s, d), route);
-    cost.add(s, d, route, t.bytes + envelope);
+    messageRoute(topo, t, route);
+    if (charged)
+      cost.add(s, d, route, t.bytes + envelope);
+    if (terms)
+      terms->add(t, route);
   }
 }
 } // namespace
@@ -197,30 +275,6 @@ bool CostModel::chargesBeyondBandwidth() const {
 }
 
 namespace {
-/// Latency of one message over `hops` hops of `route`: wormhole pays the
-/// hop latencies once; store-and-forward also lets every hop but the last
-/// receive a whole packet (or the whole message) before passing it on.
-double messageLatency(const TopologyDesc &d, const Topology &topo,
-                      llvm::ArrayRef<LinkId> route, int64_t bytes) {
-  double t = d.linkLatency * static_cast<double>(route.size());
-  if (d.switching == Switching::StoreAndForward && route.size() > 1) {
-    int64_t unit = d.packetLength > 0 ? std::min(bytes, d.packetLength) : bytes;
-    for (size_t i = 0; i + 1 < route.size(); ++i)
-      t += static_cast<double>(unit) / topo.link(route[i]).bandwidth;
-  }
-  return t;
-}
-
-/// What one message keeps its sender busy: its set-up, or for C^3's
-/// blocking send the set-up and latency there and back.
-double messageSetup(const TopologyDesc &d, size_t hops) {
-  return d.sends == SendProtocol::Blocking
-             ? 2 * (d.setupCost + d.linkLatency * static_cast<double>(hops))
-             : d.setupCost;
-}
-} // namespace
-
-namespace {
 /// Every transfer of several phases, as one range (what runs at once
 /// without barriers), without copying them: phases held by rule are listed
 /// one at a time (PhaseReader), so the range is single-pass.
@@ -228,9 +282,7 @@ class AllTransfers {
 public:
   AllTransfers(const Topology &topo, llvm::ArrayRef<Phase> phases,
                llvm::ArrayRef<std::vector<NodeId>> translations = {})
-      : topo_(topo), phases_(phases), translations_(translations) {}
-  AllTransfers(const Topology &topo, const Schedule &schedule)
-      : AllTransfers(topo, schedule.phases, schedule.translations) {}
+      : read_(std::make_shared<PhaseReader>(topo, phases, translations)) {}
   class iterator {
   public:
     using iterator_category = std::input_iterator_tag;
@@ -240,7 +292,9 @@ public:
     using reference = const Transfer &;
     iterator(std::shared_ptr<PhaseReader> read, size_t p)
         : read_(std::move(read)), p_(p) {
-      load();
+      if (p_ < read_->size())
+        current_ = (*read_)[p_].transfers;
+      skipEmpty();
     }
     const Transfer &operator*() const { return current_[i_]; }
     iterator &operator++() {
@@ -254,11 +308,6 @@ public:
     bool operator!=(const iterator &o) const { return !(*this == o); }
 
   private:
-    void load() {
-      if (p_ < read_->size())
-        current_ = (*read_)[p_].transfers;
-      skipEmpty();
-    }
     void skipEmpty() {
       while (p_ < read_->size() && i_ >= current_.size()) {
         ++p_;
@@ -268,76 +317,16 @@ public:
                        : llvm::ArrayRef<Transfer>();
       }
     }
+    /// Shared by the range's iterators: one phase listed at a time.
     std::shared_ptr<PhaseReader> read_;
     llvm::ArrayRef<Transfer> current_;
     size_t p_, i_ = 0;
   };
-  iterator begin() const {
-    return iterator(
-        std::make_shared<PhaseReader>(topo_, phases_, translations_), 0);
-  }
-  iterator end() const {
-    return iterator(std::make_shared<PhaseReader>(
-                        topo_, llvm::ArrayRef<Phase>(), translations_),
-                    phases_.size());
-  }
+  iterator begin() const { return iterator(read_, 0); }
+  iterator end() const { return iterator(read_, read_->size()); }
 
 private:
-  const Topology &topo_;
-  llvm::ArrayRef<Phase> phases_;
-  llvm::ArrayRef<std::vector<NodeId>> translations_;
-};
-} // namespace
-
-/// The route of a message of the machine (isMessage): none between the
-/// ranks of one node.
-static void messageRoute(const Topology &topo, const Transfer &x,
-                         llvm::SmallVectorImpl<LinkId> &route) {
-  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
-  route.clear();
-  if (s != dn)
-    topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
-}
-
-namespace {
-/// The set-up and latency terms of messages run as one (a phase, or
-/// everything posted at once): set-ups are the sender's, so the busiest
-/// sender pays its own, and the farthest message its latency. Senders'
-/// times in a flat array (a phase of a 20x20x20 all-to-all has 8000).
-class MessageTerms {
-public:
-  explicit MessageTerms(const Topology &topo)
-      : topo_(topo), busy_(topo.numRanks(), 0.0), touched_(topo.numRanks(), 0) {
-  }
-  /// A message of the machine (isMessage) over `route`.
-  void add(const Transfer &x, llvm::ArrayRef<LinkId> route) {
-    const TopologyDesc &d = topo_.desc();
-    latency_ = std::max(latency_, messageLatency(d, topo_, route, x.bytes));
-    if (!touched_[x.src]) {
-      touched_[x.src] = 1;
-      senders_.push_back(x.src);
-    }
-    busy_[x.src] += messageSetup(d, route.size());
-    setup_ = std::max(setup_, busy_[x.src]);
-  }
-  /// Adds the terms to `t` and starts again.
-  void finish(MachineTime &t) {
-    t.setup += setup_;
-    t.latency += latency_;
-    for (RankId r : senders_) {
-      busy_[r] = 0;
-      touched_[r] = 0;
-    }
-    senders_.clear();
-    setup_ = latency_ = 0;
-  }
-
-private:
-  const Topology &topo_;
-  std::vector<double> busy_;
-  std::vector<uint8_t> touched_;
-  std::vector<RankId> senders_;
-  double setup_ = 0, latency_ = 0;
+  std::shared_ptr<PhaseReader> read_;
 };
 } // namespace
 
@@ -491,7 +480,6 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
   auto bit = [&](const Transfer &t) {
     return static_cast<size_t>(int64_t(t.src) * numRanks + t.dst);
   };
-  PhaseReader read(topo, schedule);
   if (bits) {
     PhaseReader anyOrder(topo, schedule, /*sorted=*/false);
     for (size_t j = 0; j < anyOrder.size(); ++j)
@@ -508,6 +496,8 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
   }
   if (bits && !anyTwice)
     return std::nullopt;
+  // In the listed order: a pair's first transfer decides.
+  PhaseReader read(topo, schedule);
   for (size_t j = 0; j < read.size(); ++j)
     for (const Transfer &t : read[j].transfers) {
       if (!isCharged(t, numRanks))
@@ -1163,27 +1153,14 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
     flow = dataflowTime(schedule);
   // Phase after phase; with the dataflow model only the copies (which
   // need each phase's bandwidth term) are charged per phase.
-  // One route per message serves the bandwidth term and the set-up and
-  // latency terms.
-  const int64_t numRanks = topo_->numRanks();
-  const int64_t envelope = topo_->desc().messageEnvelope;
   std::optional<MessageTerms> terms;
   if (!flow)
     terms.emplace(*topo_);
   PhaseReader read(*topo_, schedule, /*sorted=*/false);
   for (size_t j = 0; j < read.size(); ++j) {
     const Phase &phase = read[j];
-    for (const Transfer &x : phase.transfers) {
-      if (!isMessage(x, numRanks))
-        continue;
-      messageRoute(*topo_, x, route);
-      // An empty message (a barrier's) still carries its envelope.
-      NodeId s = topo_->nodeOfRank(x.src), dn = topo_->nodeOfRank(x.dst);
-      if (s != dn && x.bytes + envelope != 0)
-        cost.add(s, dn, route, x.bytes + envelope);
-      if (terms)
-        terms->add(x, route);
-    }
+    addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope,
+             terms ? &*terms : nullptr);
     double bandwidth = cost.finish();
     t.copy += phaseCopy(phase, {}, style, bandwidth);
     if (flow)

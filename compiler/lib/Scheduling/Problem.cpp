@@ -18,11 +18,12 @@
 #include "ChunkReplay.h"
 #include "phasec/Scheduling/Bounds.h"
 
-#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -50,8 +51,6 @@ TransferSet TransferSet::allPairs(std::vector<RankId> members, int64_t bytes) {
   if (bytes <= 0 || members.size() < 2)
     return set;
   set.allPairs_ = true;
-  set.contiguous_ = members.back() - members.front() ==
-                    static_cast<RankId>(members.size() - 1);
   set.members_ = std::move(members);
   set.pairBytes_ = bytes;
   return set;
@@ -112,10 +111,14 @@ void TransferSet::canonicalize() {
 int64_t TransferSet::indexOf(RankId src, RankId dst) const {
   assert(canonical_ && "TransferSet read before canonicalize()");
   if (allPairs_) {
+    // Members 0 .. m-1 (or any other run) need no search: a member's
+    // position is its distance from the first.
+    int64_t m = static_cast<int64_t>(members_.size());
+    bool run = int64_t(members_.back()) - members_.front() == m - 1;
     auto pos = [&](RankId r) -> int64_t {
-      if (contiguous_) {
+      if (run) {
         int64_t at = int64_t(r) - members_.front();
-        return at >= 0 && at < static_cast<int64_t>(members_.size()) ? at : -1;
+        return at >= 0 && at < m ? at : -1;
       }
       auto it = std::lower_bound(members_.begin(), members_.end(), r);
       return it != members_.end() && *it == r ? it - members_.begin() : -1;
@@ -123,7 +126,7 @@ int64_t TransferSet::indexOf(RankId src, RankId dst) const {
     int64_t s = pos(src), d = pos(dst);
     if (s < 0 || d < 0 || s == d)
       return -1;
-    return s * static_cast<int64_t>(members_.size() - 1) + (d < s ? d : d - 1);
+    return s * (m - 1) + (d < s ? d : d - 1);
   }
   auto it = std::lower_bound(
       demands_.begin(), demands_.end(), std::make_pair(src, dst),
@@ -404,25 +407,23 @@ std::vector<RankId> Problem::members() const {
     return chunks_->group;
   if (const std::vector<RankId> *all = transfers_.allPairsMembers())
     return *all;
-  // A mark per rank of the machine; ranks outside it (which check()
-  // rejects) are kept, sorted, after the marks.
+  // A mark per rank of the machine (not every demand's ranks sorted);
+  // ranks outside it, which check() rejects, are kept too.
   int64_t numRanks = topo_->numRanks();
   std::vector<uint8_t> in(numRanks, 0);
-  std::vector<RankId> ranks, outside;
+  std::vector<RankId> ranks;
   for (const Demand &d : transfers_)
     for (RankId r : {d.src, d.dst}) {
       if (r >= 0 && r < numRanks)
         in[r] = 1;
       else
-        outside.push_back(r);
+        ranks.push_back(r);
     }
   for (int64_t r = 0; r < numRanks; ++r)
     if (in[r])
       ranks.push_back(static_cast<RankId>(r));
-  llvm::sort(outside);
-  outside.erase(std::unique(outside.begin(), outside.end()), outside.end());
-  ranks.insert(ranks.end(), outside.begin(), outside.end());
   llvm::sort(ranks);
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
   return ranks;
 }
 
@@ -549,14 +550,9 @@ Problem::verify(const Schedule &schedule,
     // Dense rows (all-to-all) index directly.
     if (e - b == numRanks - 1)
       return b + (d < s ? d : d - 1);
-    while (b < e) {
-      int64_t mid = b + (e - b) / 2;
-      if (demands[mid].dst < d)
-        b = mid + 1;
-      else
-        e = mid;
-    }
-    return b < rowStart[s + 1] && demands[b].dst == d ? b : -1;
+    int64_t at = *llvm::partition_point(
+        llvm::seq(b, e), [&](int64_t i) { return demands[i].dst < d; });
+    return at < e && demands[at].dst == d ? at : -1;
   };
 
   // Delivered bytes per demand: a bit per demand delivered whole once (8 MB

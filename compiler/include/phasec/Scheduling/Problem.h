@@ -121,9 +121,6 @@ private:
   bool allPairs_ = false;
   std::vector<RankId> members_;
   int64_t pairBytes_ = 0;
-  /// allPairs over ranks members_[0] .. members_[0] + m - 1: a member's
-  /// position is its distance from the first.
-  bool contiguous_ = false;
 };
 
 /// One transfer of a phase, with the direction choices of its route.
