@@ -51,6 +51,75 @@ static void forEachInterNodeDemand(const Problem &problem, F f) {
   }
 }
 
+/// Every rank of the machine sends the same bytes to every other: the
+/// demands are the same seen from any node.
+static bool completeExchange(const Problem &problem) {
+  const std::vector<RankId> *members = problem.transfers().allPairsMembers();
+  return members &&
+         static_cast<int64_t>(members->size()) == problem.topology().numRanks();
+}
+
+/// computeLoads for a complete exchange on a torus. Translations of a torus
+/// keep its routes and map the demands onto themselves, so every link of
+/// one dimension and direction carries the same load (and the same number
+/// of distinct sources, and every node starts the same tie bytes per
+/// dimension): the demands of the ranks of node 0 give them, each link of
+/// a route standing for its translate through every link of its class.
+/// 20x20x20: 8 K routes instead of 64 M.
+static void symmetricLoads(const Problem &problem, std::vector<double> &load,
+                           std::vector<double> *ringTies,
+                           std::vector<int32_t> *linkSources) {
+  const Topology &topo = problem.topology();
+  const unsigned D = topo.numDims();
+  const int64_t c = topo.ranksPerNode(), numRanks = topo.numRanks();
+  auto slot = [&](const Link &l) { return l.dim * 2 + (l.dir < 0 ? 1 : 0); };
+  std::vector<double> slotLoad(2 * D, 0.0), slotTies(D, 0.0);
+  // Per class, the translates that cross a given link, as (where the
+  // route's link starts, core of the source): distinct ones are distinct
+  // sources.
+  std::vector<std::vector<int64_t>> slotSources(2 * D);
+  llvm::SmallVector<LinkId, 64> route;
+  for (RankId src = 0; src < c; ++src)
+    for (RankId dst = static_cast<RankId>(c); dst < numRanks; ++dst) {
+      Demand d = problem.transfers()[problem.transfers().indexOf(src, dst)];
+      double bytes = static_cast<double>(d.bytes);
+      NodeId t = topo.nodeOfRank(dst);
+      TieMask mask = topo.tieMask(0, t);
+      topo.route(0, t, 0, route);
+      TieMask seen = 0;
+      for (LinkId l : route) {
+        const Link &link = topo.link(l);
+        unsigned dim = static_cast<unsigned>(link.dim);
+        if ((mask >> dim) & 1) {
+          if (!((seen >> dim) & 1))
+            slotTies[dim] += bytes;
+          seen |= TieMask(1) << dim;
+          continue;
+        }
+        slotLoad[slot(link)] += bytes;
+        if (linkSources)
+          slotSources[slot(link)].push_back(int64_t(link.src) * c + src);
+      }
+    }
+  for (size_t l = 0; l < load.size(); ++l)
+    load[l] = slotLoad[slot(topo.link(static_cast<LinkId>(l)))];
+  if (ringTies)
+    for (unsigned dim = 0; dim < D; ++dim)
+      std::fill_n(ringTies->begin() + dim * topo.numNodes(), topo.numNodes(),
+                  slotTies[dim]);
+  if (!linkSources)
+    return;
+  std::vector<int32_t> distinct(2 * D, 0);
+  for (unsigned k = 0; k < 2 * D; ++k) {
+    llvm::sort(slotSources[k]);
+    distinct[k] = static_cast<int32_t>(
+        std::unique(slotSources[k].begin(), slotSources[k].end()) -
+        slotSources[k].begin());
+  }
+  for (size_t l = 0; l < linkSources->size(); ++l)
+    (*linkSources)[l] = distinct[slot(topo.link(static_cast<LinkId>(l)))];
+}
+
 /// Forced per-link load, and for tori the tie bytes per tie segment, keyed
 /// dim * numNodes + (the node where the segment starts). `paced`, if given,
 /// receives per D link (PERCS) the seconds of its transfers each at the
@@ -80,6 +149,10 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
       ++(*linkSources)[l];
     }
   };
+  if (torus && !paced && completeExchange(problem)) {
+    symmetricLoads(problem, load, ringTies, linkSources);
+    return;
+  }
   llvm::SmallVector<LinkId, 64> route;
   forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
     double bytes = static_cast<double>(d.bytes);
@@ -239,10 +312,22 @@ static Candidate injectionCandidate(const Problem &problem) {
   if (bw <= 0)
     return best;
   std::vector<double> sent(topo.numNodes(), 0.0), recv(topo.numNodes(), 0.0);
-  forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
-    sent[s] += static_cast<double>(d.bytes);
-    recv[t] += static_cast<double>(d.bytes);
-  });
+  if (completeExchange(problem)) {
+    // Every node sends and receives its ranks' bytes to and from the
+    // ranks of every other node.
+    int64_t c = topo.ranksPerNode(), others = topo.numRanks() - c;
+    double bytes = problem.transfers().empty()
+                       ? 0.0
+                       : static_cast<double>(problem.transfers()[0].bytes);
+    std::fill(sent.begin(), sent.end(),
+              static_cast<double>(c * others) * bytes);
+    recv = sent;
+  } else {
+    forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
+      sent[s] += static_cast<double>(d.bytes);
+      recv[t] += static_cast<double>(d.bytes);
+    });
+  }
   NodeId worst = -1;
   bool isSend = true;
   double most = 0;
@@ -321,16 +406,26 @@ static void phaseCountBound(const Problem &problem,
       receivedFrom(topo.numNodes(), 0);
   std::vector<RankId> lastSource(topo.numNodes(), -1);
   RankId lastSender = -1;
-  forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
-    if (lastSender != d.src) {
-      lastSender = d.src;
-      ++senders[s];
+  if (completeExchange(problem)) {
+    // Every rank sends to every node but its own.
+    int64_t c = topo.ranksPerNode(), others = topo.numRanks() - c;
+    if (others > 0) {
+      std::fill(senders.begin(), senders.end(), static_cast<int32_t>(c));
+      std::fill(receivedFrom.begin(), receivedFrom.end(),
+                static_cast<int32_t>(others));
     }
-    if (lastSource[t] != d.src) {
-      lastSource[t] = d.src;
-      ++receivedFrom[t];
-    }
-  });
+  } else {
+    forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
+      if (lastSender != d.src) {
+        lastSender = d.src;
+        ++senders[s];
+      }
+      if (lastSource[t] != d.src) {
+        lastSource[t] = d.src;
+        ++receivedFrom[t];
+      }
+    });
+  }
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   for (NodeId n = 0; n < topo.numNodes(); ++n) {
     if (senders[n] > 0 && outDegree[n] > 0)

@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Scheduling/CostModel.h"
+
+#include "Orbits.h"
 #include "phasec/Scheduling/Problem.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -65,7 +67,8 @@ CostModel CostModel::onePort(const Topology &topo) {
 }
 
 CostModel::PhaseCost::PhaseCost(const CostModel &model)
-    : model_(model), linkBytes_(model.topology().numLinks(), 0.0) {
+    : model_(model), linkBytes_(model.topology().numLinks(), 0.0),
+      linkBandwidth_(model.topology().numLinks(), 0.0) {
   // Without an injection limit only the links count: no node arrays.
   if (model.injectionBandwidth() > 0) {
     sent_.assign(model.topology().numNodes(), 0.0);
@@ -73,33 +76,44 @@ CostModel::PhaseCost::PhaseCost(const CostModel &model)
   }
 }
 
+void CostModel::PhaseCost::addLink(uint32_t link, double bandwidth,
+                                   double bytes) {
+  if (linkBytes_[link] == 0.0) {
+    touchedLinks_.push_back(link);
+    linkBandwidth_[link] = bandwidth;
+  }
+  linkBytes_[link] += bytes;
+}
+
+void CostModel::PhaseCost::addPorts(uint32_t src, uint32_t dst, double bytes) {
+  if (sent_.empty())
+    return;
+  for (uint32_t n : {src, dst})
+    if (sent_[n] == 0.0 && received_[n] == 0.0)
+      touchedNodes_.push_back(n);
+  sent_[src] += bytes;
+  received_[dst] += bytes;
+}
+
 void CostModel::PhaseCost::add(NodeId src, NodeId dst,
                                llvm::ArrayRef<LinkId> route, int64_t bytes) {
   double b = static_cast<double>(bytes);
-  for (LinkId l : route) {
-    if (linkBytes_[l] == 0.0)
-      touchedLinks_.push_back(l);
-    linkBytes_[l] += b;
-  }
-  if (sent_.empty() || src == dst)
-    return;
-  for (NodeId n : {src, dst})
-    if (sent_[n] == 0.0 && received_[n] == 0.0)
-      touchedNodes_.push_back(n);
-  sent_[src] += b;
-  received_[dst] += b;
+  const Topology &topo = model_.topology();
+  for (LinkId l : route)
+    addLink(static_cast<uint32_t>(l), topo.link(l).bandwidth, b);
+  if (src != dst)
+    addPorts(static_cast<uint32_t>(src), static_cast<uint32_t>(dst), b);
 }
 
 double CostModel::PhaseCost::finish() {
-  const Topology &topo = model_.topology();
   double linkTime = 0;
-  for (LinkId l : touchedLinks_) {
-    linkTime = std::max(linkTime, linkBytes_[l] / topo.link(l).bandwidth);
+  for (uint32_t l : touchedLinks_) {
+    linkTime = std::max(linkTime, linkBytes_[l] / linkBandwidth_[l]);
     linkBytes_[l] = 0.0;
   }
   touchedLinks_.clear();
   double portBytes = 0;
-  for (NodeId n : touchedNodes_) {
+  for (uint32_t n : touchedNodes_) {
     portBytes = std::max({portBytes, sent_[n], received_[n]});
     sent_[n] = received_[n] = 0.0;
   }
@@ -217,7 +231,62 @@ void addPhase(const Topology &topo, const Phase &phase,
       terms->add(t, route);
   }
 }
+/// addPhase for a phase held by rule over one translation group, from its
+/// representatives (Orbits.h): every link, port and rank of an orbit
+/// carries what the representatives put on the orbit, so `cost` keeps the
+/// loads by orbit (orbits number fewer than links and nodes) and `terms`
+/// takes rank orbits as senders. With `copies`, also the busiest rank's
+/// copies.
+void addRulePhase(const Topology &topo, const Phase &phase,
+                  const TranslationOrbits &orbits, CostModel::PhaseCost &cost,
+                  llvm::SmallVectorImpl<LinkId> &route, int64_t envelope = 0,
+                  MessageTerms *terms = nullptr,
+                  CostModel::CopyBytes *copies = nullptr) {
+  int64_t numRanks = topo.numRanks();
+  llvm::DenseMap<uint32_t, std::pair<double, double>> copied;
+  for (const PhaseRule &rule : phase.rules)
+    for (const Transfer &t : rule.reps) {
+      if (!isMessage(t, numRanks))
+        continue;
+      if (copies && t.bytes > 0 && t.src != t.dst) {
+        copied[orbits.rankOrbit(t.src)].first += static_cast<double>(t.bytes);
+        copied[orbits.rankOrbit(t.dst)].second += static_cast<double>(t.bytes);
+      }
+      NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
+      bool charged = s != d && t.bytes + envelope != 0;
+      if (!charged && !terms)
+        continue;
+      messageRoute(topo, t, route);
+      if (charged) {
+        double b = static_cast<double>(t.bytes + envelope);
+        for (LinkId l : route)
+          cost.addLink(orbits.linkOrbit(topo, l), topo.link(l).bandwidth, b);
+        cost.addPorts(orbits.nodeOrbit(s), orbits.nodeOrbit(d), b);
+      }
+      if (terms) {
+        Transfer sender = t;
+        sender.src = static_cast<RankId>(orbits.rankOrbit(t.src));
+        terms->add(sender, route);
+      }
+    }
+  if (!copies)
+    return;
+  *copies = CostModel::CopyBytes();
+  for (const auto &entry : copied) {
+    auto [out, in] = entry.second;
+    copies->packed = std::max(copies->packed, out + in);
+    copies->streamed = std::max(copies->streamed, std::max(out, in));
+  }
+}
 } // namespace
+
+double CostModel::rulePhaseTime(const Phase &phase,
+                                const TranslationOrbits &orbits,
+                                PhaseCost &cost) const {
+  llvm::SmallVector<LinkId, 64> route;
+  addRulePhase(*topo_, phase, orbits, cost, route);
+  return cost.finish();
+}
 
 double CostModel::phaseTime(const Phase &phase) const {
   PhaseCost cost(*this);
@@ -228,11 +297,15 @@ double CostModel::phaseTime(const Phase &phase) const {
 
 double CostModel::time(const Schedule &schedule) const {
   PhaseCost cost(*this);
+  ScheduleOrbits orbits(*topo_, schedule.translations);
   llvm::SmallVector<LinkId, 64> route;
   double total = 0;
   PhaseReader read(*topo_, schedule, /*sorted=*/false);
   for (size_t j = 0; j < read.size(); ++j) {
-    addPhase(*topo_, read[j], cost, route);
+    if (const TranslationOrbits *o = orbits.of(schedule.phases[j]))
+      addRulePhase(*topo_, schedule.phases[j], *o, cost, route);
+    else
+      addPhase(*topo_, read[j], cost, route);
     total += cost.finish();
   }
   return total;
@@ -333,16 +406,48 @@ private:
 void CostModel::addMessageTerms(
     llvm::ArrayRef<Phase> phases,
     llvm::ArrayRef<std::vector<NodeId>> translations, MachineTime &t) const {
-  int64_t numRanks = topo_->numRanks();
+  const int64_t numRanks = topo_->numRanks();
+  const TopologyDesc &d = topo_->desc();
   llvm::SmallVector<LinkId, 64> route;
-  MessageTerms terms(*topo_);
-  for (const Transfer &x : AllTransfers(*topo_, phases, translations)) {
-    if (!isMessage(x, numRanks))
-      continue;
+  // Every sender's set-ups, the farthest message's latency. Phases held by
+  // rule (Orbits.h) add their set-ups to their group's rank orbits, spread
+  // over the orbits' members at the end (by group index: a fixed order).
+  std::vector<double> busy(numRanks, 0.0);
+  std::map<uint32_t, std::pair<const TranslationOrbits *, std::vector<double>>>
+      orbitBusy;
+  double latency = 0;
+  auto add = [&](const Transfer &x, std::vector<double> &into, size_t at) {
     messageRoute(*topo_, x, route);
-    terms.add(x, route);
+    latency = std::max(latency, messageLatency(d, *topo_, route, x.bytes));
+    into[at] += messageSetup(d, route.size());
+  };
+  ScheduleOrbits orbits(*topo_, translations);
+  PhaseReader read(*topo_, phases, translations, /*sorted=*/false);
+  for (size_t j = 0; j < read.size(); ++j) {
+    if (const TranslationOrbits *o = orbits.of(phases[j])) {
+      auto &[orbitsOf, acc] = orbitBusy[phases[j].rules.front().group];
+      orbitsOf = o;
+      acc.resize(o->numRankOrbits(), 0.0);
+      for (const PhaseRule &rule : phases[j].rules)
+        for (const Transfer &x : rule.reps)
+          if (isMessage(x, numRanks))
+            add(x, acc, o->rankOrbit(x.src));
+      continue;
+    }
+    for (const Transfer &x : read[j].transfers)
+      if (isMessage(x, numRanks))
+        add(x, busy, static_cast<size_t>(x.src));
   }
-  terms.finish(t);
+  for (const auto &entry : orbitBusy) {
+    const auto &[o, acc] = entry.second;
+    for (int64_t r = 0; r < numRanks; ++r)
+      busy[r] += acc[o->rankOrbit(static_cast<RankId>(r))];
+  }
+  double setup = 0;
+  for (double b : busy)
+    setup = std::max(setup, b);
+  t.setup += setup;
+  t.latency += latency;
 }
 
 double CostModel::barrierTime(llvm::ArrayRef<RankId> members) const {
@@ -662,16 +767,76 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
       t = std::max(t, of[r] / capacity[r]);
     return t;
   };
+  // From now on only the loads: the flows listed so far become theirs.
+  auto toLoads = [&] {
+    load.assign(numResources, 0.0);
+    addLoads(llvm::seq<uint32_t>(0, static_cast<uint32_t>(left.size())), load);
+    std::vector<uint32_t>().swap(first);
+    std::vector<double>().swap(left);
+    std::vector<uint32_t>().swap(res);
+  };
+  const int64_t envelope = topo.desc().messageEnvelope;
+  // The bytes of a transfer's flow; 0 for none (nothing charged, or
+  // between the ranks of one node).
+  auto flowBytes = [&](const Transfer &x) {
+    if (!isCharged(x, numRanks) ||
+        topo.nodeOfRank(x.src) == topo.nodeOfRank(x.dst))
+      return 0.0;
+    return static_cast<double>(x.bytes + envelope);
+  };
+  // Phases held by rule (Orbits.h) add to their group's orbits' loads
+  // (links, then injection and ejection ports of node orbits), spread over
+  // the orbits' members at the end: every member carries its orbit's load.
+  ScheduleOrbits orbits(topo, schedule.translations);
+  // By group index: summed in a fixed order.
+  std::map<uint32_t, std::pair<const TranslationOrbits *, std::vector<double>>>
+      orbitLoads;
   llvm::SmallVector<LinkId, 64> route;
   PhaseReader read(topo, schedule, /*sorted=*/false);
-  for (size_t j = 0; j < read.size(); ++j)
+  for (size_t j = 0; j < read.size(); ++j) {
+    if (const TranslationOrbits *o = orbits.of(schedule.phases[j])) {
+      const Phase &phase = schedule.phases[j];
+      bool big = !load.empty();
+      if (!big) {
+        // The entries the phase's flows would hold.
+        uint64_t entries = 0;
+        for (const PhaseRule &rule : phase.rules)
+          for (const Transfer &x : rule.reps)
+            if (isCharged(x, numRanks))
+              entries += static_cast<uint64_t>(topo.hops(
+                             topo.nodeOfRank(x.src), topo.nodeOfRank(x.dst))) +
+                         (ports ? 2 : 0);
+        big = res.size() + entries * o->size() > kWorkBudget;
+      }
+      if (big) {
+        if (load.empty())
+          toLoads();
+        auto &[orbitsOf, acc] = orbitLoads[phase.rules.front().group];
+        orbitsOf = o;
+        size_t numLinkOrbits = o->numLinkOrbits();
+        acc.resize(numLinkOrbits + (ports ? 2 * o->numNodeOrbits() : 0), 0.0);
+        for (const PhaseRule &rule : phase.rules)
+          for (const Transfer &x : rule.reps) {
+            double bytes = flowBytes(x);
+            if (bytes == 0)
+              continue;
+            NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+            messageRoute(topo, x, route);
+            for (LinkId l : route)
+              acc[o->linkOrbit(topo, l)] += bytes;
+            if (ports) {
+              acc[numLinkOrbits + o->nodeOrbit(s)] += bytes;
+              acc[numLinkOrbits + o->numNodeOrbits() + o->nodeOrbit(dn)] +=
+                  bytes;
+            }
+          }
+        continue;
+      }
+    }
     for (const Transfer &x : read[j].transfers) {
-      if (!isCharged(x, numRanks))
+      double bytes = flowBytes(x);
+      if (bytes == 0)
         continue;
-      NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
-      if (s == dn)
-        continue;
-      double bytes = static_cast<double>(x.bytes + topo.desc().messageEnvelope);
       if (!load.empty()) {
         res.clear();
         appendResources(topo, x, ports, route, res);
@@ -682,15 +847,23 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
       appendResources(topo, x, ports, route, res);
       first.push_back(static_cast<uint32_t>(res.size()));
       left.push_back(bytes);
-      if (res.size() > kWorkBudget) {
-        load.assign(numResources, 0.0);
-        addLoads(llvm::seq<uint32_t>(0, static_cast<uint32_t>(left.size())),
-                 load);
-        std::vector<uint32_t>().swap(first);
-        std::vector<double>().swap(left);
-        std::vector<uint32_t>().swap(res);
-      }
+      if (res.size() > kWorkBudget)
+        toLoads();
     }
+  }
+  for (const auto &entry : orbitLoads) {
+    const auto &[o, acc] = entry.second;
+    size_t numLinkOrbits = o->numLinkOrbits();
+    for (size_t l = 0; l < numLinks; ++l)
+      load[l] += acc[o->linkOrbit(topo, static_cast<LinkId>(l))];
+    if (ports)
+      for (size_t n = 0; n < numNodes; ++n) {
+        uint32_t no = o->nodeOrbit(static_cast<NodeId>(n));
+        load[numLinks + n] += acc[numLinkOrbits + no];
+        load[numLinks + numNodes + n] +=
+            acc[numLinkOrbits + o->numNodeOrbits() + no];
+      }
+  }
   if (!load.empty())
     return bottleneck(load);
   size_t numFlows = left.size();
@@ -1116,7 +1289,14 @@ double CostModel::phaseCopy(llvm::ArrayRef<Phase> phases,
   auto charged = llvm::make_filter_range(
       AllTransfers(*topo_, phases, translations),
       [&](const Transfer &x) { return isCharged(x, numRanks); });
-  CopyBytes busiest = busiestCopies(charged);
+  return copyTerm(busiestCopies(charged), style, transfer);
+}
+
+double CostModel::copyTerm(const CopyBytes &busiest, TransferStyle style,
+                           double transfer) const {
+  double rate = copyRate();
+  if (rate <= 0)
+    return 0;
   if (style == TransferStyle::Packing)
     return busiest.packed / rate;
   return std::max(0.0, busiest.streamed / rate - transfer);
@@ -1156,13 +1336,25 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   std::optional<MessageTerms> terms;
   if (!flow)
     terms.emplace(*topo_);
+  ScheduleOrbits orbits(*topo_, schedule.translations);
   PhaseReader read(*topo_, schedule, /*sorted=*/false);
   for (size_t j = 0; j < read.size(); ++j) {
-    const Phase &phase = read[j];
-    addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope,
-             terms ? &*terms : nullptr);
-    double bandwidth = cost.finish();
-    t.copy += phaseCopy(phase, {}, style, bandwidth);
+    double bandwidth;
+    if (const TranslationOrbits *o = orbits.of(schedule.phases[j])) {
+      // Held by rule: from the representatives, copies included.
+      CopyBytes copies;
+      addRulePhase(*topo_, schedule.phases[j], *o, cost, route,
+                   topo_->desc().messageEnvelope, terms ? &*terms : nullptr,
+                   &copies);
+      bandwidth = cost.finish();
+      t.copy += copyTerm(copies, style, bandwidth);
+    } else {
+      const Phase &phase = read[j];
+      addPhase(*topo_, phase, cost, route, topo_->desc().messageEnvelope,
+               terms ? &*terms : nullptr);
+      bandwidth = cost.finish();
+      t.copy += phaseCopy(phase, {}, style, bandwidth);
+    }
     if (flow)
       continue;
     t.bandwidth += bandwidth;

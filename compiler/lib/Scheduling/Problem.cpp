@@ -16,6 +16,7 @@
 #include "phasec/Scheduling/Problem.h"
 
 #include "ChunkReplay.h"
+#include "Orbits.h"
 #include "phasec/Scheduling/Bounds.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -28,6 +29,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 using namespace phasec;
 using llvm::failure;
@@ -370,18 +372,30 @@ bool phasec::forwardsNothing(const Schedule &schedule) {
 Problem::Problem(const Topology &topo, TransferSet transfers)
     : Problem(topo, std::move(transfers), CostModel(topo)) {}
 
+struct Problem::BoundCache {
+  std::once_flag once, machineOnce;
+  LowerBound bound;
+  double machineBound = 0;
+};
+
 Problem::Problem(const Topology &topo, TransferSet transfers, CostModel model)
-    : topo_(&topo), transfers_(std::move(transfers)), model_(model) {
+    : topo_(&topo), transfers_(std::move(transfers)), model_(model),
+      boundCache_(std::make_shared<BoundCache>()) {
   assert(&model.topology() == &topo && "cost model of another machine");
   transfers_.canonicalize();
 }
 
 Problem::Problem(const Topology &topo, ChunkSpec chunks, CostModel model)
-    : topo_(&topo), model_(model), chunks_(std::move(chunks)) {
+    : topo_(&topo), model_(model), chunks_(std::move(chunks)),
+      boundCache_(std::make_shared<BoundCache>()) {
   assert(&model.topology() == &topo && "cost model of another machine");
 }
 
-LowerBound Problem::bound() const { return computeLowerBound(*this); }
+LowerBound Problem::bound() const {
+  std::call_once(boundCache_->once,
+                 [&] { boundCache_->bound = computeLowerBound(*this); });
+  return boundCache_->bound;
+}
 
 ScheduleCost Problem::cost(const Schedule &schedule) const {
   ScheduleCost cost;
@@ -398,7 +412,7 @@ ScheduleCost Problem::cost(const Schedule &schedule) const {
   cost.timeOptimal = CostModel::meetsBound(cost.time, cost.bound.time);
   cost.phaseOptimal =
       static_cast<int64_t>(schedule.phases.size()) <= cost.bound.minPhases;
-  cost.machineBound = machineBoundAbove(cost.bound.time);
+  cost.machineBound = machineBound();
   return cost;
 }
 
@@ -427,7 +441,12 @@ std::vector<RankId> Problem::members() const {
   return ranks;
 }
 
-double Problem::machineBound() const { return machineBoundAbove(bound().time); }
+double Problem::machineBound() const {
+  std::call_once(boundCache_->machineOnce, [&] {
+    boundCache_->machineBound = machineBoundAbove(bound().time);
+  });
+  return boundCache_->machineBound;
+}
 
 double Problem::machineBoundAbove(double bandwidth) const {
   const TopologyDesc &d = topo_->desc();
@@ -561,6 +580,16 @@ Problem::verify(const Schedule &schedule,
   // deliveries of a pair, and the bytes of the pieces of split pairs.
   std::vector<uint64_t> once((demands.size() + 63) / 64, 0);
   llvm::DenseMap<int64_t, int64_t> again, pieces;
+  // Counts a delivery of `bytes` to demand `di`.
+  auto count = [&](int64_t di, int64_t bytes) {
+    uint64_t bit = uint64_t(1) << (di % 64);
+    if (bytes != demands[di].bytes)
+      pieces[di] += bytes;
+    else if (once[di / 64] & bit)
+      ++again[di];
+    else
+      once[di / 64] |= bit;
+  };
   std::vector<RankId> owner(topo.numLinks(), -1);
   std::vector<int64_t> ownerIndex(topo.numLinks(), -1);
   std::vector<LinkId> touched;
@@ -601,8 +630,87 @@ Problem::verify(const Schedule &schedule,
       report(std::move(bad));
     }
 
+  // A phase held by rule over a group of translations (Orbits.h) is
+  // checked from its representatives where that proves it right: every
+  // representative well-formed and on its shorter way, no two
+  // representatives' translates on one link (links of an orbit are
+  // crossed by the same relative sources), and every translate a demanded
+  // pair. Anything else is read again transfer by transfer below, which
+  // says what is wrong in the listed phase's terms.
+  ScheduleOrbits orbits(topo, schedule.translations);
+  const int64_t c = topo.ranksPerNode();
+  std::vector<int64_t> orbitOwner;
+  std::vector<uint32_t> ownedOrbits;
+  std::vector<int64_t> delivered;
+  auto verifyByOrbits = [&](const Phase &phase, const TranslationOrbits &o) {
+    if (chunks_)
+      return false;
+    orbitOwner.resize(o.numLinkOrbits(), -1);
+    auto clean = [&] {
+      for (uint32_t l : ownedOrbits)
+        orbitOwner[l] = -1;
+      ownedOrbits.clear();
+      return false;
+    };
+    for (const PhaseRule &rule : phase.rules)
+      for (const Transfer &t : rule.reps) {
+        if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
+            t.bytes <= 0)
+          return clean();
+        if (t.src == t.dst)
+          continue;
+        NodeId sn = topo.nodeOfRank(t.src), dn = topo.nodeOfRank(t.dst);
+        TieMask allowed = topo.tieMask(sn, dn);
+        if (t.ties & ~allowed)
+          return clean();
+        topo.route(sn, dn, t.ties, route);
+        for (LinkId l : route) {
+          // The source relative to the link: the same for every link of
+          // the orbit and the translate that crosses it.
+          int64_t rel =
+              int64_t(o.difference(sn, topo.link(l).src)) * c + t.src % c;
+          uint32_t lo = o.linkOrbit(topo, l);
+          if (orbitOwner[lo] < 0) {
+            orbitOwner[lo] = rel;
+            ownedOrbits.push_back(lo);
+          } else if (orbitOwner[lo] != rel) {
+            return clean();
+          }
+        }
+      }
+    clean();
+    // Every translate a demanded pair, found before any is counted.
+    delivered.clear();
+    for (const PhaseRule &rule : phase.rules)
+      for (const Transfer &t : rule.reps) {
+        if (t.src == t.dst)
+          continue;
+        NodeId sn = topo.nodeOfRank(t.src), dn = topo.nodeOfRank(t.dst);
+        for (size_t i = 0; i < o.size(); ++i) {
+          int64_t di = findDemand(o.translate(sn, i) * c + t.src % c,
+                                  o.translate(dn, i) * c + t.dst % c);
+          if (di < 0)
+            return false;
+          delivered.push_back(di);
+        }
+      }
+    size_t k = 0;
+    for (const PhaseRule &rule : phase.rules)
+      for (const Transfer &t : rule.reps) {
+        if (t.src == t.dst)
+          continue;
+        for (size_t i = 0; i < o.size(); ++i)
+          count(delivered[k++], t.bytes);
+      }
+    time += model_.rulePhaseTime(phase, o, phaseCost);
+    return true;
+  };
+
   PhaseReader read(topo, schedule);
   for (size_t p = 0; p < schedule.phases.size() && !full(); ++p) {
+    if (const TranslationOrbits *o = orbits.of(schedule.phases[p]))
+      if (verifyByOrbits(schedule.phases[p], *o))
+        continue;
     llvm::ArrayRef<Transfer> ts = read[p].transfers;
     for (size_t i = 0; i < ts.size() && !full(); ++i) {
       const Transfer &t = ts[i];
@@ -641,13 +749,7 @@ Problem::verify(const Schedule &schedule,
       if (!chunks_) {
         int64_t di = findDemand(t.src, t.dst);
         if (di >= 0) {
-          uint64_t bit = uint64_t(1) << (di % 64);
-          if (t.bytes != demands[di].bytes)
-            pieces[di] += t.bytes;
-          else if (once[di / 64] & bit)
-            ++again[di];
-          else
-            once[di / 64] |= bit;
+          count(di, t.bytes);
         } else {
           ScheduleViolation v =
               transferViolation(ViolationKind::Unrequested, p, i, t);

@@ -42,6 +42,34 @@ TEST(Bounds, T3DAlltoall) {
   EXPECT_EQ(injectionBound(p).time, 0);
 }
 
+/// A complete exchange on a torus is bounded from the ranks of node 0 (its
+/// loads are the same in every class of links): the same bound, reasons
+/// and phase count as from every demand, here listed demand by demand.
+TEST(Bounds, CompleteExchangeFromOneNode) {
+  for (const char *spec : {"torus:8x4x8x2", "torus:6x3;ranks=2", "torus:2x2x2",
+                           "torus:5x1x4", "torus:4x6;injection=link",
+                           "torus:3x3;ranks=3;injection=1e6", "torus:7"}) {
+    SCOPED_TRACE(spec);
+    Topology t = makeTopology(spec);
+    TransferSet rule = alltoall(t, 96);
+    ASSERT_TRUE(rule.allPairsMembers());
+    std::vector<Demand> demands(rule.begin(), rule.end());
+    TransferSet listed(demands);
+    ASSERT_FALSE(listed.allPairsMembers());
+    Problem a(t, rule, CostModel::onePort(t)),
+        b(t, listed, CostModel::onePort(t));
+    for (auto bound : {&linkLoadBound, &injectionBound, &computeLowerBound}) {
+      LowerBound x = bound(a), y = bound(b);
+      EXPECT_EQ(x.time, y.time);
+      EXPECT_EQ(x.reason, y.reason);
+      EXPECT_EQ(x.blocks, y.blocks);
+      EXPECT_EQ(x.minPhases, y.minPhases);
+      EXPECT_EQ(x.phasesReason, y.phasesReason);
+    }
+    EXPECT_EQ(forcedLinkLoad(a), forcedLinkLoad(b));
+  }
+}
+
 TEST(Bounds, Torus4x4x4OnePort) {
   // Ring of 4: 1 + 2/2 = 2 per source per direction -> 2 * 64 / 4 = 32
   // blocks per link; one-port: 63 blocks.

@@ -323,4 +323,97 @@ TEST(PhaseRules, CongestingTranslatesAreCaught) {
   EXPECT_EQ(vs[0].kind, ViolationKind::Unrequested) << describe(vs);
 }
 
+/// A phase of `reps` under one group of translations of `t`, and the
+/// problem that demands exactly the translates (listed). The group is
+/// a subgroup, so the verifier and the cost model read the phase from its
+/// representatives (the library's Orbits.h).
+struct RulePhase {
+  Schedule ruled;
+  std::vector<Demand> demands;
+};
+RulePhase rulePhase(const Topology &t, std::vector<NodeId> group,
+                    std::vector<Transfer> reps) {
+  RulePhase out;
+  out.ruled.translations.push_back(std::move(group));
+  Phase phase;
+  phase.rules.push_back({0, std::move(reps)});
+  out.ruled.phases.push_back(std::move(phase));
+  Schedule listed = out.ruled;
+  expandRules(t, listed);
+  for (const Transfer &x : listed.phases[0].transfers)
+    out.demands.push_back({x.src, x.dst, x.bytes});
+  return out;
+}
+
+TEST(PhaseRules, GroupPhasesAreCheckedFromTheirRepresentatives) {
+  // Ring of 8 under {0, 4}: 0 -> 1 and 2 -> 3 and their translates by 4.
+  Topology t = makeTopology("torus:8");
+  RulePhase ok = rulePhase(t, {0, 4}, {{0, 1, 8}, {2, 3, 8}});
+  Problem p(t, TransferSet(ok.demands));
+  EXPECT_TRUE(verifies(p, ok.ruled));
+  // Two representatives on one link (1 -> 2): 0 -> 2 and 1 -> 3.
+  RulePhase shared = rulePhase(t, {0, 4}, {{0, 2, 8}, {1, 3, 8}});
+  auto vs = violations(Problem(t, TransferSet(shared.demands)), shared.ruled);
+  ASSERT_FALSE(vs.empty());
+  EXPECT_EQ(vs[0].kind, ViolationKind::Congestion) << describe(vs);
+  // One representative's own translates: 0 -> 3 and 2 -> 5 share 2 -> 3.
+  RulePhase self = rulePhase(t, {0, 2, 4, 6}, {{0, 3, 8}});
+  vs = violations(Problem(t, TransferSet(self.demands)), self.ruled);
+  ASSERT_FALSE(vs.empty());
+  EXPECT_EQ(vs[0].kind, ViolationKind::Congestion) << describe(vs);
+  // The same source over a link twice is no congestion: 0 -> 1 and 0 -> 2.
+  RulePhase oneSource = rulePhase(t, {0, 4}, {{0, 1, 8}, {0, 2, 8}});
+  EXPECT_TRUE(
+      verifies(Problem(t, TransferSet(oneSource.demands)), oneSource.ruled));
+  // A duplicated representative, a wrong size, the longer way round.
+  Schedule twice = ok.ruled;
+  twice.phases[0].rules[0].reps.push_back({0, 1, 8});
+  vs = violations(p, twice);
+  ASSERT_FALSE(vs.empty());
+  EXPECT_TRUE(llvm::any_of(vs, [](const ScheduleViolation &v) {
+    return v.kind == ViolationKind::Duplicate ||
+           v.kind == ViolationKind::Congestion;
+  })) << describe(vs);
+  Schedule smaller = ok.ruled;
+  smaller.phases[0].rules[0].reps[0].bytes = 4;
+  vs = violations(p, smaller);
+  ASSERT_FALSE(vs.empty());
+  EXPECT_EQ(vs[0].kind, ViolationKind::Incomplete) << describe(vs);
+  Topology ring4 = makeTopology("torus:4");
+  RulePhase tie = rulePhase(ring4, {0, 2}, {{0, 2, 8}});
+  tie.ruled.phases[0].rules[0].reps[0].ties = 2; // dimension 1: none
+  vs = violations(Problem(ring4, TransferSet(tie.demands)), tie.ruled);
+  ASSERT_FALSE(vs.empty());
+  EXPECT_EQ(vs[0].kind, ViolationKind::BadRoute) << describe(vs);
+}
+
+/// The time of a phase held by rule is its listed phase's: links, ports,
+/// set-ups, latency, copies, with or without barriers.
+TEST(PhaseRules, CostOfRepresentativesIsTheListedCost) {
+  Topology t =
+      makeTopology("torus:6x4;ranks=2;latency=1e-6;setup=2e-6;copy_strided=1e8;"
+                   "injection=link");
+  // Under the translations by (0,0), (2,0), (4,0), (0,2), (2,2), (4,2):
+  // node (0,0)'s core 0 to (1,0) core 1, core 1 to (0,1), and a transfer
+  // between the cores of node (1,1).
+  std::vector<NodeId> group = {0, 2, 4, 12, 14, 16};
+  RulePhase r = rulePhase(t, group, {{0, 3, 64}, {1, 12, 32}, {14, 15, 16}});
+  Schedule listed = r.ruled;
+  expandRules(t, listed);
+  for (SyncKind sync : {SyncKind::Barrier, SyncKind::None}) {
+    CostModel model = CostModel::onePort(t);
+    model.setSync(sync);
+    model.setCopy(CopyPattern::Strided, TransferStyle::Packing);
+    Problem p(t, TransferSet(r.demands), model);
+    EXPECT_TRUE(verifies(p, r.ruled));
+    ScheduleCost a = p.cost(r.ruled), b = p.cost(listed);
+    EXPECT_DOUBLE_EQ(a.time, b.time);
+    EXPECT_DOUBLE_EQ(a.machine.total(), b.machine.total());
+    EXPECT_DOUBLE_EQ(a.machine.setup, b.machine.setup);
+    EXPECT_DOUBLE_EQ(a.machine.latency, b.machine.latency);
+    EXPECT_DOUBLE_EQ(a.machine.copy, b.machine.copy);
+    EXPECT_GT(a.machine.setup, 0);
+  }
+}
+
 } // namespace

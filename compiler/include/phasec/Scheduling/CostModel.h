@@ -72,6 +72,7 @@ namespace phasec {
 
 struct Phase;
 struct Schedule;
+class TranslationOrbits;
 
 /// A schedule's time on the machine as described, term by term (seconds).
 struct MachineTime {
@@ -125,16 +126,26 @@ public:
     /// A transfer of `bytes` from node `src` to node `dst` over `route`.
     void add(NodeId src, NodeId dst, llvm::ArrayRef<LinkId> route,
              int64_t bytes);
+    /// `bytes` more on link `link`, of `bandwidth`; `bytes` more sent by
+    /// node `src` and received by node `dst`. Loads kept by class (a
+    /// phase held by rule keeps them by orbit) number their classes as
+    /// links and nodes.
+    void addLink(uint32_t link, double bandwidth, double bytes);
+    void addPorts(uint32_t src, uint32_t dst, double bytes);
     double finish();
 
   private:
     const CostModel &model_;
-    std::vector<double> linkBytes_, sent_, received_;
-    std::vector<LinkId> touchedLinks_;
-    std::vector<NodeId> touchedNodes_;
+    std::vector<double> linkBytes_, linkBandwidth_, sent_, received_;
+    std::vector<uint32_t> touchedLinks_, touchedNodes_;
   };
 
   double phaseTime(const Phase &phase) const;
+  /// The time of a phase held by rule over one group of translations, from
+  /// its representatives (the scheduling library's Orbits.h says why that
+  /// is the time of every translate).
+  double rulePhaseTime(const Phase &phase, const TranslationOrbits &orbits,
+                       PhaseCost &cost) const;
   /// The schedule time: the sum of the phase times. Transfers that name a
   /// rank outside the machine or carry no bytes are skipped (the verifier
   /// reports them).
@@ -251,6 +262,10 @@ private:
   double phaseCopy(llvm::ArrayRef<Phase> phases,
                    llvm::ArrayRef<std::vector<NodeId>> translations,
                    TransferStyle style, double transfer) const;
+  /// The copy term of a phase whose busiest rank copies `busiest` and
+  /// whose bandwidth term is `transfer`.
+  double copyTerm(const CopyBytes &busiest, TransferStyle style,
+                  double transfer) const;
   /// Set-up, latency and store-and-forward terms of `phases` run as one.
   void addMessageTerms(llvm::ArrayRef<Phase> phases,
                        llvm::ArrayRef<std::vector<NodeId>> translations,

@@ -28,6 +28,7 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -349,7 +350,8 @@ public:
   const TransferSet &transfers() const { return transfers_; }
   const CostModel &costModel() const { return model_; }
 
-  /// The proven lower bound of every schedule (Bounds.h).
+  /// The proven lower bound of every schedule (Bounds.h), computed once
+  /// (it routes every demand; reports and algorithms ask for it often).
   LowerBound bound() const;
   /// A lower bound on the machine time of every schedule: the bandwidth
   /// bound, and the set-ups and latency no schedule avoids. A direct
@@ -406,6 +408,9 @@ private:
   TransferSet transfers_;
   CostModel model_;
   std::optional<ChunkSpec> chunks_;
+  /// bound()'s result, shared by copies (a Problem does not change).
+  struct BoundCache;
+  std::shared_ptr<BoundCache> boundCache_;
 };
 
 } // namespace phasec
