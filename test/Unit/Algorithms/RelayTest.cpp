@@ -450,6 +450,22 @@ TEST_F(Replay, AcceptsABinomialBroadcast) {
       << (v.empty() ? "" : v.front().message);
 }
 
+TEST_F(Replay, RulesAreRefused) {
+  // A relaying schedule lists what each transfer carries: a phase held by
+  // rule (Phase::rules, direct schedules only) is a violation of its own.
+  Topology torus = makeTopology("torus:4");
+  Schedule s;
+  s.phases = {phase({{0, 1, {0}, false}, {0, 2, {0}, false}}),
+              phase({{0, 3, {0}, false}})};
+  s.translations.push_back({0, 2});
+  s.phases[1].rules.push_back({0, {{1, 2, 8}}});
+  ScheduleViolation v =
+      firstViolation(torus, spec(CollectiveKind::Broadcast, 4, 1, 0), s);
+  EXPECT_EQ(v.kind, ViolationKind::BadTransfer);
+  EXPECT_EQ(v.message, "phase 1: a rule of 1 transfers (group 0): a relaying "
+                       "schedule lists its transfers");
+}
+
 TEST_F(Replay, ChunkSentBeforeItArrived) {
   Schedule s;
   s.phases = {phase({{0, 1, {0}, false}, {1, 2, {0}, false}}),
