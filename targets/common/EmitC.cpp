@@ -73,6 +73,8 @@ TransposeShape detail::getTransposeShape(const OperationPlan &plan) {
 }
 
 int64_t detail::maxSendsPerPhase(const OperationPlan &plan) {
+  if (plan.hasRules())
+    return plan.ruleMaxSendsPerPhase;
   int64_t best = 0;
   std::vector<int64_t> count(plan.numMembers());
   for (const PlannedPhase &ph : plan.phases) {
@@ -84,6 +86,8 @@ int64_t detail::maxSendsPerPhase(const OperationPlan &plan) {
 }
 
 int64_t detail::maxRecvsPerPhase(const OperationPlan &plan) {
+  if (plan.hasRules())
+    return plan.ruleMaxRecvsPerPhase;
   int64_t best = 0;
   std::vector<int64_t> count(plan.numMembers());
   for (const PlannedPhase &ph : plan.phases) {
@@ -95,6 +99,10 @@ int64_t detail::maxRecvsPerPhase(const OperationPlan &plan) {
 }
 
 static std::string describeFormula(const OperationPlan &plan) {
+  if (plan.hasRules())
+    return "tables by rule (" + std::to_string(plan.ruleReps.size()) +
+           " representatives, " + std::to_string(plan.ruleGroups.size()) +
+           " groups of translations)";
   if (!plan.tableReps.empty()) // only found without formulas
     return "tables by translation (" + std::to_string(plan.tableReps.size()) +
            " of " + std::to_string(plan.numMembers()) + " members)";
@@ -244,6 +252,32 @@ static void emitTableSide(llvm::raw_ostream &os, const std::string &n,
   os << "};\n";
 }
 
+/// The tables NAME_expand fills for one member at a time: static arrays
+/// (no allocation, nothing to free; the member whose tables they hold is
+/// remembered, another member's call fills them again).
+static void emitOwnTables(llvm::raw_ostream &os, const std::string &n,
+                          llvm::StringRef how, int64_t maxS, int64_t maxR) {
+  os << "/* Member " << n << "_expanded - 1's tables" << how << ". */\n"
+     << "static phasec_xfer_t " << n << "_own_send[" << maxS << "], " << n
+     << "_own_recv[" << maxR << "];\n"
+     << "static const phasec_xfer_t *" << n << "_sends[" << n << "_P], *" << n
+     << "_recvs[" << n << "_P];\n"
+     << "static int32_t " << n << "_nsends[" << n << "_P], " << n << "_nrecvs["
+     << n << "_P];\n"
+     << "static int " << n << "_expanded = 0;\n";
+}
+
+/// NAME_expand's start: nothing to do for the member already expanded,
+/// else the previous member's tables are dropped.
+static void emitExpandHead(llvm::raw_ostream &os, const std::string &n) {
+  os << "static inline void " << n << "_expand(int me) {\n"
+     << "  if (" << n << "_expanded == me + 1)\n    return;\n"
+     << "  if (" << n << "_expanded) {\n"
+     << "    const int old = " << n << "_expanded - 1;\n"
+     << "    " << n << "_sends[old] = " << n << "_recvs[old] = NULL;\n"
+     << "    " << n << "_nsends[old] = " << n << "_nrecvs[old] = 0;\n  }\n";
+}
+
 /// Tables by translation (OperationPlan::tableReps): the representatives'
 /// tables, sorted by (phase, peer, offset) so that the moved tables of a
 /// sender and a receiver list a pair's transfers in the same order, and
@@ -307,30 +341,17 @@ static void emitTranslatedTables(llvm::raw_ostream &os,
         rows[o].push_back(xferEntry(e.phase, e.peer, e.offset, e.bytes));
     emitTableSide(os, n, what, "o", std::to_string(reps), rows);
   }
-  os << "/* Member " << n
-     << "_expanded - 1's tables, moved from its representative's. */\n"
-     << "static phasec_xfer_t " << n << "_own_send[" << maxS << "], " << n
-     << "_own_recv[" << maxR << "];\n"
-     << "static const phasec_xfer_t *" << n << "_sends[" << n << "_P], *" << n
-     << "_recvs[" << n << "_P];\n"
-     << "static int32_t " << n << "_nsends[" << n << "_P], " << n << "_nrecvs["
-     << n << "_P];\n"
-     << "static int " << n << "_expanded = 0;\n"
-     << "/* peer + (me - rep), digit by digit. */\n"
+  emitOwnTables(os, n, ", moved from its representative's", maxS, maxR);
+  os << "/* peer + (me - rep), digit by digit. */\n"
      << "static inline int32_t " << n << "_moved(int peer, int me, int rep) {\n"
      << "  int r = 0, mul = 1;\n"
      << "  for (int i = " << n << "_NDIGITS - 1; i >= 0; --i) {\n"
      << "    const int b = " << n << "_radix[i];\n"
      << "    r += ((peer % b + me % b - rep % b + b) % b) * mul;\n"
      << "    peer /= b;\n    me /= b;\n    rep /= b;\n    mul *= b;\n  }\n"
-     << "  return r;\n}\n"
-     << "static inline void " << n << "_expand(int me) {\n"
-     << "  if (" << n << "_expanded == me + 1)\n    return;\n"
-     << "  if (" << n << "_expanded) {\n"
-     << "    const int old = " << n << "_expanded - 1;\n"
-     << "    " << n << "_sends[old] = " << n << "_recvs[old] = NULL;\n"
-     << "    " << n << "_nsends[old] = " << n << "_nrecvs[old] = 0;\n  }\n"
-     << "  const int o = " << n << "_orbit[me], rep = " << n << "_reps[o];\n"
+     << "  return r;\n}\n";
+  emitExpandHead(os, n);
+  os << "  const int o = " << n << "_orbit[me], rep = " << n << "_reps[o];\n"
      << "  for (int i = 0; i < " << n << "_nrsends[o]; ++i) {\n"
      << "    " << n << "_own_send[i] = " << n << "_rsends[o][i];\n"
      << "    " << n << "_own_send[i].peer = " << n << "_moved(" << n
@@ -343,6 +364,106 @@ static void emitTranslatedTables(llvm::raw_ostream &os,
      << "  " << n << "_recvs[me] = " << n << "_own_recv;\n"
      << "  " << n << "_nsends[me] = " << n << "_nrsends[o];\n"
      << "  " << n << "_nrecvs[me] = " << n << "_nrrecvs[o];\n"
+     << "  " << n << "_expanded = me + 1;\n}\n\n";
+}
+
+/// Tables by rule (OperationPlan::ruleFirst & co.): every phase's
+/// representatives and group, the groups as bitmaps over the member index,
+/// and NAME_expand(me), which lists member me's transfers phase by phase:
+/// me sends rep's transfer moved by t where t = me - rep.src is in the
+/// phase's group, and receives it where t = me - rep.dst is. A few numbers
+/// per representative instead of a table entry per transfer (20x20x20:
+/// 400 K representatives for 64 M transfers).
+static void emitRuleTables(llvm::raw_ostream &os, const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  int64_t p = plan.numMembers();
+  size_t reps = plan.ruleReps.size(), groups = plan.ruleGroups.size();
+  auto list = [&](llvm::StringRef type, llvm::StringRef name,
+                  const std::string &size, auto &&values) {
+    os << "static const " << type << " " << n << "_" << name << "[" << size
+       << "] = {";
+    size_t i = 0;
+    for (int64_t v : values) {
+      os << (i % 16 ? ", " : (i ? ",\n    " : "")) << v;
+      ++i;
+    }
+    os << "};\n";
+  };
+  os << "/* Tables by rule: phase j moves the translates of its "
+        "representatives\n   "
+     << n << "_rsrc/_rdst[" << n << "_rfirst[j] .. " << n
+     << "_rfirst[j + 1]) by every translation of group " << n
+     << "_rgroup[j];\n   translations are member indices read in the "
+        "mixed radix";
+  for (auto [i, b] : llvm::enumerate(plan.tableRadix))
+    os << (i ? " x " : " ") << b;
+  os << "\n   (each digit modulo its base), " << n
+     << "_ingroup[g] a bit per member index. " << reps
+     << " representatives,\n   " << groups
+     << " groups; member me lists its own transfers at run time (" << n
+     << "_expand). */\n"
+     << "#define " << n << "_NDIGITS " << plan.tableRadix.size() << "\n"
+     << "#define " << n << "_NREPS " << std::max<size_t>(1, reps) << "\n"
+     << "static const int " << n << "_radix[" << n << "_NDIGITS] = {";
+  for (auto [i, b] : llvm::enumerate(plan.tableRadix))
+    os << (i ? ", " : "") << b;
+  os << "};\n";
+  list("int32_t", "rfirst", n + "_NPHASES + 1", plan.ruleFirst);
+  list("int32_t", "rgroup", n + "_NPHASES", plan.ruleGroup);
+  list("int32_t", "rsrc", n + "_NREPS",
+       llvm::map_range(plan.ruleReps, [](const PlannedTransfer &t) {
+         return int64_t(t.src);
+       }));
+  list("int32_t", "rdst", n + "_NREPS",
+       llvm::map_range(plan.ruleReps, [](const PlannedTransfer &t) {
+         return int64_t(t.dst);
+       }));
+  int64_t bytesPerMap = (p + 7) / 8;
+  os << "static const uint8_t " << n << "_ingroup[" << groups << "]["
+     << bytesPerMap << "] = {";
+  for (auto [g, members] : llvm::enumerate(plan.ruleGroups)) {
+    std::vector<uint8_t> bits(bytesPerMap, 0);
+    for (int32_t m : members)
+      bits[m / 8] |= uint8_t(1) << (m % 8);
+    os << (g ? ",\n  {" : "\n  {");
+    for (auto [i, b] : llvm::enumerate(bits))
+      os << (i % 24 ? ", " : (i ? ",\n   " : "")) << int(b);
+    os << "}";
+  }
+  os << "};\n";
+  emitOwnTables(os, n, "", std::max<int64_t>(1, plan.ruleMaxSends),
+                std::max<int64_t>(1, plan.ruleMaxRecvs));
+  os << "/* a + sign * b, digit by digit. */\n"
+     << "static inline int32_t " << n << "_digits(int a, int b, int sign) {\n"
+     << "  int r = 0, mul = 1;\n"
+     << "  for (int i = " << n << "_NDIGITS - 1; i >= 0; --i) {\n"
+     << "    const int base = " << n << "_radix[i];\n"
+     << "    r += ((a % base + sign * (b % base) + base) % base) * mul;\n"
+     << "    a /= base;\n    b /= base;\n    mul *= base;\n  }\n"
+     << "  return r;\n}\n";
+  emitExpandHead(os, n);
+  os << "  int ns = 0, nr = 0;\n"
+     << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+     << "    const uint8_t *in = " << n << "_ingroup[" << n << "_rgroup[j]];\n"
+     << "    for (int i = " << n << "_rfirst[j]; i < " << n
+     << "_rfirst[j + 1]; ++i) {\n"
+     << "      const int32_t s = " << n << "_rsrc[i], d = " << n
+     << "_rdst[i];\n"
+     << "      int t = " << n << "_digits(me, s, -1);\n"
+     << "      if (in[t >> 3] >> (t & 7) & 1) {\n"
+     << "        const phasec_xfer_t x = {j, " << n << "_digits(d, t, 1), 0, "
+     << n << "_BLOCK};\n"
+     << "        " << n << "_own_send[ns++] = x;\n      }\n"
+     << "      t = " << n << "_digits(me, d, -1);\n"
+     << "      if (in[t >> 3] >> (t & 7) & 1) {\n"
+     << "        const phasec_xfer_t x = {j, " << n << "_digits(s, t, 1), 0, "
+     << n << "_BLOCK};\n"
+     << "        " << n << "_own_recv[nr++] = x;\n      }\n"
+     << "    }\n  }\n"
+     << "  " << n << "_sends[me] = " << n << "_own_send;\n"
+     << "  " << n << "_recvs[me] = " << n << "_own_recv;\n"
+     << "  " << n << "_nsends[me] = ns;\n"
+     << "  " << n << "_nrecvs[me] = nr;\n"
      << "  " << n << "_expanded = me + 1;\n}\n\n";
 }
 
@@ -372,6 +493,10 @@ static void emitPhaseData(llvm::raw_ostream &os, const OperationPlan &plan) {
       os << "(me + " << n << "_P - " << k << ") % " << n << "_P; }\n\n";
     else
       os << "me ^ " << k << "; }\n\n";
+    return;
+  }
+  if (plan.hasRules()) {
+    emitRuleTables(os, plan);
     return;
   }
   if (!plan.tableReps.empty()) {
@@ -806,7 +931,7 @@ void detail::emitPhaseLoop(
     os << "  }\n";
     return;
   }
-  if (!plan.tableReps.empty())
+  if (!plan.tableReps.empty() || plan.hasRules())
     os << "  " << n << "_expand(me);\n";
   os << "  const phasec_xfer_t *sp = " << n << "_sends[me], *const se = sp + "
      << n << "_nsends[me];\n"

@@ -161,7 +161,7 @@ llvm::LogicalResult phasec::target::checkOperationName(llvm::StringRef name,
 llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     llvm::StringRef name, const Collective &collective,
     const ElementCType &elem, const Schedule &schedule,
-    const PlanOptions &options, std::string &error) {
+    const PlanOptions &options, std::string &error, const Topology *machine) {
   if (failed(checkOperationName(name, error)))
     return llvm::failure();
   switch (collective.kind) {
@@ -264,6 +264,24 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     plan.perm.assign(perm->begin(), perm->end());
   }
 
+  // Phases held by rule stay so where the plan can keep them (tables by
+  // rule); otherwise they are listed.
+  if (schedule.hasRules()) {
+    if (!machine) {
+      error = "the schedule holds phases by rule, but no machine was given "
+              "to list them";
+      return llvm::failure();
+    }
+    llvm::FailureOr<bool> byRule =
+        detail::planByRule(plan, schedule, *machine, error);
+    if (failed(byRule))
+      return llvm::failure();
+    if (*byRule)
+      return plan;
+    Schedule listed = schedule;
+    expandRules(*machine, listed);
+    return buildOperationPlan(name, collective, elem, listed, options, error);
+  }
   // Group-index transfers with their offsets inside their pair's data.
   llvm::DenseMap<std::pair<int32_t, int32_t>, int64_t> delivered;
   bool elementWise = arrays;

@@ -227,3 +227,151 @@ void detail::findTableTranslations(OperationPlan &plan) {
     }
   }
 }
+
+llvm::FailureOr<bool> detail::planByRule(OperationPlan &plan,
+                                         const Schedule &schedule,
+                                         const Topology &topo,
+                                         std::string &error) {
+  const int64_t p = plan.numMembers();
+  const int64_t c = topo.ranksPerNode(), numNodes = topo.numNodes();
+  const unsigned D = topo.numDims();
+  if (topo.kind() != TopologyKind::Torus ||
+      plan.kind != CollectiveKind::Alltoall || p != topo.numRanks() ||
+      plan.blockBytes <= 0)
+    return false;
+  for (auto [i, r] : llvm::enumerate(plan.group))
+    if (r != static_cast<RankId>(i))
+      return false;
+  for (const Phase &phase : schedule.phases) {
+    if (!phase.transfers.empty() || phase.rules.empty() ||
+        llvm::any_of(phase.rules, [&](const PhaseRule &r) {
+          return r.group != phase.rules.front().group ||
+                 r.group >= schedule.translations.size();
+        }))
+      return false;
+  }
+  for (const std::vector<NodeId> &group : schedule.translations)
+    for (NodeId v : group)
+      if (v < 0 || v >= numNodes)
+        return false;
+
+  // Member index = rank = node * c + core, the node's coordinates with
+  // dimension 0 least significant: most significant digit first, the
+  // coordinates from the last dimension, then the core.
+  std::vector<int64_t> radix;
+  for (unsigned d = D; d-- > 0;)
+    radix.push_back(topo.extent(d));
+  radix.push_back(c);
+  // Digits of a member index, and a member moved by a translation: digit
+  // by digit without dividing (a 20x20x20 all-to-all has 64 M translates).
+  llvm::SmallVector<int64_t, 8> srcDigits, dstDigits, shiftDigits;
+  auto digitsOf = [&](int64_t m, llvm::SmallVectorImpl<int64_t> &out) {
+    out.resize(radix.size());
+    for (size_t i = radix.size(); i-- > 0;) {
+      out[i] = m % radix[i];
+      m /= radix[i];
+    }
+  };
+  auto moved = [&](llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
+    int64_t r = 0;
+    for (size_t i = 0; i < radix.size(); ++i) {
+      int64_t x = a[i] + b[i];
+      r = r * radix[i] + (x >= radix[i] ? x - radix[i] : x);
+    }
+    return r;
+  };
+  std::vector<std::vector<int64_t>> groupDigits;
+  for (const std::vector<NodeId> &group : schedule.translations) {
+    std::vector<int64_t> &all = groupDigits.emplace_back();
+    for (NodeId v : group) {
+      digitsOf(int64_t(v) * c, shiftDigits);
+      all.insert(all.end(), shiftDigits.begin(), shiftDigits.end());
+    }
+  }
+  // Every translate, checked as the listed path checks every transfer: a
+  // demanded pair (its whole block, once), and counted per member.
+  std::vector<uint64_t> delivered((static_cast<size_t>(p * p) + 63) / 64, 0);
+  std::vector<int32_t> sends(p, 0), recvs(p, 0), phaseSends(p, 0),
+      phaseRecvs(p, 0);
+  std::vector<int32_t> touched;
+  OperationPlan out;
+  for (auto [j, phase] : llvm::enumerate(schedule.phases)) {
+    out.ruleFirst.push_back(static_cast<int32_t>(out.ruleReps.size()));
+    out.ruleGroup.push_back(static_cast<int32_t>(phase.rules.front().group));
+    llvm::ArrayRef<NodeId> group =
+        schedule.translations[phase.rules.front().group];
+    for (const PhaseRule &rule : phase.rules)
+      for (const Transfer &t : rule.reps) {
+        // A copy inside a member is the generated code's own business.
+        if (t.src == t.dst)
+          continue;
+        if (t.src < 0 || t.dst < 0 || t.src >= p || t.dst >= p ||
+            t.bytes != plan.blockBytes) {
+          error = "schedule phase " + std::to_string(j) + " sends " +
+                  std::to_string(t.bytes) + " bytes from " +
+                  std::to_string(t.src) + " to " + std::to_string(t.dst) +
+                  " by rule, where the operation owes " +
+                  std::to_string(plan.blockBytes) + " bytes of every pair";
+          return llvm::failure();
+        }
+        out.ruleReps.push_back({t.src, t.dst, 0, t.bytes});
+        digitsOf(t.src, srcDigits);
+        digitsOf(t.dst, dstDigits);
+        const std::vector<int64_t> &shifts =
+            groupDigits[phase.rules.front().group];
+        for (size_t i = 0; i < group.size(); ++i) {
+          llvm::ArrayRef<int64_t> shift(&shifts[i * radix.size()],
+                                        radix.size());
+          int64_t s = moved(srcDigits, shift), d = moved(dstDigits, shift);
+          size_t bit = static_cast<size_t>(s * p + d);
+          if (delivered[bit / 64] >> (bit % 64) & 1) {
+            error = "schedule phase " + std::to_string(j) +
+                    " delivers the block rank " + std::to_string(s) +
+                    " owes rank " + std::to_string(d) + " again";
+            return llvm::failure();
+          }
+          delivered[bit / 64] |= uint64_t(1) << (bit % 64);
+          for (int64_t m : {s, d})
+            if (!phaseSends[m] && !phaseRecvs[m])
+              touched.push_back(static_cast<int32_t>(m));
+          ++sends[s];
+          ++recvs[d];
+          out.ruleMaxSendsPerPhase =
+              std::max<int64_t>(out.ruleMaxSendsPerPhase, ++phaseSends[s]);
+          out.ruleMaxRecvsPerPhase =
+              std::max<int64_t>(out.ruleMaxRecvsPerPhase, ++phaseRecvs[d]);
+        }
+      }
+    for (int32_t m : touched)
+      phaseSends[m] = phaseRecvs[m] = 0;
+    touched.clear();
+  }
+  out.ruleFirst.push_back(static_cast<int32_t>(out.ruleReps.size()));
+  for (int64_t s = 0; s < p; ++s)
+    for (int64_t d = 0; d < p; ++d) {
+      size_t bit = static_cast<size_t>(s * p + d);
+      if (s != d && !(delivered[bit / 64] >> (bit % 64) & 1)) {
+        error = "the schedule delivers 0 of the " +
+                std::to_string(plan.blockBytes) + " bytes rank " +
+                std::to_string(s) + " owes rank " + std::to_string(d);
+        return llvm::failure();
+      }
+    }
+  for (const std::vector<NodeId> &group : schedule.translations) {
+    std::vector<int32_t> members;
+    for (NodeId v : group)
+      members.push_back(static_cast<int32_t>(int64_t(v) * c));
+    out.ruleGroups.push_back(std::move(members));
+  }
+  plan.tableRadix = std::move(radix);
+  plan.ruleFirst = std::move(out.ruleFirst);
+  plan.ruleGroup = std::move(out.ruleGroup);
+  plan.ruleReps = std::move(out.ruleReps);
+  plan.ruleGroups = std::move(out.ruleGroups);
+  plan.ruleMaxSendsPerPhase = out.ruleMaxSendsPerPhase;
+  plan.ruleMaxRecvsPerPhase = out.ruleMaxRecvsPerPhase;
+  plan.ruleMaxSends = *std::max_element(sends.begin(), sends.end());
+  plan.ruleMaxRecvs = *std::max_element(recvs.begin(), recvs.end());
+  plan.phases.assign(schedule.phases.size(), PlannedPhase());
+  return true;
+}

@@ -39,6 +39,16 @@ int64_t subDigits(llvm::ArrayRef<int64_t> radix, int64_t a, int64_t b);
 /// generated code derives are exactly the plan's.
 void findTableTranslations(OperationPlan &plan);
 
+/// Tables by rule (OperationPlan::ruleFirst & co.): keeps the phases
+/// `schedule` holds by rule, on `topo`, and checks that their translates
+/// deliver exactly the operation's demands (every pair its block once;
+/// failure with `error` otherwise). False, with nothing set, where the
+/// plan cannot keep them (not an all-to-all of every rank of a torus, a
+/// phase with listed transfers or with rules of several groups): the
+/// caller lists the rules.
+llvm::FailureOr<bool> planByRule(OperationPlan &plan, const Schedule &schedule,
+                                 const Topology &topo, std::string &error);
+
 } // namespace detail
 } // namespace target
 } // namespace phasec

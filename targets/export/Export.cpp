@@ -117,7 +117,7 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
       llvm::erase_if(phase.transfers,
                      [](const Transfer &t) { return t.src == t.dst; });
     plan = buildOperationPlan(getCName(op.name), *described, elem, schedule,
-                              getPlanOptions(collective), error);
+                              getPlanOptions(collective), error, op.topology);
   }
   if (failed(plan))
     return collective.emitError("cannot emit '") << op.name << "': " << error;
@@ -500,13 +500,17 @@ struct ExportOptions {
 
 /// One --export-* translation: a scheduled module to `exporter`'s output.
 /// (The registration object only fills MLIR's global registry.)
+/// `keepRules`: the exporter plans phases held by rule itself (the C back
+/// ends' tables by rule).
 template <typename Exporter>
 static void registerExport(StringRef name, StringRef description,
-                           Exporter exporter) {
+                           Exporter exporter, bool keepRules = false) {
   TranslateFromMLIRRegistration(
       name, description,
-      [exporter](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
-        FailureOr<ScheduledModule> scheduled = collectSchedulesForExport(op);
+      [exporter, keepRules](Operation *op,
+                            llvm::raw_ostream &os) -> LogicalResult {
+        FailureOr<ScheduledModule> scheduled =
+            collectSchedulesForExport(op, keepRules);
         if (failed(scheduled))
           return failure();
         return exporter(cast<ModuleOp>(op), *scheduled, os);
@@ -551,16 +555,16 @@ static LogicalResult exportHeader(ModuleOp module,
 void phasec::target::registerExportTranslations() {
   getExportOptions();
   registerExport("export-mpi", "C + MPI, one function per scheduled operation",
-                 exportWithMain<MPIOptions, exportMPI>);
+                 exportWithMain<MPIOptions, exportMPI>, /*keepRules=*/true);
   registerExport("export-shmem",
                  "C + OpenSHMEM, one function per scheduled operation",
-                 exportWithMain<SHMEMOptions, exportSHMEM>);
+                 exportWithMain<SHMEMOptions, exportSHMEM>, /*keepRules=*/true);
   registerExport("export-mpi-header",
                  "the header of --export-mpi's file (types, prototypes)",
-                 exportHeader<MPIOptions, exportMPI>);
+                 exportHeader<MPIOptions, exportMPI>, /*keepRules=*/true);
   registerExport("export-shmem-header",
                  "the header of --export-shmem's file (types, prototypes)",
-                 exportHeader<SHMEMOptions, exportSHMEM>);
+                 exportHeader<SHMEMOptions, exportSHMEM>, /*keepRules=*/true);
   registerExport("export-simgrid",
                  "a SimGrid SMPI directory per scheduled operation "
                  "(platform, program, run script) in --simgrid-dir, not run; "

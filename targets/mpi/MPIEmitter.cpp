@@ -169,7 +169,7 @@ void MPIWriter::emitBlockUnsynchronised() {
        << "_NPHASES, req, MPI_STATUSES_IGNORE));\n";
     return;
   }
-  if (!plan.tableReps.empty())
+  if (!plan.tableReps.empty() || plan.hasRules())
     os << "  " << n << "_expand(me);\n";
   os << "  const int ns = " << n << "_nsends[me], nr = " << n
      << "_nrecvs[me];\n"

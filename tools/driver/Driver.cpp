@@ -213,11 +213,15 @@ static LogicalResult runStages(ModuleOp module, lang::Program *program,
   // Operations the pipeline skipped (--allow-unsupported, with a warning)
   // have no schedule; anything else without one is an error.
   // The schedule JSON and statistics read phases held by rule (a 20x20x20
-  // all-to-all's 64 M transfers one phase at a time); the back ends list
-  // every transfer.
+  // all-to-all's 64 M transfers one phase at a time), and the MPI and
+  // OpenSHMEM back ends keep them (tables by rule); the others list every
+  // transfer.
   bool keepRules =
-      !options.simulate && (options.emit == EmitKind::ScheduleJSON ||
-                            options.emit == EmitKind::ScheduleStats);
+      !options.simulate &&
+      llvm::is_contained({EmitKind::ScheduleJSON, EmitKind::ScheduleStats,
+                          EmitKind::MPI, EmitKind::MPIHeader, EmitKind::SHMEM,
+                          EmitKind::SHMEMHeader},
+                         options.emit);
   FailureOr<ScheduledModule> scheduled = collectSchedules(
       module,
       /*requireEveryOperation=*/!options.scheduling.allowUnsupported,

@@ -120,4 +120,92 @@ TEST(Translations, NoneWithoutSymmetry) {
   EXPECT_TRUE(p.tableRadix.empty());
 }
 
+/// The machine `spec` (tests keep it alive beside the plan).
+Topology machine(const char *spec) {
+  std::string error;
+  auto desc = TopologyDesc::parse(spec, error);
+  EXPECT_TRUE(succeeded(desc)) << error;
+  auto topo = Topology::create(*desc, error);
+  EXPECT_TRUE(succeeded(topo)) << error;
+  return std::move(*topo);
+}
+
+/// A ring of 4 by rule: phase k moves 0 -> k and its translates by every
+/// rotation (the linear shift).
+Schedule ruledShift() {
+  Schedule s;
+  s.translations.push_back({0, 1, 2, 3});
+  for (RankId k = 1; k < 4; ++k) {
+    Phase phase;
+    phase.rules.push_back({0, {{0, k, 8}}});
+    s.phases.push_back(std::move(phase));
+  }
+  return s;
+}
+
+TEST(RuleTables, KeptForAnAllToAllOfATorus) {
+  Topology ring = machine("torus:4");
+  std::string error;
+  auto plan = buildOperationPlan("a2a", alltoall(4, 8),
+                                 ElementCType{"u8", "uint8_t", 1}, ruledShift(),
+                                 PlanOptions(), error, &ring);
+  ASSERT_TRUE(succeeded(plan)) << error;
+  ASSERT_TRUE(plan->hasRules());
+  EXPECT_EQ(plan->phases.size(), 3u);
+  EXPECT_EQ(plan->ruleFirst, (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(plan->ruleGroups,
+            (std::vector<std::vector<int32_t>>{{0, 1, 2, 3}}));
+  EXPECT_EQ(plan->tableRadix, (std::vector<int64_t>{4, 1}));
+  EXPECT_EQ(plan->ruleMaxSendsPerPhase, 1);
+  EXPECT_EQ(plan->ruleMaxSends, 3);
+  EXPECT_FALSE(plan->useFormulas);
+  // Without the machine the rules cannot be read.
+  EXPECT_TRUE(failed(buildOperationPlan("a2a", alltoall(4, 8),
+                                        ElementCType{"u8", "uint8_t", 1},
+                                        ruledShift(), PlanOptions(), error)));
+  EXPECT_EQ(error, "the schedule holds phases by rule, but no machine was "
+                   "given to list them");
+}
+
+TEST(RuleTables, TranslatesAreCheckedAgainstTheDemands) {
+  Topology ring = machine("torus:4");
+  ElementCType u8{"u8", "uint8_t", 1};
+  std::string error;
+  Schedule twice = ruledShift();
+  twice.phases[1].rules[0].reps[0].dst = 1;
+  EXPECT_TRUE(failed(buildOperationPlan("a2a", alltoall(4, 8), u8, twice,
+                                        PlanOptions(), error, &ring)));
+  EXPECT_EQ(error, "schedule phase 1 delivers the block rank 0 owes rank 1 "
+                   "again");
+  Schedule missing = ruledShift();
+  missing.phases.pop_back();
+  EXPECT_TRUE(failed(buildOperationPlan("a2a", alltoall(4, 8), u8, missing,
+                                        PlanOptions(), error, &ring)));
+  EXPECT_EQ(error, "the schedule delivers 0 of the 8 bytes rank 0 owes rank 3");
+  Schedule wrongSize = ruledShift();
+  wrongSize.phases[0].rules[0].reps[0].bytes = 4;
+  EXPECT_TRUE(failed(buildOperationPlan("a2a", alltoall(4, 8), u8, wrongSize,
+                                        PlanOptions(), error, &ring)));
+  EXPECT_EQ(error, "schedule phase 0 sends 4 bytes from 0 to 1 by rule, where "
+                   "the operation owes 8 bytes of every pair");
+}
+
+TEST(RuleTables, ListedWhereTheyCannotBeKept) {
+  // A phase of listed transfers among phases held by rule: the plan lists
+  // the rules and is the listed schedule's (the linear shift's formulas).
+  Topology ring = machine("torus:4");
+  Schedule mixed = ruledShift();
+  mixed.phases[0].rules.clear();
+  for (RankId m = 0; m < 4; ++m)
+    mixed.phases[0].transfers.push_back({m, (m + 1) % 4, 8, 0});
+  std::string error;
+  auto plan = buildOperationPlan("a2a", alltoall(4, 8),
+                                 ElementCType{"u8", "uint8_t", 1}, mixed,
+                                 PlanOptions(), error, &ring);
+  ASSERT_TRUE(succeeded(plan)) << error;
+  EXPECT_FALSE(plan->hasRules());
+  EXPECT_TRUE(plan->useFormulas); // the linear shift, listed
+  EXPECT_EQ(plan->phases.size(), 3u);
+}
+
 } // namespace

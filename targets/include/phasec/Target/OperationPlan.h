@@ -194,6 +194,22 @@ struct OperationPlan {
   /// m - rep. Empty: one table per member.
   std::vector<int64_t> tableRadix;
   std::vector<int32_t> tableReps, tableOrbit;
+  /// Tables by rule (a schedule whose phases are held by rule,
+  /// Phase::rules: the torus quotient's): phase j moves the translates of
+  /// the representatives ruleReps[ruleFirst[j] .. ruleFirst[j + 1]) by every
+  /// translation of ruleGroups[ruleGroup[j]], translations being member
+  /// indices read in the mixed radix `tableRadix` (coordinates of the
+  /// torus, then the core: the core digit 0). Every transfer moves a whole
+  /// pair. plan.phases[j].transfers is then empty; the generated code
+  /// derives a member's tables at run time (NAME_expand). Empty: no rules.
+  std::vector<int32_t> ruleFirst, ruleGroup;
+  std::vector<PlannedTransfer> ruleReps;
+  std::vector<std::vector<int32_t>> ruleGroups;
+  /// With rules: the most transfers one member sends (receives) in one
+  /// phase, and over the whole schedule.
+  int64_t ruleMaxSendsPerPhase = 0, ruleMaxRecvsPerPhase = 0;
+  int64_t ruleMaxSends = 0, ruleMaxRecvs = 0;
+  bool hasRules() const { return !ruleFirst.empty(); }
 
   /// Relaying operations (a schedule with chunks, Relay.h): the chunks, the
   /// reduction operator, the schedule per phase in member indices and the
@@ -285,10 +301,15 @@ buildRelayPlan(llvm::StringRef name, const Collective &collective,
                const ChunkSpec &chunks, const Schedule &schedule,
                const PlanOptions &options, std::string &error);
 
+/// `machine` is the machine whose translations the schedule's phases held
+/// by rule name (a schedule with rules needs it): an all-to-all of every
+/// rank of a torus keeps them (tables by rule), anything else is planned
+/// from its listed transfers.
 llvm::FailureOr<OperationPlan>
 buildOperationPlan(llvm::StringRef name, const Collective &collective,
                    const ElementCType &elem, const Schedule &schedule,
-                   const PlanOptions &options, std::string &error);
+                   const PlanOptions &options, std::string &error,
+                   const Topology *machine = nullptr);
 
 } // namespace target
 } // namespace phasec
