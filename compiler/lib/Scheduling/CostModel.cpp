@@ -575,7 +575,13 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
   // on a 20x20x20 all-to-all), and only theirs are compared.
   int64_t numRanks = topo.numRanks();
   std::vector<uint64_t> seen, twice;
-  bool bits = numRanks <= (int64_t(1) << 14); // 32 MB per bitmap
+  // Where the bitmaps are smaller than a map of the pairs would be: a bit
+  // per rank pair against tens of bytes per transfer (32x32x32: 128 MB
+  // each, where the map of 1 G pairs ran out of memory).
+  uint64_t pairs = static_cast<uint64_t>(numRanks) * numRanks;
+  bool bits = pairs <= (uint64_t(1) << 28) ||
+              (pairs <= (uint64_t(1) << 33) &&
+               pairs <= 64 * static_cast<uint64_t>(schedule.numTransfers()));
   if (bits) {
     size_t words = (static_cast<size_t>(numRanks * numRanks) + 63) / 64;
     seen.assign(words, 0);
