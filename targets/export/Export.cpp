@@ -23,6 +23,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace phasec;
 using namespace phasec::target;
@@ -78,6 +80,9 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
   FailureOr<Collective> described = comm::getCollective(collective, symbols);
   if (failed(described))
     return failure();
+  // The pipeline lowered and scheduled it under --max-transfers already
+  // (the schedule exists): the plan's own lowering is not limited again.
+  described->maxTransfers = std::numeric_limits<int64_t>::max();
   std::string error;
   // `auto` is the scheduler's to resolve: code for it would have to guess.
   if (getPlanOptions(collective).sync == SyncKind::Auto)
