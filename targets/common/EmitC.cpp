@@ -267,6 +267,20 @@ static void emitOwnTables(llvm::raw_ostream &os, const std::string &n,
      << "static int " << n << "_expanded = 0;\n";
 }
 
+/// NAME_moved(peer, me, rep): peer + (me - rep), digit by digit in the
+/// radix NAME_radix (moving a peer by a translation; with peer 0, the
+/// translation from rep to me).
+static void emitMoved(llvm::raw_ostream &os, const std::string &n) {
+  os << "/* peer + (me - rep), digit by digit. */\n"
+     << "static inline int32_t " << n << "_moved(int peer, int me, int rep) {\n"
+     << "  int r = 0, mul = 1;\n"
+     << "  for (int i = " << n << "_NDIGITS - 1; i >= 0; --i) {\n"
+     << "    const int b = " << n << "_radix[i];\n"
+     << "    r += ((peer % b + me % b - rep % b + b) % b) * mul;\n"
+     << "    peer /= b;\n    me /= b;\n    rep /= b;\n    mul *= b;\n  }\n"
+     << "  return r;\n}\n";
+}
+
 /// NAME_expand's start: nothing to do for the member already expanded,
 /// else the previous member's tables are dropped.
 static void emitExpandHead(llvm::raw_ostream &os, const std::string &n) {
@@ -342,14 +356,7 @@ static void emitTranslatedTables(llvm::raw_ostream &os,
     emitTableSide(os, n, what, "o", std::to_string(reps), rows);
   }
   emitOwnTables(os, n, ", moved from its representative's", maxS, maxR);
-  os << "/* peer + (me - rep), digit by digit. */\n"
-     << "static inline int32_t " << n << "_moved(int peer, int me, int rep) {\n"
-     << "  int r = 0, mul = 1;\n"
-     << "  for (int i = " << n << "_NDIGITS - 1; i >= 0; --i) {\n"
-     << "    const int b = " << n << "_radix[i];\n"
-     << "    r += ((peer % b + me % b - rep % b + b) % b) * mul;\n"
-     << "    peer /= b;\n    me /= b;\n    rep /= b;\n    mul *= b;\n  }\n"
-     << "  return r;\n}\n";
+  emitMoved(os, n);
   emitExpandHead(os, n);
   os << "  const int o = " << n << "_orbit[me], rep = " << n << "_reps[o];\n"
      << "  for (int i = 0; i < " << n << "_nrsends[o]; ++i) {\n"
@@ -433,14 +440,7 @@ static void emitRuleTables(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "};\n";
   emitOwnTables(os, n, "", std::max<int64_t>(1, plan.ruleMaxSends),
                 std::max<int64_t>(1, plan.ruleMaxRecvs));
-  os << "/* a + sign * b, digit by digit. */\n"
-     << "static inline int32_t " << n << "_digits(int a, int b, int sign) {\n"
-     << "  int r = 0, mul = 1;\n"
-     << "  for (int i = " << n << "_NDIGITS - 1; i >= 0; --i) {\n"
-     << "    const int base = " << n << "_radix[i];\n"
-     << "    r += ((a % base + sign * (b % base) + base) % base) * mul;\n"
-     << "    a /= base;\n    b /= base;\n    mul *= base;\n  }\n"
-     << "  return r;\n}\n";
+  emitMoved(os, n);
   emitExpandHead(os, n);
   os << "  int ns = 0, nr = 0;\n"
      << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
@@ -449,14 +449,14 @@ static void emitRuleTables(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "_rfirst[j + 1]; ++i) {\n"
      << "      const int32_t s = " << n << "_rsrc[i], d = " << n
      << "_rdst[i];\n"
-     << "      int t = " << n << "_digits(me, s, -1);\n"
+     << "      int t = " << n << "_moved(0, me, s);\n"
      << "      if (in[t >> 3] >> (t & 7) & 1) {\n"
-     << "        const phasec_xfer_t x = {j, " << n << "_digits(d, t, 1), 0, "
+     << "        const phasec_xfer_t x = {j, " << n << "_moved(d, me, s), 0, "
      << n << "_BLOCK};\n"
      << "        " << n << "_own_send[ns++] = x;\n      }\n"
-     << "      t = " << n << "_digits(me, d, -1);\n"
+     << "      t = " << n << "_moved(0, me, d);\n"
      << "      if (in[t >> 3] >> (t & 7) & 1) {\n"
-     << "        const phasec_xfer_t x = {j, " << n << "_digits(s, t, 1), 0, "
+     << "        const phasec_xfer_t x = {j, " << n << "_moved(s, me, d), 0, "
      << n << "_BLOCK};\n"
      << "        " << n << "_own_recv[nr++] = x;\n      }\n"
      << "    }\n  }\n"

@@ -51,6 +51,28 @@ static void forEachInterNodeDemand(const Problem &problem, F f) {
   }
 }
 
+/// Walks the links of a route whose tie dimensions are `mask`: `forced(l)`
+/// for every link outside them, `tie(link)` once per tie dimension, at the
+/// link where its segment starts (the whole segment lies on one ring and
+/// may go either way).
+template <typename Forced, typename Tie>
+static void walkRoute(const Topology &topo, llvm::ArrayRef<LinkId> route,
+                      TieMask mask, Forced forced, Tie tie) {
+  TieMask seen = 0;
+  for (LinkId l : route) {
+    const Link &link = topo.link(l);
+    unsigned dim = static_cast<unsigned>(link.dim);
+    if (!((mask >> dim) & 1)) {
+      forced(l);
+      continue;
+    }
+    if ((seen >> dim) & 1)
+      continue;
+    seen |= TieMask(1) << dim;
+    tie(link);
+  }
+}
+
 /// Every rank of the machine sends the same bytes to every other: the
 /// demands are the same seen from any node.
 static bool completeExchange(const Problem &problem) {
@@ -84,22 +106,16 @@ static void symmetricLoads(const Problem &problem, std::vector<double> &load,
       Demand d = problem.transfers()[problem.transfers().indexOf(src, dst)];
       double bytes = static_cast<double>(d.bytes);
       NodeId t = topo.nodeOfRank(dst);
-      TieMask mask = topo.tieMask(0, t);
       topo.route(0, t, 0, route);
-      TieMask seen = 0;
-      for (LinkId l : route) {
-        const Link &link = topo.link(l);
-        unsigned dim = static_cast<unsigned>(link.dim);
-        if ((mask >> dim) & 1) {
-          if (!((seen >> dim) & 1))
-            slotTies[dim] += bytes;
-          seen |= TieMask(1) << dim;
-          continue;
-        }
-        slotLoad[slot(link)] += bytes;
-        if (linkSources)
-          slotSources[slot(link)].push_back(int64_t(link.src) * c + src);
-      }
+      walkRoute(
+          topo, route, topo.tieMask(0, t),
+          [&](LinkId l) {
+            const Link &link = topo.link(l);
+            slotLoad[slot(link)] += bytes;
+            if (linkSources)
+              slotSources[slot(link)].push_back(int64_t(link.src) * c + src);
+          },
+          [&](const Link &link) { slotTies[link.dim] += bytes; });
     }
   for (size_t l = 0; l < load.size(); ++l)
     load[l] = slotLoad[slot(topo.link(static_cast<LinkId>(l)))];
@@ -135,13 +151,17 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
   bool torus = topo.kind() == TopologyKind::Torus;
   if (ringTies)
     ringTies->assign(torus ? topo.numDims() * topo.numNodes() : 0, 0.0);
+  if (linkSources)
+    linkSources->assign(topo.numLinks(), 0);
+  if (torus && !paced && completeExchange(problem)) {
+    symmetricLoads(problem, load, ringTies, linkSources);
+    return;
+  }
   // Distinct forced sources per link: demands come sorted by source, so a
   // per-link "last source" stamp counts each source once.
   std::vector<RankId> lastSource;
-  if (linkSources) {
+  if (linkSources)
     lastSource.assign(topo.numLinks(), -1);
-    linkSources->assign(topo.numLinks(), 0);
-  }
   auto addForced = [&](LinkId l, double bytes, RankId src) {
     load[l] += bytes;
     if (linkSources && lastSource[l] != src) {
@@ -149,10 +169,6 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
       ++(*linkSources)[l];
     }
   };
-  if (torus && !paced && completeExchange(problem)) {
-    symmetricLoads(problem, load, ringTies, linkSources);
-    return;
-  }
   llvm::SmallVector<LinkId, 64> route;
   forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
     double bytes = static_cast<double>(d.bytes);
@@ -171,23 +187,12 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
       }
       return;
     }
-    TieMask seen = 0;
-    for (LinkId l : route) {
-      const Link &link = topo.link(l);
-      unsigned dim = static_cast<unsigned>(link.dim);
-      if (!((mask >> dim) & 1)) {
-        addForced(l, bytes, d.src);
-        continue;
-      }
-      // The whole dim segment lies on one ring; count it once.
-      if ((seen >> dim) & 1)
-        continue;
-      seen |= TieMask(1) << dim;
-      if (ringTies) {
-        int64_t u = link.src;
-        (*ringTies)[dim * topo.numNodes() + u] += bytes;
-      }
-    }
+    walkRoute(
+        topo, route, mask, [&](LinkId l) { addForced(l, bytes, d.src); },
+        [&](const Link &link) {
+          if (ringTies)
+            (*ringTies)[link.dim * topo.numNodes() + link.src] += bytes;
+        });
   });
 }
 

@@ -209,66 +209,83 @@ private:
   double setup_ = 0, latency_ = 0;
 };
 
-/// Adds the well-formed transfers of `phase` to `cost`, each with
+/// How a phase's loads are keyed: a listed phase by its own links, nodes
+/// and ranks; a phase held by rule by their orbits (Orbits.h: every link,
+/// port and rank of an orbit carries what the representatives put on the
+/// orbit, and orbits number fewer than links, nodes and ranks).
+struct Itself {
+  uint32_t link(const Topology &, LinkId l) const { return l; }
+  uint32_t node(NodeId n) const { return n; }
+  uint32_t rank(RankId r) const { return r; }
+};
+struct ByOrbit {
+  const TranslationOrbits &orbits;
+  uint32_t link(const Topology &topo, LinkId l) const {
+    return orbits.linkOrbit(topo, l);
+  }
+  uint32_t node(NodeId n) const { return orbits.nodeOrbit(n); }
+  uint32_t rank(RankId r) const { return orbits.rankOrbit(r); }
+};
+
+/// Bytes each rank (class) copies out and in, for the busiest's copies.
+using CopiedBytes = llvm::DenseMap<uint32_t, std::pair<double, double>>;
+
+/// Adds the well-formed `transfers` to `cost` by class, each with
 /// `envelope` more bytes (an empty message, a barrier's, still carries its
-/// envelope), and with `terms` every message's set-up and latency: one
-/// route per message serves both.
-void addPhase(const Topology &topo, const Phase &phase,
-              CostModel::PhaseCost &cost, llvm::SmallVectorImpl<LinkId> &route,
-              int64_t envelope = 0, MessageTerms *terms = nullptr) {
+/// envelope); with `terms` every message's set-up and latency (one route
+/// per message serves both), with `copied` the bytes each rank copies.
+template <typename Classes>
+void addTransfers(const Topology &topo, llvm::ArrayRef<Transfer> transfers,
+                  const Classes &classes, CostModel::PhaseCost &cost,
+                  llvm::SmallVectorImpl<LinkId> &route, int64_t envelope,
+                  MessageTerms *terms, CopiedBytes *copied) {
   int64_t numRanks = topo.numRanks();
-  for (const Transfer &t : phase.transfers) {
+  for (const Transfer &t : transfers) {
     if (!isMessage(t, numRanks))
       continue;
+    if (copied && t.bytes > 0 && t.src != t.dst) {
+      (*copied)[classes.rank(t.src)].first += static_cast<double>(t.bytes);
+      (*copied)[classes.rank(t.dst)].second += static_cast<double>(t.bytes);
+    }
     NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
     bool charged = s != d && t.bytes + envelope != 0;
     if (!charged && !terms)
       continue;
     messageRoute(topo, t, route);
-    if (charged)
-      cost.add(s, d, route, t.bytes + envelope);
-    if (terms)
-      terms->add(t, route);
+    if (charged) {
+      double b = static_cast<double>(t.bytes + envelope);
+      for (LinkId l : route)
+        cost.addLink(classes.link(topo, l), topo.link(l).bandwidth, b);
+      cost.addPorts(classes.node(s), classes.node(d), b);
+    }
+    if (terms) {
+      Transfer sender = t;
+      sender.src = static_cast<RankId>(classes.rank(t.src));
+      terms->add(sender, route);
+    }
   }
 }
-/// addPhase for a phase held by rule over one translation group, from its
-/// representatives (Orbits.h): every link, port and rank of an orbit
-/// carries what the representatives put on the orbit, so `cost` keeps the
-/// loads by orbit (orbits number fewer than links and nodes) and `terms`
-/// takes rank orbits as senders. With `copies`, also the busiest rank's
-/// copies.
+
+/// A listed phase (addTransfers by link, node and rank).
+void addPhase(const Topology &topo, const Phase &phase,
+              CostModel::PhaseCost &cost, llvm::SmallVectorImpl<LinkId> &route,
+              int64_t envelope = 0, MessageTerms *terms = nullptr) {
+  addTransfers(topo, phase.transfers, Itself(), cost, route, envelope, terms,
+               nullptr);
+}
+
+/// A phase held by rule over one translation group, from its
+/// representatives (addTransfers by orbit); with `copies`, also the
+/// busiest rank's copies.
 void addRulePhase(const Topology &topo, const Phase &phase,
                   const TranslationOrbits &orbits, CostModel::PhaseCost &cost,
                   llvm::SmallVectorImpl<LinkId> &route, int64_t envelope = 0,
                   MessageTerms *terms = nullptr,
                   CostModel::CopyBytes *copies = nullptr) {
-  int64_t numRanks = topo.numRanks();
-  llvm::DenseMap<uint32_t, std::pair<double, double>> copied;
+  CopiedBytes copied;
   for (const PhaseRule &rule : phase.rules)
-    for (const Transfer &t : rule.reps) {
-      if (!isMessage(t, numRanks))
-        continue;
-      if (copies && t.bytes > 0 && t.src != t.dst) {
-        copied[orbits.rankOrbit(t.src)].first += static_cast<double>(t.bytes);
-        copied[orbits.rankOrbit(t.dst)].second += static_cast<double>(t.bytes);
-      }
-      NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
-      bool charged = s != d && t.bytes + envelope != 0;
-      if (!charged && !terms)
-        continue;
-      messageRoute(topo, t, route);
-      if (charged) {
-        double b = static_cast<double>(t.bytes + envelope);
-        for (LinkId l : route)
-          cost.addLink(orbits.linkOrbit(topo, l), topo.link(l).bandwidth, b);
-        cost.addPorts(orbits.nodeOrbit(s), orbits.nodeOrbit(d), b);
-      }
-      if (terms) {
-        Transfer sender = t;
-        sender.src = static_cast<RankId>(orbits.rankOrbit(t.src));
-        terms->add(sender, route);
-      }
-    }
+    addTransfers(topo, rule.reps, ByOrbit{orbits}, cost, route, envelope, terms,
+                 copies ? &copied : nullptr);
   if (!copies)
     return;
   *copies = CostModel::CopyBytes();

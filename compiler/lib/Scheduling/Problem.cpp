@@ -641,7 +641,7 @@ Problem::verify(const Schedule &schedule,
   const int64_t c = topo.ranksPerNode();
   std::vector<int64_t> orbitOwner;
   std::vector<uint32_t> ownedOrbits;
-  std::vector<int64_t> delivered;
+  std::vector<std::pair<int64_t, int64_t>> delivered; // demand, bytes
   auto verifyByOrbits = [&](const Phase &phase, const TranslationOrbits &o) {
     if (chunks_)
       return false;
@@ -691,17 +691,11 @@ Problem::verify(const Schedule &schedule,
                                   o.translate(dn, i) * c + t.dst % c);
           if (di < 0)
             return false;
-          delivered.push_back(di);
+          delivered.push_back({di, t.bytes});
         }
       }
-    size_t k = 0;
-    for (const PhaseRule &rule : phase.rules)
-      for (const Transfer &t : rule.reps) {
-        if (t.src == t.dst)
-          continue;
-        for (size_t i = 0; i < o.size(); ++i)
-          count(delivered[k++], t.bytes);
-      }
+    for (auto [di, bytes] : delivered)
+      count(di, bytes);
     time += model_.rulePhaseTime(phase, o, phaseCost);
     return true;
   };
