@@ -2,7 +2,7 @@
 // RUN: phasec-opt %s -split-input-file -verify-diagnostics --comm-lower-collectives --comm-schedule-phases > /dev/null
 // RUN: not phasec-opt %s -split-input-file --comm-lower-collectives --comm-schedule-phases=algorithm=fastest 2>&1 > /dev/null | FileCheck %s --check-prefix=UNKNOWN
 
-// UNKNOWN: error: unknown scheduling algorithm 'fastest' (expected one of auto, product, percs, torus-quotient, greedy-priority, z3-exact, linear_shift, xor, greedy)
+// UNKNOWN: error: unknown scheduling algorithm 'fastest' (expected one of auto, product, percs, torus-quotient, mesh-quotient, greedy-priority, z3-exact, linear_shift, xor, greedy)
 
 comm.machine @r #comm.torus<[6]> {bandwidth = 1.0e6 : f64}
 comm.group @all on @r ranks [0, 1, 2, 3, 4, 5]

@@ -158,10 +158,9 @@ static cl::opt<uint64_t> solverRlimit(
 
 static cl::opt<std::string> algorithm(
     "algorithm",
-    cl::desc(
-        "Schedule every operation with this algorithm (auto, product, "
-        "percs, torus-quotient, greedy-priority, z3-exact, linear_shift, xor, "
-        "greedy)"),
+    cl::desc("Schedule every operation with this algorithm (auto, product, "
+             "percs, torus-quotient, mesh-quotient, greedy-priority, z3-exact, "
+             "linear_shift, xor, greedy)"),
     cl::value_desc("name"), cl::cat(phasecCategory));
 
 static cl::opt<std::string> cacheDir(

@@ -39,6 +39,8 @@ bool percsApplies(const Problem &problem, const SchedulerOptions &options,
                   std::string *whyNot);
 bool torusQuotientApplies(const Problem &problem,
                           const SchedulerOptions &options, std::string *whyNot);
+bool meshQuotientApplies(const Problem &problem,
+                         const SchedulerOptions &options, std::string *whyNot);
 bool exactApplies(const Problem &problem, const SchedulerOptions &options,
                   std::string *whyNot);
 

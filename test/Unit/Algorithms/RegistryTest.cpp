@@ -89,9 +89,9 @@ TEST(Registry, BaselinesAndCandidates) {
   }
   EXPECT_EQ(baselines,
             (std::vector<std::string>{"linear_shift", "xor", "greedy"}));
-  EXPECT_EQ(candidates,
-            (std::vector<std::string>{"product", "percs", "torus-quotient",
-                                      "greedy-priority", "z3-exact"}));
+  EXPECT_EQ(candidates, (std::vector<std::string>{
+                            "product", "percs", "torus-quotient",
+                            "mesh-quotient", "greedy-priority", "z3-exact"}));
 }
 
 TEST(Registry, AppliesSaysWhyNot) {
@@ -122,6 +122,21 @@ TEST(Registry, AppliesSaysWhyNot) {
   EXPECT_FALSE(getScheduler(SchedulerAlgorithm::TorusQuotient)
                    .applies(gather, options, &why));
   EXPECT_NE(why.find("complete uniform all-to-all"), std::string::npos) << why;
+
+  // The mesh quotient: the collective, and the orbits it packs at most.
+  Topology mesh = makeTopology("mesh:4x4");
+  Problem meshGather(mesh, benchCollective(mesh, CollectiveKind::Gather));
+  EXPECT_FALSE(getScheduler(SchedulerAlgorithm::MeshQuotient)
+                   .applies(meshGather, options, &why));
+  EXPECT_EQ(why, "the mesh quotient construction needs a complete all-to-all "
+                 "of uniform blocks over every rank");
+  Topology big = makeTopology("mesh:32x32");
+  Problem bigA2a(big, benchCollective(big, CollectiveKind::Alltoall));
+  EXPECT_FALSE(getScheduler(SchedulerAlgorithm::MeshQuotient)
+                   .applies(bigA2a, options, &why));
+  EXPECT_EQ(why, "the mesh quotient construction packs at most 150000 "
+                 "orbits of transfers; this mesh has 261888 (1047552 "
+                 "transfers in 4 mirror images each)");
 
   options.exactMaxTransfers = 100;
   EXPECT_FALSE(

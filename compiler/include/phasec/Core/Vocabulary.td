@@ -255,11 +255,12 @@ def Phasec_SchedulerAlgorithm : Phasec_Enum<"SchedulerAlgorithm",
   I32EnumAttrCase<"Product", 1, "product">,
   I32EnumAttrCase<"Percs", 2, "percs">,
   I32EnumAttrCase<"TorusQuotient", 3, "torus-quotient">,
-  I32EnumAttrCase<"GreedyPriority", 4, "greedy-priority">,
-  I32EnumAttrCase<"Z3Exact", 5, "z3-exact">,
-  I32EnumAttrCase<"LinearShift", 6, "linear_shift">,
-  I32EnumAttrCase<"Xor", 7, "xor">,
-  I32EnumAttrCase<"Greedy", 8, "greedy">]>;
+  I32EnumAttrCase<"MeshQuotient", 4, "mesh-quotient">,
+  I32EnumAttrCase<"GreedyPriority", 5, "greedy-priority">,
+  I32EnumAttrCase<"Z3Exact", 6, "z3-exact">,
+  I32EnumAttrCase<"LinearShift", 7, "linear_shift">,
+  I32EnumAttrCase<"Xor", 8, "xor">,
+  I32EnumAttrCase<"Greedy", 9, "greedy">]>;
 
 // What Problem::verify found wrong (ScheduleViolation::kind); the spelling is
 // the one the verifier's reports and tests use.

@@ -25,6 +25,8 @@
 ///   supernode: c^2 phases, every direct link carries one block per phase.
 /// - `scheduleTorusQuotient`: complete uniform all-to-all on a cubic torus,
 ///   scheduled on a quotient by translations (fast, near the bound).
+/// - `scheduleMeshQuotient`: complete uniform all-to-all on a mesh with even
+///   extents, scheduled on its quotient by the 2^D mirror images.
 /// - `scheduleGreedyPriority`: any transfer set on any topology; byte-aware
 ///   list scheduling under a small portfolio of priorities (bottleneck
 ///   links first, ...), tie directions balanced.
@@ -189,6 +191,13 @@ llvm::LogicalResult scheduleTorusQuotient(const Problem &problem,
                                           Schedule &schedule,
                                           const SchedulerOptions &options,
                                           SchedulerReport &report);
+/// Complete uniform all-to-all on a mesh with even extents and one rank per
+/// node: packs the orbits of transfers under the mirror images of the mesh
+/// (whole orbits never congest) and expands them; see MeshQuotient.cpp.
+llvm::LogicalResult scheduleMeshQuotient(const Problem &problem,
+                                         Schedule &schedule,
+                                         const SchedulerOptions &options,
+                                         SchedulerReport &report);
 llvm::LogicalResult scheduleGreedyPriority(const Problem &problem,
                                            Schedule &schedule,
                                            const SchedulerOptions &options,

@@ -58,8 +58,8 @@ def CommSchedulePhases : Pass<"comm-schedule-phases", "mlir::ModuleOp"> {
   let options = [
     Option<"algorithm", "algorithm", "std::string", "\"\"",
            "Override every operation's algorithm: auto, product, percs, "
-           "torus-quotient, greedy-priority, z3-exact, linear_shift, xor, "
-           "greedy">,
+           "torus-quotient, mesh-quotient, greedy-priority, z3-exact, "
+           "linear_shift, xor, greedy">,
     Option<"rlimit", "rlimit", "uint64_t", "0",
            "Z3 resource limit per query (0 = the operation's directive, "
            "else the scheduler's default)">,
