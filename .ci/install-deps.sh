@@ -13,6 +13,7 @@ PKGS=(
   libgtest-dev
   openmpi-bin libopenmpi-dev
   libsimgrid-dev simgrid
+  libns3-dev
   libfftw3-dev libfftw3-mpi-dev
   gnuplot-nox python3-matplotlib
 )

@@ -50,3 +50,27 @@ if(NOT SIMGRID_FOUND)
                       "(Debian package libsimgrid-dev; .ci/install-deps.sh "
                       "installs it)")
 endif()
+
+# ns-3 3.37 for the packet-level back end (targets/ns3): the event kernel,
+# nodes and point-to-point devices under phasec's lossless credit-flow
+# routers. Debian's CMake package file names programs the package does not
+# ship (configure fails on it) and its pkg-config files emit a broken -I
+# and name libgsl.so, so the headers and the three libraries are found
+# directly. --no-as-needed: ns-3 registers its TypeIds in static
+# constructors, and a library whose symbols a program does not name would
+# otherwise be dropped with them.
+find_path(PHASEC_NS3_INCLUDE_DIR ns3/core-module.h)
+set(PHASEC_NS3_LIBRARIES)
+foreach(module core network point-to-point)
+  find_library(PHASEC_NS3_${module}_LIBRARY NAMES ns3-${module})
+  if(NOT PHASEC_NS3_INCLUDE_DIR OR NOT PHASEC_NS3_${module}_LIBRARY)
+    message(FATAL_ERROR "phasec needs ns-3's headers and libns3-${module} "
+                        "(Debian package libns3-dev; .ci/install-deps.sh "
+                        "installs it)")
+  endif()
+  list(APPEND PHASEC_NS3_LIBRARIES ${PHASEC_NS3_${module}_LIBRARY})
+endforeach()
+add_library(PhasecNs3 INTERFACE)
+target_include_directories(PhasecNs3 SYSTEM INTERFACE ${PHASEC_NS3_INCLUDE_DIR})
+target_link_libraries(PhasecNs3 INTERFACE -Wl,--no-as-needed
+                      ${PHASEC_NS3_LIBRARIES} -Wl,--as-needed)

@@ -4,7 +4,7 @@
 Test directories mirror the source tree: Lang/ (front end), Dialect/Comm/
 (the comm dialect), Scheduling/ (the phase scheduler and verifier),
 Target/ (golden generated code), Integration/ (real MPI, OpenSHMEM and
-SimGrid runs; their REQUIRES: mpi|shmem|simgrid say which back end a test
+SimGrid runs, ns-3 runs; their REQUIRES: mpi|shmem|simgrid|ns3 say which back end a test
 runs, and always hold: configure fails without one).
 """
 import atexit
@@ -25,7 +25,7 @@ config.test_exec_root = os.path.join(config.phasec_obj_root, "test")
 
 # cmake/PhasecDependencies.cmake requires every back end, so a test that
 # names one in REQUIRES runs; it never turns UNSUPPORTED for want of a tool.
-config.available_features.update(["mpi", "shmem", "simgrid"])
+config.available_features.update(["mpi", "shmem", "simgrid", "ns3"])
 
 llvm_config.with_system_environment(["HOME", "TMPDIR", "PATH", "LD_LIBRARY_PATH",
                                      "PKG_CONFIG_PATH", "SHMEM_SYMMETRIC_HEAP_SIZE"])

@@ -1,0 +1,459 @@
+//===- phasec_ns3_net.cc - A lossless credit-flow network on ns-3 ---------===//
+//
+// Part of phasec. See phasec_ns3_net.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec_ns3_net.h"
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+
+#include <algorithm>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using namespace ns3;
+
+namespace phasec_ns3 {
+
+//===----------------------------------------------------------------------===//
+// The packet header: message, hop index, virtual channel, payload bytes.
+//===----------------------------------------------------------------------===//
+
+class RouteHeader : public Header {
+public:
+  uint32_t message = 0;
+  uint16_t hop = 0;
+  uint8_t vc = 0;
+  uint16_t bytes = 0;
+
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("phasec_ns3::RouteHeader")
+                            .SetParent<Header>()
+                            .AddConstructor<RouteHeader>();
+    return tid;
+  }
+  TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+  uint32_t GetSerializedSize() const override { return 9; }
+  void Serialize(Buffer::Iterator i) const override {
+    i.WriteU32(message);
+    i.WriteU16(hop);
+    i.WriteU8(vc);
+    i.WriteU16(bytes);
+  }
+  uint32_t Deserialize(Buffer::Iterator i) override {
+    message = i.ReadU32();
+    hop = i.ReadU16();
+    vc = i.ReadU8();
+    bytes = i.ReadU16();
+    return 9;
+  }
+  void Print(std::ostream &os) const override {
+    os << "message " << message << " hop " << hop << " vc " << int(vc)
+       << " bytes " << bytes;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Scenario file
+//===----------------------------------------------------------------------===//
+
+bool parseScenario(const std::string &path, Scenario &out, std::string &error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = path + ": cannot open";
+    return false;
+  }
+  std::string line;
+  int lineNo = 0;
+  auto fail = [&](const std::string &what) {
+    error = path + ":" + std::to_string(lineNo) + ": " + what;
+    return false;
+  };
+  VariantSpec *variant = nullptr;
+  bool sawMagic = false, sawEnd = false;
+  while (std::getline(in, line)) {
+    ++lineNo;
+    if (line.empty() || line[0] == '#')
+      continue;
+    std::istringstream ls(line);
+    std::string key;
+    ls >> key;
+    if (!sawMagic) {
+      int version = 0;
+      if (key != "phasec-ns3-scenario" || !(ls >> version) || version != 1)
+        return fail("expected 'phasec-ns3-scenario 1'");
+      sawMagic = true;
+      continue;
+    }
+    if (sawEnd)
+      return fail("text after 'end'");
+    bool ok = true;
+    if (key == "nodes") {
+      ok = bool(ls >> out.numNodes) && out.numNodes > 0;
+    } else if (key == "link") {
+      LinkSpec l;
+      int id = 0, dateline = 0;
+      ok = bool(ls >> id >> l.src >> l.dst >> l.bandwidth >> l.latency >>
+                l.dim >> dateline) &&
+           id == static_cast<int>(out.links.size()) && l.src >= 0 &&
+           l.src < out.numNodes && l.dst >= 0 && l.dst < out.numNodes &&
+           l.src != l.dst && l.bandwidth > 0 && l.latency >= 0;
+      l.dateline = dateline != 0;
+      if (ok)
+        out.links.push_back(l);
+    } else if (key == "nic") {
+      ok = bool(ls >> out.injectionBandwidth) && out.injectionBandwidth > 0;
+    } else if (key == "packet") {
+      ok = bool(ls >> out.payloadBytes >> out.headerBytes) &&
+           out.payloadBytes > 0 && out.payloadBytes <= 65535 &&
+           out.headerBytes >= 9 && out.payloadBytes + out.headerBytes <= 65000;
+    } else if (key == "buffer") {
+      ok = bool(ls >> out.bufferPackets) && out.bufferPackets > 0;
+    } else if (key == "vcs") {
+      ok = bool(ls >> out.virtualChannels) && out.virtualChannels >= 1 &&
+           out.virtualChannels <= 2;
+    } else if (key == "barrier") {
+      ok = bool(ls >> out.barrier) && out.barrier >= 0;
+    } else if (key == "bound") {
+      ok = bool(ls >> out.bound) && out.bound >= 0;
+    } else if (key == "variant") {
+      VariantSpec v;
+      std::string mode;
+      ok = bool(ls >> v.name >> mode) && (mode == "phased" || mode == "posted");
+      v.phased = mode == "phased";
+      if (ok) {
+        out.variants.push_back(std::move(v));
+        variant = &out.variants.back();
+      }
+    } else if (key == "msg") {
+      if (!variant)
+        return fail("'msg' before any 'variant'");
+      MessageSpec m;
+      ok = bool(ls >> m.phase >> m.src >> m.dst >> m.bytes) && m.phase >= 0 &&
+           m.src >= 0 && m.src < out.numNodes && m.dst >= 0 &&
+           m.dst < out.numNodes && m.src != m.dst && m.bytes > 0;
+      int l;
+      while (ok && ls >> l) {
+        if (l < 0 || l >= static_cast<int>(out.links.size()))
+          return fail("unknown link " + std::to_string(l));
+        m.route.push_back(l);
+      }
+      if (!ok)
+        return fail("bad message");
+      // The route must lead from src to dst, link after link.
+      int at = m.src;
+      for (int l2 : m.route) {
+        if (out.links[l2].src != at)
+          return fail("route does not continue at node " + std::to_string(at));
+        at = out.links[l2].dst;
+      }
+      if (at != m.dst)
+        return fail("route does not end at the destination");
+      variant->messages.push_back(std::move(m));
+      continue;
+    } else if (key == "end") {
+      sawEnd = true;
+      continue;
+    } else {
+      return fail("unknown keyword '" + key + "'");
+    }
+    if (!ok)
+      return fail("bad '" + key + "' line");
+  }
+  if (!sawMagic)
+    return fail("empty scenario");
+  if (!sawEnd)
+    return fail("missing 'end' (truncated file?)");
+  if (out.injectionBandwidth <= 0)
+    return fail("no 'nic' line");
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The simulation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class Network {
+public:
+  Network(const Scenario &sc, const VariantSpec &var) : sc(sc), var(var) {}
+  VariantResult run();
+
+private:
+  const Scenario &sc;
+  const VariantSpec &var;
+  int L = 0, V = 1, N = 0;
+  NodeContainer nodes;
+  std::vector<Ptr<PointToPointNetDevice>> tx; // per link, at its source
+  /// Input buffers: link l, vc v at l * V + v; node n's injection at
+  /// L * V + n.
+  std::vector<std::deque<Ptr<Packet>>> input;
+  /// Output ports: link l at l, node n's ejection at L + n.
+  std::vector<bool> busy;
+  std::vector<std::deque<int>> waiting;
+  /// credit[l * V + v]: free slots of link l's downstream buffer v.
+  std::vector<int> credit;
+  std::vector<int> injectionCredit;
+  // NICs.
+  std::vector<std::deque<int>> sendQueue;
+  std::vector<int64_t> sentOfHead;
+  std::vector<bool> nicBusy;
+  // Messages.
+  std::vector<int64_t> received;
+  std::vector<std::vector<int>> phases;
+  size_t phase = 0;
+  int64_t outstanding = 0;
+  VariantResult result;
+  Time lastArrival;
+
+  int injectionInput(int n) const { return L * V + n; }
+  int ejection(int n) const { return L + n; }
+  RouteHeader head(int in) const {
+    RouteHeader h;
+    input[in].front()->PeekHeader(h);
+    return h;
+  }
+  const MessageSpec &message(uint32_t m) const { return var.messages[m]; }
+  /// The output the head of input `in` wants, and its next VC.
+  int wanted(int in, int &nextVc) const {
+    RouteHeader h = head(in);
+    const MessageSpec &m = message(h.message);
+    if (h.hop == m.route.size()) {
+      nextVc = 0;
+      return ejection(m.dst);
+    }
+    const LinkSpec &next = sc.links[m.route[h.hop]];
+    // Dateline VCs: VC 1 from the dateline link on, back to 0 on a turn.
+    int vc = h.hop == 0 ? 0 : h.vc;
+    if (h.hop > 0 && sc.links[m.route[h.hop - 1]].dim != next.dim)
+      vc = 0;
+    if (next.dateline && V > 1)
+      vc = 1;
+    nextVc = vc;
+    return m.route[h.hop];
+  }
+
+  void build();
+  void nicSend(int n);
+  void arrive(int in, Ptr<Packet> p);
+  void request(int in);
+  void tryOutput(int o);
+  void deliver(Ptr<Packet> p, int o);
+  void startPhase();
+  bool receive(int link, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t,
+               const Address &);
+};
+
+void Network::build() {
+  N = sc.numNodes;
+  L = static_cast<int>(sc.links.size());
+  V = sc.virtualChannels;
+  nodes.Create(N);
+  PointToPointHelper p2p;
+  for (int l = 0; l < L; ++l) {
+    const LinkSpec &s = sc.links[l];
+    p2p.SetDeviceAttribute(
+        "DataRate",
+        DataRateValue(DataRate(static_cast<uint64_t>(s.bandwidth * 8))));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(65535));
+    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(s.latency)));
+    NetDeviceContainer d = p2p.Install(nodes.Get(s.src), nodes.Get(s.dst));
+    Ptr<PointToPointNetDevice> a = DynamicCast<PointToPointNetDevice>(d.Get(0));
+    a->TraceConnectWithoutContext(
+        "PhyTxEnd",
+        MakeCallback(+[](Network *net, int link, Ptr<const Packet>) {
+          net->busy[link] = false;
+          // After the device finishes its own bookkeeping.
+          Simulator::ScheduleNow(&Network::tryOutput, net, link);
+        }).Bind(this, l));
+    a->TraceConnectWithoutContext(
+        "MacTxDrop", MakeCallback(+[](VariantResult *r, Ptr<const Packet>) {
+                       ++r->dropped;
+                     }).Bind(&result));
+    d.Get(1)->SetReceiveCallback(MakeCallback(&Network::receive, this).Bind(l));
+    tx.push_back(a);
+  }
+  input.assign(L * V + N, {});
+  busy.assign(L + N, false);
+  waiting.assign(L + N, {});
+  credit.assign(L * V, sc.bufferPackets);
+  injectionCredit.assign(N, sc.bufferPackets);
+  sendQueue.assign(N, {});
+  sentOfHead.assign(N, 0);
+  nicBusy.assign(N, false);
+  received.assign(var.messages.size(), 0);
+}
+
+bool Network::receive(int link, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t,
+                      const Address &) {
+  Ptr<Packet> q = p->Copy();
+  RouteHeader h;
+  q->PeekHeader(h);
+  arrive(link * V + h.vc, q);
+  return true;
+}
+
+void Network::nicSend(int n) {
+  if (nicBusy[n] || sendQueue[n].empty() || injectionCredit[n] == 0)
+    return;
+  int m = sendQueue[n].front();
+  const MessageSpec &msg = message(m);
+  int64_t chunk = std::min<int64_t>(sc.payloadBytes, msg.bytes - sentOfHead[n]);
+  RouteHeader h;
+  h.message = static_cast<uint32_t>(m);
+  h.bytes = static_cast<uint16_t>(chunk);
+  Ptr<Packet> p = Create<Packet>(
+      static_cast<uint32_t>(chunk + sc.headerBytes - h.GetSerializedSize()));
+  p->AddHeader(h);
+  sentOfHead[n] += chunk;
+  if (sentOfHead[n] == msg.bytes) {
+    sendQueue[n].pop_front();
+    sentOfHead[n] = 0;
+  }
+  --injectionCredit[n];
+  nicBusy[n] = true;
+  ++result.packets;
+  Time t = Seconds((chunk + sc.headerBytes) / sc.injectionBandwidth);
+  Simulator::Schedule(t, [this, n, p] {
+    nicBusy[n] = false;
+    arrive(injectionInput(n), p);
+    nicSend(n);
+  });
+}
+
+void Network::arrive(int in, Ptr<Packet> p) {
+  input[in].push_back(p);
+  int depth = static_cast<int>(input[in].size());
+  result.maxBuffered = std::max(result.maxBuffered, depth);
+  if (depth > sc.bufferPackets)
+    ++result.overflows;
+  if (depth == 1)
+    request(in);
+}
+
+void Network::request(int in) {
+  int vc;
+  int o = wanted(in, vc);
+  waiting[o].push_back(in);
+  tryOutput(o);
+}
+
+void Network::tryOutput(int o) {
+  if (busy[o] || waiting[o].empty())
+    return;
+  bool isLink = o < L;
+  // The first input (in order of asking) whose head can go.
+  auto it = waiting[o].begin();
+  int vc = 0;
+  for (; it != waiting[o].end(); ++it) {
+    wanted(*it, vc);
+    if (!isLink || credit[o * V + vc] > 0)
+      break;
+  }
+  if (it == waiting[o].end())
+    return;
+  int in = *it;
+  waiting[o].erase(it);
+  Ptr<Packet> p = input[in].front();
+  input[in].pop_front();
+  // The freed slot's credit goes back upstream.
+  if (in >= L * V) {
+    int n = in - L * V;
+    ++injectionCredit[n];
+    Simulator::ScheduleNow(&Network::nicSend, this, n);
+  } else {
+    int l = in / V;
+    Simulator::Schedule(Seconds(sc.links[l].latency), [this, in, l] {
+      ++credit[in];
+      tryOutput(l);
+    });
+  }
+  busy[o] = true;
+  if (!input[in].empty())
+    request(in);
+  if (!isLink) {
+    RouteHeader h;
+    p->PeekHeader(h);
+    Time t = Seconds((h.bytes + sc.headerBytes) / sc.injectionBandwidth);
+    Simulator::Schedule(t, &Network::deliver, this, p, o);
+    return;
+  }
+  RouteHeader h;
+  p->RemoveHeader(h);
+  ++h.hop;
+  h.vc = static_cast<uint8_t>(vc);
+  p->AddHeader(h);
+  --credit[o * V + vc];
+  ++result.packetHops;
+  if (!tx[o]->Send(p, tx[o]->GetBroadcast(), 0x0800))
+    ++result.dropped;
+}
+
+void Network::deliver(Ptr<Packet> p, int o) {
+  busy[o] = false;
+  RouteHeader h;
+  p->PeekHeader(h);
+  received[h.message] += h.bytes;
+  result.bytes += h.bytes;
+  lastArrival = Simulator::Now();
+  if (received[h.message] == message(h.message).bytes && --outstanding == 0 &&
+      var.phased && phase + 1 < phases.size()) {
+    ++phase;
+    Simulator::Schedule(Seconds(sc.barrier), &Network::startPhase, this);
+  }
+  tryOutput(o);
+}
+
+void Network::startPhase() {
+  for (int m : phases[phase])
+    sendQueue[message(m).src].push_back(m);
+  outstanding = static_cast<int64_t>(phases[phase].size());
+  for (int n = 0; n < N; ++n)
+    nicSend(n);
+}
+
+VariantResult Network::run() {
+  result.name = var.name;
+  build();
+  if (var.phased) {
+    int maxPhase = 0;
+    for (const MessageSpec &m : var.messages)
+      maxPhase = std::max(maxPhase, m.phase);
+    phases.assign(maxPhase + 1, {});
+    for (size_t m = 0; m < var.messages.size(); ++m)
+      phases[var.messages[m].phase].push_back(static_cast<int>(m));
+    // Empty phase numbers are not phases.
+    phases.erase(
+        std::remove_if(phases.begin(), phases.end(),
+                       [](const std::vector<int> &p) { return p.empty(); }),
+        phases.end());
+  } else {
+    phases.assign(1, {});
+    for (size_t m = 0; m < var.messages.size(); ++m)
+      phases[0].push_back(static_cast<int>(m));
+  }
+  if (!phases.empty() && !phases[0].empty())
+    Simulator::ScheduleNow(&Network::startPhase, this);
+  Simulator::Run();
+  result.time = lastArrival.GetSeconds();
+  for (size_t m = 0; m < var.messages.size(); ++m)
+    if (received[m] != var.messages[m].bytes)
+      ++result.undelivered;
+  Simulator::Destroy();
+  return result;
+}
+
+} // namespace
+
+VariantResult simulate(const Scenario &scenario, const VariantSpec &variant) {
+  Network net(scenario, variant);
+  return net.run();
+}
+
+} // namespace phasec_ns3

@@ -1,0 +1,108 @@
+//===- phasec_ns3_net.h - A lossless credit-flow network on ns-3 -*- C++
+//-*-===//
+//
+// Part of phasec. Support code of the ns-3 target: compiled into the
+// programs `--emit=ns3` writes, against Debian's ns-3 (3.37).
+//
+//===----------------------------------------------------------------------===//
+//
+// The network the seeds' machines had and ns-3 does not: routers with small
+// input buffers and link-level, credit-based flow control, so nothing is
+// ever dropped and a blocked packet holds its buffer and backs traffic up
+// hop by hop (the T3D's wormhole network, seed 000). Stock ns-3 links are
+// output-queued and drop (or, with TCP, retransmit), which measures the
+// transport, not the network.
+//
+// What ns-3 provides: the event kernel, the nodes, and one point-to-point
+// device pair per directed link (its DataRate serialises every packet, its
+// Delay is the link latency). What this file adds on top:
+//  - per node a router: an input buffer per (incoming link, virtual
+//    channel) holding at most `bufferPackets` packets, FIFO; an output
+//    port per outgoing link plus an ejection port into the node;
+//  - credits: a sender holds one credit per free slot of the next router's
+//    buffer for each virtual channel and sends only with a credit; a slot's
+//    credit returns upstream one link latency after its packet leaves;
+//  - virtual channels against deadlock on rings: a packet rides VC 0 until
+//    it crosses its dimension's dateline (the wraparound link), VC 1 after,
+//    and back to VC 0 when it turns into another dimension;
+//  - source routes: every packet carries its message id and hop index; the
+//    message holds the links phasec chose (tie directions included), so
+//    routing is an array read;
+//  - a NIC per node that cuts its messages into packets only when it can
+//    inject one (injection bandwidth, credits of the router's injection
+//    buffer): memory stays bounded by the buffers, not by the messages;
+//  - arbitration: an output port serves the input buffers whose head
+//    packet wants it in the order they asked (first come, first served),
+//    skipping those without a credit downstream.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_NS3_NET_H
+#define PHASEC_NS3_NET_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace phasec_ns3 {
+
+/// A directed link of the machine.
+struct LinkSpec {
+  int src = 0, dst = 0;
+  double bandwidth = 0; ///< bytes per second
+  double latency = 0;   ///< seconds
+  int dim = -1;         ///< grid dimension, -1 elsewhere
+  bool dateline = false;
+};
+
+/// One message: `bytes` from `src` to `dst` over `route` (link ids), in
+/// `phase` (phased variants) and in each source's order of appearance.
+struct MessageSpec {
+  int phase = 0;
+  int src = 0, dst = 0;
+  int64_t bytes = 0;
+  std::vector<int> route;
+};
+
+/// What is exchanged and how: phased (a barrier after every phase: the next
+/// starts `barrier` seconds after the last byte of this one arrives) or
+/// posted at once (every NIC sends its messages back to back).
+struct VariantSpec {
+  std::string name;
+  bool phased = true;
+  std::vector<MessageSpec> messages;
+};
+
+struct Scenario {
+  int numNodes = 0;
+  std::vector<LinkSpec> links;
+  double injectionBandwidth = 0; ///< bytes per second, NIC in and out
+  int payloadBytes = 32, headerBytes = 8;
+  int bufferPackets = 2;
+  int virtualChannels = 2;
+  double barrier = 0;
+  /// The bound the schedules are measured against (seconds), 0 if none.
+  double bound = 0;
+  std::vector<VariantSpec> variants;
+};
+
+/// Reads the scenario format (docs/simulator.md, "ns-3"). On failure returns
+/// false with `error` naming the line.
+bool parseScenario(const std::string &path, Scenario &out, std::string &error);
+
+struct VariantResult {
+  std::string name;
+  double time = 0; ///< simulated seconds until the last byte arrived
+  int64_t bytes = 0, packets = 0, packetHops = 0;
+  int64_t dropped = 0;     ///< packets a device refused: always 0
+  int64_t overflows = 0;   ///< buffer slots used past their credit: 0
+  int64_t undelivered = 0; ///< messages not complete at the end: 0
+  int maxBuffered = 0;     ///< most packets ever in one input buffer
+};
+
+/// Simulates one variant on a fresh ns-3 network.
+VariantResult simulate(const Scenario &scenario, const VariantSpec &variant);
+
+} // namespace phasec_ns3
+
+#endif // PHASEC_NS3_NET_H
