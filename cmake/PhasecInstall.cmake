@@ -45,6 +45,7 @@ set(PHASEC_EXPORTED_LIBRARIES
   PhasecTargetMPI
   PhasecTargetSHMEM
   PhasecTargetSimGrid
+  PhasecTargetNs3
   PhasecTargetExport
   PhasecDriver
   PhasecCompiler
@@ -59,7 +60,8 @@ endforeach()
 set_target_properties(phasec-runtime PROPERTIES EXPORT_NAME Runtime)
 set_target_properties(phasec-pmpi PROPERTIES EXPORT_NAME PMPI)
 
-set(PHASEC_EXPORTED_TOOLS phasec phasec-opt phasec-translate phasec-sim)
+set(PHASEC_EXPORTED_TOOLS phasec phasec-opt phasec-translate phasec-sim
+    phasec-ns3)
 # The installed tools find libMLIR.so and libLLVM.so where they were linked
 # from (Debian's /usr/lib/llvm-19/lib is not on the loader's path).
 set_target_properties(${PHASEC_EXPORTED_TOOLS} PROPERTIES

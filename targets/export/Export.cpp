@@ -483,6 +483,34 @@ phasec::target::exportSimGrid(ModuleOp module, const ScheduledModule &scheduled,
   return simgrid::runSimTarget(operations, options, out, diagOS);
 }
 
+LogicalResult phasec::target::exportNs3(ModuleOp module,
+                                        const ScheduledModule &scheduled,
+                                        const ns3target::Ns3Options &options,
+                                        llvm::raw_ostream &out,
+                                        llvm::raw_ostream &diagOS) {
+  if (scheduled.operations.empty())
+    return module.emitError(
+        "nothing to simulate: no operation of the program has a schedule");
+  std::vector<ns3target::Ns3Operation> operations;
+  for (const ScheduledOperation &op : scheduled.operations) {
+    comm::CollectiveOpInterface collective = op.op;
+    // Relaying schedules forward chunks through intermediate ranks, which
+    // the scenario's messages (source to destination) cannot say yet.
+    if (op.problem->chunkSpec())
+      return collective->emitError("not yet supported: --emit=ns3 of '")
+             << op.name << "', a relaying "
+             << stringifyCollectiveKind(collective.getCollectiveKind())
+             << " (the ns-3 back end simulates direct schedules)";
+    ns3target::Ns3Operation &ns3 = operations.emplace_back();
+    ns3.name = op.name;
+    ns3.topology = op.topology;
+    ns3.problem = op.problem.get();
+    ns3.schedule = &op.schedule;
+    ns3.phaseBarriers = getPlanOptions(collective).sync == SyncKind::Barrier;
+  }
+  return ns3target::emitNs3(operations, options, out, diagOS);
+}
+
 namespace {
 /// The translations' options (mlir-translate parses them with its own).
 struct ExportOptions {

@@ -62,6 +62,11 @@ LogicalResult phasec::driver::writeScheduled(ModuleOp module,
     return target::exportSimGrid(module, scheduled, sim, out, diagOS);
   }
   switch (options.emit) {
+  case EmitKind::Ns3: {
+    ns3target::Ns3Options ns3 = options.ns3;
+    ns3.outDir = options.outDir;
+    return target::exportNs3(module, scheduled, ns3, out, diagOS);
+  }
   case EmitKind::ScheduleJSON:
     writeScheduleJSON(scheduled, out);
     return success();

@@ -81,12 +81,36 @@ static cl::opt<driver::EmitKind> emit(
         clEnumValN(driver::EmitKind::SimGrid, "simgrid",
                    "a SimGrid SMPI directory per operation (platform, "
                    "program, run script) in -o DIR, not run"),
+        clEnumValN(driver::EmitKind::Ns3, "ns3",
+                   "an ns-3 directory per operation (packet-level program "
+                   "with credit flow control, its CMake build, a scenario "
+                   "of phasec's schedule, the same messages posted at once "
+                   "and the baselines) in -o DIR, not run"),
         clEnumValN(driver::EmitKind::Cost, "cost",
                    "seed 003's C^3 units per operation and superstep: "
                    "set-ups x s + coefficient x L, and at --cost-sizes"),
         clEnumValN(driver::EmitKind::CostJSON, "cost-json",
                    "the same as JSON (phasec-c3-units/1)")),
     cl::cat(phasecCategory));
+
+static cl::opt<int64_t> ns3Buffer(
+    "ns3-buffer",
+    cl::desc("With --emit=ns3: packets each router input buffer holds per "
+             "virtual channel (default 2)"),
+    cl::value_desc("packets"), cl::init(2), cl::cat(phasecCategory));
+
+static cl::opt<int64_t> ns3Header(
+    "ns3-header",
+    cl::desc("With --emit=ns3: header bytes of every packet beyond its "
+             "payload, the machine's packet_length (default 16; at least "
+             "9, the route header)"),
+    cl::value_desc("bytes"), cl::init(16), cl::cat(phasecCategory));
+
+static cl::opt<double> ns3HopLatency(
+    "ns3-hop-latency",
+    cl::desc("With --emit=ns3: seconds through one router and link beyond "
+             "serialisation (default: the machine's latency)"),
+    cl::value_desc("seconds"), cl::init(-1), cl::cat(phasecCategory));
 
 static cl::opt<bool> emitMain(
     "main",
@@ -368,15 +392,31 @@ int main(int argc, char **argv) {
   if (!statsFile.empty() &&
       (emit == driver::EmitKind::AST || emit == driver::EmitKind::MLIR ||
        simulate || verifyDiagnostics || splitInputFile))
-    return usage("--stats-file needs an --emit that schedules (schedule-json, "
-                 "schedule-stats, mpi, shmem, simgrid, cost), one input and no "
-                 "--verify-diagnostics");
-  if (verifyDiagnostics && (simulate || emit == driver::EmitKind::SimGrid))
-    return usage("--verify-diagnostics does not run with --target=sim or "
-                 "--emit=simgrid");
-  if (splitInputFile && (simulate || emit == driver::EmitKind::SimGrid))
-    return usage("--split-input-file does not run with --target=sim or "
-                 "--emit=simgrid");
+    return usage(
+        "--stats-file needs an --emit that schedules (schedule-json, "
+        "schedule-stats, mpi, shmem, simgrid, ns3, cost), one input and no "
+        "--verify-diagnostics");
+  bool writesDirectory = simulate || emit == driver::EmitKind::SimGrid ||
+                         emit == driver::EmitKind::Ns3;
+  if (verifyDiagnostics && writesDirectory)
+    return usage("--verify-diagnostics does not run with --target=sim, "
+                 "--emit=simgrid or --emit=ns3");
+  if (splitInputFile && writesDirectory)
+    return usage("--split-input-file does not run with --target=sim, "
+                 "--emit=simgrid or --emit=ns3");
+  if ((ns3Buffer.getNumOccurrences() || ns3Header.getNumOccurrences() ||
+       ns3HopLatency.getNumOccurrences()) &&
+      emit != driver::EmitKind::Ns3)
+    return usage("--ns3-buffer, --ns3-header and --ns3-hop-latency need "
+                 "--emit=ns3");
+  if (ns3HopLatency.getNumOccurrences() &&
+      !(ns3HopLatency >= 0 && ns3HopLatency < 1))
+    return usage("--ns3-hop-latency must be at least 0 and below 1 second");
+  if (ns3Buffer < 1)
+    return usage("--ns3-buffer must be at least 1 packet");
+  if (ns3Header < 9 || ns3Header > 65535)
+    return usage("--ns3-header must be 9..65535 bytes (the route header "
+                 "takes 9)");
 
   bool costEmit =
       emit == driver::EmitKind::Cost || emit == driver::EmitKind::CostJSON;
@@ -461,6 +501,9 @@ int main(int argc, char **argv) {
   options.statsBaselines = !noBaselines;
   options.statsFile = statsFile;
   options.symbolPrefix = symbolPrefix;
+  options.ns3.bufferPackets = ns3Buffer;
+  options.ns3.headerBytes = ns3Header;
+  options.ns3.hopLatency = ns3HopLatency;
   if (!costSizes.empty())
     options.cost.sizes.assign(costSizes.begin(), costSizes.end());
   if (c3Setup.getNumOccurrences())
@@ -468,9 +511,9 @@ int main(int argc, char **argv) {
   options.cost.routing = c3Routing;
   options.cost.sends = c3Sends;
 
-  // The SimGrid back end writes directories itself and prints its progress
-  // and tables as it goes.
-  if (simulate || emit == driver::EmitKind::SimGrid) {
+  // The SimGrid and ns-3 back ends write directories themselves and print
+  // their progress and tables as they go.
+  if (writesDirectory) {
     if (outputFile != "-")
       options.outDir = outputFile;
     SourceMgr sourceMgr;

@@ -116,7 +116,11 @@ bool parseScenario(const std::string &path, Scenario &out, std::string &error) {
       ok = bool(ls >> out.bufferPackets) && out.bufferPackets > 0;
     } else if (key == "vcs") {
       ok = bool(ls >> out.virtualChannels) && out.virtualChannels >= 1 &&
-           out.virtualChannels <= 2;
+           out.virtualChannels <= 8;
+    } else if (key == "vcpolicy") {
+      std::string policy;
+      ok = bool(ls >> policy) && (policy == "dateline" || policy == "hop");
+      out.vcByHop = policy == "hop";
     } else if (key == "barrier") {
       ok = bool(ls >> out.barrier) && out.barrier >= 0;
     } else if (key == "bound") {
@@ -124,8 +128,11 @@ bool parseScenario(const std::string &path, Scenario &out, std::string &error) {
     } else if (key == "variant") {
       VariantSpec v;
       std::string mode;
-      ok = bool(ls >> v.name >> mode) && (mode == "phased" || mode == "posted");
-      v.phased = mode == "phased";
+      ok = bool(ls >> v.name >> mode) &&
+           (mode == "phased" || mode == "posted" || mode == "ordered");
+      v.mode = mode == "phased"   ? Mode::Phased
+               : mode == "posted" ? Mode::Posted
+                                  : Mode::Ordered;
       if (ok) {
         out.variants.push_back(std::move(v));
         variant = &out.variants.back();
@@ -171,6 +178,15 @@ bool parseScenario(const std::string &path, Scenario &out, std::string &error) {
     return fail("missing 'end' (truncated file?)");
   if (out.injectionBandwidth <= 0)
     return fail("no 'nic' line");
+  if (out.vcByHop)
+    for (const VariantSpec &v : out.variants)
+      for (const MessageSpec &m : v.messages)
+        if (static_cast<int>(m.route.size()) > out.virtualChannels)
+          return fail("vcpolicy hop needs a virtual channel per hop: a route "
+                      "of " +
+                      std::to_string(m.route.size()) + " links in variant '" +
+                      v.name + "', " + std::to_string(out.virtualChannels) +
+                      " channels");
   return true;
 }
 
@@ -202,7 +218,8 @@ private:
   std::vector<int> injectionCredit;
   // NICs.
   std::vector<std::deque<int>> sendQueue;
-  std::vector<int64_t> sentOfHead;
+  /// Bytes of each message the NIC has cut into packets.
+  std::vector<int64_t> sent;
   std::vector<bool> nicBusy;
   // Messages.
   std::vector<int64_t> received;
@@ -229,6 +246,10 @@ private:
       return ejection(m.dst);
     }
     const LinkSpec &next = sc.links[m.route[h.hop]];
+    if (sc.vcByHop) {
+      nextVc = std::min<int>(h.hop, V - 1);
+      return m.route[h.hop];
+    }
     // Dateline VCs: VC 1 from the dateline link on, back to 0 on a turn.
     int vc = h.hop == 0 ? 0 : h.vc;
     if (h.hop > 0 && sc.links[m.route[h.hop - 1]].dim != next.dim)
@@ -285,7 +306,7 @@ void Network::build() {
   credit.assign(L * V, sc.bufferPackets);
   injectionCredit.assign(N, sc.bufferPackets);
   sendQueue.assign(N, {});
-  sentOfHead.assign(N, 0);
+  sent.assign(var.messages.size(), 0);
   nicBusy.assign(N, false);
   received.assign(var.messages.size(), 0);
 }
@@ -304,17 +325,21 @@ void Network::nicSend(int n) {
     return;
   int m = sendQueue[n].front();
   const MessageSpec &msg = message(m);
-  int64_t chunk = std::min<int64_t>(sc.payloadBytes, msg.bytes - sentOfHead[n]);
+  int64_t chunk = std::min<int64_t>(sc.payloadBytes, msg.bytes - sent[m]);
   RouteHeader h;
   h.message = static_cast<uint32_t>(m);
   h.bytes = static_cast<uint16_t>(chunk);
   Ptr<Packet> p = Create<Packet>(
       static_cast<uint32_t>(chunk + sc.headerBytes - h.GetSerializedSize()));
   p->AddHeader(h);
-  sentOfHead[n] += chunk;
-  if (sentOfHead[n] == msg.bytes) {
-    sendQueue[n].pop_front();
-    sentOfHead[n] = 0;
+  sent[m] += chunk;
+  sendQueue[n].pop_front();
+  // Posted at once, the NIC serves its messages in turn, a packet each.
+  if (sent[m] < msg.bytes) {
+    if (var.mode == Mode::Posted)
+      sendQueue[n].push_back(m);
+    else
+      sendQueue[n].push_front(m);
   }
   --injectionCredit[n];
   nicBusy[n] = true;
@@ -403,7 +428,7 @@ void Network::deliver(Ptr<Packet> p, int o) {
   result.bytes += h.bytes;
   lastArrival = Simulator::Now();
   if (received[h.message] == message(h.message).bytes && --outstanding == 0 &&
-      var.phased && phase + 1 < phases.size()) {
+      phase + 1 < phases.size()) {
     ++phase;
     Simulator::Schedule(Seconds(sc.barrier), &Network::startPhase, this);
   }
@@ -421,7 +446,7 @@ void Network::startPhase() {
 VariantResult Network::run() {
   result.name = var.name;
   build();
-  if (var.phased) {
+  if (var.mode == Mode::Phased) {
     int maxPhase = 0;
     for (const MessageSpec &m : var.messages)
       maxPhase = std::max(maxPhase, m.phase);
@@ -434,6 +459,7 @@ VariantResult Network::run() {
                        [](const std::vector<int> &p) { return p.empty(); }),
         phases.end());
   } else {
+    // One phase of everything, in the scenario's order (phase order).
     phases.assign(1, {});
     for (size_t m = 0; m < var.messages.size(); ++m)
       phases[0].push_back(static_cast<int>(m));

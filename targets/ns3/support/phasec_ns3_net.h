@@ -1,5 +1,4 @@
-//===- phasec_ns3_net.h - A lossless credit-flow network on ns-3 -*- C++
-//-*-===//
+//===- phasec_ns3_net.h - Lossless credit-flow network on ns-3 -*- C++ -*-===//
 //
 // Part of phasec. Support code of the ns-3 target: compiled into the
 // programs `--emit=ns3` writes, against Debian's ns-3 (3.37).
@@ -24,7 +23,8 @@
 //    credit returns upstream one link latency after its packet leaves;
 //  - virtual channels against deadlock on rings: a packet rides VC 0 until
 //    it crosses its dimension's dateline (the wraparound link), VC 1 after,
-//    and back to VC 0 when it turns into another dimension;
+//    and back to VC 0 when it turns into another dimension (or, on direct
+//    networks, VC = hop index);
 //  - source routes: every packet carries its message id and hop index; the
 //    message holds the links phasec chose (tie directions included), so
 //    routing is an array read;
@@ -64,12 +64,19 @@ struct MessageSpec {
   std::vector<int> route;
 };
 
-/// What is exchanged and how: phased (a barrier after every phase: the next
-/// starts `barrier` seconds after the last byte of this one arrives) or
-/// posted at once (every NIC sends its messages back to back).
+/// What is exchanged and how:
+///  - phased: a barrier after every phase (the next starts `barrier`
+///    seconds after the last byte of this one arrives), a NIC's messages of
+///    a phase one after the other;
+///  - posted: every message posted at once, as a program that starts all
+///    its sends and then waits: the NIC interleaves their packets (one
+///    packet of each in turn), seed 000's "no phases";
+///  - ordered: every message at once but the NIC sends them one after the
+///    other in phase order, no barriers (phasec's code with sync = none).
+enum class Mode { Phased, Posted, Ordered };
 struct VariantSpec {
   std::string name;
-  bool phased = true;
+  Mode mode = Mode::Phased;
   std::vector<MessageSpec> messages;
 };
 
@@ -80,6 +87,10 @@ struct Scenario {
   int payloadBytes = 32, headerBytes = 8;
   int bufferPackets = 2;
   int virtualChannels = 2;
+  /// How a packet picks its virtual channel: by dateline (rings: VC 1 from
+  /// the dimension's wraparound link on) or by hop (direct networks such as
+  /// PERCS: VC = hop index, so a route only climbs and no cycle closes).
+  bool vcByHop = false;
   double barrier = 0;
   /// The bound the schedules are measured against (seconds), 0 if none.
   double bound = 0;

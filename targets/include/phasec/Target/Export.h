@@ -23,6 +23,7 @@
 #define PHASEC_TARGET_EXPORT_H
 
 #include "phasec/Target/MPI/MPIEmitter.h"
+#include "phasec/Target/Ns3/Ns3Target.h"
 #include "phasec/Target/OperationPlan.h"
 #include "phasec/Target/SHMEM/SHMEMEmitter.h"
 #include "phasec/Target/SimGrid/SimTarget.h"
@@ -57,6 +58,14 @@ mlir::LogicalResult exportSimGrid(mlir::ModuleOp module,
                                   const simgrid::SimTargetOptions &options,
                                   llvm::raw_ostream &out,
                                   llvm::raw_ostream &diagOS);
+
+/// An ns-3 directory (program, build, scenario) per operation in
+/// options.outDir. Lines to `out`, errors to `diagOS` or at the operation.
+mlir::LogicalResult exportNs3(mlir::ModuleOp module,
+                              const ScheduledModule &scheduled,
+                              const ns3target::Ns3Options &options,
+                              llvm::raw_ostream &out,
+                              llvm::raw_ostream &diagOS);
 
 /// `--export-mpi`, `--export-shmem` (both with `--emit-main`) and
 /// `--export-simgrid` (with `--simgrid-dir`).

@@ -24,6 +24,7 @@
 
 #include "phasec/Driver/CostUnits.h"
 #include "phasec/Lang/Parser.h"
+#include "phasec/Target/Ns3/Ns3Target.h"
 #include "phasec/Transforms/Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -51,6 +52,9 @@ enum class EmitKind {
   /// A SimGrid SMPI directory per operation (platform, program, run script),
   /// written to DriverOptions::outDir, not built or run.
   SimGrid,
+  /// An ns-3 directory per operation (program, CMake build, scenario) in
+  /// DriverOptions::outDir (Target/Ns3/Ns3Target.h).
+  Ns3,
   /// Seed 003's C^3 units per operation (CostUnits.h): a table, or JSON.
   Cost,
   CostJSON,
@@ -79,6 +83,9 @@ struct DriverOptions {
   /// --report DIR.
   bool compare = false;
   std::string reportDir;
+  /// --emit=ns3: the packets' header and the routers' buffer depth
+  /// (--ns3-header, --ns3-buffer); the output directory is outDir.
+  ns3target::Ns3Options ns3;
   /// --emit=cost and --emit=cost-json: --cost-sizes, --c3-setup,
   /// --c3-routing, --c3-sends (`json` follows `emit`).
   CostOptions cost;

@@ -1,0 +1,72 @@
+//===- Ns3Target.h - The ns-3 packet-level back end -------------*- C++ -*-===//
+//
+// Part of phasec. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `--emit=ns3 -o DIR`: per operation a directory holding an ns-3 program
+/// (the lossless credit-flow network of targets/ns3/support), its CMake
+/// build, and a scenario: the machine's links, every message on the route
+/// phasec chose (tie directions included), and the variants to simulate:
+/// phasec's schedule with its per-phase synchronisation, the same messages
+/// posted at once (seed 000's "no phases"), and the baselines.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_TARGET_NS3_NS3TARGET_H
+#define PHASEC_TARGET_NS3_NS3TARGET_H
+
+#include "phasec/Scheduling/Problem.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/LogicalResult.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace phasec {
+namespace ns3target {
+
+struct Ns3Operation {
+  std::string name;
+  const Topology *topology = nullptr;
+  const Problem *problem = nullptr;
+  const Schedule *schedule = nullptr;
+  /// The operation synchronises its phases with barriers (sync = barrier);
+  /// otherwise its code posts every message at once in phase order.
+  bool phaseBarriers = true;
+};
+
+struct Ns3Options {
+  /// The output directory (-o); one subdirectory per operation when there
+  /// are several.
+  std::string outDir;
+  /// Bytes of header every packet carries beyond its payload (>= 9: the
+  /// route header the routers read). The payload is the machine's
+  /// packet_length, 32 bytes (the T3D's) where it has none.
+  int64_t headerBytes = 16;
+  /// Packets each router input buffer holds per virtual channel.
+  int64_t bufferPackets = 2;
+  /// Seconds a packet takes through one router and link beyond its
+  /// serialisation; < 0: the machine's latency. (A .sched `latency` is
+  /// often a message's software latency, 1 us on the T3D file, where a
+  /// T3D router hop took tens of nanoseconds: with 2-packet buffers a
+  /// credit's round trip then throttles every link.)
+  double hopLatency = -1;
+  /// The baselines simulated beside phasec's schedule (phased, with
+  /// barriers): those of the registry that apply.
+  std::vector<std::string> baselines = {"linear_shift", "xor", "greedy"};
+};
+
+/// Writes the directories; `out` gets one line per operation. Errors go to
+/// `diag` ("error: ...").
+llvm::LogicalResult emitNs3(llvm::ArrayRef<Ns3Operation> operations,
+                            const Ns3Options &options, llvm::raw_ostream &out,
+                            llvm::raw_ostream &diag);
+
+} // namespace ns3target
+} // namespace phasec
+
+#endif // PHASEC_TARGET_NS3_NS3TARGET_H

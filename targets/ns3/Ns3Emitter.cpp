@@ -1,0 +1,225 @@
+//===- Ns3Emitter.cpp - `--emit=ns3`: scenario and program directories ----===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+//
+// The program is generic (support/, embedded here); what is specific to an
+// operation is the scenario it reads: the machine's directed links, every
+// message with the route phasec chose, and the variants. A message is a
+// transfer between two nodes: transfers between ranks of one node never
+// touch the network and are left out (counted in the scenario's header).
+//
+//===----------------------------------------------------------------------===//
+
+#include "phasec/Target/Ns3/Ns3Target.h"
+
+#include "phasec/Core/UserFiles.h"
+#include "phasec/Scheduling/Registry.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+
+using namespace phasec;
+using namespace phasec::ns3target;
+
+namespace {
+
+#include "EmbeddedSources.inc"
+
+/// The T3D's payload (seed 000: "short messages: 32 bytes pay load").
+constexpr int64_t kDefaultPayload = 32;
+
+struct Variant {
+  std::string name;
+  const Schedule *schedule;
+  /// The scenario's mode: phased, posted or ordered (phasec_ns3_net.h).
+  const char *mode;
+};
+
+/// Whether link `l` closes its ring: the "+" link out of the last
+/// coordinate or the "-" link out of the first (the datelines).
+bool isDateline(const Topology &topo, LinkId l) {
+  const Link &link = topo.link(l);
+  if (topo.kind() != TopologyKind::Torus || link.dim < 0)
+    return false;
+  int64_t k = topo.extent(link.dim), c = topo.coord(link.src, link.dim);
+  return link.dir > 0 ? c == k - 1 : c == 0;
+}
+
+/// The NIC's rate: the machine's injection bandwidth, or where it has none
+/// the bandwidth of all links out of the best-connected node (a NIC that
+/// can feed every link at once).
+double nicBandwidth(const Topology &topo) {
+  double inj = topo.desc().injectionBandwidth;
+  if (inj > 0)
+    return inj;
+  std::vector<double> out(topo.numNodes(), 0);
+  for (const Link &l : topo.links())
+    out[l.src] += l.bandwidth;
+  return *std::max_element(out.begin(), out.end());
+}
+
+void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
+                   llvm::ArrayRef<Variant> variants, const Ns3Options &options,
+                   int64_t payload, int64_t &messages, int64_t &local) {
+  const Topology &topo = *op.topology;
+  const Problem &problem = *op.problem;
+  bool percs = topo.isPercs();
+  // Routes of at most this many links: PERCS's VCs go by hop.
+  size_t longest = 1;
+  os << "phasec-ns3-scenario 1\n"
+     << "# operation " << op.name << " on " << topo.desc().str() << "\n"
+     << "nodes " << topo.numNodes() << "\n";
+  for (LinkId l = 0; l < static_cast<LinkId>(topo.numLinks()); ++l) {
+    const Link &link = topo.link(l);
+    os << "link " << l << " " << link.src << " " << link.dst << " "
+       << formatShortestDouble(link.bandwidth) << " "
+       << formatShortestDouble(options.hopLatency >= 0
+                                   ? options.hopLatency
+                                   : topo.desc().linkLatency)
+       << " " << static_cast<int>(link.dim) << " "
+       << (isDateline(topo, l) ? 1 : 0) << "\n";
+  }
+  os << "nic " << formatShortestDouble(nicBandwidth(topo)) << "\n"
+     << "packet " << payload << " " << options.headerBytes << "\n"
+     << "buffer " << options.bufferPackets << "\n";
+  std::vector<RankId> all(topo.numRanks());
+  for (RankId r = 0; r < static_cast<RankId>(all.size()); ++r)
+    all[r] = r;
+  os << "barrier " << formatShortestDouble(problem.costModel().barrierTime(all))
+     << "\n"
+     << "bound " << formatShortestDouble(problem.bound().time) << "\n";
+  std::string body;
+  llvm::raw_string_ostream bs(body);
+  llvm::SmallVector<LinkId, 32> route;
+  messages = local = 0;
+  for (const Variant &v : variants) {
+    bs << "variant " << v.name << " " << v.mode << "\n";
+    PhaseReader read(topo, *v.schedule);
+    for (size_t j = 0; j < read.size(); ++j)
+      for (const Transfer &t : read[j].transfers) {
+        NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
+        if (s == d) {
+          ++local;
+          continue;
+        }
+        topo.route(s, d, t.ties, route);
+        longest = std::max(longest, route.size());
+        bs << "msg " << j << " " << s << " " << d << " " << t.bytes;
+        for (LinkId l : route)
+          bs << " " << l;
+        bs << "\n";
+        ++messages;
+      }
+  }
+  if (percs)
+    os << "vcs " << longest << "\nvcpolicy hop\n";
+  else
+    os << "vcs 2\nvcpolicy dateline\n";
+  os << "# " << messages << " messages in " << variants.size() << " variants; "
+     << local << " transfers inside a node are not simulated\n"
+     << body << "end\n";
+}
+
+} // namespace
+
+llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
+                                       const Ns3Options &options,
+                                       llvm::raw_ostream &out,
+                                       llvm::raw_ostream &diag) {
+  if (operations.empty()) {
+    diag << "error: no operation to simulate\n";
+    return llvm::failure();
+  }
+  if (options.outDir.empty()) {
+    diag << "error: --emit=ns3 writes a directory: give it with -o DIR\n";
+    return llvm::failure();
+  }
+  if (options.headerBytes < 9 || options.bufferPackets < 1) {
+    diag << "error: ns-3 packets need a header of at least 9 bytes and "
+            "buffers of at least one packet\n";
+    return llvm::failure();
+  }
+  for (const Ns3Operation &op : operations) {
+    const Topology &topo = *op.topology;
+    int64_t payload = topo.desc().packetLength > 0 ? topo.desc().packetLength
+                                                   : kDefaultPayload;
+    if (payload > 65535) {
+      diag << "error: " << op.name << ": packets of " << payload
+           << " bytes: the ns-3 network carries at most 65535 per packet\n";
+      return llvm::failure();
+    }
+    // The variants: phasec's schedule as its code runs it (phases with
+    // barriers, or sync = none: in phase order without), the same messages
+    // in phase order without barriers, all posted at once (the NIC
+    // interleaves them), and the baselines with barriers.
+    std::vector<Variant> variants;
+    variants.push_back(
+        {"phasec", op.schedule, op.phaseBarriers ? "phased" : "ordered"});
+    if (op.phaseBarriers)
+      variants.push_back({"ordered", op.schedule, "ordered"});
+    variants.push_back({"posted", op.schedule, "posted"});
+    std::vector<Schedule> baselines(options.baselines.size());
+    for (size_t i = 0; i < options.baselines.size(); ++i) {
+      std::optional<SchedulerAlgorithm> alg =
+          symbolizeSchedulerAlgorithm(options.baselines[i]);
+      if (!alg || !getScheduler(*alg).baseline) {
+        diag << "error: unknown baseline '" << options.baselines[i] << "'\n";
+        return llvm::failure();
+      }
+      SchedulerReport report;
+      if (failed(runScheduler(getScheduler(*alg), *op.problem, baselines[i],
+                              SchedulerOptions(), report))) {
+        diag << "note: " << op.name << ": baseline " << options.baselines[i]
+             << " skipped: " << report.error << "\n";
+        continue;
+      }
+      variants.push_back({options.baselines[i], &baselines[i], "phased"});
+    }
+
+    llvm::SmallString<256> dir(options.outDir);
+    if (operations.size() > 1)
+      llvm::sys::path::append(dir, op.name);
+    if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
+      diag << "error: cannot create " << dir << ": " << ec.message() << "\n";
+      return llvm::failure();
+    }
+    int64_t messages = 0, local = 0;
+    auto write = [&](llvm::StringRef name,
+                     llvm::function_ref<void(llvm::raw_ostream &)> fn) {
+      llvm::SmallString<256> path(dir);
+      llvm::sys::path::append(path, name);
+      // A link planted in the directory is replaced, never followed.
+      if (std::error_code ec = writeFileReplacing(path, fn)) {
+        diag << "error: cannot write " << path << ": " << ec.message() << "\n";
+        return false;
+      }
+      return true;
+    };
+    auto copy = [&](llvm::StringRef name, llvm::StringRef text) {
+      return write(name, [&](llvm::raw_ostream &os) { os << text; });
+    };
+    if (!write("scenario.txt",
+               [&](llvm::raw_ostream &os) {
+                 writeScenario(os, op, variants, options, payload, messages,
+                               local);
+               }) ||
+        !copy("phasec_ns3_net.h", kNetHeader) ||
+        !copy("phasec_ns3_net.cc", kNetSource) ||
+        !copy("phasec_ns3_main.cc", kMainSource) ||
+        !copy("CMakeLists.txt", kCMakeLists))
+      return llvm::failure();
+    out << "wrote " << dir << ": " << topo.numNodes() << " nodes, "
+        << topo.numLinks() << " links, " << variants.size() << " variants, "
+        << messages << " messages";
+    if (local)
+      out << " (" << local << " transfers inside a node not simulated)";
+    out << "\n";
+  }
+  return llvm::success();
+}
