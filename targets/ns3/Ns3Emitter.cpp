@@ -18,9 +18,12 @@
 #include "phasec/Scheduling/Registry.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
 #include <algorithm>
 
@@ -40,6 +43,24 @@ struct Variant {
   /// The scenario's mode: phased, posted or ordered (phasec_ns3_net.h).
   const char *mode;
 };
+
+/// What the phase model expects of a variant on the packet network: the
+/// cost model's bandwidth time with every payload byte carrying its share
+/// of the packet's header (and the device's 2-byte PPP header), plus a
+/// barrier after every phase but the last for phased variants; posted at
+/// once, the fluid model's time (max-min fair shares of every link and
+/// port, what a network without buffers or packets would do).
+double predictTime(const Problem &problem, const Schedule &schedule,
+                   const char *mode, int64_t payload, int64_t header,
+                   double barrier) {
+  double wire = double(payload + header + 2) / double(payload);
+  const CostModel &model = problem.costModel();
+  if (llvm::StringRef(mode) == "phased")
+    return model.time(schedule) * wire +
+           barrier *
+               double(schedule.phases.empty() ? 0 : schedule.phases.size() - 1);
+  return model.fluidTime(schedule) * wire;
+}
 
 /// Whether link `l` closes its ring: the "+" link out of the last
 /// coordinate or the "-" link out of the first (the datelines).
@@ -126,6 +147,96 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
      << body << "end\n";
 }
 
+/// Runs phasec-ns3 on the scenario in `dir` (its output in ns3.out and
+/// ns3.err there) and prints the table.
+llvm::LogicalResult runScenario(const Ns3Operation &op,
+                                llvm::ArrayRef<Variant> variants,
+                                const Ns3Options &options,
+                                llvm::StringRef simulator, llvm::StringRef dir,
+                                int64_t payload, llvm::raw_ostream &out,
+                                llvm::raw_ostream &diag) {
+  auto inDir = [&](llvm::StringRef name) {
+    llvm::SmallString<256> p(dir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+  std::string scenario = inDir("scenario.txt"), outFile = inDir("ns3.out"),
+              errFile = inDir("ns3.err");
+  std::optional<llvm::StringRef> redirects[3] = {
+      llvm::StringRef(""), llvm::StringRef(outFile), llvm::StringRef(errFile)};
+  std::string error;
+  bool executionFailed = false;
+  llvm::StringRef args[] = {simulator, scenario};
+  int rc = llvm::sys::ExecuteAndWait(simulator, args, std::nullopt, redirects,
+                                     0, 0, &error, &executionFailed);
+  if (executionFailed || rc < 0) {
+    diag << "error: " << op.name << ": cannot run " << simulator << ": "
+         << error << "\n";
+    return llvm::failure();
+  }
+  auto errText = llvm::MemoryBuffer::getFile(errFile);
+  if (rc != 0) {
+    diag << "error: " << op.name << ": the ns-3 simulation failed (exit " << rc
+         << "; " << errFile << ")";
+    if (errText && !(*errText)->getBuffer().empty())
+      diag << ":\n"
+           << escapeForTerminal((*errText)->getBuffer().rtrim()) << "\n";
+    else
+      diag << "\n";
+    return llvm::failure();
+  }
+  auto text = llvm::MemoryBuffer::getFile(outFile);
+  if (!text) {
+    diag << "error: cannot read " << outFile << "\n";
+    return llvm::failure();
+  }
+  // "variant NAME time S bound_pct P ..." per variant.
+  llvm::StringMap<double> simulated;
+  llvm::SmallVector<llvm::StringRef, 64> lines, words;
+  (*text)->getBuffer().split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines) {
+    words.clear();
+    line.split(words, ' ', -1, false);
+    if (words.size() >= 4 && words[0] == "variant" && words[2] == "time")
+      words[3].getAsDouble(simulated[words[1]]);
+  }
+  const Problem &problem = *op.problem;
+  std::vector<RankId> all(op.topology->numRanks());
+  for (RankId r = 0; r < static_cast<RankId>(all.size()); ++r)
+    all[r] = r;
+  double barrier = problem.costModel().barrierTime(all);
+  double bound = problem.bound().time;
+  double hop = options.hopLatency >= 0 ? options.hopLatency
+                                       : op.topology->desc().linkLatency;
+  out << op.name << ": ns-3, " << payload << " B packets + "
+      << options.headerBytes << " B header, " << options.bufferPackets
+      << "-packet buffers, " << llvm::formatv("{0:e2}", hop)
+      << " s per hop; bound " << llvm::formatv("{0:e4}", bound) << " s\n";
+  out << llvm::formatv("  {0,-14} {1,-8} {2,13} {3,11} {4,9} {5,13} {6,10}\n",
+                       "variant", "mode", "simulated (s)", "% of bound",
+                       "/ phasec", "model (s)", "sim/model");
+  double ours = simulated.lookup("phasec");
+  for (const Variant &v : variants) {
+    auto it = simulated.find(v.name);
+    if (it == simulated.end()) {
+      diag << "error: " << op.name << ": no result for variant " << v.name
+           << " in " << outFile << "\n";
+      return llvm::failure();
+    }
+    double t = it->second;
+    double model = predictTime(problem, *v.schedule, v.mode, payload,
+                               options.headerBytes, barrier);
+    out << llvm::formatv(
+        "  {0,-14} {1,-8} {2,13:e4} {3,11:f2} {4,9:f3} {5,13:e4} {6,10:f3}\n",
+        v.name, v.mode, t, t > 0 ? 100 * bound / t : 0, ours > 0 ? t / ours : 0,
+        model, model > 0 ? t / model : 0);
+  }
+  out << op.name
+      << ": no packet dropped, no buffer overflowed, every "
+         "message delivered\n";
+  return llvm::success();
+}
+
 } // namespace
 
 llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
@@ -136,9 +247,33 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     diag << "error: no operation to simulate\n";
     return llvm::failure();
   }
-  if (options.outDir.empty()) {
+  std::string outDir = options.outDir;
+  if (outDir.empty() && !options.run) {
     diag << "error: --emit=ns3 writes a directory: give it with -o DIR\n";
     return llvm::failure();
+  }
+  if (outDir.empty()) {
+    // Never into the current directory, where runs would pile up.
+    llvm::SmallString<256> tmp;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueDirectory("phasec-ns3", tmp)) {
+      diag << "error: cannot create a temporary output directory: "
+           << ec.message() << "\n";
+      return llvm::failure();
+    }
+    outDir = std::string(tmp);
+    diag << "note: no -o given: writing to " << outDir << "\n";
+  }
+  std::string simulator = options.simulator;
+  if (options.run && simulator.empty()) {
+    llvm::ErrorOr<std::string> found =
+        llvm::sys::findProgramByName("phasec-ns3");
+    if (!found) {
+      diag << "error: --target=ns3 runs phasec-ns3, which is not on PATH "
+              "(it is built and installed beside phasec)\n";
+      return llvm::failure();
+    }
+    simulator = *found;
   }
   if (options.headerBytes < 9 || options.bufferPackets < 1) {
     diag << "error: ns-3 packets need a header of at least 9 bytes and "
@@ -182,7 +317,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       variants.push_back({options.baselines[i], &baselines[i], "phased"});
     }
 
-    llvm::SmallString<256> dir(options.outDir);
+    llvm::SmallString<256> dir(outDir);
     if (operations.size() > 1)
       llvm::sys::path::append(dir, op.name);
     if (std::error_code ec = llvm::sys::fs::create_directories(dir)) {
@@ -220,6 +355,9 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     if (local)
       out << " (" << local << " transfers inside a node not simulated)";
     out << "\n";
+    if (options.run && failed(runScenario(op, variants, options, simulator, dir,
+                                          payload, out, diag)))
+      return llvm::failure();
   }
   return llvm::success();
 }

@@ -30,6 +30,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -118,13 +119,17 @@ static cl::opt<bool> emitMain(
              "verifies every byte"),
     cl::cat(phasecCategory));
 
-enum class Target { None, Sim };
+enum class Target { None, Sim, Ns3 };
 static cl::opt<Target> targetOption(
     "target", cl::desc("Run the schedules instead of emitting them"),
     cl::init(Target::None),
     cl::values(clEnumValN(Target::Sim, "sim",
                           "build and run every operation in SimGrid SMPI "
-                          "and print simulated time against the bound")),
+                          "and print simulated time against the bound"),
+               clEnumValN(Target::Ns3, "ns3",
+                          "simulate every operation's packets in ns-3 "
+                          "(--emit=ns3's directory, run by phasec-ns3) and "
+                          "print simulated time against the bound")),
     cl::cat(phasecCategory));
 
 static cl::opt<bool> compare(
@@ -374,6 +379,11 @@ int main(int argc, char **argv) {
   bool simulate = targetOption == Target::Sim;
   if (simulate && emit.getNumOccurrences())
     return usage("--target=sim cannot be combined with --emit");
+  if (targetOption == Target::Ns3) {
+    if (emit.getNumOccurrences())
+      return usage("--target=ns3 cannot be combined with --emit");
+    emit = driver::EmitKind::Ns3;
+  }
   if (!simulate && (compare || reportDir.getNumOccurrences()))
     return usage("--compare and --report need --target=sim");
   if (emitMain && emit != driver::EmitKind::MPI &&
@@ -408,7 +418,7 @@ int main(int argc, char **argv) {
        ns3HopLatency.getNumOccurrences()) &&
       emit != driver::EmitKind::Ns3)
     return usage("--ns3-buffer, --ns3-header and --ns3-hop-latency need "
-                 "--emit=ns3");
+                 "--emit=ns3 or --target=ns3");
   if (ns3HopLatency.getNumOccurrences() &&
       !(ns3HopLatency >= 0 && ns3HopLatency < 1))
     return usage("--ns3-hop-latency must be at least 0 and below 1 second");
@@ -504,6 +514,16 @@ int main(int argc, char **argv) {
   options.ns3.bufferPackets = ns3Buffer;
   options.ns3.headerBytes = ns3Header;
   options.ns3.hopLatency = ns3HopLatency;
+  options.ns3.run = targetOption == Target::Ns3;
+  if (options.ns3.run) {
+    // The simulator is built and installed beside phasec.
+    std::string self =
+        sys::fs::getMainExecutable(argv[0], reinterpret_cast<void *>(&main));
+    SmallString<256> sim(sys::path::parent_path(self));
+    sys::path::append(sim, "phasec-ns3");
+    if (sys::fs::can_execute(sim))
+      options.ns3.simulator = std::string(sim);
+  }
   if (!costSizes.empty())
     options.cost.sizes.assign(costSizes.begin(), costSizes.end());
   if (c3Setup.getNumOccurrences())

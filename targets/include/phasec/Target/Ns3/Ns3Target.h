@@ -55,13 +55,18 @@ struct Ns3Options {
   /// T3D router hop took tens of nanoseconds: with 2-packet buffers a
   /// credit's round trip then throttles every link.)
   double hopLatency = -1;
+  /// `--target=ns3`: run every scenario with `simulator` (phasec-ns3; empty:
+  /// found on PATH) and print a table per operation; without an outDir the
+  /// directories go to a new temporary directory.
+  bool run = false;
+  std::string simulator;
   /// The baselines simulated beside phasec's schedule (phased, with
   /// barriers): those of the registry that apply.
   std::vector<std::string> baselines = {"linear_shift", "xor", "greedy"};
 };
 
-/// Writes the directories; `out` gets one line per operation. Errors go to
-/// `diag` ("error: ...").
+/// Writes the directories; `out` gets one line per operation, and with
+/// options.run the simulated table. Errors go to `diag` ("error: ...").
 llvm::LogicalResult emitNs3(llvm::ArrayRef<Ns3Operation> operations,
                             const Ns3Options &options, llvm::raw_ostream &out,
                             llvm::raw_ostream &diag);
