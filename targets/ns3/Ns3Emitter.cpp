@@ -275,8 +275,8 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     }
     simulator = *found;
   }
-  if (options.headerBytes < 9 || options.bufferPackets < 1) {
-    diag << "error: ns-3 packets need a header of at least 9 bytes and "
+  if (options.headerBytes < 4 || options.bufferPackets < 1) {
+    diag << "error: ns-3 packets need a header of at least 4 bytes and "
             "buffers of at least one packet\n";
     return llvm::failure();
   }
@@ -284,9 +284,10 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     const Topology &topo = *op.topology;
     int64_t payload = topo.desc().packetLength > 0 ? topo.desc().packetLength
                                                    : kDefaultPayload;
-    if (payload > 65535) {
-      diag << "error: " << op.name << ": packets of " << payload
-           << " bytes: the ns-3 network carries at most 65535 per packet\n";
+    if (payload + options.headerBytes > 65000) {
+      diag << "error: " << op.name << ": packets of " << payload << " + "
+           << options.headerBytes
+           << " bytes: the ns-3 network carries at most 65000 per packet\n";
       return llvm::failure();
     }
     // The variants: phasec's schedule as its code runs it (phases with

@@ -104,7 +104,7 @@ static cl::opt<int64_t> ns3Header(
     "ns3-header",
     cl::desc("With --emit=ns3: header bytes of every packet beyond its "
              "payload, the machine's packet_length (default 16; at least "
-             "9, the route header)"),
+             "4, the route header)"),
     cl::value_desc("bytes"), cl::init(16), cl::cat(phasecCategory));
 
 static cl::opt<double> ns3HopLatency(
@@ -424,9 +424,9 @@ int main(int argc, char **argv) {
     return usage("--ns3-hop-latency must be at least 0 and below 1 second");
   if (ns3Buffer < 1)
     return usage("--ns3-buffer must be at least 1 packet");
-  if (ns3Header < 9 || ns3Header > 65535)
-    return usage("--ns3-header must be 9..65535 bytes (the route header "
-                 "takes 9)");
+  if (ns3Header < 4 || ns3Header > 4096)
+    return usage("--ns3-header must be 4..4096 bytes (the route header "
+                 "takes 4)");
 
   bool costEmit =
       emit == driver::EmitKind::Cost || emit == driver::EmitKind::CostJSON;

@@ -25,9 +25,10 @@
 //    it crosses its dimension's dateline (the wraparound link), VC 1 after,
 //    and back to VC 0 when it turns into another dimension (or, on direct
 //    networks, VC = hop index);
-//  - source routes: every packet carries its message id and hop index; the
-//    message holds the links phasec chose (tie directions included), so
-//    routing is an array read;
+//  - source routes: every packet carries (in a 4-byte header) its slot in
+//    the table of packets in flight, which holds its message and hop index;
+//    the message holds the links phasec chose (tie directions included),
+//    so routing is an array read;
 //  - a NIC per node that cuts its messages into packets only when it can
 //    inject one (injection bandwidth, credits of the router's injection
 //    buffer): memory stays bounded by the buffers, not by the messages;

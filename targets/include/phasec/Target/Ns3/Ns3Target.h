@@ -43,7 +43,7 @@ struct Ns3Options {
   /// The output directory (-o); one subdirectory per operation when there
   /// are several.
   std::string outDir;
-  /// Bytes of header every packet carries beyond its payload (>= 9: the
+  /// Bytes of header every packet carries beyond its payload (>= 4: the
   /// route header the routers read). The payload is the machine's
   /// packet_length, 32 bytes (the T3D's) where it has none.
   int64_t headerBytes = 16;
