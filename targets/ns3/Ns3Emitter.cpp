@@ -46,14 +46,14 @@ struct Variant {
 
 /// What the phase model expects of a variant on the packet network: the
 /// cost model's bandwidth time with every payload byte carrying its share
-/// of the packet's header (and the device's 2-byte PPP header), plus a
+/// of the packet's header, plus a
 /// barrier after every phase but the last for phased variants; posted at
 /// once, the fluid model's time (max-min fair shares of every link and
 /// port, what a network without buffers or packets would do).
 double predictTime(const Problem &problem, const Schedule &schedule,
                    const char *mode, int64_t payload, int64_t header,
                    double barrier) {
-  double wire = double(payload + header + 2) / double(payload);
+  double wire = double(payload + header) / double(payload);
   const CostModel &model = problem.costModel();
   if (llvm::StringRef(mode) == "phased")
     return model.time(schedule) * wire +

@@ -103,9 +103,9 @@ static cl::opt<int64_t> ns3Buffer(
 static cl::opt<int64_t> ns3Header(
     "ns3-header",
     cl::desc("With --emit=ns3: header bytes of every packet beyond its "
-             "payload, the machine's packet_length (default 16; at least "
+             "payload, the machine's packet_length (default 4; at least "
              "4, the route header)"),
-    cl::value_desc("bytes"), cl::init(16), cl::cat(phasecCategory));
+    cl::value_desc("bytes"), cl::init(4), cl::cat(phasecCategory));
 
 static cl::opt<double> ns3HopLatency(
     "ns3-hop-latency",

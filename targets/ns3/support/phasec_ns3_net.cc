@@ -279,9 +279,14 @@ void Network::build() {
   PointToPointHelper p2p;
   for (int l = 0; l < L; ++l) {
     const LinkSpec &s = sc.links[l];
+    // The point-to-point device adds its 2-byte PPP header to every packet,
+    // which the machine's packets do not have: its rate is raised so that
+    // a full packet (payload and the scenario's header) takes exactly its
+    // own bytes over the link's bandwidth.
+    double packet = sc.payloadBytes + sc.headerBytes;
     p2p.SetDeviceAttribute(
-        "DataRate",
-        DataRateValue(DataRate(static_cast<uint64_t>(s.bandwidth * 8))));
+        "DataRate", DataRateValue(DataRate(static_cast<uint64_t>(
+                        s.bandwidth * 8 * (packet + 2) / packet))));
     p2p.SetDeviceAttribute("Mtu", UintegerValue(65535));
     p2p.SetChannelAttribute("Delay", TimeValue(Seconds(s.latency)));
     NetDeviceContainer d = p2p.Install(nodes.Get(s.src), nodes.Get(s.dst));

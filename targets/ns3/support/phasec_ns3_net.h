@@ -14,7 +14,8 @@
 //
 // What ns-3 provides: the event kernel, the nodes, and one point-to-point
 // device pair per directed link (its DataRate serialises every packet, its
-// Delay is the link latency). What this file adds on top:
+// Delay is the link latency; the rate is raised by the device's own 2-byte
+// PPP header, so that a full packet takes its bytes over the bandwidth). What this file adds on top:
 //  - per node a router: an input buffer per (incoming link, virtual
 //    channel) holding at most `bufferPackets` packets, FIFO; an output
 //    port per outgoing link plus an ejection port into the node;

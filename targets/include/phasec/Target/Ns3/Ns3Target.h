@@ -46,7 +46,7 @@ struct Ns3Options {
   /// Bytes of header every packet carries beyond its payload (>= 4: the
   /// route header the routers read). The payload is the machine's
   /// packet_length, 32 bytes (the T3D's) where it has none.
-  int64_t headerBytes = 16;
+  int64_t headerBytes = 4;
   /// Packets each router input buffer holds per virtual channel.
   int64_t bufferPackets = 2;
   /// Seconds a packet takes through one router and link beyond its
