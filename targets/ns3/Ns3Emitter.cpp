@@ -47,14 +47,17 @@ struct Variant {
 /// What the phase model expects of a variant on the packet network: the
 /// cost model's bandwidth time with every payload byte carrying its share
 /// of the packet's header, plus a
-/// barrier after every phase but the last for phased variants; posted at
-/// once, the fluid model's time (max-min fair shares of every link and
-/// port, what a network without buffers or packets would do).
+/// barrier after every phase but the last for phased variants (stepped:
+/// the steps' times, no barrier); posted at once or in order, the fluid
+/// model's time (max-min fair shares of every link and port, what a
+/// network without buffers or packets would do).
 double predictTime(const Problem &problem, const Schedule &schedule,
                    const char *mode, int64_t payload, int64_t header,
                    double barrier) {
   double wire = double(payload + header) / double(payload);
   const CostModel &model = problem.costModel();
+  if (llvm::StringRef(mode) == "stepped")
+    return model.time(schedule) * wire;
   if (llvm::StringRef(mode) == "phased")
     return model.time(schedule) * wire +
            barrier *
@@ -293,7 +296,8 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     // The variants: phasec's schedule as its code runs it (phases with
     // barriers, or sync = none: in phase order without), the same messages
     // in phase order without barriers, all posted at once (the NIC
-    // interleaves them), and the baselines with barriers.
+    // interleaves them), the baselines with barriers, and the linear
+    // shift's steps as MPI's pairwise exchange runs them.
     std::vector<Variant> variants;
     variants.push_back(
         {"phasec", op.schedule, op.phaseBarriers ? "phased" : "ordered"});
@@ -316,6 +320,10 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
         continue;
       }
       variants.push_back({options.baselines[i], &baselines[i], "phased"});
+      // MPI libraries' pairwise exchange: the shift's steps, each a
+      // send-receive, no barrier.
+      if (options.baselines[i] == "linear_shift")
+        variants.push_back({"pairwise", &baselines[i], "stepped"});
     }
 
     llvm::SmallString<256> dir(outDir);

@@ -117,10 +117,12 @@ bool parseScenario(const std::string &path, Scenario &out, std::string &error) {
       VariantSpec v;
       std::string mode;
       ok = bool(ls >> v.name >> mode) &&
-           (mode == "phased" || mode == "posted" || mode == "ordered");
-      v.mode = mode == "phased"   ? Mode::Phased
-               : mode == "posted" ? Mode::Posted
-                                  : Mode::Ordered;
+           (mode == "phased" || mode == "posted" || mode == "ordered" ||
+            mode == "stepped");
+      v.mode = mode == "phased"    ? Mode::Phased
+               : mode == "posted"  ? Mode::Posted
+               : mode == "ordered" ? Mode::Ordered
+                                   : Mode::Stepped;
       if (ok) {
         out.variants.push_back(std::move(v));
         variant = &out.variants.back();
@@ -230,6 +232,12 @@ private:
   std::vector<std::vector<int>> phases;
   size_t phase = 0;
   int64_t outstanding = 0;
+  // Stepped: S steps; node n's messages of step k in stepSends[n * S + k];
+  // what of it is left to send (delivered) and to receive.
+  int S = 0;
+  std::vector<std::vector<int>> stepSends;
+  std::vector<int> sendLeft, recvLeft, nodeStep;
+  void advance(int n);
   VariantResult result;
   Time lastArrival;
 
@@ -284,9 +292,9 @@ void Network::build() {
     // a full packet (payload and the scenario's header) takes exactly its
     // own bytes over the link's bandwidth.
     double packet = sc.payloadBytes + sc.headerBytes;
-    p2p.SetDeviceAttribute(
-        "DataRate", DataRateValue(DataRate(static_cast<uint64_t>(
-                        s.bandwidth * 8 * (packet + 2) / packet))));
+    p2p.SetDeviceAttribute("DataRate",
+                           DataRateValue(DataRate(static_cast<uint64_t>(
+                               s.bandwidth * 8 * (packet + 2) / packet))));
     p2p.SetDeviceAttribute("Mtu", UintegerValue(65535));
     p2p.SetChannelAttribute("Delay", TimeValue(Seconds(s.latency)));
     NetDeviceContainer d = p2p.Install(nodes.Get(s.src), nodes.Get(s.dst));
@@ -447,12 +455,30 @@ void Network::deliver(uint32_t f, int o) {
   received[h.message] += h.bytes;
   result.bytes += h.bytes;
   lastArrival = Simulator::Now();
-  if (received[h.message] == message(h.message).bytes && --outstanding == 0 &&
-      phase + 1 < phases.size()) {
-    ++phase;
-    Simulator::Schedule(Seconds(sc.barrier), &Network::startPhase, this);
+  if (received[h.message] == message(h.message).bytes) {
+    const MessageSpec &m = message(h.message);
+    if (var.mode == Mode::Stepped) {
+      --sendLeft[m.src * S + m.phase];
+      --recvLeft[m.dst * S + m.phase];
+      advance(m.src);
+      advance(m.dst);
+    } else if (--outstanding == 0 && phase + 1 < phases.size()) {
+      ++phase;
+      Simulator::Schedule(Seconds(sc.barrier), &Network::startPhase, this);
+    }
   }
   tryOutput(o);
+}
+
+void Network::advance(int n) {
+  int &k = nodeStep[n];
+  while (k < S && sendLeft[n * S + k] == 0 && recvLeft[n * S + k] == 0) {
+    if (++k == S)
+      return;
+    for (int m : stepSends[n * S + k])
+      sendQueue[n].push_back(m);
+    nicSend(n);
+  }
 }
 
 void Network::startPhase() {
@@ -472,7 +498,28 @@ VariantResult Network::run() {
   heap.SetTypeId("ns3::HeapScheduler");
   Simulator::SetScheduler(heap);
   build();
-  if (var.mode == Mode::Phased) {
+  if (var.mode == Mode::Stepped) {
+    for (const MessageSpec &m : var.messages)
+      S = std::max(S, m.phase + 1);
+    stepSends.assign(static_cast<size_t>(N) * S, {});
+    sendLeft.assign(static_cast<size_t>(N) * S, 0);
+    recvLeft.assign(static_cast<size_t>(N) * S, 0);
+    nodeStep.assign(N, 0);
+    for (size_t i = 0; i < var.messages.size(); ++i) {
+      const MessageSpec &m = var.messages[i];
+      stepSends[m.src * S + m.phase].push_back(static_cast<int>(i));
+      ++sendLeft[m.src * S + m.phase];
+      ++recvLeft[m.dst * S + m.phase];
+    }
+    Simulator::ScheduleNow([this] {
+      for (int n = 0; n < N; ++n) {
+        for (int m : stepSends[n * S])
+          sendQueue[n].push_back(m);
+        nicSend(n);
+        advance(n);
+      }
+    });
+  } else if (var.mode == Mode::Phased) {
     int maxPhase = 0;
     for (const MessageSpec &m : var.messages)
       maxPhase = std::max(maxPhase, m.phase);
@@ -490,7 +537,7 @@ VariantResult Network::run() {
     for (size_t m = 0; m < var.messages.size(); ++m)
       phases[0].push_back(static_cast<int>(m));
   }
-  if (!phases.empty() && !phases[0].empty())
+  if (var.mode != Mode::Stepped && !phases.empty() && !phases[0].empty())
     Simulator::ScheduleNow(&Network::startPhase, this);
   Simulator::Run();
   result.time = lastArrival.GetSeconds();

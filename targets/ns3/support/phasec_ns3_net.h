@@ -15,7 +15,8 @@
 // What ns-3 provides: the event kernel, the nodes, and one point-to-point
 // device pair per directed link (its DataRate serialises every packet, its
 // Delay is the link latency; the rate is raised by the device's own 2-byte
-// PPP header, so that a full packet takes its bytes over the bandwidth). What this file adds on top:
+// PPP header, so that a full packet takes its bytes over the bandwidth). What
+// this file adds on top:
 //  - per node a router: an input buffer per (incoming link, virtual
 //    channel) holding at most `bufferPackets` packets, FIFO; an output
 //    port per outgoing link plus an ejection port into the node;
@@ -74,8 +75,12 @@ struct MessageSpec {
 ///    its sends and then waits: the NIC interleaves their packets (one
 ///    packet of each in turn), seed 000's "no phases";
 ///  - ordered: every message at once but the NIC sends them one after the
-///    other in phase order, no barriers (phasec's code with sync = none).
-enum class Mode { Phased, Posted, Ordered };
+///    other in phase order, no barriers (phasec's code with sync = none);
+///  - stepped: phases as steps without a barrier, as MPI libraries'
+///    pairwise exchanges run them: a node starts step k + 1 when its step-k
+///    messages have arrived at their destinations and every step-k message
+///    to it has arrived (a send-receive per step).
+enum class Mode { Phased, Posted, Ordered, Stepped };
 struct VariantSpec {
   std::string name;
   Mode mode = Mode::Phased;

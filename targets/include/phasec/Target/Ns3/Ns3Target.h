@@ -10,7 +10,9 @@
 /// build, and a scenario: the machine's links, every message on the route
 /// phasec chose (tie directions included), and the variants to simulate:
 /// phasec's schedule with its per-phase synchronisation, the same messages
-/// posted at once (seed 000's "no phases"), and the baselines.
+/// in phase order without barriers and posted at once (seed 000's "no
+/// phases"), the baselines, and MPI's pairwise exchange (the linear
+/// shift's steps, each a send-receive).
 ///
 //===----------------------------------------------------------------------===//
 
