@@ -111,7 +111,8 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
   }
   os << "nic " << formatShortestDouble(nicBandwidth(topo)) << "\n"
      << "packet " << payload << " " << options.headerBytes << "\n"
-     << "buffer " << options.bufferPackets << "\n";
+     << "buffer " << options.bufferPackets << "\n"
+     << "links " << (options.directLinks ? "direct" : "p2p") << "\n";
   std::vector<RankId> all(topo.numRanks());
   for (RankId r = 0; r < static_cast<RankId>(all.size()); ++r)
     all[r] = r;

@@ -105,6 +105,10 @@ bool parseScenario(const std::string &path, Scenario &out, std::string &error) {
     } else if (key == "vcs") {
       ok = bool(ls >> out.virtualChannels) && out.virtualChannels >= 1 &&
            out.virtualChannels <= 8;
+    } else if (key == "links") {
+      std::string kind;
+      ok = bool(ls >> kind) && (kind == "p2p" || kind == "direct");
+      out.directLinks = kind == "direct";
     } else if (key == "vcpolicy") {
       std::string policy;
       ok = bool(ls >> policy) && (policy == "dateline" || policy == "hop");
@@ -283,9 +287,10 @@ void Network::build() {
   N = sc.numNodes;
   L = static_cast<int>(sc.links.size());
   V = sc.virtualChannels;
-  nodes.Create(N);
   PointToPointHelper p2p;
-  for (int l = 0; l < L; ++l) {
+  if (!sc.directLinks)
+    nodes.Create(N);
+  for (int l = 0; !sc.directLinks && l < L; ++l) {
     const LinkSpec &s = sc.links[l];
     // The point-to-point device adds its 2-byte PPP header to every packet,
     // which the machine's packets do not have: its rate is raised so that
@@ -350,12 +355,14 @@ void Network::nicSend(int n) {
     f = freeFlights.back();
     freeFlights.pop_back();
   }
-  RouteHeader h;
-  h.flight = f;
-  Ptr<Packet> p = Create<Packet>(
-      static_cast<uint32_t>(chunk + sc.headerBytes - h.GetSerializedSize()));
-  p->AddHeader(h);
-  flights[f].packet = p;
+  if (!sc.directLinks) {
+    RouteHeader h;
+    h.flight = f;
+    Ptr<Packet> p = Create<Packet>(static_cast<uint32_t>(
+        chunk + sc.headerBytes - h.GetSerializedSize()));
+    p->AddHeader(h);
+    flights[f].packet = p;
+  }
   flights[f].message = static_cast<uint32_t>(m);
   flights[f].hop = 0;
   flights[f].vc = 0;
@@ -441,6 +448,20 @@ void Network::tryOutput(int o) {
   fl.vc = static_cast<uint8_t>(vc);
   --credit[o * V + vc];
   ++result.packetHops;
+  if (sc.directLinks) {
+    // Serialisation, then the output is free (a step later, as after a
+    // device's transmit-complete) and the packet arrives a latency on.
+    const LinkSpec &link = sc.links[o];
+    Time t = Seconds((fl.bytes + sc.headerBytes) / link.bandwidth);
+    Simulator::Schedule(t, [this, o] {
+      busy[o] = false;
+      Simulator::ScheduleNow(&Network::tryOutput, this, o);
+    });
+    Simulator::Schedule(t + Seconds(link.latency), [this, o, f] {
+      arrive(o * V + flights[f].vc, f);
+    });
+    return;
+  }
   Ptr<Packet> p = fl.packet;
   fl.packet = nullptr;
   if (!tx[o]->Send(p, tx[o]->GetBroadcast(), 0x0800))

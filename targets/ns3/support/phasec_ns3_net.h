@@ -99,6 +99,12 @@ struct Scenario {
   /// PERCS: VC = hop index, so a route only climbs and no cycle closes).
   bool vcByHop = false;
   double barrier = 0;
+  /// How links are simulated: ns-3 point-to-point devices and channels
+  /// (`links p2p`, the default), or `links direct`: the same serialisation
+  /// and latency as two events per packet and hop on ns-3's event kernel,
+  /// without ns-3 packets, devices or trace sources (about 4x faster; the
+  /// tests hold the two to the same times).
+  bool directLinks = false;
   /// The bound the schedules are measured against (seconds), 0 if none.
   double bound = 0;
   std::vector<VariantSpec> variants;

@@ -51,6 +51,10 @@ struct Ns3Options {
   int64_t headerBytes = 4;
   /// Packets each router input buffer holds per virtual channel.
   int64_t bufferPackets = 2;
+  /// Links as ns-3 point-to-point devices (false) or as two events per
+  /// packet and hop on ns-3's kernel (true: `--ns3-links=direct`, the same
+  /// times about twice as fast; phasec_ns3_net.h).
+  bool directLinks = false;
   /// Seconds a packet takes through one router and link beyond its
   /// serialisation; < 0: the machine's latency. (A .sched `latency` is
   /// often a message's software latency, 1 us on the T3D file, where a
