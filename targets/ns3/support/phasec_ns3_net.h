@@ -102,7 +102,7 @@ struct Scenario {
   /// How links are simulated: ns-3 point-to-point devices and channels
   /// (`links p2p`, the default), or `links direct`: the same serialisation
   /// and latency as two events per packet and hop on ns-3's event kernel,
-  /// without ns-3 packets, devices or trace sources (about 4x faster; the
+  /// without ns-3 packets, devices or trace sources (about 2x faster; the
   /// tests hold the two to the same times).
   bool directLinks = false;
   /// The bound the schedules are measured against (seconds), 0 if none.
