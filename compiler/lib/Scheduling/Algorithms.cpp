@@ -92,12 +92,15 @@ DimRing dimRing(const Topology &topo, unsigned d) {
 
 } // namespace
 
-/// The product and PERCS constructions: a complete all-to-all of uniform
-/// blocks on the machines `construction` is made for (`machineOk`, else
-/// the reason says it needs `machine`).
-static bool constructionApplies(const Problem &problem, bool machineOk,
-                                llvm::StringRef construction,
-                                llvm::StringRef machine, std::string *whyNot) {
+bool phasec::detail::isOnePort(const Problem &problem) {
+  double inj = problem.costModel().injectionBandwidth();
+  return inj > 0 && inj < 2 * problem.topology().desc().linkBandwidth;
+}
+
+bool phasec::detail::constructionApplies(const Problem &problem, bool machineOk,
+                                         llvm::StringRef construction,
+                                         llvm::StringRef machine,
+                                         std::string *whyNot) {
   std::string reason;
   if (!machineOk)
     reason = (construction + " construction needs " + machine).str();

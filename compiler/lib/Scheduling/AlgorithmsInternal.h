@@ -30,6 +30,20 @@ void finalizeReport(const Problem &problem, Schedule &schedule,
 void progress(const Problem &problem, const SchedulerOptions &options,
               const llvm::Twine &line);
 
+/// Whether a grid machine is one-port for the constructions that pack
+/// phases: below two links' worth of injection a node sends and receives
+/// one block per phase.
+bool isOnePort(const Problem &problem);
+
+/// The constructions for a complete all-to-all of uniform blocks on the
+/// machines `construction` is made for: true if the problem is one and
+/// `machineOk`, else false with "<construction> construction needs
+/// <machine>" (or "... needs a complete all-to-all of uniform blocks over
+/// every rank") in `*whyNot`.
+bool constructionApplies(const Problem &problem, bool machineOk,
+                         llvm::StringRef construction, llvm::StringRef machine,
+                         std::string *whyNot);
+
 /// The preconditions of the algorithms: true if the algorithm can schedule
 /// the (checked) problem, else false with the reason in `*whyNot` (if not
 /// null), which is the error the algorithm reports.

@@ -25,7 +25,7 @@
 // channels have the most remaining load, weighted by how close each channel
 // is to the most loaded one), then the quotient's tabu search
 // (QuotientSearch.h) down to the bound. On the one-port 8x8x8 the greedy
-// takes 1079 phases and the search 1069 (bound 1024); the greedy-priority
+// takes 1082 phases and the search 1072 (bound 1024); the greedy-priority
 // list scheduler on the whole mesh takes 1087, and the search on the whole
 // mesh does not improve its first-fit start (1101).
 //
@@ -76,27 +76,23 @@ bool phasec::detail::meshQuotientApplies(const Problem &problem,
                                          const SchedulerOptions &,
                                          std::string *whyNot) {
   const Topology &topo = problem.topology();
-  std::string reason;
   bool machineOk =
       topo.kind() == TopologyKind::Mesh && topo.ranksPerNode() == 1 &&
       llvm::all_of(topo.dims(), [](int64_t k) { return k % 2 == 0; });
+  if (!detail::constructionApplies(problem, machineOk, "the mesh quotient",
+                                   "a mesh with even extents and one rank "
+                                   "per node",
+                                   whyNot))
+    return false;
   uint64_t N = static_cast<uint64_t>(topo.numNodes());
-  if (!machineOk)
-    reason = "the mesh quotient construction needs a mesh with even extents "
-             "and one rank per node";
-  else if (!completeUniformAlltoall(problem))
-    reason = "the mesh quotient construction needs a complete all-to-all of "
-             "uniform blocks over every rank";
-  else if (N * (N - 1) >> topo.numDims() > kMaxOrbits)
-    reason = llvm::formatv("the mesh quotient construction packs at most {0} "
-                           "orbits of transfers; this mesh has {1} ({2} "
-                           "transfers in {3} mirror images each)",
-                           kMaxOrbits, N * (N - 1) >> topo.numDims(),
-                           N * (N - 1), uint64_t(1) << topo.numDims());
-  else
+  if (N * (N - 1) >> topo.numDims() <= kMaxOrbits)
     return true;
   if (whyNot)
-    *whyNot = std::move(reason);
+    *whyNot = llvm::formatv("the mesh quotient construction packs at most {0} "
+                            "orbits of transfers; this mesh has {1} ({2} "
+                            "transfers in {3} mirror images each)",
+                            kMaxOrbits, N * (N - 1) >> topo.numDims(),
+                            N * (N - 1), uint64_t(1) << topo.numDims());
   return false;
 }
 
@@ -110,10 +106,7 @@ phasec::scheduleMeshQuotient(const Problem &problem, Schedule &schedule,
   const int64_t block = *completeUniformAlltoall(problem);
   const unsigned D = topo.numDims(), G = 1u << D;
   const NodeId N = static_cast<NodeId>(topo.numNodes());
-  // As in the torus quotient: below two links' worth of injection a node
-  // sends and receives one block per phase.
-  double inj = problem.costModel().injectionBandwidth();
-  bool onePort = inj > 0 && inj < 2 * topo.desc().linkBandwidth;
+  bool onePort = detail::isOnePort(problem);
 
   // Channels: the orbits of links, then (one-port) of nodes as senders and
   // as receivers. No link or node is its own mirror image (even extents),

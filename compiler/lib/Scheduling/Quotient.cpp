@@ -528,8 +528,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
   // and its destinations the coset sum = j + sum y, so the limit is two more
   // channels of k positions: a "send slot" j and a "receive slot"
   // j + sum y, each used once per base phase.
-  double inj = problem.costModel().injectionBandwidth();
-  bool onePort = inj > 0 && inj < 2 * topo.desc().linkBandwidth;
+  bool onePort = detail::isOnePort(problem);
   unsigned DD = 2 * D + (onePort ? 2 : 0);
   // The bound routes every demand: computed once for both packings.
   double boundPhases = std::ceil(problem.bound().blocks / (c * c) - 1e-9);

@@ -42,8 +42,7 @@ bool phasec::detail::repackUniform(const Problem &problem, Schedule &schedule,
   if (!block || !topo.isGrid() || topo.ranksPerNode() != 1 ||
       schedule.phases.empty())
     return false;
-  double inj = problem.costModel().injectionBandwidth();
-  bool onePort = inj > 0 && inj < 2 * topo.desc().linkBandwidth;
+  bool onePort = detail::isOnePort(problem);
   size_t P = static_cast<size_t>(topo.numNodes());
   size_t C = topo.numLinks() + (onePort ? 2 * P : 0);
   if (C > kMaxChannels)
