@@ -26,6 +26,7 @@
 #include "llvm/Support/Program.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace phasec;
 using namespace phasec::ns3target;
@@ -42,6 +43,15 @@ struct Variant {
   const Schedule *schedule;
   /// The scenario's mode: phased, posted or ordered (phasec_ns3_net.h).
   const char *mode;
+};
+
+/// What the scenario and the table both say of an operation's network.
+struct Network {
+  int64_t payload;
+  /// Seconds per hop beyond serialisation.
+  double hopLatency;
+  /// One barrier among every rank (what phased variants pay per phase).
+  double barrier;
 };
 
 /// What the phase model expects of a variant on the packet network: the
@@ -90,7 +100,7 @@ double nicBandwidth(const Topology &topo) {
 
 void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
                    llvm::ArrayRef<Variant> variants, const Ns3Options &options,
-                   int64_t payload, int64_t &messages, int64_t &local) {
+                   const Network &net, int64_t &messages, int64_t &local) {
   const Topology &topo = *op.topology;
   const Problem &problem = *op.problem;
   bool percs = topo.isPercs();
@@ -103,21 +113,15 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
     const Link &link = topo.link(l);
     os << "link " << l << " " << link.src << " " << link.dst << " "
        << formatShortestDouble(link.bandwidth) << " "
-       << formatShortestDouble(options.hopLatency >= 0
-                                   ? options.hopLatency
-                                   : topo.desc().linkLatency)
-       << " " << static_cast<int>(link.dim) << " "
-       << (isDateline(topo, l) ? 1 : 0) << "\n";
+       << formatShortestDouble(net.hopLatency) << " "
+       << static_cast<int>(link.dim) << " " << (isDateline(topo, l) ? 1 : 0)
+       << "\n";
   }
   os << "nic " << formatShortestDouble(nicBandwidth(topo)) << "\n"
-     << "packet " << payload << " " << options.headerBytes << "\n"
+     << "packet " << net.payload << " " << options.headerBytes << "\n"
      << "buffer " << options.bufferPackets << "\n"
      << "links " << (options.directLinks ? "direct" : "p2p") << "\n";
-  std::vector<RankId> all(topo.numRanks());
-  for (RankId r = 0; r < static_cast<RankId>(all.size()); ++r)
-    all[r] = r;
-  os << "barrier " << formatShortestDouble(problem.costModel().barrierTime(all))
-     << "\n"
+  os << "barrier " << formatShortestDouble(net.barrier) << "\n"
      << "bound " << formatShortestDouble(problem.bound().time) << "\n";
   std::string body;
   llvm::raw_string_ostream bs(body);
@@ -157,7 +161,7 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
                                 llvm::ArrayRef<Variant> variants,
                                 const Ns3Options &options,
                                 llvm::StringRef simulator, llvm::StringRef dir,
-                                int64_t payload, llvm::raw_ostream &out,
+                                const Network &net, llvm::raw_ostream &out,
                                 llvm::raw_ostream &diag) {
   auto inDir = [&](llvm::StringRef name) {
     llvm::SmallString<256> p(dir);
@@ -205,16 +209,10 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
       words[3].getAsDouble(simulated[words[1]]);
   }
   const Problem &problem = *op.problem;
-  std::vector<RankId> all(op.topology->numRanks());
-  for (RankId r = 0; r < static_cast<RankId>(all.size()); ++r)
-    all[r] = r;
-  double barrier = problem.costModel().barrierTime(all);
   double bound = problem.bound().time;
-  double hop = options.hopLatency >= 0 ? options.hopLatency
-                                       : op.topology->desc().linkLatency;
-  out << op.name << ": ns-3, " << payload << " B packets + "
+  out << op.name << ": ns-3, " << net.payload << " B packets + "
       << options.headerBytes << " B header, " << options.bufferPackets
-      << "-packet buffers, " << llvm::formatv("{0:e2}", hop)
+      << "-packet buffers, " << llvm::formatv("{0:e2}", net.hopLatency)
       << " s per hop; bound " << llvm::formatv("{0:e4}", bound) << " s\n";
   out << llvm::formatv("  {0,-14} {1,-8} {2,13} {3,11} {4,9} {5,13} {6,10}\n",
                        "variant", "mode", "simulated (s)", "% of bound",
@@ -228,8 +226,8 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
       return llvm::failure();
     }
     double t = it->second;
-    double model = predictTime(problem, *v.schedule, v.mode, payload,
-                               options.headerBytes, barrier);
+    double model = predictTime(problem, *v.schedule, v.mode, net.payload,
+                               options.headerBytes, net.barrier);
     out << llvm::formatv(
         "  {0,-14} {1,-8} {2,13:e4} {3,11:f2} {4,9:f3} {5,13:e4} {6,10:f3}\n",
         v.name, v.mode, t, t > 0 ? 100 * bound / t : 0, ours > 0 ? t / ours : 0,
@@ -286,10 +284,16 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
   }
   for (const Ns3Operation &op : operations) {
     const Topology &topo = *op.topology;
-    int64_t payload = topo.desc().packetLength > 0 ? topo.desc().packetLength
-                                                   : kDefaultPayload;
-    if (payload + options.headerBytes > 65000) {
-      diag << "error: " << op.name << ": packets of " << payload << " + "
+    Network net;
+    net.payload = topo.desc().packetLength > 0 ? topo.desc().packetLength
+                                               : kDefaultPayload;
+    net.hopLatency =
+        options.hopLatency >= 0 ? options.hopLatency : topo.desc().linkLatency;
+    std::vector<RankId> all(topo.numRanks());
+    std::iota(all.begin(), all.end(), 0);
+    net.barrier = op.problem->costModel().barrierTime(all);
+    if (net.payload + options.headerBytes > 65000) {
+      diag << "error: " << op.name << ": packets of " << net.payload << " + "
            << options.headerBytes
            << " bytes: the ns-3 network carries at most 65000 per packet\n";
       return llvm::failure();
@@ -351,8 +355,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     };
     if (!write("scenario.txt",
                [&](llvm::raw_ostream &os) {
-                 writeScenario(os, op, variants, options, payload, messages,
-                               local);
+                 writeScenario(os, op, variants, options, net, messages, local);
                }) ||
         !copy("phasec_ns3_net.h", kNetHeader) ||
         !copy("phasec_ns3_net.cc", kNetSource) ||
@@ -366,7 +369,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       out << " (" << local << " transfers inside a node not simulated)";
     out << "\n";
     if (options.run && failed(runScenario(op, variants, options, simulator, dir,
-                                          payload, out, diag)))
+                                          net, out, diag)))
       return llvm::failure();
   }
   return llvm::success();
