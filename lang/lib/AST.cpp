@@ -189,6 +189,10 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     os << "  packet_length = " << m->cost.packetLength << " B\n";
     if (m->cost.envelope > 0)
       os << "  envelope = " << m->cost.envelope << " B\n";
+    if (m->cost.packetHeader > 0)
+      os << "  packet_header = " << m->cost.packetHeader << " B\n";
+    if (m->cost.routerBuffer > 0)
+      os << "  router_buffer = " << m->cost.routerBuffer << "\n";
     printRealProperty(os, "copy_rate.contiguous", m->cost.copyRateContiguous,
                       "B/s");
     printRealProperty(os, "copy_rate.strided", m->cost.copyRateStrided, "B/s");

@@ -211,6 +211,10 @@ void Sema::overrideMachine(Machine &m) {
     m.cost.packetLength = d.packetLength;
   if (costs & TopologySpec::Envelope)
     m.cost.envelope = d.messageEnvelope;
+  if (costs & TopologySpec::Header)
+    m.cost.packetHeader = d.packetHeader;
+  if (costs & TopologySpec::Buffer)
+    m.cost.routerBuffer = d.routerBuffer;
   if (costs & TopologySpec::SwitchingGiven)
     m.cost.switching = d.switching;
   if (costs & TopologySpec::Sends)
@@ -441,6 +445,30 @@ void Sema::checkMachines() {
           (p.key == "envelope" ? m->cost.envelope : m->cost.packetLength) = *v;
         else
           ok = false;
+      } else if (p.key == "packet_header" && p.sub.empty()) {
+        // The route header the ns-3 network's routers read takes 4 bytes.
+        OptInt v = evalSize(p.value, env, p.key);
+        if (v && (*v < 4 || *v > 4096)) {
+          diag.error(p.value.loc,
+                     "packet_header must be 4 to 4096 bytes, got " + Twine(*v));
+          v.reset();
+        }
+        if (v)
+          m->cost.packetHeader = *v;
+        else
+          ok = false;
+      } else if (p.key == "router_buffer" && p.sub.empty()) {
+        OptInt v = evalPlainInt(p.value, env, "router_buffer");
+        if (v && (*v < 1 || *v > (1 << 20))) {
+          diag.error(p.value.loc,
+                     "router_buffer must be 1 to 1048576 packets, got " +
+                         Twine(*v));
+          v.reset();
+        }
+        if (v)
+          m->cost.routerBuffer = *v;
+        else
+          ok = false;
       } else if (p.key == "copy_rate" &&
                  (p.sub == "contiguous" || p.sub == "strided" ||
                   p.sub == "gather")) {
@@ -450,8 +478,7 @@ void Sema::checkMachines() {
                   "copy rate", /*rate=*/true);
       } else if (p.key == "barrier_cost" && p.sub.empty()) {
         setScaled(m->cost.barrierCost, "barrier_cost", /*rate=*/false);
-      } else if ((p.key == "switching" || p.key == "sends") &&
-                 p.sub.empty()) {
+      } else if ((p.key == "switching" || p.key == "sends") && p.sub.empty()) {
         const Expr *e = p.value.expr.get();
         std::string got = e ? spelling(*e) : "";
         bool switching = p.key == "switching";
@@ -470,6 +497,7 @@ void Sema::checkMachines() {
         diag.note(p.loc, "machine properties: topology, bandwidth[.LL|.LR|.D], "
                          "latency[.LL|.LR|.D], ranks_per_node, routing, "
                          "injection, setup_cost, packet_length, envelope, "
+                         "packet_header, router_buffer, "
                          "switching, sends, barrier_cost, "
                          "copy_rate.contiguous, copy_rate.strided, "
                          "copy_rate.gather");

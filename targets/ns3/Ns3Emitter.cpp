@@ -37,6 +37,9 @@ namespace {
 
 /// The T3D's payload (seed 000: "short messages: 32 bytes pay load").
 constexpr int64_t kDefaultPayload = 32;
+/// Where neither the machine nor the options say: the route header alone,
+/// and buffers of two packets per virtual channel (small, as the T3D's).
+constexpr int64_t kDefaultHeader = 4, kDefaultBuffer = 2;
 
 struct Variant {
   std::string name;
@@ -48,6 +51,9 @@ struct Variant {
 /// What the scenario and the table both say of an operation's network.
 struct Network {
   int64_t payload;
+  /// Header bytes per packet, packets per router buffer and VC.
+  int64_t header;
+  int64_t buffer;
   /// Seconds per hop beyond serialisation.
   double hopLatency;
   /// One barrier among every rank (what phased variants pay per phase).
@@ -73,6 +79,31 @@ double predictTime(const Problem &problem, const Schedule &schedule,
            barrier *
                double(schedule.phases.empty() ? 0 : schedule.phases.size() - 1);
   return model.fluidTime(schedule) * wire;
+}
+
+/// Seed 000's conventional all-to-all ("independent loop through all
+/// destinations", "no phases"): every rank sends to rank + 1, rank + 2, ...
+/// in turn, each message whole before the next, as MPI's basic_linear
+/// posts them and as a T3D processor's remote stores went out, and the
+/// network resolves what collides. phasec's transfers (their routes and
+/// ties kept), grouped by (dst - src) mod R: run in order without barriers,
+/// each NIC's queue is that loop.
+Schedule loopSchedule(const Topology &topo, const Schedule &schedule) {
+  int64_t ranks = topo.numRanks();
+  Schedule loop;
+  loop.phases.resize(ranks);
+  PhaseReader read(topo, schedule);
+  for (size_t j = 0; j < read.size(); ++j)
+    for (const Transfer &t : read[j].transfers)
+      loop.phases[((t.dst - t.src) % ranks + ranks) % ranks]
+          .transfers.push_back(t);
+  loop.phases.erase(
+      std::remove_if(loop.phases.begin(), loop.phases.end(),
+                     [](const Phase &p) { return p.transfers.empty(); }),
+      loop.phases.end());
+  loop.bound = schedule.bound;
+  loop.algorithm = "loop";
+  return loop;
 }
 
 /// Whether link `l` closes its ring: the "+" link out of the last
@@ -118,8 +149,8 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
        << "\n";
   }
   os << "nic " << formatShortestDouble(nicBandwidth(topo)) << "\n"
-     << "packet " << net.payload << " " << options.headerBytes << "\n"
-     << "buffer " << options.bufferPackets << "\n"
+     << "packet " << net.payload << " " << net.header << "\n"
+     << "buffer " << net.buffer << "\n"
      << "links " << (options.directLinks ? "direct" : "p2p") << "\n";
   os << "barrier " << formatShortestDouble(net.barrier) << "\n"
      << "bound " << formatShortestDouble(problem.bound().time) << "\n";
@@ -168,52 +199,119 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
     llvm::sys::path::append(p, name);
     return std::string(p);
   };
-  std::string scenario = inDir("scenario.txt"), outFile = inDir("ns3.out"),
-              errFile = inDir("ns3.err");
-  std::optional<llvm::StringRef> redirects[3] = {
-      llvm::StringRef(""), llvm::StringRef(outFile), llvm::StringRef(errFile)};
+  std::string scenario = inDir("scenario.txt"), outFile = inDir("ns3.out");
+  // Variants are independent simulations: `jobs` processes share them
+  // (round robin in the table's order), each writing its own output.
+  int jobs =
+      std::max(1, std::min(options.jobs, static_cast<int>(variants.size())));
+  struct Job {
+    std::vector<std::string> args;
+    std::string out, err;
+    llvm::sys::ProcessInfo process;
+  };
+  std::vector<Job> running(jobs);
+  for (int k = 0; k < jobs; ++k) {
+    Job &job = running[k];
+    job.args = {std::string(simulator), scenario};
+    if (jobs > 1)
+      for (size_t i = k; i < variants.size(); i += jobs)
+        job.args.push_back(variants[i].name);
+    std::string suffix = jobs > 1 ? "." + std::to_string(k + 1) : "";
+    job.out = inDir("ns3" + suffix + ".out");
+    job.err = inDir("ns3" + suffix + ".err");
+  }
   std::string error;
-  bool executionFailed = false;
-  llvm::StringRef args[] = {simulator, scenario};
-  int rc = llvm::sys::ExecuteAndWait(simulator, args, std::nullopt, redirects,
-                                     0, 0, &error, &executionFailed);
-  if (executionFailed || rc < 0) {
-    diag << "error: " << op.name << ": cannot run " << simulator << ": "
-         << error << "\n";
+  bool launchFailed = false;
+  for (Job &job : running) {
+    std::optional<llvm::StringRef> redirects[3] = {llvm::StringRef(""),
+                                                   llvm::StringRef(job.out),
+                                                   llvm::StringRef(job.err)};
+    std::vector<llvm::StringRef> args(job.args.begin(), job.args.end());
+    bool executionFailed = false;
+    job.process = llvm::sys::ExecuteNoWait(
+        simulator, args, std::nullopt, redirects, 0, &error, &executionFailed);
+    if (executionFailed ||
+        job.process.Pid == llvm::sys::ProcessInfo::InvalidPid)
+      launchFailed = true;
+    if (launchFailed)
+      break;
+  }
+  // Every started process is waited for, whatever happened to the others.
+  std::string failure;
+  for (Job &job : running) {
+    if (job.process.Pid == llvm::sys::ProcessInfo::InvalidPid)
+      continue;
+    std::string waitError;
+    llvm::sys::ProcessInfo done =
+        llvm::sys::Wait(job.process, std::nullopt, &waitError);
+    if (!failure.empty())
+      continue;
+    if (done.ReturnCode < 0) {
+      failure = "cannot run " + std::string(simulator) + ": " +
+                (waitError.empty() ? "it crashed" : waitError);
+      continue;
+    }
+    if (done.ReturnCode != 0) {
+      failure = "the ns-3 simulation failed (exit " +
+                std::to_string(done.ReturnCode) + "; " + job.err + ")";
+      auto errText = llvm::MemoryBuffer::getFile(job.err);
+      if (errText && !(*errText)->getBuffer().empty())
+        failure += ":\n" + escapeForTerminal((*errText)->getBuffer().rtrim());
+    }
+  }
+  if (launchFailed && failure.empty())
+    failure = "cannot run " + std::string(simulator) + ": " + error;
+  if (!failure.empty()) {
+    diag << "error: " << op.name << ": " << failure << "\n";
     return llvm::failure();
   }
-  auto errText = llvm::MemoryBuffer::getFile(errFile);
-  if (rc != 0) {
-    diag << "error: " << op.name << ": the ns-3 simulation failed (exit " << rc
-         << "; " << errFile << ")";
-    if (errText && !(*errText)->getBuffer().empty())
-      diag << ":\n"
-           << escapeForTerminal((*errText)->getBuffer().rtrim()) << "\n";
-    else
-      diag << "\n";
-    return llvm::failure();
-  }
-  auto text = llvm::MemoryBuffer::getFile(outFile);
-  if (!text) {
-    diag << "error: cannot read " << outFile << "\n";
-    return llvm::failure();
-  }
-  // "variant NAME time S bound_pct P ..." per variant.
+  // "variant NAME time S bound_pct P ..." per variant; the jobs' outputs
+  // are joined into ns3.out (and ns3.err).
   llvm::StringMap<double> simulated;
-  llvm::SmallVector<llvm::StringRef, 64> lines, words;
-  (*text)->getBuffer().split(lines, '\n', -1, false);
-  for (llvm::StringRef line : lines) {
-    words.clear();
-    line.split(words, ' ', -1, false);
-    if (words.size() >= 4 && words[0] == "variant" && words[2] == "time")
-      words[3].getAsDouble(simulated[words[1]]);
+  std::string joinedOut, joinedErr;
+  for (Job &job : running) {
+    auto text = llvm::MemoryBuffer::getFile(job.out);
+    if (!text) {
+      diag << "error: cannot read " << job.out << "\n";
+      return llvm::failure();
+    }
+    llvm::StringRef buffer = (*text)->getBuffer();
+    llvm::SmallVector<llvm::StringRef, 64> lines, words;
+    buffer.split(lines, '\n', -1, false);
+    for (llvm::StringRef line : lines) {
+      words.clear();
+      line.split(words, ' ', -1, false);
+      if (words.size() >= 4 && words[0] == "variant" && words[2] == "time")
+        words[3].getAsDouble(simulated[words[1]]);
+    }
+    if (jobs == 1)
+      break;
+    joinedOut += buffer;
+    if (auto err = llvm::MemoryBuffer::getFile(job.err))
+      joinedErr += (*err)->getBuffer();
+  }
+  if (jobs > 1) {
+    for (auto [name, text] :
+         {std::pair<const char *, std::string *>{"ns3.out", &joinedOut},
+          {"ns3.err", &joinedErr}}) {
+      std::string path = inDir(name);
+      if (std::error_code ec = writeFileReplacing(
+              path, [&](llvm::raw_ostream &os) { os << *text; })) {
+        diag << "error: cannot write " << path << ": " << ec.message() << "\n";
+        return llvm::failure();
+      }
+    }
+    for (Job &job : running) {
+      llvm::sys::fs::remove(job.out);
+      llvm::sys::fs::remove(job.err);
+    }
   }
   const Problem &problem = *op.problem;
   double bound = problem.bound().time;
-  out << op.name << ": ns-3, " << net.payload << " B packets + "
-      << options.headerBytes << " B header, " << options.bufferPackets
-      << "-packet buffers, " << llvm::formatv("{0:e2}", net.hopLatency)
-      << " s per hop; bound " << llvm::formatv("{0:e4}", bound) << " s\n";
+  out << op.name << ": ns-3, " << net.payload << " B packets + " << net.header
+      << " B header, " << net.buffer << "-packet buffers, "
+      << llvm::formatv("{0:e2}", net.hopLatency) << " s per hop; bound "
+      << llvm::formatv("{0:e4}", bound) << " s\n";
   out << llvm::formatv("  {0,-14} {1,-8} {2,13} {3,11} {4,9} {5,13} {6,10}\n",
                        "variant", "mode", "simulated (s)", "% of bound",
                        "/ phasec", "model (s)", "sim/model");
@@ -227,11 +325,14 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
     }
     double t = it->second;
     double model = predictTime(problem, *v.schedule, v.mode, net.payload,
-                               options.headerBytes, net.barrier);
+                               net.header, net.barrier);
+    // Without phasec's own run there is nothing to divide by.
+    std::string relative =
+        ours > 0 ? llvm::formatv("{0:f3}", t / ours).str() : "-";
     out << llvm::formatv(
-        "  {0,-14} {1,-8} {2,13:e4} {3,11:f2} {4,9:f3} {5,13:e4} {6,10:f3}\n",
-        v.name, v.mode, t, t > 0 ? 100 * bound / t : 0, ours > 0 ? t / ours : 0,
-        model, model > 0 ? t / model : 0);
+        "  {0,-14} {1,-8} {2,13:e4} {3,11:f2} {4,9} {5,13:e4} {6,10:f3}\n",
+        v.name, v.mode, t, t > 0 ? 100 * bound / t : 0, relative, model,
+        model > 0 ? t / model : 0);
   }
   out << op.name
       << ": no packet dropped, no buffer overflowed, every "
@@ -240,6 +341,13 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
 }
 
 } // namespace
+
+llvm::ArrayRef<const char *> ns3target::variantNames() {
+  static const char *const names[] = {"phasec", "ordered",      "loop",
+                                      "posted", "linear_shift", "pairwise",
+                                      "xor",    "greedy"};
+  return names;
+}
 
 llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
                                        const Ns3Options &options,
@@ -277,58 +385,81 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     }
     simulator = *found;
   }
-  if (options.headerBytes < 4 || options.bufferPackets < 1) {
-    diag << "error: ns-3 packets need a header of at least 4 bytes and "
-            "buffers of at least one packet\n";
-    return llvm::failure();
-  }
   for (const Ns3Operation &op : operations) {
     const Topology &topo = *op.topology;
     Network net;
     net.payload = topo.desc().packetLength > 0 ? topo.desc().packetLength
                                                : kDefaultPayload;
+    net.header = options.headerBytes > 0        ? options.headerBytes
+                 : topo.desc().packetHeader > 0 ? topo.desc().packetHeader
+                                                : kDefaultHeader;
+    net.buffer = options.bufferPackets > 0      ? options.bufferPackets
+                 : topo.desc().routerBuffer > 0 ? topo.desc().routerBuffer
+                                                : kDefaultBuffer;
     net.hopLatency =
         options.hopLatency >= 0 ? options.hopLatency : topo.desc().linkLatency;
     std::vector<RankId> all(topo.numRanks());
     std::iota(all.begin(), all.end(), 0);
     net.barrier = op.problem->costModel().barrierTime(all);
-    if (net.payload + options.headerBytes > 65000) {
+    if (net.payload + net.header > 65000) {
       diag << "error: " << op.name << ": packets of " << net.payload << " + "
-           << options.headerBytes
+           << net.header
            << " bytes: the ns-3 network carries at most 65000 per packet\n";
       return llvm::failure();
     }
     // The variants: phasec's schedule as its code runs it (phases with
     // barriers, or sync = none: in phase order without), the same messages
-    // in phase order without barriers, all posted at once (the NIC
-    // interleaves them), the baselines with barriers, and the linear
-    // shift's steps as MPI's pairwise exchange runs them.
+    // in phase order without barriers, in seed 000's conventional loop
+    // through the destinations, all posted at once (the NIC interleaves
+    // them), the baselines with barriers, and the linear shift's steps as
+    // MPI's pairwise exchange runs them. Only those asked for.
+    auto wanted = [&](llvm::StringRef name) {
+      return options.variants.empty() ||
+             llvm::is_contained(options.variants, name);
+    };
     std::vector<Variant> variants;
-    variants.push_back(
-        {"phasec", op.schedule, op.phaseBarriers ? "phased" : "ordered"});
-    if (op.phaseBarriers)
+    if (wanted("phasec"))
+      variants.push_back(
+          {"phasec", op.schedule, op.phaseBarriers ? "phased" : "ordered"});
+    if (op.phaseBarriers && wanted("ordered"))
       variants.push_back({"ordered", op.schedule, "ordered"});
-    variants.push_back({"posted", op.schedule, "posted"});
+    Schedule loop;
+    if (wanted("loop")) {
+      loop = loopSchedule(topo, *op.schedule);
+      variants.push_back({"loop", &loop, "ordered"});
+    }
+    if (wanted("posted"))
+      variants.push_back({"posted", op.schedule, "posted"});
     std::vector<Schedule> baselines(options.baselines.size());
     for (size_t i = 0; i < options.baselines.size(); ++i) {
-      std::optional<SchedulerAlgorithm> alg =
-          symbolizeSchedulerAlgorithm(options.baselines[i]);
+      llvm::StringRef name = options.baselines[i];
+      bool pairwise = name == "linear_shift" && wanted("pairwise");
+      if (!wanted(name) && !pairwise)
+        continue;
+      std::optional<SchedulerAlgorithm> alg = symbolizeSchedulerAlgorithm(name);
       if (!alg || !getScheduler(*alg).baseline) {
-        diag << "error: unknown baseline '" << options.baselines[i] << "'\n";
+        diag << "error: unknown baseline '" << name << "'\n";
         return llvm::failure();
       }
       SchedulerReport report;
       if (failed(runScheduler(getScheduler(*alg), *op.problem, baselines[i],
                               SchedulerOptions(), report))) {
-        diag << "note: " << op.name << ": baseline " << options.baselines[i]
+        diag << "note: " << op.name << ": baseline " << name
              << " skipped: " << report.error << "\n";
         continue;
       }
-      variants.push_back({options.baselines[i], &baselines[i], "phased"});
+      if (wanted(name))
+        variants.push_back({options.baselines[i], &baselines[i], "phased"});
       // MPI libraries' pairwise exchange: the shift's steps, each a
       // send-receive, no barrier.
-      if (options.baselines[i] == "linear_shift")
+      if (pairwise)
         variants.push_back({"pairwise", &baselines[i], "stepped"});
+    }
+    if (variants.empty()) {
+      diag << "error: " << op.name
+           << ": none of the variants asked for applies (phasec's "
+              "'ordered' needs sync = barrier)\n";
+      return llvm::failure();
     }
 
     llvm::SmallString<256> dir(outDir);

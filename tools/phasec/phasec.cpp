@@ -24,6 +24,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
@@ -97,15 +98,15 @@ static cl::opt<driver::EmitKind> emit(
 static cl::opt<int64_t> ns3Buffer(
     "ns3-buffer",
     cl::desc("With --emit=ns3: packets each router input buffer holds per "
-             "virtual channel (default 2)"),
-    cl::value_desc("packets"), cl::init(2), cl::cat(phasecCategory));
+             "virtual channel (default: the machine's router_buffer, or 2)"),
+    cl::value_desc("packets"), cl::init(0), cl::cat(phasecCategory));
 
 static cl::opt<int64_t> ns3Header(
     "ns3-header",
     cl::desc("With --emit=ns3: header bytes of every packet beyond its "
-             "payload, the machine's packet_length (default 4; at least "
-             "4, the route header)"),
-    cl::value_desc("bytes"), cl::init(4), cl::cat(phasecCategory));
+             "payload, the machine's packet_length (default: the "
+             "machine's packet_header, or 4; at least 4, the route header)"),
+    cl::value_desc("bytes"), cl::init(0), cl::cat(phasecCategory));
 
 static cl::opt<double> ns3HopLatency(
     "ns3-hop-latency",
@@ -124,6 +125,20 @@ static cl::opt<Ns3Links> ns3Links(
                           "the same serialisation and latency as events on "
                           "ns-3's kernel, about twice as fast")),
     cl::cat(phasecCategory));
+
+static cl::list<std::string> ns3Variants(
+    "ns3-variants",
+    cl::desc("With --emit=ns3: the variants to write and run, e.g. "
+             "phasec,loop,posted (default: all of phasec, ordered, loop, "
+             "posted, linear_shift, pairwise, xor, greedy)"),
+    cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(phasecCategory));
+
+static cl::opt<int> ns3Jobs(
+    "ns3-jobs",
+    cl::desc("With --target=ns3: simulator processes run at once, each on a "
+             "share of the variants (default 1; the times do not depend "
+             "on it)"),
+    cl::value_desc("N"), cl::init(1), cl::cat(phasecCategory));
 
 static cl::opt<bool> emitMain(
     "main",
@@ -427,16 +442,26 @@ int main(int argc, char **argv) {
     return usage("--split-input-file does not run with --target=sim, "
                  "--emit=simgrid or --emit=ns3");
   if ((ns3Buffer.getNumOccurrences() || ns3Header.getNumOccurrences() ||
-       ns3HopLatency.getNumOccurrences() || ns3Links.getNumOccurrences()) &&
+       ns3HopLatency.getNumOccurrences() || ns3Links.getNumOccurrences() ||
+       ns3Variants.getNumOccurrences()) &&
       emit != driver::EmitKind::Ns3)
-    return usage("--ns3-buffer, --ns3-header, --ns3-hop-latency and "
-                 "--ns3-links need --emit=ns3 or --target=ns3");
+    return usage("--ns3-buffer, --ns3-header, --ns3-hop-latency, "
+                 "--ns3-links and --ns3-variants need --emit=ns3 or "
+                 "--target=ns3");
+  if (ns3Jobs.getNumOccurrences() && targetOption != Target::Ns3)
+    return usage("--ns3-jobs needs --target=ns3");
+  if (ns3Jobs < 1 || ns3Jobs > 64)
+    return usage("--ns3-jobs must be 1..64, not " + Twine(ns3Jobs));
+  for (const std::string &name : ns3Variants)
+    if (!llvm::is_contained(ns3target::variantNames(), StringRef(name)))
+      return usage("--ns3-variants: unknown variant '" + name + "' (" +
+                   llvm::join(ns3target::variantNames(), ", ") + ")");
   if (ns3HopLatency.getNumOccurrences() &&
       !(ns3HopLatency >= 0 && ns3HopLatency < 1))
     return usage("--ns3-hop-latency must be at least 0 and below 1 second");
-  if (ns3Buffer < 1)
+  if (ns3Buffer.getNumOccurrences() && ns3Buffer < 1)
     return usage("--ns3-buffer must be at least 1 packet");
-  if (ns3Header < 4 || ns3Header > 4096)
+  if (ns3Header.getNumOccurrences() && (ns3Header < 4 || ns3Header > 4096))
     return usage("--ns3-header must be 4..4096 bytes (the route header "
                  "takes 4)");
 
@@ -527,6 +552,8 @@ int main(int argc, char **argv) {
   options.ns3.headerBytes = ns3Header;
   options.ns3.hopLatency = ns3HopLatency;
   options.ns3.directLinks = ns3Links == Ns3Links::Direct;
+  options.ns3.variants.assign(ns3Variants.begin(), ns3Variants.end());
+  options.ns3.jobs = ns3Jobs;
   options.ns3.run = targetOption == Target::Ns3;
   if (options.ns3.run) {
     // The simulator is built and installed beside phasec.

@@ -214,6 +214,20 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
       (packet ? desc.packetLength : desc.messageEnvelope) = iv;
       result.given |= Costs;
       result.costGiven |= packet ? Packet : Envelope;
+    } else if (key == "header" || key == "buffer") {
+      bool header = key == "header";
+      if (!parseInt(value, iv))
+        return badValue();
+      // The route header takes 4 bytes; a buffer holds at least a packet.
+      if (header ? iv < 4 || iv > 4096 : iv < 1 || iv > (1 << 20)) {
+        error = header
+                    ? "'header' must be 4..4096 bytes, not " + value.str()
+                    : "'buffer' must be 1..1048576 packets, not " + value.str();
+        return failure();
+      }
+      (header ? desc.packetHeader : desc.routerBuffer) = iv;
+      result.given |= Costs;
+      result.costGiven |= header ? Header : Buffer;
     } else if (key == "switching") {
       std::optional<Switching> sw = symbolizeSwitching(value);
       if (!sw)
@@ -332,6 +346,14 @@ std::string TopologyDesc::str() const {
   if (messageEnvelope != defaults.messageEnvelope) {
     sep();
     os << "envelope=" << messageEnvelope;
+  }
+  if (packetHeader != defaults.packetHeader) {
+    sep();
+    os << "header=" << packetHeader;
+  }
+  if (routerBuffer != defaults.routerBuffer) {
+    sep();
+    os << "buffer=" << routerBuffer;
   }
   if (switching != defaults.switching) {
     sep();

@@ -101,6 +101,8 @@ void Converter::convertMachine(const lang::Machine &m) {
   desc.setupCost = m.cost.setupCost;
   desc.packetLength = m.cost.packetLength;
   desc.messageEnvelope = m.cost.envelope;
+  desc.packetHeader = m.cost.packetHeader;
+  desc.routerBuffer = m.cost.routerBuffer;
   desc.copyRateContiguous = m.cost.copyRateContiguous;
   desc.copyRateStrided = m.cost.copyRateStrided;
   desc.copyRateGather = m.cost.copyRateGather;

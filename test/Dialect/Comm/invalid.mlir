@@ -948,3 +948,13 @@ comm.schedule for @b algorithm "binomial" attributes {num_chunks = 1 : i64, chun
   // expected-error @below {{of a relaying schedule must list its transfers (it has rules)}}
   "comm.phase"() <{transfers = array<i64: 0, 1, 8, 0>, chunks = array<i64: 1, 0, 0>, rules = array<i64: 0, 1, 0, 1, 8, 0>}> : () -> ()
 }
+
+// -----
+
+// expected-error @below {{packet_header must be 4..4096 bytes}}
+comm.machine @x #comm.torus<[4]> {packet_header = 2 : i64}
+
+// -----
+
+// expected-error @below {{router_buffer must be 1..1048576 packets}}
+comm.machine @x #comm.torus<[4]> {router_buffer = 0 : i64}

@@ -404,3 +404,24 @@ TEST(Topology, PercsDLinksErrors) {
 }
 
 } // namespace
+
+// The ns-3 target's packet network in a spec: header= (bytes, at least the
+// 4-byte route header) and buffer= (packets), round-tripped by str().
+TEST(Topology, PacketNetworkOptions) {
+  std::string error;
+  auto d = TopologyDesc::parse("torus:4x4;packet=32;header=8;buffer=3", error);
+  ASSERT_TRUE(succeeded(d)) << error;
+  EXPECT_EQ(d->packetHeader, 8);
+  EXPECT_EQ(d->routerBuffer, 3);
+  EXPECT_EQ(d->str(), "torus:4x4;packet=32;header=8;buffer=3");
+  auto plain = TopologyDesc::parse("torus:4x4", error);
+  ASSERT_TRUE(succeeded(plain));
+  EXPECT_EQ(plain->packetHeader, 0);
+  EXPECT_EQ(plain->routerBuffer, 0);
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:4x4;header=3", error)));
+  EXPECT_EQ(error, "'header' must be 4..4096 bytes, not 3");
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:4x4;buffer=0", error)));
+  EXPECT_EQ(error, "'buffer' must be 1..1048576 packets, not 0");
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:4x4;buffer=x", error)));
+  EXPECT_EQ(error, "bad value 'x' for 'buffer'");
+}

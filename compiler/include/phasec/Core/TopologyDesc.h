@@ -97,6 +97,13 @@ struct TopologyDesc {
   /// .sched, `envelope=` in specs; the SimGrid target's predictions use
   /// what SMPI adds (16) whatever the machine says.
   int64_t messageEnvelope = 0;
+  /// The packet network of the ns-3 target (docs/simulator.md): bytes of
+  /// header every packet carries beyond its packet_length payload, and
+  /// packets each router input buffer holds per virtual channel. 0: not
+  /// given (the target's defaults, 4 bytes and 2 packets). The phase
+  /// model does not charge them.
+  int64_t packetHeader = 0;
+  int64_t routerBuffer = 0;
 
   /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
   /// "percs:supernodes=1,drawers=4,nodes=8", optionally followed by
@@ -105,7 +112,7 @@ struct TopologyDesc {
   /// order=2.0.1 (dimension order), and the costs: setup=S, packet=BYTES,
   /// switching=wormhole|store_and_forward, sends=nonblocking|blocking,
   /// barrier=S, copy=B, copy_strided=B, copy_gather=B (bytes per second),
-  /// envelope=BYTES.
+  /// envelope=BYTES, and the packet network's header=BYTES, buffer=PACKETS.
   /// Separators ',' and ';' are equivalent.
   /// On failure returns failure() and sets `error`. The one parser of
   /// topology specs: `--topology`, every tool and the JSON reader's tests.
@@ -155,6 +162,8 @@ struct TopologySpec {
     CopyStrided = 1u << 6,
     CopyGather = 1u << 7,
     Envelope = 1u << 8,
+    Header = 1u << 9,
+    Buffer = 1u << 10,
   };
 
   static llvm::FailureOr<TopologySpec> parse(llvm::StringRef spec,

@@ -200,6 +200,10 @@ TopologyDesc MachineOp::getTopologyDesc() {
     desc.packetLength = static_cast<int64_t>(*packet);
   if (auto envelope = getEnvelope())
     desc.messageEnvelope = static_cast<int64_t>(*envelope);
+  if (auto header = getPacketHeader())
+    desc.packetHeader = static_cast<int64_t>(*header);
+  if (auto buffer = getRouterBuffer())
+    desc.routerBuffer = static_cast<int64_t>(*buffer);
   if (auto rate = getCopyRateContiguous())
     desc.copyRateContiguous = rate->convertToDouble();
   if (auto rate = getCopyRateStrided())
@@ -251,6 +255,10 @@ MachineOp phasec::comm::createMachineOp(OpBuilder &builder, Location loc,
     op.setPacketLengthAttr(builder.getI64IntegerAttr(desc.packetLength));
   if (desc.messageEnvelope > 0)
     op.setEnvelopeAttr(builder.getI64IntegerAttr(desc.messageEnvelope));
+  if (desc.packetHeader > 0)
+    op.setPacketHeaderAttr(builder.getI64IntegerAttr(desc.packetHeader));
+  if (desc.routerBuffer > 0)
+    op.setRouterBufferAttr(builder.getI64IntegerAttr(desc.routerBuffer));
   if (desc.copyRateContiguous > 0)
     op.setCopyRateContiguousAttr(f64(desc.copyRateContiguous));
   if (desc.copyRateStrided > 0)
@@ -333,6 +341,14 @@ LogicalResult MachineOp::verify() {
   if (auto envelope = getEnvelope();
       envelope && static_cast<int64_t>(*envelope) < 0)
     return emitOpError("envelope must be non-negative");
+  if (auto header = getPacketHeader();
+      header && (static_cast<int64_t>(*header) < 4 ||
+                 static_cast<int64_t>(*header) > 4096))
+    return emitOpError("packet_header must be 4..4096 bytes");
+  if (auto buffer = getRouterBuffer();
+      buffer && (static_cast<int64_t>(*buffer) < 1 ||
+                 static_cast<int64_t>(*buffer) > (1 << 20)))
+    return emitOpError("router_buffer must be 1..1048576 packets");
 
   bool percs = isa<PercsAttr>(getTopology());
   if (percs && getRouting() != Routing::Direct)

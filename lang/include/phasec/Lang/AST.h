@@ -56,6 +56,11 @@ struct CostModel {
   int64_t packetLength = 0;
   /// Bytes every message carries beyond its data (0 = none).
   int64_t envelope = 0;
+  /// The ns-3 target's packet network: header bytes per packet beyond
+  /// packet_length, packets per router buffer and virtual channel (0 =
+  /// not given).
+  int64_t packetHeader = 0;
+  int64_t routerBuffer = 0;
   Switching switching = Switching::Wormhole;
   SendProtocol sends = SendProtocol::Nonblocking;
   /// Seconds per barrier between phases; < 0 = not given (the model's

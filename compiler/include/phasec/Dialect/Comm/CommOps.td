@@ -37,6 +37,10 @@ def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
     cost and the barrier cost seconds; `packet_length` and `envelope`
     (bytes every message carries beyond its data) bytes. The costs
     beyond bandwidth are what `CostModel` charges (TopologyDesc.h).
+    `packet_header` (bytes beyond a packet's payload, at least 4) and
+    `router_buffer` (packets per router buffer and virtual channel) are
+    the ns-3 target's packet network; the phase model does not charge
+    them.
     PERCS machines give per-class bandwidths (`ll_bandwidth`,
     `lr_bandwidth`, `d_bandwidth`) and use `routing = direct`.
   }];
@@ -59,6 +63,8 @@ def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
     OptionalAttr<F64Attr>:$setup_cost,
     OptionalAttr<I64Attr>:$packet_length,
     OptionalAttr<I64Attr>:$envelope,
+    OptionalAttr<I64Attr>:$packet_header,
+    OptionalAttr<I64Attr>:$router_buffer,
     OptionalAttr<F64Attr>:$copy_rate_contiguous,
     OptionalAttr<F64Attr>:$copy_rate_strided,
     OptionalAttr<F64Attr>:$copy_rate_gather,

@@ -10,9 +10,10 @@
 /// build, and a scenario: the machine's links, every message on the route
 /// phasec chose (tie directions included), and the variants to simulate:
 /// phasec's schedule with its per-phase synchronisation, the same messages
-/// in phase order without barriers and posted at once (seed 000's "no
-/// phases"), the baselines, and MPI's pairwise exchange (the linear
-/// shift's steps, each a send-receive).
+/// in phase order without barriers, in seed 000's conventional loop
+/// through the destinations ("no phases") and posted at once, the
+/// baselines, and MPI's pairwise exchange (the linear shift's steps, each
+/// a send-receive).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -46,11 +47,13 @@ struct Ns3Options {
   /// are several.
   std::string outDir;
   /// Bytes of header every packet carries beyond its payload (>= 4: the
-  /// route header the routers read). The payload is the machine's
-  /// packet_length, 32 bytes (the T3D's) where it has none.
-  int64_t headerBytes = 4;
-  /// Packets each router input buffer holds per virtual channel.
-  int64_t bufferPackets = 2;
+  /// route header the routers read); 0: the machine's packet_header, 4
+  /// where it has none. The payload is the machine's packet_length, 32
+  /// bytes (the T3D's) where it has none.
+  int64_t headerBytes = 0;
+  /// Packets each router input buffer holds per virtual channel; 0: the
+  /// machine's router_buffer, 2 where it has none.
+  int64_t bufferPackets = 0;
   /// Links as ns-3 point-to-point devices (false) or as two events per
   /// packet and hop on ns-3's kernel (true: `--ns3-links=direct`, the same
   /// times about twice as fast; phasec_ns3_net.h).
@@ -69,7 +72,15 @@ struct Ns3Options {
   /// The baselines simulated beside phasec's schedule (phased, with
   /// barriers): those of the registry that apply.
   std::vector<std::string> baselines = {"linear_shift", "xor", "greedy"};
+  /// The variants to write and run (names as in the table; empty: all).
+  std::vector<std::string> variants;
+  /// `--target=ns3`: simulator processes run at once, each on a share of
+  /// the variants (the times do not depend on it).
+  int jobs = 1;
 };
+
+/// Every variant name the scenario can hold, in the table's order.
+llvm::ArrayRef<const char *> variantNames();
 
 /// Writes the directories; `out` gets one line per operation, and with
 /// options.run the simulated table. Errors go to `diag` ("error: ...").
