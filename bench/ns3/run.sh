@@ -16,7 +16,9 @@
 # 1.7 us hardware barrier), --ns3-hop-latency (default 2e-8 s,
 # PHASEC_BENCH_NS3_HOP), --ns3-links=direct (the same times as ns-3's
 # devices, about twice as fast), the default buffers and header, and
-# --ns3-jobs=PHASEC_BENCH_NS3_JOBS simulator processes (default 2).
+# --ns3-jobs=PHASEC_BENCH_NS3_JOBS simulator processes (default 2). With
+# PHASEC_BENCH_NS3_REPORT=DIR every row also writes its HTML report (the
+# seed's pictures) to DIR/TOPOLOGY-BLOCK.
 #
 # The simulation is deterministic: the tables depend on the commit, not on
 # the machine; only the wall times do.
@@ -54,7 +56,11 @@ for row in "${ROWS[@]}"; do
   fi
   topo=${row%:*}
   block=${row##*:}
-  cmd="phasec bench/ns3/aapc.sched --topology=$topo --define BLOCK=$block --target=ns3 --ns3-hop-latency=$HOP --ns3-links=direct --ns3-jobs=$JOBS${variants[*]:+ ${variants[*]}}"
+  report=()
+  if [ -n "${PHASEC_BENCH_NS3_REPORT:-}" ]; then
+    report=("--report=$PHASEC_BENCH_NS3_REPORT/${topo#*:}-$block")
+  fi
+  cmd="phasec bench/ns3/aapc.sched --topology=$topo --define BLOCK=$block --target=ns3 --ns3-hop-latency=$HOP --ns3-links=direct --ns3-jobs=$JOBS${variants[*]:+ ${variants[*]}}${report[*]:+ ${report[*]}}"
   echo "## $topo, $block-byte blocks" >> "$OUT"
   echo >> "$OUT"
   echo "\`$cmd\`" >> "$OUT"
@@ -62,7 +68,8 @@ for row in "${ROWS[@]}"; do
   if /usr/bin/time -f '%e %M' -o "$TMP/time" "$PHASEC" "$HERE/aapc.sched" \
       --topology="$topo" --define "BLOCK=$block" --target=ns3 \
       --ns3-hop-latency="$HOP" --ns3-links=direct --ns3-jobs="$JOBS" \
-      ${variants[@]+"${variants[@]}"} -o "$TMP/run" \
+      ${variants[@]+"${variants[@]}"} ${report[@]+"${report[@]}"} \
+      -o "$TMP/run" \
       > "$TMP/table" 2> "$TMP/err"; then
     { echo '```'; grep -v '^wrote ' "$TMP/table"; echo '```'; } >> "$OUT"
   else

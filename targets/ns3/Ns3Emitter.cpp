@@ -106,6 +106,48 @@ Schedule loopSchedule(const Topology &topo, const Schedule &schedule) {
   return loop;
 }
 
+/// MPI libraries' relaying all-to-alls of a complete exchange of uniform
+/// blocks among the problem's members, as steps (phase k = step k) for the
+/// stepped mode: a node starts step k + 1 once its step-k sends have
+/// arrived and its step-k receives are in, so a step forwards only data
+/// that has come in.
+///  - bruck (Open MPI's modified_bruck, MPICH's short-message algorithm):
+///    ceil(log2 n) steps; in step k member i sends member i + 2^k (mod n)
+///    every block whose distance has bit k set;
+///  - ring: n - 1 steps; in step k member i sends member i + 1 the n - k
+///    blocks still travelling.
+/// The local rotations and copies between steps cost no network time and
+/// are not simulated. Empty when the exchange is not such an all-to-all.
+std::optional<Schedule> relayingSchedule(const Problem &problem,
+                                         llvm::StringRef kind) {
+  const std::vector<RankId> *members = problem.transfers().allPairsMembers();
+  std::optional<int64_t> block = problem.transfers().uniformBytes();
+  if (!members || !block || members->size() < 2)
+    return std::nullopt;
+  int64_t n = static_cast<int64_t>(members->size());
+  Schedule s;
+  s.algorithm = kind.str();
+  if (kind == "ring") {
+    for (int64_t k = 1; k < n; ++k) {
+      Phase &step = s.phases.emplace_back();
+      for (int64_t i = 0; i < n; ++i)
+        step.transfers.push_back(
+            {(*members)[i], (*members)[(i + 1) % n], (n - k) * *block});
+    }
+    return s;
+  }
+  for (int64_t bit = 1; bit < n; bit <<= 1) {
+    int64_t blocks = 0;
+    for (int64_t d = 1; d < n; ++d)
+      blocks += (d & bit) ? 1 : 0;
+    Phase &step = s.phases.emplace_back();
+    for (int64_t i = 0; i < n; ++i)
+      step.transfers.push_back(
+          {(*members)[i], (*members)[(i + bit) % n], blocks * *block});
+  }
+  return s;
+}
+
 /// Whether link `l` closes its ring: the "+" link out of the last
 /// coordinate or the "-" link out of the first (the datelines).
 bool isDateline(const Topology &topo, LinkId l) {
@@ -186,14 +228,56 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
      << body << "end\n";
 }
 
+/// The report: summary.csv (the table) and report.py beside the traces
+/// phasec-ns3 wrote, then report.py draws index.html.
+llvm::LogicalResult writeReport(const Ns3Operation &op, llvm::StringRef dir,
+                                llvm::StringRef summary, llvm::raw_ostream &out,
+                                llvm::raw_ostream &diag) {
+  for (auto [name, text] :
+       {std::pair<const char *, llvm::StringRef>{"summary.csv", summary},
+        {"report.py", kReportScript}}) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    if (std::error_code ec = writeFileReplacing(
+            path, [&](llvm::raw_ostream &os) { os << text; })) {
+      diag << "error: cannot write " << path << ": " << ec.message() << "\n";
+      return llvm::failure();
+    }
+  }
+  // The interpreter configure chose (one with matplotlib), else the first
+  // python3 on PATH (an installed phasec on another machine).
+  llvm::ErrorOr<std::string> python = std::string(PHASEC_PYTHON3);
+  if (!llvm::sys::fs::can_execute(*python))
+    python = llvm::sys::findProgramByName("python3");
+  if (!python) {
+    diag << "error: " << op.name << ": python3 not found to draw the report; "
+         << "its CSVs are in " << dir << "\n";
+    return llvm::failure();
+  }
+  llvm::SmallString<256> script(dir);
+  llvm::sys::path::append(script, "report.py");
+  std::string title =
+      op.name + " on " + op.topology->desc().str() + ": ns-3 packet level";
+  llvm::StringRef args[] = {*python, script, "--dir", dir, "--title", title};
+  std::string error;
+  int rc =
+      llvm::sys::ExecuteAndWait(*python, args, std::nullopt, {}, 0, 0, &error);
+  if (rc != 0) {
+    diag << "error: " << op.name << ": report.py failed (exit " << rc << ")"
+         << (error.empty() ? "" : ": " + error) << "\n";
+    return llvm::failure();
+  }
+  out << op.name << ": report " << dir << "/index.html\n";
+  return llvm::success();
+}
+
 /// Runs phasec-ns3 on the scenario in `dir` (its output in ns3.out and
 /// ns3.err there) and prints the table.
-llvm::LogicalResult runScenario(const Ns3Operation &op,
-                                llvm::ArrayRef<Variant> variants,
-                                const Ns3Options &options,
-                                llvm::StringRef simulator, llvm::StringRef dir,
-                                const Network &net, llvm::raw_ostream &out,
-                                llvm::raw_ostream &diag) {
+llvm::LogicalResult
+runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
+            const Ns3Options &options, llvm::StringRef simulator,
+            llvm::StringRef dir, llvm::StringRef reportDir, const Network &net,
+            llvm::raw_ostream &out, llvm::raw_ostream &diag) {
   auto inDir = [&](llvm::StringRef name) {
     llvm::SmallString<256> p(dir);
     llvm::sys::path::append(p, name);
@@ -212,7 +296,10 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
   std::vector<Job> running(jobs);
   for (int k = 0; k < jobs; ++k) {
     Job &job = running[k];
-    job.args = {std::string(simulator), scenario};
+    job.args = {std::string(simulator)};
+    if (!reportDir.empty())
+      job.args.insert(job.args.end(), {"--trace", std::string(reportDir)});
+    job.args.push_back(scenario);
     if (jobs > 1)
       for (size_t i = k; i < variants.size(); i += jobs)
         job.args.push_back(variants[i].name);
@@ -316,6 +403,8 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
                        "variant", "mode", "simulated (s)", "% of bound",
                        "/ phasec", "model (s)", "sim/model");
   double ours = simulated.lookup("phasec");
+  std::string summary = "variant,mode,simulated_s,bound_pct,vs_phasec,model_s,"
+                        "sim_over_model\n";
   for (const Variant &v : variants) {
     auto it = simulated.find(v.name);
     if (it == simulated.end()) {
@@ -333,19 +422,25 @@ llvm::LogicalResult runScenario(const Ns3Operation &op,
         "  {0,-14} {1,-8} {2,13:e4} {3,11:f2} {4,9} {5,13:e4} {6,10:f3}\n",
         v.name, v.mode, t, t > 0 ? 100 * bound / t : 0, relative, model,
         model > 0 ? t / model : 0);
+    summary += llvm::formatv("{0},{1},{2:e4},{3:f2},{4},{5:e4},{6:f3}\n",
+                             v.name, v.mode, t, t > 0 ? 100 * bound / t : 0,
+                             relative, model, model > 0 ? t / model : 0)
+                   .str();
   }
   out << op.name
       << ": no packet dropped, no buffer overflowed, every "
          "message delivered\n";
-  return llvm::success();
+  if (reportDir.empty())
+    return llvm::success();
+  return writeReport(op, reportDir, summary, out, diag);
 }
 
 } // namespace
 
 llvm::ArrayRef<const char *> ns3target::variantNames() {
-  static const char *const names[] = {"phasec", "ordered",      "loop",
-                                      "posted", "linear_shift", "pairwise",
-                                      "xor",    "greedy"};
+  static const char *const names[] = {
+      "phasec",   "ordered", "loop",   "posted", "linear_shift",
+      "pairwise", "xor",     "greedy", "ring",   "bruck"};
   return names;
 }
 
@@ -455,6 +550,21 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       if (pairwise)
         variants.push_back({"pairwise", &baselines[i], "stepped"});
     }
+    // MPI's relaying exchanges (a complete all-to-all of uniform blocks).
+    std::vector<Schedule> relaying;
+    relaying.reserve(2);
+    for (const char *kind : {"ring", "bruck"}) {
+      if (!wanted(kind))
+        continue;
+      std::optional<Schedule> s = relayingSchedule(*op.problem, kind);
+      if (!s) {
+        diag << "note: " << op.name << ": " << kind
+             << " skipped: it needs a complete all-to-all of equal blocks\n";
+        continue;
+      }
+      relaying.push_back(std::move(*s));
+      variants.push_back({kind, &relaying.back(), "stepped"});
+    }
     if (variants.empty()) {
       diag << "error: " << op.name
            << ": none of the variants asked for applies (phasec's "
@@ -499,8 +609,19 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     if (local)
       out << " (" << local << " transfers inside a node not simulated)";
     out << "\n";
+    std::string reportDir;
+    if (options.run && !options.reportDir.empty()) {
+      llvm::SmallString<256> r(options.reportDir);
+      if (operations.size() > 1)
+        llvm::sys::path::append(r, op.name);
+      if (std::error_code ec = llvm::sys::fs::create_directories(r)) {
+        diag << "error: cannot create " << r << ": " << ec.message() << "\n";
+        return llvm::failure();
+      }
+      reportDir = std::string(r);
+    }
     if (options.run && failed(runScenario(op, variants, options, simulator, dir,
-                                          net, out, diag)))
+                                          reportDir, net, out, diag)))
       return llvm::failure();
   }
   return llvm::success();

@@ -130,7 +130,7 @@ static cl::list<std::string> ns3Variants(
     "ns3-variants",
     cl::desc("With --emit=ns3: the variants to write and run, e.g. "
              "phasec,loop,posted (default: all of phasec, ordered, loop, "
-             "posted, linear_shift, pairwise, xor, greedy)"),
+             "posted, linear_shift, pairwise, xor, greedy, ring, bruck)"),
     cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(phasecCategory));
 
 static cl::opt<int> ns3Jobs(
@@ -167,8 +167,8 @@ static cl::opt<bool> compare(
 
 static cl::opt<std::string>
     reportDir("report",
-              cl::desc("With --target=sim: write an HTML report to this "
-                       "directory"),
+              cl::desc("With --target=sim or --target=ns3: write an HTML "
+                       "report to this directory"),
               cl::value_desc("dir"), cl::cat(phasecCategory));
 
 static cl::opt<std::string> topology(
@@ -411,8 +411,10 @@ int main(int argc, char **argv) {
       return usage("--target=ns3 cannot be combined with --emit");
     emit = driver::EmitKind::Ns3;
   }
-  if (!simulate && (compare || reportDir.getNumOccurrences()))
-    return usage("--compare and --report need --target=sim");
+  if (!simulate && compare)
+    return usage("--compare needs --target=sim");
+  if (!simulate && targetOption != Target::Ns3 && reportDir.getNumOccurrences())
+    return usage("--report needs --target=sim or --target=ns3");
   if (emitMain && emit != driver::EmitKind::MPI &&
       emit != driver::EmitKind::SHMEM)
     return usage("--main needs --emit=mpi or --emit=shmem");
@@ -554,6 +556,8 @@ int main(int argc, char **argv) {
   options.ns3.directLinks = ns3Links == Ns3Links::Direct;
   options.ns3.variants.assign(ns3Variants.begin(), ns3Variants.end());
   options.ns3.jobs = ns3Jobs;
+  if (targetOption == Target::Ns3)
+    options.ns3.reportDir = reportDir;
   options.ns3.run = targetOption == Target::Ns3;
   if (options.ns3.run) {
     // The simulator is built and installed beside phasec.

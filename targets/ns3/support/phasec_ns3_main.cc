@@ -1,6 +1,6 @@
 //===- phasec_ns3_main.cc - The ns-3 program phasec emits -----------------===//
 //
-// Part of phasec. Usage: phasec-ns3 SCENARIO [VARIANT...]
+// Part of phasec. Usage: phasec-ns3 [--trace DIR] SCENARIO [VARIANT...]
 //
 // Simulates every variant of the scenario (or the named ones) on the
 // lossless credit-flow network (phasec_ns3_net.h) and prints one line per
@@ -11,6 +11,8 @@
 // the scenario is bad, 2 if a packet was dropped, a buffer overflowed (the
 // credits' invariant) or a message never arrived: the event queue ran dry
 // with packets still buffered, a deadlock (a ring with one virtual channel).
+// With --trace DIR (an existing directory) every variant run also writes
+// its CSVs there (phasec_ns3_net.h, writeTrace): the report's data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,8 +24,16 @@
 #include <string>
 
 int main(int argc, char **argv) {
+  std::string traceDir;
+  if (argc >= 3 && std::string(argv[1]) == "--trace") {
+    traceDir = argv[2];
+    argv[2] = argv[0];
+    argv += 2;
+    argc -= 2;
+  }
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s SCENARIO [VARIANT...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--trace DIR] SCENARIO [VARIANT...]\n",
+                 argv[0]);
     return 1;
   }
   // Picoseconds: a 40-byte packet on a 75 MB/s link takes 533.3 ns.
@@ -51,7 +61,14 @@ int main(int argc, char **argv) {
       wanted |= v.name == argv[i];
     if (!wanted)
       continue;
-    phasec_ns3::VariantResult r = phasec_ns3::simulate(sc, v);
+    phasec_ns3::Trace trace;
+    phasec_ns3::VariantResult r =
+        phasec_ns3::simulate(sc, v, traceDir.empty() ? nullptr : &trace);
+    if (!traceDir.empty() &&
+        !phasec_ns3::writeTrace(traceDir, sc, v, r, trace, error)) {
+      std::fprintf(stderr, "error: %s\n", error.c_str());
+      return 1;
+    }
     double pct = r.time > 0 && sc.bound > 0 ? 100 * sc.bound / r.time : 0;
     std::printf("variant %s time %.9e bound_pct %.2f bytes %lld packets %lld "
                 "packet_hops %lld dropped %lld overflows %lld undelivered "

@@ -192,12 +192,18 @@ namespace {
 
 class Network {
 public:
-  Network(const Scenario &sc, const VariantSpec &var) : sc(sc), var(var) {}
+  Network(const Scenario &sc, const VariantSpec &var, Trace *trace)
+      : sc(sc), var(var), trace(trace) {}
   VariantResult run();
 
 private:
   const Scenario &sc;
   const VariantSpec &var;
+  /// Null unless traced.
+  Trace *trace;
+  /// The trace's bin width in ns-3 time steps.
+  int64_t binSteps = 1;
+  void addBusy(int link, const Time &duration);
   int L = 0, V = 1, N = 0;
   NodeContainer nodes;
   std::vector<Ptr<PointToPointNetDevice>> tx; // per link, at its source
@@ -372,6 +378,8 @@ void Network::nicSend(int n) {
   int m = sendQueue[n].front();
   const MessageSpec &msg = message(m);
   int64_t chunk = std::min<int64_t>(sc.payloadBytes, msg.bytes - sent[m]);
+  if (trace && sent[m] == 0)
+    trace->messageStart[m] = Simulator::Now().GetSeconds();
   uint32_t f;
   if (freeFlights.empty()) {
     f = static_cast<uint32_t>(flights.size());
@@ -486,6 +494,8 @@ void Network::tryOutput(int o) {
   fl.vc = static_cast<uint8_t>(vc);
   --credit[o * V + vc];
   ++result.packetHops;
+  if (trace)
+    addBusy(o, serialise(fl.bytes, sc.links[o].bandwidth, linkFullPacket[o]));
   if (sc.directLinks) {
     // Serialisation, then the output is free (a step later, as after a
     // device's transmit-complete) and the packet arrives a latency on.
@@ -511,17 +521,38 @@ void Network::deliver(uint32_t f, int o) {
   lastArrival = Simulator::Now();
   if (received[h.message] == message(h.message).bytes) {
     const MessageSpec &m = message(h.message);
+    if (trace)
+      trace->messageEnd[h.message] = lastArrival.GetSeconds();
     if (var.mode == Mode::Stepped) {
       --sendLeft[m.src * S + m.phase];
       --recvLeft[m.dst * S + m.phase];
       advance(m.src);
       advance(m.dst);
-    } else if (--outstanding == 0 && phase + 1 < phases.size()) {
-      ++phase;
-      Simulator::Schedule(Seconds(sc.barrier), &Network::startPhase, this);
+    } else if (--outstanding == 0) {
+      if (trace && var.mode == Mode::Phased)
+        trace->phaseEnd.push_back(lastArrival.GetSeconds());
+      if (phase + 1 < phases.size()) {
+        ++phase;
+        Simulator::Schedule(Seconds(sc.barrier), &Network::startPhase, this);
+      }
     }
   }
   tryOutput(o);
+}
+
+void Network::addBusy(int link, const Time &duration) {
+  // Spread [now, now + duration) over the bins it overlaps.
+  int64_t a = Simulator::Now().GetTimeStep(), b = a + duration.GetTimeStep();
+  std::vector<float> &bins = trace->linkBusy[link];
+  size_t last = static_cast<size_t>(b / binSteps);
+  if (bins.size() <= last)
+    bins.resize(std::max(last + 1, bins.size() * 2), 0.0f);
+  double step = Time(1).GetSeconds();
+  for (int64_t k = a / binSteps; a < b; ++k) {
+    int64_t end = std::min(b, (k + 1) * binSteps);
+    bins[k] += static_cast<float>((end - a) * step);
+    a = end;
+  }
 }
 
 void Network::advance(int n) {
@@ -536,6 +567,8 @@ void Network::advance(int n) {
 }
 
 void Network::startPhase() {
+  if (trace && var.mode == Mode::Phased)
+    trace->phaseStart.push_back(Simulator::Now().GetSeconds());
   for (int m : phases[phase])
     sendQueue[message(m).src].push_back(m);
   outstanding = static_cast<int64_t>(phases[phase].size());
@@ -554,6 +587,16 @@ VariantResult Network::run() {
   scheduler.SetTypeId("ns3::PriorityQueueScheduler");
   Simulator::SetScheduler(scheduler);
   build();
+  if (trace) {
+    trace->messageStart.assign(var.messages.size(), 0);
+    trace->messageEnd.assign(var.messages.size(), 0);
+    trace->phaseStart.clear();
+    trace->phaseEnd.clear();
+    trace->binWidth = sc.bound > 0 ? sc.bound / 1000 : 1e-6;
+    binSteps = std::max<int64_t>(1, Seconds(trace->binWidth).GetTimeStep());
+    trace->binWidth = Time(binSteps).GetSeconds();
+    trace->linkBusy.assign(L, {});
+  }
   if (var.mode == Mode::Stepped) {
     for (const MessageSpec &m : var.messages)
       S = std::max(S, m.phase + 1);
@@ -606,9 +649,100 @@ VariantResult Network::run() {
 
 } // namespace
 
-VariantResult simulate(const Scenario &scenario, const VariantSpec &variant) {
-  Network net(scenario, variant);
+VariantResult simulate(const Scenario &scenario, const VariantSpec &variant,
+                       Trace *trace) {
+  Network net(scenario, variant, trace);
   return net.run();
+}
+
+bool writeTrace(const std::string &dir, const Scenario &sc,
+                const VariantSpec &var, const VariantResult &result,
+                const Trace &trace, std::string &error) {
+  auto open = [&](const std::string &what, std::ofstream &os) {
+    std::string path = dir + "/" + var.name + "." + what + ".csv";
+    os.open(path);
+    if (!os)
+      error = path + ": cannot write";
+    os.precision(9);
+    return bool(os);
+  };
+  std::ofstream routes;
+  if (!open("routes", routes))
+    return false;
+  routes << "src,dst,phase,bytes,hops,start,end\n";
+  for (size_t m = 0; m < var.messages.size(); ++m) {
+    const MessageSpec &msg = var.messages[m];
+    routes << msg.src << ',' << msg.dst << ',' << msg.phase << ',' << msg.bytes
+           << ',' << msg.route.size() << ',' << trace.messageStart[m] << ','
+           << trace.messageEnd[m] << '\n';
+  }
+  if (var.mode == Mode::Phased) {
+    // Bytes and messages per phase, in the order the phases ran (phase
+    // numbers without messages are not phases).
+    std::map<int, std::pair<int64_t, int64_t>> perPhase;
+    for (const MessageSpec &msg : var.messages) {
+      perPhase[msg.phase].first += msg.bytes;
+      ++perPhase[msg.phase].second;
+    }
+    std::ofstream phases;
+    if (!open("phases", phases))
+      return false;
+    phases << "phase,start,end,bytes,messages\n";
+    size_t j = 0;
+    for (const auto &[phase, load] : perPhase) {
+      if (j >= trace.phaseStart.size() || j >= trace.phaseEnd.size())
+        break;
+      phases << phase << ',' << trace.phaseStart[j] << ',' << trace.phaseEnd[j]
+             << ',' << load.first << ',' << load.second << '\n';
+      ++j;
+    }
+  }
+  // 100 equal slices of [0, the run's time]: each link's busy share of a
+  // slice, a fine bin's busy time spread evenly over the bin.
+  const int slices = 100;
+  double total = result.time > 0 ? result.time : trace.binWidth;
+  double width = total / slices;
+  std::vector<std::vector<double>> share(slices,
+                                         std::vector<double>(sc.links.size()));
+  for (size_t l = 0; l < trace.linkBusy.size(); ++l) {
+    const std::vector<float> &bins = trace.linkBusy[l];
+    for (size_t k = 0; k < bins.size(); ++k) {
+      if (bins[k] == 0)
+        continue;
+      double a = k * trace.binWidth, b = a + trace.binWidth;
+      for (int i = std::max(0, static_cast<int>(a / width));
+           i < slices && i * width < b; ++i) {
+        double lo = std::max(a, i * width), hi = std::min(b, (i + 1) * width);
+        if (hi > lo)
+          share[i][l] += bins[k] * (hi - lo) / trace.binWidth / width;
+      }
+    }
+  }
+  std::ofstream links;
+  if (!open("links", links))
+    return false;
+  // Shares to 6 digits: the busy time's float sums read 1, not 0.99999997.
+  links.precision(6);
+  links << "t0,t1,mean,p10,p50,p90,max\n";
+  for (int i = 0; i < slices; ++i) {
+    std::vector<double> &v = share[i];
+    std::sort(v.begin(), v.end());
+    double mean = 0;
+    for (double x : v)
+      mean += x;
+    mean = v.empty() ? 0 : mean / v.size();
+    auto at = [&](double q) {
+      return v.empty() ? 0.0 : v[static_cast<size_t>(q * (v.size() - 1) + 0.5)];
+    };
+    links << i * width << ',' << (i + 1) * width << ',' << mean << ','
+          << at(0.1) << ',' << at(0.5) << ',' << at(0.9) << ','
+          << (v.empty() ? 0.0 : v.back()) << '\n';
+  }
+  if (!routes || !links) {
+    error = dir + ": cannot write the trace";
+    return false;
+  }
+  return true;
 }
 
 } // namespace phasec_ns3

@@ -124,8 +124,34 @@ struct VariantResult {
   int maxBuffered = 0;     ///< most packets ever in one input buffer
 };
 
-/// Simulates one variant on a fresh ns-3 network.
-VariantResult simulate(const Scenario &scenario, const VariantSpec &variant);
+/// What a traced run records for the report's pictures (seed 000's
+/// throughput over routes and over phases, link utilisation over time).
+struct Trace {
+  /// Per message (the variant's order): when its first packet left the NIC
+  /// and its last byte arrived, seconds.
+  std::vector<double> messageStart, messageEnd;
+  /// Phased variants, per phase that has messages: its first message's
+  /// start (after the barrier) and its last byte.
+  std::vector<double> phaseStart, phaseEnd;
+  /// Seconds each link spends serialising, in bins of `binWidth` seconds:
+  /// linkBusy[l][k] for link l over [k * binWidth, (k + 1) * binWidth).
+  double binWidth = 0;
+  std::vector<std::vector<float>> linkBusy;
+};
+
+/// Simulates one variant on a fresh ns-3 network; with `trace`, records it
+/// (bins of a thousandth of the scenario's bound, or of a microsecond).
+VariantResult simulate(const Scenario &scenario, const VariantSpec &variant,
+                       Trace *trace = nullptr);
+
+/// Writes a traced run's CSVs into `dir` (which exists): NAME.routes.csv
+/// (per message: src, dst, phase, bytes, hops, start, end), NAME.phases.csv
+/// (phased variants: phase, start, end, bytes, messages) and
+/// NAME.links.csv (100 equal slices of the run: mean, p10, median, p90 and
+/// max utilisation over the links). False with `error` on failure.
+bool writeTrace(const std::string &dir, const Scenario &scenario,
+                const VariantSpec &variant, const VariantResult &result,
+                const Trace &trace, std::string &error);
 
 } // namespace phasec_ns3
 

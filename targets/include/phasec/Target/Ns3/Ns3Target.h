@@ -74,6 +74,10 @@ struct Ns3Options {
   std::vector<std::string> baselines = {"linear_shift", "xor", "greedy"};
   /// The variants to write and run (names as in the table; empty: all).
   std::vector<std::string> variants;
+  /// `--target=ns3 --report DIR`: every variant traced, its CSVs, the
+  /// table's summary.csv and report.py's index.html (seed 000's pictures
+  /// from the packet level) in DIR (DIR/OPERATION with several).
+  std::string reportDir;
   /// `--target=ns3`: simulator processes run at once, each on a share of
   /// the variants (the times do not depend on it).
   int jobs = 1;
