@@ -56,7 +56,8 @@ struct Network {
   int64_t buffer;
   /// Seconds per hop beyond serialisation.
   double hopLatency;
-  /// One barrier among every rank (what phased variants pay per phase).
+  /// One barrier among the operation's members (what phased variants pay
+  /// per phase).
   double barrier;
 };
 
@@ -173,7 +174,8 @@ double nicBandwidth(const Topology &topo) {
 
 void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
                    llvm::ArrayRef<Variant> variants, const Ns3Options &options,
-                   const Network &net, int64_t &messages, int64_t &local) {
+                   const Network &net, int64_t &messages, int64_t &local,
+                   std::vector<double> &work) {
   const Topology &topo = *op.topology;
   const Problem &problem = *op.problem;
   bool percs = topo.isPercs();
@@ -200,8 +202,11 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
   llvm::raw_string_ostream bs(body);
   llvm::SmallVector<LinkId, 32> route;
   messages = local = 0;
+  work.clear();
   for (const Variant &v : variants) {
     bs << "variant " << v.name << " " << v.mode << "\n";
+    // The simulation's work: its bytes times their hops (and injection).
+    double &hops = work.emplace_back(0);
     PhaseReader read(topo, *v.schedule);
     for (size_t j = 0; j < read.size(); ++j)
       for (const Transfer &t : read[j].transfers) {
@@ -212,6 +217,7 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
         }
         topo.route(s, d, t.ties, route);
         longest = std::max(longest, route.size());
+        hops += double(t.bytes) * double(route.size() + 1);
         bs << "msg " << j << " " << s << " " << d << " " << t.bytes;
         for (LinkId l : route)
           bs << " " << l;
@@ -276,7 +282,8 @@ llvm::LogicalResult writeReport(const Ns3Operation &op, llvm::StringRef dir,
 llvm::LogicalResult
 runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
             const Ns3Options &options, llvm::StringRef simulator,
-            llvm::StringRef dir, llvm::StringRef reportDir, const Network &net,
+            llvm::StringRef dir, llvm::StringRef reportDir,
+            llvm::ArrayRef<double> work, const Network &net,
             llvm::raw_ostream &out, llvm::raw_ostream &diag) {
   auto inDir = [&](llvm::StringRef name) {
     llvm::SmallString<256> p(dir);
@@ -284,8 +291,9 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
     return std::string(p);
   };
   std::string scenario = inDir("scenario.txt"), outFile = inDir("ns3.out");
-  // Variants are independent simulations: `jobs` processes share them
-  // (round robin in the table's order), each writing its own output.
+  // Variants are independent simulations: `jobs` processes share them,
+  // each writing its own output; the largest variant first to the job
+  // with the least work so far (the ring's relaying moves 30x the bytes).
   int jobs =
       std::max(1, std::min(options.jobs, static_cast<int>(variants.size())));
   struct Job {
@@ -294,6 +302,19 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
     llvm::sys::ProcessInfo process;
   };
   std::vector<Job> running(jobs);
+  std::vector<std::vector<size_t>> share(jobs);
+  {
+    std::vector<size_t> order(variants.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return work[a] > work[b]; });
+    std::vector<double> load(jobs, 0);
+    for (size_t i : order) {
+      size_t k = std::min_element(load.begin(), load.end()) - load.begin();
+      load[k] += work[i];
+      share[k].push_back(i);
+    }
+  }
   for (int k = 0; k < jobs; ++k) {
     Job &job = running[k];
     job.args = {std::string(simulator)};
@@ -301,7 +322,7 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
       job.args.insert(job.args.end(), {"--trace", std::string(reportDir)});
     job.args.push_back(scenario);
     if (jobs > 1)
-      for (size_t i = k; i < variants.size(); i += jobs)
+      for (size_t i : share[k])
         job.args.push_back(variants[i].name);
     std::string suffix = jobs > 1 ? "." + std::to_string(k + 1) : "";
     job.out = inDir("ns3" + suffix + ".out");
@@ -493,9 +514,9 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
                                                 : kDefaultBuffer;
     net.hopLatency =
         options.hopLatency >= 0 ? options.hopLatency : topo.desc().linkLatency;
-    std::vector<RankId> all(topo.numRanks());
-    std::iota(all.begin(), all.end(), 0);
-    net.barrier = op.problem->costModel().barrierTime(all);
+    // The barrier among the ranks that synchronise between phases (the
+    // operation's, as the SimGrid predictor charges it).
+    net.barrier = op.problem->costModel().barrierTime(op.problem->members());
     if (net.payload + net.header > 65000) {
       diag << "error: " << op.name << ": packets of " << net.payload << " + "
            << net.header
@@ -580,6 +601,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       return llvm::failure();
     }
     int64_t messages = 0, local = 0;
+    std::vector<double> work;
     auto write = [&](llvm::StringRef name,
                      llvm::function_ref<void(llvm::raw_ostream &)> fn) {
       llvm::SmallString<256> path(dir);
@@ -596,7 +618,8 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     };
     if (!write("scenario.txt",
                [&](llvm::raw_ostream &os) {
-                 writeScenario(os, op, variants, options, net, messages, local);
+                 writeScenario(os, op, variants, options, net, messages, local,
+                               work);
                }) ||
         !copy("phasec_ns3_net.h", kNetHeader) ||
         !copy("phasec_ns3_net.cc", kNetSource) ||
@@ -621,7 +644,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       reportDir = std::string(r);
     }
     if (options.run && failed(runScenario(op, variants, options, simulator, dir,
-                                          reportDir, net, out, diag)))
+                                          reportDir, work, net, out, diag)))
       return llvm::failure();
   }
   return llvm::success();

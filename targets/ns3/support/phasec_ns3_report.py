@@ -17,9 +17,9 @@ Pictures:
   link utilisation over time           NAME.links.csv: 100 slices, mean and
                                        p10-p90 over all links
 each also as a PNG beside index.html (bound, routes, phases, links.png).
-The seed's names: "AAPC in hell" (no phases: the conventional loop),
-"purgatory" (phased with simple patterns: the baselines), "heaven"
-(congestion-free phases: phasec's).
+The seed's names: "AAPC in hell" (no phases: the conventional loop) and
+"heaven" (congestion-free phases: phasec's); its "purgatory" (phases that
+still collide) is closest to the greedy baseline's phases here.
 """
 import argparse
 import base64
@@ -34,9 +34,9 @@ SEED_NAMES = {
     "loop": "AAPC in hell: no phases, each node loops through its destinations",
     "posted": "no phases, every message posted at once (NIC interleaves)",
     "ordered": "phasec's messages in phase order, no barriers",
-    "linear_shift": "purgatory: phased, a simple pattern (linear shift)",
-    "xor": "purgatory: phased, a simple pattern (xor)",
-    "greedy": "phased, greedy link packing",
+    "linear_shift": "phased, the linear shift split until no link is shared",
+    "xor": "phased, the xor pattern split until no link is shared",
+    "greedy": "phased, links packed greedily: ports shared (purgatory-like)",
     "pairwise": "MPI's pairwise exchange (shift steps, no barriers)",
     "phasec": "AAPC in heaven: phasec's congestion-free phases",
 }
@@ -149,8 +149,8 @@ def main(argv):
             "(NAME.phases.csv; phased variants only).",
             histograms(phases, "phases",
                        lambda n, tp: f"{n}: {len(tp)} phases",
-                       "phase throughput (MB/s per node): its bytes / the "
-                       "exchange's nodes / (last byte - start)"),
+                       "phase throughput (MB/s per node): bytes / nodes / "
+                       "the phase's time"),
             "phases")
 
     # Link utilisation over time.
