@@ -75,7 +75,7 @@ for row in "${ROWS[@]}"; do
   else
     { echo "FAILED:"; echo '```'; cat "$TMP/err"; echo '```'; } >> "$OUT"
   fi
-  awk '{printf "\nwall %.1f s, peak RSS %.0f MiB (phasec and the simulator)\n\n", $1, $2 / 1024}' "$TMP/time" >> "$OUT"
+  awk '{printf "\nwall %.1f s, peak RSS %.0f MiB (the largest of phasec, its simulators and report.py)\n\n", $1, $2 / 1024}' "$TMP/time" >> "$OUT"
   rm -rf "$TMP/run"
 done
 cat "$OUT"

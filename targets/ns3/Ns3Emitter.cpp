@@ -26,7 +26,11 @@
 #include "llvm/Support/Program.h"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
+#include <thread>
+
+#include <signal.h>
 
 using namespace phasec;
 using namespace phasec::ns3target;
@@ -83,20 +87,26 @@ double predictTime(const Problem &problem, const Schedule &schedule,
 }
 
 /// Seed 000's conventional all-to-all ("independent loop through all
-/// destinations", "no phases"): every rank sends to rank + 1, rank + 2, ...
-/// in turn, each message whole before the next, as MPI's basic_linear
-/// posts them and as a T3D processor's remote stores went out, and the
-/// network resolves what collides. phasec's transfers (their routes and
-/// ties kept), grouped by (dst - src) mod R: run in order without barriers,
-/// each NIC's queue is that loop.
-Schedule loopSchedule(const Topology &topo, const Schedule &schedule) {
-  int64_t ranks = topo.numRanks();
+/// destinations", "no phases"): every member sends to the member after it,
+/// two after it, ... in turn, each message whole before the next, as MPI's
+/// basic_linear posts them and as a T3D processor's remote stores went
+/// out, and the network resolves what collides. phasec's transfers (their
+/// routes and ties kept), grouped by their distance in the operation's
+/// members, mod n: run in order without barriers, each NIC's queue is that
+/// loop.
+Schedule loopSchedule(const Topology &topo, const Problem &problem,
+                      const Schedule &schedule) {
+  std::vector<RankId> members = problem.members();
+  std::vector<int64_t> index(topo.numRanks(), 0);
+  for (size_t i = 0; i < members.size(); ++i)
+    index[members[i]] = static_cast<int64_t>(i);
+  int64_t n = std::max<int64_t>(1, static_cast<int64_t>(members.size()));
   Schedule loop;
-  loop.phases.resize(ranks);
+  loop.phases.resize(n);
   PhaseReader read(topo, schedule);
   for (size_t j = 0; j < read.size(); ++j)
     for (const Transfer &t : read[j].transfers)
-      loop.phases[((t.dst - t.src) % ranks + ranks) % ranks]
+      loop.phases[((index[t.dst] - index[t.src]) % n + n) % n]
           .transfers.push_back(t);
   loop.phases.erase(
       std::remove_if(loop.phases.begin(), loop.phases.end(),
@@ -107,7 +117,7 @@ Schedule loopSchedule(const Topology &topo, const Schedule &schedule) {
   return loop;
 }
 
-/// MPI libraries' relaying all-to-alls of a complete exchange of uniform
+/// Relaying all-to-alls of a complete exchange of uniform
 /// blocks among the problem's members, as steps (phase k = step k) for the
 /// stepped mode: a node starts step k + 1 once its step-k sends have
 /// arrived and its step-k receives are in, so a step forwards only data
@@ -115,8 +125,9 @@ Schedule loopSchedule(const Topology &topo, const Schedule &schedule) {
 ///  - bruck (Open MPI's modified_bruck, MPICH's short-message algorithm):
 ///    ceil(log2 n) steps; in step k member i sends member i + 2^k (mod n)
 ///    every block whose distance has bit k set;
-///  - ring: n - 1 steps; in step k member i sends member i + 1 the n - k
-///    blocks still travelling.
+///  - ring: the textbook relaying ring (no MPI library ships it as an
+///    all-to-all): n - 1 steps; in step k member i sends member i + 1 the
+///    n - k blocks still travelling.
 /// The local rotations and copies between steps cost no network time and
 /// are not simulated. Empty when the exchange is not such an all-to-all.
 std::optional<Schedule> relayingSchedule(const Problem &problem,
@@ -291,6 +302,26 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
     return std::string(p);
   };
   std::string scenario = inDir("scenario.txt"), outFile = inDir("ns3.out");
+  // A previous run's outputs would be read as this one's.
+  for (int k = 0; k <= 64; ++k) {
+    std::string suffix = k ? "." + std::to_string(k) : "";
+    llvm::sys::fs::remove(inDir("ns3" + suffix + ".out"));
+    llvm::sys::fs::remove(inDir("ns3" + suffix + ".err"));
+  }
+  if (!reportDir.empty()) {
+    auto inReport = [&](const std::string &name) {
+      llvm::SmallString<256> p(reportDir);
+      llvm::sys::path::append(p, name);
+      llvm::sys::fs::remove(p);
+    };
+    for (const char *name : variantNames())
+      for (const char *kind : {".routes.csv", ".phases.csv", ".links.csv"})
+        inReport(std::string(name) + kind);
+    for (const char *name :
+         {"summary.csv", "report.py", "index.html", "bound.png", "routes.png",
+          "phases.png", "links.png"})
+      inReport(name);
+  }
   // Variants are independent simulations: `jobs` processes share them,
   // each writing its own output; the largest variant first to the job
   // with the least work so far (the ring's relaying moves 30x the bytes).
@@ -308,10 +339,12 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return work[a] > work[b]; });
-    std::vector<double> load(jobs, 0);
+    // Ties (variants without network work) go to the job with fewer.
+    std::vector<std::pair<double, size_t>> load(jobs, {0.0, 0});
     for (size_t i : order) {
       size_t k = std::min_element(load.begin(), load.end()) - load.begin();
-      load[k] += work[i];
+      load[k].first += work[i];
+      ++load[k].second;
       share[k].push_back(i);
     }
   }
@@ -344,31 +377,54 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
     if (launchFailed)
       break;
   }
-  // Every started process is waited for, whatever happened to the others.
+  // Every started process is reaped as it ends; the first failure (or a
+  // launch that failed) stops the others, which could run for minutes.
   std::string failure;
-  for (Job &job : running) {
-    if (job.process.Pid == llvm::sys::ProcessInfo::InvalidPid)
-      continue;
-    std::string waitError;
-    llvm::sys::ProcessInfo done =
-        llvm::sys::Wait(job.process, std::nullopt, &waitError);
-    if (!failure.empty())
-      continue;
-    if (done.ReturnCode < 0) {
-      failure = "cannot run " + std::string(simulator) + ": " +
-                (waitError.empty() ? "it crashed" : waitError);
-      continue;
-    }
-    if (done.ReturnCode != 0) {
-      failure = "the ns-3 simulation failed (exit " +
-                std::to_string(done.ReturnCode) + "; " + job.err + ")";
-      auto errText = llvm::MemoryBuffer::getFile(job.err);
-      if (errText && !(*errText)->getBuffer().empty())
-        failure += ":\n" + escapeForTerminal((*errText)->getBuffer().rtrim());
-    }
-  }
-  if (launchFailed && failure.empty())
+  if (launchFailed)
     failure = "cannot run " + std::string(simulator) + ": " + error;
+  auto stopOthers = [&] {
+    for (Job &other : running)
+      if (other.process.Pid != llvm::sys::ProcessInfo::InvalidPid &&
+          other.process.Pid != 0)
+        ::kill(other.process.Pid, SIGTERM);
+  };
+  if (!failure.empty())
+    stopOthers();
+  auto started = [](const Job &job) {
+    return job.process.Pid != llvm::sys::ProcessInfo::InvalidPid;
+  };
+  for (size_t left = llvm::count_if(running, started); left > 0;) {
+    bool ended = false;
+    for (Job &job : running) {
+      if (!started(job))
+        continue;
+      std::string waitError;
+      llvm::sys::ProcessInfo done =
+          llvm::sys::Wait(job.process, /*SecondsToWait=*/0, &waitError, nullptr,
+                          /*Polling=*/true);
+      if (done.Pid == 0)
+        continue;
+      job.process.Pid = llvm::sys::ProcessInfo::InvalidPid;
+      --left;
+      ended = true;
+      if (!failure.empty())
+        continue;
+      if (done.ReturnCode < 0) {
+        failure = "cannot run " + std::string(simulator) + ": " +
+                  (waitError.empty() ? "it crashed" : waitError);
+      } else if (done.ReturnCode != 0) {
+        failure = "the ns-3 simulation failed (exit " +
+                  std::to_string(done.ReturnCode) + "; " + job.err + ")";
+        auto errText = llvm::MemoryBuffer::getFile(job.err);
+        if (errText && !(*errText)->getBuffer().empty())
+          failure += ":\n" + escapeForTerminal((*errText)->getBuffer().rtrim());
+      }
+      if (!failure.empty())
+        stopOthers();
+    }
+    if (!ended)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   if (!failure.empty()) {
     diag << "error: " << op.name << ": " << failure << "\n";
     return llvm::failure();
@@ -541,7 +597,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       variants.push_back({"ordered", op.schedule, "ordered"});
     Schedule loop;
     if (wanted("loop")) {
-      loop = loopSchedule(topo, *op.schedule);
+      loop = loopSchedule(topo, *op.problem, *op.schedule);
       variants.push_back({"loop", &loop, "ordered"});
     }
     if (wanted("posted"))
@@ -571,7 +627,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       if (pairwise)
         variants.push_back({"pairwise", &baselines[i], "stepped"});
     }
-    // MPI's relaying exchanges (a complete all-to-all of uniform blocks).
+    // The relaying exchanges (a complete all-to-all of uniform blocks).
     std::vector<Schedule> relaying;
     relaying.reserve(2);
     for (const char *kind : {"ring", "bruck"}) {
@@ -588,8 +644,9 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     }
     if (variants.empty()) {
       diag << "error: " << op.name
-           << ": none of the variants asked for applies (phasec's "
-              "'ordered' needs sync = barrier)\n";
+           << ": none of the variants asked for applies to it ('ordered' "
+              "needs sync = barrier, 'ring' and 'bruck' a complete "
+              "all-to-all of equal blocks)\n";
       return llvm::failure();
     }
 

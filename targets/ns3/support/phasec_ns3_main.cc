@@ -23,6 +23,8 @@
 #include <cstdio>
 #include <string>
 
+#include <sys/stat.h>
+
 int main(int argc, char **argv) {
   std::string traceDir;
   if (argc >= 3 && std::string(argv[1]) == "--trace") {
@@ -34,6 +36,14 @@ int main(int argc, char **argv) {
   if (argc < 2) {
     std::fprintf(stderr, "usage: %s [--trace DIR] SCENARIO [VARIANT...]\n",
                  argv[0]);
+    return 1;
+  }
+  // Before any simulation: a missing directory would fail after the first.
+  struct stat st;
+  if (!traceDir.empty() &&
+      (stat(traceDir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))) {
+    std::fprintf(stderr, "error: --trace %s: not a directory\n",
+                 traceDir.c_str());
     return 1;
   }
   // Picoseconds: a 40-byte packet on a 75 MB/s link takes 533.3 ns.

@@ -543,10 +543,22 @@ void Network::deliver(uint32_t f, int o) {
 void Network::addBusy(int link, const Time &duration) {
   // Spread [now, now + duration) over the bins it overlaps.
   int64_t a = Simulator::Now().GetTimeStep(), b = a + duration.GetTimeStep();
+  // A run far beyond the bound (the ring: 36x on 4x4x4) would need ever
+  // more bins per link: past kMaxBins they merge in pairs, twice as wide.
+  constexpr size_t kMaxBins = 4096;
+  while (static_cast<size_t>(b / binSteps) >= kMaxBins) {
+    binSteps *= 2;
+    trace->binWidth = Time(binSteps).GetSeconds();
+    for (std::vector<float> &old : trace->linkBusy) {
+      for (size_t k = 0; 2 * k < old.size(); ++k)
+        old[k] = old[2 * k] + (2 * k + 1 < old.size() ? old[2 * k + 1] : 0);
+      old.resize((old.size() + 1) / 2);
+    }
+  }
   std::vector<float> &bins = trace->linkBusy[link];
   size_t last = static_cast<size_t>(b / binSteps);
   if (bins.size() <= last)
-    bins.resize(std::max(last + 1, bins.size() * 2), 0.0f);
+    bins.resize(std::min(kMaxBins, std::max(last + 1, bins.size() * 2)), 0.0f);
   double step = Time(1).GetSeconds();
   for (int64_t k = a / binSteps; a < b; ++k) {
     int64_t end = std::min(b, (k + 1) * binSteps);

@@ -135,12 +135,14 @@ struct Trace {
   std::vector<double> phaseStart, phaseEnd;
   /// Seconds each link spends serialising, in bins of `binWidth` seconds:
   /// linkBusy[l][k] for link l over [k * binWidth, (k + 1) * binWidth).
+  /// At most 4096 bins a link: a longer run doubles the width.
   double binWidth = 0;
   std::vector<std::vector<float>> linkBusy;
 };
 
 /// Simulates one variant on a fresh ns-3 network; with `trace`, records it
-/// (bins of a thousandth of the scenario's bound, or of a microsecond).
+/// (bins of a thousandth of the scenario's bound, or of a microsecond, at
+/// first).
 VariantResult simulate(const Scenario &scenario, const VariantSpec &variant,
                        Trace *trace = nullptr);
 
