@@ -534,18 +534,9 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     diag << "error: --emit=ns3 writes a directory: give it with -o DIR\n";
     return llvm::failure();
   }
-  if (outDir.empty()) {
-    // Never into the current directory, where runs would pile up.
-    llvm::SmallString<256> tmp;
-    if (std::error_code ec =
-            llvm::sys::fs::createUniqueDirectory("phasec-ns3", tmp)) {
-      diag << "error: cannot create a temporary output directory: "
-           << ec.message() << "\n";
-      return llvm::failure();
-    }
-    outDir = std::string(tmp);
-    diag << "note: no -o given: writing to " << outDir << "\n";
-  }
+  if (outDir.empty() &&
+      (outDir = createOutputDirectory("phasec-ns3", diag)).empty())
+    return llvm::failure();
   std::string simulator = options.simulator;
   if (options.run && simulator.empty()) {
     llvm::ErrorOr<std::string> found =
@@ -608,16 +599,10 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       bool pairwise = name == "linear_shift" && wanted("pairwise");
       if (!wanted(name) && !pairwise)
         continue;
-      std::optional<SchedulerAlgorithm> alg = symbolizeSchedulerAlgorithm(name);
-      if (!alg || !getScheduler(*alg).baseline) {
-        diag << "error: unknown baseline '" << name << "'\n";
-        return llvm::failure();
-      }
-      SchedulerReport report;
-      if (failed(runScheduler(getScheduler(*alg), *op.problem, baselines[i],
-                              SchedulerOptions(), report))) {
+      std::string error;
+      if (failed(runBaseline(name, *op.problem, baselines[i], error))) {
         diag << "note: " << op.name << ": baseline " << name
-             << " skipped: " << report.error << "\n";
+             << " skipped: " << error << "\n";
         continue;
       }
       if (wanted(name))

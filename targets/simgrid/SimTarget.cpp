@@ -15,6 +15,7 @@
 
 #include "SimGridPrivate.h"
 
+#include "phasec/Core/UserFiles.h"
 #include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Bounds.h"
 #include "phasec/Scheduling/Registry.h"
@@ -70,16 +71,9 @@ LogicalResult simgrid::buildBaseline(StringRef name, const Problem &problem,
                                      Schedule &out, std::string &error) {
   // The registry's baselines, plus seed 002's PERCS pattern, which only the
   // simulator compares against.
-  std::optional<SchedulerAlgorithm> algorithm =
-      symbolizeSchedulerAlgorithm(name == "shift" ? "linear_shift" : name);
-  if (algorithm && getScheduler(*algorithm).baseline) {
-    SchedulerReport report;
-    if (succeeded(runScheduler(getScheduler(*algorithm), problem, out,
-                               SchedulerOptions(), report)))
-      return success();
-    error = report.error;
-    return failure();
-  }
+  StringRef registryName = name == "shift" ? "linear_shift" : name;
+  if (isBaseline(registryName))
+    return runBaseline(registryName, problem, out, error);
   if (name == "percs-seed")
     return schedulePercsSeed(problem, out, error);
   error = "unknown baseline '" + name.str() +
@@ -103,21 +97,11 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
     return llvm::failure();
   }
   bool several = operations.size() > 1;
-  // Without -o the directories go to a fresh temporary directory, said on
-  // stderr, never into the current directory, where they would pile up
-  // (and, in a source tree, end up in `git status`).
+  // Without -o the directories go to a fresh temporary directory.
   std::string outDir = options.outDir;
-  if (outDir.empty()) {
-    llvm::SmallString<256> tmp;
-    if (std::error_code ec =
-            llvm::sys::fs::createUniqueDirectory("phasec-sim", tmp)) {
-      diag << "error: cannot create a temporary output directory: "
-           << ec.message() << "\n";
-      return llvm::failure();
-    }
-    outDir = std::string(tmp);
-    diag << "note: no -o given: writing to " << outDir << "\n";
-  }
+  if (outDir.empty() &&
+      (outDir = createOutputDirectory("phasec-sim", diag)).empty())
+    return llvm::failure();
   bool modelCheckFailed = false;
   for (const SimOperation &op : operations) {
     const Topology &topo = *op.topology;

@@ -112,3 +112,15 @@ std::error_code phasec::writeFileReplacing(
     (void)llvm::sys::fs::remove(temp);
   return ec;
 }
+
+std::string phasec::createOutputDirectory(llvm::StringRef prefix,
+                                          llvm::raw_ostream &diag) {
+  llvm::SmallString<256> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(prefix, dir)) {
+    diag << "error: cannot create a temporary output directory: "
+         << ec.message() << "\n";
+    return "";
+  }
+  diag << "note: no -o given: writing to " << dir << "\n";
+  return std::string(dir);
+}

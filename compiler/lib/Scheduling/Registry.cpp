@@ -392,6 +392,30 @@ llvm::LogicalResult phasec::runScheduler(const SchedulerEntry &entry,
   return llvm::success();
 }
 
+bool phasec::isBaseline(llvm::StringRef name) {
+  std::optional<SchedulerAlgorithm> algorithm =
+      symbolizeSchedulerAlgorithm(name);
+  return algorithm && getScheduler(*algorithm).baseline;
+}
+
+llvm::LogicalResult phasec::runBaseline(llvm::StringRef name,
+                                        const Problem &problem,
+                                        Schedule &schedule,
+                                        std::string &error) {
+  if (!isBaseline(name)) {
+    error =
+        ("unknown baseline '" + name + "' (expected linear_shift, xor, greedy)")
+            .str();
+    return llvm::failure();
+  }
+  SchedulerReport report;
+  if (succeeded(runScheduler(getScheduler(*symbolizeSchedulerAlgorithm(name)),
+                             problem, schedule, SchedulerOptions(), report)))
+    return llvm::success();
+  error = report.error;
+  return llvm::failure();
+}
+
 llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
                                          Schedule &schedule,
                                          const SchedulerOptions &options,

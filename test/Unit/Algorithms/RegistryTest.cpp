@@ -223,3 +223,20 @@ TEST(Registry, AutoPicksAsBefore) {
     EXPECT_EQ(rows(s), rows(alone)) << label;
   }
 }
+
+// The simulators' baselines by name (SimGrid's and ns-3's tables).
+TEST(Registry, BaselinesByName) {
+  for (const char *name : {"linear_shift", "xor", "greedy"})
+    EXPECT_TRUE(isBaseline(name)) << name;
+  for (const char *name : {"auto", "torus-quotient", "magic", ""})
+    EXPECT_FALSE(isBaseline(name)) << name;
+  Topology torus = makeTopology("torus:4x4");
+  Problem a2a(torus, benchCollective(torus, CollectiveKind::Alltoall));
+  Schedule s;
+  std::string error;
+  EXPECT_TRUE(succeeded(runBaseline("xor", a2a, s, error))) << error;
+  EXPECT_FALSE(s.phases.empty());
+  EXPECT_TRUE(failed(runBaseline("magic", a2a, s, error)));
+  EXPECT_EQ(error,
+            "unknown baseline 'magic' (expected linear_shift, xor, greedy)");
+}

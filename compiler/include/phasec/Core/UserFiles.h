@@ -50,6 +50,14 @@ std::error_code
 writeFileReplacing(llvm::StringRef path,
                    llvm::function_ref<void(llvm::raw_ostream &)> write);
 
+/// The directory a back end that writes directories (SimGrid, ns-3) uses
+/// when the user gave no -o: a fresh temporary directory named after
+/// `prefix`, never the current directory, where runs would pile up (and, in
+/// a source tree, end up in `git status`). Says so on `diag` ("note: no -o
+/// given: writing to DIR"); on failure an error there and an empty string.
+std::string createOutputDirectory(llvm::StringRef prefix,
+                                  llvm::raw_ostream &diag);
+
 /// `text` safe to print on a terminal: control characters (but newlines),
 /// DEL and bytes above 0x7f as `\xNN`, so that a string from a user's file
 /// (a path, a name) cannot send escape sequences.

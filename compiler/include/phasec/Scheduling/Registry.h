@@ -83,6 +83,15 @@ llvm::LogicalResult runScheduler(const SchedulerEntry &entry,
                                  const SchedulerOptions &options,
                                  SchedulerReport &report);
 
+/// Whether `name` is a registry entry marked baseline (linear_shift, xor,
+/// greedy): what the simulators compare phasec's schedule against.
+bool isBaseline(llvm::StringRef name);
+
+/// Runs the baseline `name` with the default options; fails with the
+/// reason in `error`: not a baseline, or why it does not apply.
+llvm::LogicalResult runBaseline(llvm::StringRef name, const Problem &problem,
+                                Schedule &schedule, std::string &error);
+
 } // namespace phasec
 
 #endif // PHASEC_SCHEDULING_REGISTRY_H
