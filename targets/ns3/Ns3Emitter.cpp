@@ -72,18 +72,44 @@ struct Network {
 /// the steps' times, no barrier); posted at once or in order, the fluid
 /// model's time (max-min fair shares of every link and port, what a
 /// network without buffers or packets would do).
+/// With a set-up cost, each sender is busy `setup` seconds per message
+/// before its first packet (the scenario's `setup`): per phase or step the
+/// most messages one node sends, summed; posted at once or in order, the
+/// most one node sends in all.
 double predictTime(const Problem &problem, const Schedule &schedule,
                    const char *mode, int64_t payload, int64_t header,
                    double barrier) {
   double wire = double(payload + header) / double(payload);
   const CostModel &model = problem.costModel();
-  if (llvm::StringRef(mode) == "stepped")
-    return model.time(schedule) * wire;
-  if (llvm::StringRef(mode) == "phased")
-    return model.time(schedule) * wire +
+  const Topology &topo = problem.topology();
+  llvm::StringRef m(mode);
+  bool perPhase = m == "stepped" || m == "phased";
+  double setups = 0;
+  if (double setup = topo.desc().setupCost; setup > 0) {
+    std::vector<int64_t> sends(topo.numNodes(), 0);
+    int64_t most = 0;
+    PhaseReader read(topo, schedule, /*sorted=*/false);
+    for (size_t j = 0; j < read.size(); ++j) {
+      if (perPhase) {
+        setups += setup * double(most);
+        std::fill(sends.begin(), sends.end(), 0);
+        most = 0;
+      }
+      for (const Transfer &t : read[j].transfers) {
+        NodeId s = topo.nodeOfRank(t.src);
+        if (s != topo.nodeOfRank(t.dst))
+          most = std::max(most, ++sends[s]);
+      }
+    }
+    setups += setup * double(most);
+  }
+  if (m == "stepped")
+    return model.time(schedule) * wire + setups;
+  if (m == "phased")
+    return model.time(schedule) * wire + setups +
            barrier *
                double(schedule.phases.empty() ? 0 : schedule.phases.size() - 1);
-  return model.fluidTime(schedule) * wire;
+  return model.fluidTime(schedule) * wire + setups;
 }
 
 /// Seed 000's conventional all-to-all ("independent loop through all
@@ -207,6 +233,8 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
      << "packet " << net.payload << " " << net.header << "\n"
      << "buffer " << net.buffer << "\n"
      << "links " << (options.directLinks ? "direct" : "p2p") << "\n";
+  if (topo.desc().setupCost > 0)
+    os << "setup " << formatShortestDouble(topo.desc().setupCost) << "\n";
   os << "barrier " << formatShortestDouble(net.barrier) << "\n"
      << "bound " << formatShortestDouble(problem.bound().time) << "\n";
   std::string body;

@@ -115,6 +115,8 @@ bool parseScenario(const std::string &path, Scenario &out, std::string &error) {
       out.vcByHop = policy == "hop";
     } else if (key == "barrier") {
       ok = bool(ls >> out.barrier) && out.barrier >= 0;
+    } else if (key == "setup") {
+      ok = bool(ls >> out.setup) && out.setup >= 0 && out.setup < 1;
     } else if (key == "bound") {
       ok = bool(ls >> out.bound) && out.bound >= 0;
     } else if (key == "variant") {
@@ -237,6 +239,10 @@ private:
   /// Bytes of each message the NIC has cut into packets.
   std::vector<int64_t> sent;
   std::vector<bool> nicBusy;
+  /// Messages whose set-up is done (scenarios with a set-up cost).
+  std::vector<bool> setUp;
+  Time setupTime;
+  void setupDone(int n);
   // Messages.
   std::vector<int64_t> received;
   std::vector<std::vector<int>> phases;
@@ -357,6 +363,8 @@ void Network::build() {
   sendQueue.assign(N, {});
   sent.assign(var.messages.size(), 0);
   nicBusy.assign(N, false);
+  setUp.assign(sc.setup > 0 ? var.messages.size() : 0, false);
+  setupTime = Seconds(sc.setup);
   received.assign(var.messages.size(), 0);
 }
 
@@ -373,12 +381,24 @@ bool Network::receive(int link, Ptr<NetDevice>, Ptr<const Packet> p, uint16_t,
 }
 
 void Network::nicSend(int n) {
-  if (nicBusy[n] || sendQueue[n].empty() || injectionCredit[n] == 0)
+  if (nicBusy[n] || sendQueue[n].empty())
     return;
   int m = sendQueue[n].front();
   const MessageSpec &msg = message(m);
+  // A message's set-up before its first packet: the sender is busy (it
+  // needs no buffer slot for that).
+  if (sc.setup > 0 && !setUp[m]) {
+    setUp[m] = true;
+    nicBusy[n] = true;
+    if (trace)
+      trace->messageStart[m] = Simulator::Now().GetSeconds();
+    Simulator::Schedule(setupTime, &Network::setupDone, this, n);
+    return;
+  }
+  if (injectionCredit[n] == 0)
+    return;
   int64_t chunk = std::min<int64_t>(sc.payloadBytes, msg.bytes - sent[m]);
-  if (trace && sent[m] == 0)
+  if (trace && sent[m] == 0 && sc.setup == 0)
     trace->messageStart[m] = Simulator::Now().GetSeconds();
   uint32_t f;
   if (freeFlights.empty()) {
@@ -414,6 +434,11 @@ void Network::nicSend(int n) {
   ++result.packets;
   Time t = serialise(chunk, sc.injectionBandwidth, nicFullPacket);
   Simulator::Schedule(t, &Network::injected, this, n, f);
+}
+
+void Network::setupDone(int n) {
+  nicBusy[n] = false;
+  nicSend(n);
 }
 
 void Network::injected(int n, uint32_t f) {

@@ -99,6 +99,10 @@ struct Scenario {
   /// PERCS: VC = hop index, so a route only climbs and no cycle closes).
   bool vcByHop = false;
   double barrier = 0;
+  /// Seconds the sender spends setting up each message before its first
+  /// packet (the machine's setup_cost, C^3's s): its NIC injects nothing
+  /// meanwhile. 0: none.
+  double setup = 0;
   /// How links are simulated: ns-3 point-to-point devices and channels
   /// (`links p2p`, the default), or `links direct`: the same serialisation
   /// and latency as two events per packet and hop on ns-3's event kernel,
