@@ -369,6 +369,19 @@ void Sema::checkMachines() {
         else
           ok = false;
       };
+      // An integer between lo and hi ("KEY must be RANGE, got V" outside).
+      auto setInRange = [&](auto &field, OptInt v, int64_t lo, int64_t hi,
+                            const Twine &range) {
+        if (v && (*v < lo || *v > hi)) {
+          diag.error(p.value.loc,
+                     p.key + " must be " + range + ", got " + Twine(*v));
+          v.reset();
+        }
+        if (v)
+          field = *v;
+        else
+          ok = false;
+      };
       if (p.key == "topology" && p.sub.empty()) {
         ok &= setTopology(*m, p.value);
       } else if (p.key == "bandwidth" || p.key == "latency") {
@@ -393,17 +406,9 @@ void Sema::checkMachines() {
       } else if (p.key == "injection" && p.sub.empty()) {
         setScaled(m->injectionBandwidth, "injection bandwidth", /*rate=*/true);
       } else if (p.key == "ranks_per_node" && p.sub.empty()) {
-        OptInt v = evalPlainInt(p.value, env, "ranks_per_node");
-        if (v && (*v <= 0 || *v > opts.maxRanks)) {
-          diag.error(p.value.loc, "ranks_per_node must be between 1 and " +
-                                      Twine(opts.maxRanks) + ", got " +
-                                      Twine(*v));
-          v.reset();
-        }
-        if (v)
-          m->ranksPerNode = *v;
-        else
-          ok = false;
+        setInRange(m->ranksPerNode,
+                   evalPlainInt(p.value, env, "ranks_per_node"), 1,
+                   opts.maxRanks, "between 1 and " + Twine(opts.maxRanks));
       } else if (p.key == "routing" && p.sub.empty()) {
         hasRouting = true;
         routingProp = &p;
@@ -447,28 +452,16 @@ void Sema::checkMachines() {
           ok = false;
       } else if (p.key == "packet_header" && p.sub.empty()) {
         // The route header the ns-3 network's routers read takes 4 bytes.
-        OptInt v = evalSize(p.value, env, p.key);
-        if (v && (*v < 4 || *v > 4096)) {
-          diag.error(p.value.loc,
-                     "packet_header must be 4 to 4096 bytes, got " + Twine(*v));
-          v.reset();
-        }
-        if (v)
-          m->cost.packetHeader = *v;
-        else
-          ok = false;
+        setInRange(m->cost.packetHeader, evalSize(p.value, env, p.key),
+                   TopologyDesc::kMinPacketHeader,
+                   TopologyDesc::kMaxPacketHeader,
+                   Twine(TopologyDesc::kMinPacketHeader) + " to " +
+                       Twine(TopologyDesc::kMaxPacketHeader) + " bytes");
       } else if (p.key == "router_buffer" && p.sub.empty()) {
-        OptInt v = evalPlainInt(p.value, env, "router_buffer");
-        if (v && (*v < 1 || *v > (1 << 20))) {
-          diag.error(p.value.loc,
-                     "router_buffer must be 1 to 1048576 packets, got " +
-                         Twine(*v));
-          v.reset();
-        }
-        if (v)
-          m->cost.routerBuffer = *v;
-        else
-          ok = false;
+        setInRange(
+            m->cost.routerBuffer, evalPlainInt(p.value, env, "router_buffer"),
+            1, TopologyDesc::kMaxRouterBuffer,
+            "1 to " + Twine(TopologyDesc::kMaxRouterBuffer) + " packets");
       } else if (p.key == "copy_rate" &&
                  (p.sub == "contiguous" || p.sub == "strided" ||
                   p.sub == "gather")) {

@@ -43,7 +43,8 @@ namespace {
 constexpr int64_t kDefaultPayload = 32;
 /// Where neither the machine nor the options say: the route header alone,
 /// and buffers of two packets per virtual channel (small, as the T3D's).
-constexpr int64_t kDefaultHeader = 4, kDefaultBuffer = 2;
+constexpr int64_t kDefaultHeader = TopologyDesc::kMinPacketHeader,
+                  kDefaultBuffer = 2;
 
 struct Variant {
   std::string name;
@@ -289,11 +290,8 @@ llvm::LogicalResult writeReport(const Ns3Operation &op, llvm::StringRef dir,
       return llvm::failure();
     }
   }
-  // The interpreter configure chose (one with matplotlib), else the first
-  // python3 on PATH (an installed phasec on another machine).
-  llvm::ErrorOr<std::string> python = std::string(PHASEC_PYTHON3);
-  if (!llvm::sys::fs::can_execute(*python))
-    python = llvm::sys::findProgramByName("python3");
+  // CMake's Python3_EXECUTABLE, else python3 on PATH.
+  llvm::ErrorOr<std::string> python = findPython3(PHASEC_PYTHON3);
   if (!python) {
     diag << "error: " << op.name << ": python3 not found to draw the report; "
          << "its CSVs are in " << dir << "\n";
@@ -331,7 +329,7 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
   };
   std::string scenario = inDir("scenario.txt"), outFile = inDir("ns3.out");
   // A previous run's outputs would be read as this one's.
-  for (int k = 0; k <= 64; ++k) {
+  for (int k = 0; k <= kMaxJobs; ++k) {
     std::string suffix = k ? "." + std::to_string(k) : "";
     llvm::sys::fs::remove(inDir("ns3" + suffix + ".out"));
     llvm::sys::fs::remove(inDir("ns3" + suffix + ".err"));
@@ -523,13 +521,13 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
     // Without phasec's own run there is nothing to divide by.
     std::string relative =
         ours > 0 ? llvm::formatv("{0:f3}", t / ours).str() : "-";
+    double pct = t > 0 ? 100 * bound / t : 0;
+    double vsModel = model > 0 ? t / model : 0;
     out << llvm::formatv(
         "  {0,-14} {1,-8} {2,13:e4} {3,11:f2} {4,9} {5,13:e4} {6,10:f3}\n",
-        v.name, v.mode, t, t > 0 ? 100 * bound / t : 0, relative, model,
-        model > 0 ? t / model : 0);
+        v.name, v.mode, t, pct, relative, model, vsModel);
     summary += llvm::formatv("{0},{1},{2:e4},{3:f2},{4},{5:e4},{6:f3}\n",
-                             v.name, v.mode, t, t > 0 ? 100 * bound / t : 0,
-                             relative, model, model > 0 ? t / model : 0)
+                             v.name, v.mode, t, pct, relative, model, vsModel)
                    .str();
   }
   out << op.name

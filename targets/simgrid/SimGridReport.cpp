@@ -27,6 +27,8 @@
 
 #include "SimGridPrivate.h"
 
+#include "phasec/Core/UserFiles.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -228,12 +230,8 @@ LogicalResult simgrid::writeReport(const SimulationRequest &request,
     return failure();
   llvm::SmallString<256> script(dir);
   llvm::sys::path::append(script, "report.py");
-  // The interpreter configure chose (CMake's Python3_EXECUTABLE, one with
-  // matplotlib), else the first python3 on PATH (an installed phasec on
-  // another machine).
-  llvm::ErrorOr<std::string> python = std::string(PHASEC_PYTHON3);
-  if (!llvm::sys::fs::can_execute(*python))
-    python = llvm::sys::findProgramByName("python3");
+  // CMake's Python3_EXECUTABLE, else python3 on PATH.
+  llvm::ErrorOr<std::string> python = findPython3(PHASEC_PYTHON3);
   if (!python) {
     log << "error: python3 not found; the CSVs are in " << dir << "\n";
     return failure();

@@ -452,8 +452,9 @@ int main(int argc, char **argv) {
                  "--target=ns3");
   if (ns3Jobs.getNumOccurrences() && targetOption != Target::Ns3)
     return usage("--ns3-jobs needs --target=ns3");
-  if (ns3Jobs < 1 || ns3Jobs > 64)
-    return usage("--ns3-jobs must be 1..64, not " + Twine(ns3Jobs));
+  if (ns3Jobs < 1 || ns3Jobs > ns3target::kMaxJobs)
+    return usage("--ns3-jobs must be 1.." + Twine(ns3target::kMaxJobs) +
+                 ", not " + Twine(ns3Jobs));
   for (const std::string &name : ns3Variants)
     if (!llvm::is_contained(ns3target::variantNames(), StringRef(name)))
       return usage("--ns3-variants: unknown variant '" + name + "' (" +
@@ -463,7 +464,9 @@ int main(int argc, char **argv) {
     return usage("--ns3-hop-latency must be at least 0 and below 1 second");
   if (ns3Buffer.getNumOccurrences() && ns3Buffer < 1)
     return usage("--ns3-buffer must be at least 1 packet");
-  if (ns3Header.getNumOccurrences() && (ns3Header < 4 || ns3Header > 4096))
+  if (ns3Header.getNumOccurrences() &&
+      (ns3Header < TopologyDesc::kMinPacketHeader ||
+       ns3Header > TopologyDesc::kMaxPacketHeader))
     return usage("--ns3-header must be 4..4096 bytes (the route header "
                  "takes 4)");
 

@@ -219,10 +219,14 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
       if (!parseInt(value, iv))
         return badValue();
       // The route header takes 4 bytes; a buffer holds at least a packet.
-      if (header ? iv < 4 || iv > 4096 : iv < 1 || iv > (1 << 20)) {
-        error = header
-                    ? "'header' must be 4..4096 bytes, not " + value.str()
-                    : "'buffer' must be 1..1048576 packets, not " + value.str();
+      int64_t lo = header ? TopologyDesc::kMinPacketHeader : 1;
+      int64_t hi = header ? TopologyDesc::kMaxPacketHeader
+                          : TopologyDesc::kMaxRouterBuffer;
+      if (iv < lo || iv > hi) {
+        error = ("'" + key + "' must be " + llvm::Twine(lo) + ".." +
+                 llvm::Twine(hi) + (header ? " bytes" : " packets") + ", not " +
+                 value)
+                    .str();
         return failure();
       }
       (header ? desc.packetHeader : desc.routerBuffer) = iv;

@@ -9,6 +9,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
 
 #include <cerrno>
 #include <cstring>
@@ -123,4 +124,10 @@ std::string phasec::createOutputDirectory(llvm::StringRef prefix,
   }
   diag << "note: no -o given: writing to " << dir << "\n";
   return std::string(dir);
+}
+
+llvm::ErrorOr<std::string> phasec::findPython3(llvm::StringRef configured) {
+  if (llvm::sys::fs::can_execute(configured))
+    return configured.str();
+  return llvm::sys::findProgramByName("python3");
 }

@@ -104,6 +104,10 @@ struct TopologyDesc {
   /// model does not charge them.
   int64_t packetHeader = 0;
   int64_t routerBuffer = 0;
+  /// Their ranges, wherever they are given (.sched, --topology, the
+  /// comm.machine op, the ns-3 options): the 4-byte route header at least.
+  static constexpr int64_t kMinPacketHeader = 4, kMaxPacketHeader = 4096;
+  static constexpr int64_t kMaxRouterBuffer = 1 << 20;
 
   /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
   /// "percs:supernodes=1,drawers=4,nodes=8", optionally followed by

@@ -58,6 +58,11 @@ writeFileReplacing(llvm::StringRef path,
 std::string createOutputDirectory(llvm::StringRef prefix,
                                   llvm::raw_ostream &diag);
 
+/// The python3 a back end's report script runs with: `configured` (the
+/// interpreter configure found, one with matplotlib) if it is executable,
+/// else the first python3 on PATH (an installed phasec on another machine).
+llvm::ErrorOr<std::string> findPython3(llvm::StringRef configured);
+
 /// `text` safe to print on a terminal: control characters (but newlines),
 /// DEL and bytes above 0x7f as `\xNN`, so that a string from a user's file
 /// (a path, a name) cannot send escape sequences.

@@ -342,13 +342,18 @@ LogicalResult MachineOp::verify() {
       envelope && static_cast<int64_t>(*envelope) < 0)
     return emitOpError("envelope must be non-negative");
   if (auto header = getPacketHeader();
-      header && (static_cast<int64_t>(*header) < 4 ||
-                 static_cast<int64_t>(*header) > 4096))
-    return emitOpError("packet_header must be 4..4096 bytes");
+      header &&
+      (static_cast<int64_t>(*header) < TopologyDesc::kMinPacketHeader ||
+       static_cast<int64_t>(*header) > TopologyDesc::kMaxPacketHeader))
+    return emitOpError("packet_header must be ")
+           << TopologyDesc::kMinPacketHeader << ".."
+           << TopologyDesc::kMaxPacketHeader << " bytes";
   if (auto buffer = getRouterBuffer();
-      buffer && (static_cast<int64_t>(*buffer) < 1 ||
-                 static_cast<int64_t>(*buffer) > (1 << 20)))
-    return emitOpError("router_buffer must be 1..1048576 packets");
+      buffer &&
+      (static_cast<int64_t>(*buffer) < 1 ||
+       static_cast<int64_t>(*buffer) > TopologyDesc::kMaxRouterBuffer))
+    return emitOpError("router_buffer must be 1..")
+           << TopologyDesc::kMaxRouterBuffer << " packets";
 
   bool percs = isa<PercsAttr>(getTopology());
   if (percs && getRouting() != Routing::Direct)

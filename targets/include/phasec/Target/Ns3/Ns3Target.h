@@ -79,9 +79,12 @@ struct Ns3Options {
   /// from the packet level) in DIR (DIR/OPERATION with several).
   std::string reportDir;
   /// `--target=ns3`: simulator processes run at once, each on a share of
-  /// the variants (the times do not depend on it).
+  /// the variants (the times do not depend on it), 1..kMaxJobs.
   int jobs = 1;
 };
+
+/// The most simulator processes `--ns3-jobs` starts.
+constexpr int kMaxJobs = 64;
 
 /// Every variant name the scenario can hold, in the table's order.
 llvm::ArrayRef<const char *> variantNames();
