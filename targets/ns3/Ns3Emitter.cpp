@@ -705,7 +705,12 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       llvm::SmallString<256> r(options.reportDir);
       if (operations.size() > 1)
         llvm::sys::path::append(r, op.name);
-      if (std::error_code ec = llvm::sys::fs::create_directories(r)) {
+      // create_directories accepts an existing file: the simulator's trace
+      // would fail only after the directory was written.
+      std::error_code ec = llvm::sys::fs::create_directories(r);
+      if (!ec && !llvm::sys::fs::is_directory(r))
+        ec = std::make_error_code(std::errc::not_a_directory);
+      if (ec) {
         diag << "error: cannot create " << r << ": " << ec.message() << "\n";
         return llvm::failure();
       }
