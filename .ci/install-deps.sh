@@ -11,7 +11,7 @@ PKGS=(
   antlr4 libantlr4-runtime-dev
   libz3-dev
   libgtest-dev
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev gfortran
   libsimgrid-dev simgrid
   libns3-dev
   libfftw3-dev libfftw3-mpi-dev

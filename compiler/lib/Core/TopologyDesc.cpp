@@ -7,6 +7,7 @@
 #include "phasec/Core/TopologyDesc.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -104,15 +105,23 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
   desc.kind = *kind;
 
   llvm::SmallVector<StringRef, 8> tokens;
-  rest.split(tokens, ',', -1, false);
-  // Accept both ',' and ';' as separators.
+  rest.split(tokens, ',', -1, true);
+  // Accept both ',' and ';' as separators. An empty item ("torus:4;;") is
+  // an error, not nothing: a spec is usually built by a script, and a lost
+  // value there should not pass unnoticed.
   llvm::SmallVector<StringRef, 8> all;
   for (StringRef t : tokens) {
     llvm::SmallVector<StringRef, 4> sub;
-    t.split(sub, ';', -1, false);
-    for (StringRef s : sub)
+    t.split(sub, ';', -1, true);
+    for (StringRef s : sub) {
+      if (s.trim().empty() && !(tokens.size() == 1 && sub.size() == 1)) {
+        error = ("empty item between separators in '" + spec.trim() + "'")
+                    .str();
+        return failure();
+      }
       if (!s.trim().empty())
         all.push_back(s.trim());
+    }
   }
 
   size_t first = 0;
@@ -158,12 +167,18 @@ FailureOr<TopologySpec> TopologySpec::parse(StringRef spec,
   }
 
   // "injection=link" means the final link bandwidth, wherever bw= appears.
+  llvm::StringSet<> seen;
   for (size_t i = first; i < all.size(); ++i) {
     auto [key, value] = all[i].split('=');
     key = key.trim();
     value = value.trim();
     if (!all[i].contains('=')) {
       error = ("expected key=value, got '" + all[i] + "'").str();
+      return failure();
+    }
+    // One value per key: which of two would win is a guess.
+    if (!seen.insert(key).second) {
+      error = ("'" + key + "' is given twice in '" + spec.trim() + "'").str();
       return failure();
     }
     int64_t iv = 0;

@@ -474,7 +474,7 @@ static LowerBound relayBound(const Problem &problem, const ChunkSpec &spec) {
   const Topology &topo = problem.topology();
   LowerBound bound;
   const int64_t n = spec.numMembers(), C = spec.numChunks;
-  if (n < 2 || spec.chunkBytes == 0)
+  if (n < 2 || spec.totalBytes() == 0)
     return bound;
   ChunkConditions cond = getChunkConditions(spec);
   const NodeId numNodes = topo.numNodes();
@@ -513,20 +513,21 @@ static LowerBound relayBound(const Problem &problem, const ChunkSpec &spec) {
       if (missing.none())
         continue;
       if (recvs.insert({node, want.chunk}).second)
-        recv[node] += spec.chunkBytes;
+        recv[node] += spec.sizeOfChunk(want.chunk);
       leaving[want.chunk] |= missing;
     }
   llvm::DenseSet<std::pair<NodeId, int64_t>> sends;
   for (int64_t c = 0; c < C; ++c)
     for (int m : leaving[c].set_bits())
       if (sends.insert({nodeOf[m], c}).second)
-        sent[nodeOf[m]] += spec.chunkBytes;
+        sent[nodeOf[m]] += spec.sizeOfChunk(c);
   std::vector<NodeId> distinct(nodeOf);
   llvm::sort(distinct);
   bool onePerNode =
       std::adjacent_find(distinct.begin(), distinct.end()) == distinct.end();
   if (spec.kind == CollectiveKind::Allreduce && onePerNode) {
-    double least = 2.0 * (n - 1) / n * static_cast<double>(C * spec.chunkBytes);
+    double least =
+        2.0 * (n - 1) / n * static_cast<double>(spec.totalBytes());
     for (NodeId node : distinct) {
       sent[node] = std::max(sent[node], least);
       recv[node] = std::max(recv[node], least);

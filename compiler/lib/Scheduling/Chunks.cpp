@@ -47,6 +47,28 @@ int64_t ChunkSpec::chunksPerMember() const {
   return cut ? numChunks / cut : 0;
 }
 
+int64_t ChunkSpec::totalBytes() const {
+  if (chunkSizes.empty())
+    return numChunks * chunkBytes;
+  int64_t sum = 0;
+  for (int64_t b : chunkSizes)
+    sum += b;
+  return sum;
+}
+
+int64_t ChunkSpec::firstChunkOf(int64_t member) const {
+  if (memberChunks.empty())
+    return member * chunksPerMember();
+  int64_t first = 0;
+  for (int64_t i = 0; i < member; ++i)
+    first += memberChunks[i];
+  return first;
+}
+
+int64_t ChunkSpec::numChunksOf(int64_t member) const {
+  return memberChunks.empty() ? chunksPerMember() : memberChunks[member];
+}
+
 static bool hasRoot(CollectiveKind kind) {
   return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Scatter ||
          kind == CollectiveKind::Gather || kind == CollectiveKind::Reduce;
@@ -72,7 +94,20 @@ LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
     }
     return success();
   }
-  if (numChunks <= 0 || chunkBytes <= 0) {
+  const std::string name = stringifyCollectiveKind(kind).str();
+  if (!chunkSizes.empty()) {
+    if (static_cast<int64_t>(chunkSizes.size()) != numChunks ||
+        llvm::any_of(chunkSizes, [](int64_t b) { return b < 0; })) {
+      error = llvm::formatv("chunk_sizes must list {0} sizes >= 0", numChunks)
+                  .str();
+      return failure();
+    }
+    if (chunkBytes != 0) {
+      error = "a collective gives both chunk_bytes and chunk_sizes";
+      return failure();
+    }
+  }
+  if (numChunks <= 0 || (chunkSizes.empty() && chunkBytes <= 0)) {
     error = llvm::formatv("{0} chunks of {1} bytes: both must be positive",
                           numChunks, chunkBytes)
                 .str();
@@ -80,13 +115,48 @@ LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
   }
   // Byte totals are int64: all the data at every member must fit.
   int64_t all = 0;
-  if (llvm::MulOverflow(numChunks, chunkBytes, all) ||
+  bool overflow = false;
+  if (chunkSizes.empty()) {
+    overflow = llvm::MulOverflow(numChunks, chunkBytes, all);
+  } else {
+    for (int64_t b : chunkSizes)
+      overflow |= llvm::AddOverflow(all, b, all);
+  }
+  if (overflow ||
       llvm::MulOverflow(all, std::max<int64_t>(numMembers(), 1), all)) {
-    error = llvm::formatv("{0} chunks of {1} bytes at {2} members total "
-                          "more than 2^63 - 1 bytes",
-                          numChunks, chunkBytes, numMembers())
-                .str();
+    error = chunkSizes.empty()
+                ? llvm::formatv("{0} chunks of {1} bytes at {2} members "
+                                "total more than 2^63 - 1 bytes",
+                                numChunks, chunkBytes, numMembers())
+                      .str()
+                : llvm::formatv("{0} chunks (chunk_sizes) at {1} members "
+                                "total more than 2^63 - 1 bytes",
+                                numChunks, numMembers())
+                      .str();
     return failure();
+  }
+  if (!memberChunks.empty()) {
+    if (kind != CollectiveKind::Scatter && kind != CollectiveKind::Gather &&
+        kind != CollectiveKind::Allgather &&
+        kind != CollectiveKind::ReduceScatter) {
+      error = name + ": member_chunks is only for scatter, gather, allgather "
+                     "and reduce_scatter";
+      return failure();
+    }
+    int64_t sum = 0;
+    bool bad = static_cast<int64_t>(memberChunks.size()) != numMembers();
+    for (int64_t m : memberChunks) {
+      bad |= m < 0 || m > numChunks;
+      sum += bad ? 0 : m;
+    }
+    if (bad || sum != numChunks) {
+      error = llvm::formatv("{0}: member_chunks must list {1} counts >= 0 "
+                            "that sum to chunks {2}",
+                            name, numMembers(), numChunks)
+                  .str();
+      return failure();
+    }
+    return success();
   }
   int64_t cut = getChunkParts(kind, numMembers());
   if (numChunks % cut) {
@@ -102,6 +172,13 @@ ChunkConditions phasec::getChunkConditions(const ChunkSpec &spec) {
   ChunkConditions cond;
   const int64_t n = spec.numMembers(), C = spec.numChunks;
   const int64_t k = spec.chunksPerMember();
+  // Member i's own chunks (scatter, gather, allgather, reduce_scatter):
+  // [first[i], first[i + 1]), k each or member_chunks'.
+  std::vector<int64_t> first(n + 1, 0);
+  for (int64_t i = 0; i < n; ++i)
+    first[i + 1] = first[i] + (spec.memberChunks.empty()
+                                   ? k
+                                   : spec.memberChunks[i]);
   cond.before.resize(n);
   cond.after.resize(n);
   for (int64_t i = 0; i < n; ++i) {
@@ -130,19 +207,20 @@ ChunkConditions phasec::getChunkConditions(const ChunkSpec &spec) {
   case CollectiveKind::Scatter:
     all(cond.before[root], root);
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t c = i * k; c < i * k + k; ++c)
+      for (int64_t c = first[i]; c < first[i + 1]; ++c)
         cond.after[i].push_back({c, -1});
     break;
   case CollectiveKind::Gather:
   case CollectiveKind::Allgather:
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t c = i * k; c < i * k + k; ++c)
+      for (int64_t c = first[i]; c < first[i + 1]; ++c)
         cond.before[i].push_back({c, static_cast<int32_t>(i)});
     for (int64_t i = 0; i < n; ++i) {
       if (spec.kind == CollectiveKind::Gather && i != root)
         continue;
-      for (int64_t c = 0; c < C; ++c)
-        cond.after[i].push_back({c, static_cast<int32_t>(c / k)});
+      for (int64_t owner = 0; owner < n; ++owner)
+        for (int64_t c = first[owner]; c < first[owner + 1]; ++c)
+          cond.after[i].push_back({c, static_cast<int32_t>(owner)});
     }
     break;
   case CollectiveKind::Alltoall:
@@ -171,7 +249,7 @@ ChunkConditions phasec::getChunkConditions(const ChunkSpec &spec) {
       if (spec.kind == CollectiveKind::Reduce && i != root)
         continue;
       if (spec.kind == CollectiveKind::ReduceScatter) {
-        for (int64_t c = i * k; c < i * k + k; ++c)
+        for (int64_t c = first[i]; c < first[i + 1]; ++c)
           cond.after[i].push_back({c, every});
         continue;
       }
@@ -271,10 +349,23 @@ void phasec::replayChunks(const ChunkSpec &spec, const Schedule &schedule,
         continue;
       }
       const ChunkTransfer &ct = phase.chunks[i];
-      if (t.bytes != static_cast<int64_t>(ct.ids.size()) * spec.chunkBytes) {
+      // Its bytes are its chunks' (ids out of range are reported below).
+      int64_t chunkBytes = 0;
+      bool inRange = true;
+      for (int64_t c : ct.ids) {
+        inRange &= c >= 0 && c < C;
+        if (c >= 0 && c < C)
+          chunkBytes += spec.sizeOfChunk(c);
+      }
+      if (inRange && t.bytes != chunkBytes) {
         violation(ViolationKind::BadChunks, -1,
-                  llvm::formatv("{0} bytes for {1} chunks of {2} bytes",
-                                t.bytes, ct.ids.size(), spec.chunkBytes));
+                  spec.chunkSizes.empty()
+                      ? llvm::formatv("{0} bytes for {1} chunks of {2} bytes",
+                                      t.bytes, ct.ids.size(), spec.chunkBytes)
+                            .str()
+                      : llvm::formatv("{0} bytes for chunks of {1} bytes",
+                                      t.bytes, chunkBytes)
+                            .str());
         continue;
       }
       std::vector<int32_t> &src = state(t.src);

@@ -708,9 +708,9 @@ Problem::verify(const Schedule &schedule,
     llvm::ArrayRef<Transfer> ts = read[p].transfers;
     for (size_t i = 0; i < ts.size() && !full(); ++i) {
       const Transfer &t = ts[i];
-      // Only a barrier's chunks have no bytes.
-      bool badSize = chunks_ && chunks_->chunkBytes == 0 ? t.bytes != 0
-                                                          : t.bytes <= 0;
+      // A relaying transfer's bytes are its chunks' (a barrier's, or a
+      // v-collective's empty chunks, have none): the replay checks them.
+      bool badSize = chunks_ ? t.bytes < 0 : t.bytes <= 0;
       if (t.src < 0 || t.dst < 0 || t.src >= numRanks || t.dst >= numRanks ||
           badSize) {
         ScheduleViolation v =

@@ -84,7 +84,12 @@ static void writeCollective(llvm::raw_ostream &os, const Problem &problem,
     if (spec->root >= 0)
       obj["root"] = spec->root;
     obj["chunks"] = spec->numChunks;
-    obj["chunk_bytes"] = spec->chunkBytes;
+    if (spec->chunkSizes.empty())
+      obj["chunk_bytes"] = spec->chunkBytes;
+    else
+      obj["chunk_sizes"] = json::Array(spec->chunkSizes);
+    if (!spec->memberChunks.empty())
+      obj["member_chunks"] = json::Array(spec->memberChunks);
     bool everyRank = spec->numMembers() == r;
     for (int64_t i = 0; everyRank && i < r; ++i)
       everyRank = spec->group[i] == i;
@@ -443,11 +448,31 @@ private:
     spec.kind = *k;
     auto chunks = c.getInteger("chunks");
     auto bytes = c.getInteger("chunk_bytes");
-    if (!chunks || !bytes)
+    const json::Array *sizes = c.getArray("chunk_sizes");
+    if (!chunks || (!bytes && !sizes))
       return failure("a relaying collective needs integer \"chunks\" and "
-                     "\"chunk_bytes\"");
+                     "\"chunk_bytes\" (or \"chunk_sizes\")");
+    if (bytes && sizes)
+      return failure("a collective gives both \"chunk_bytes\" and "
+                     "\"chunk_sizes\"");
     spec.numChunks = *chunks;
-    spec.chunkBytes = *bytes;
+    spec.chunkBytes = bytes ? *bytes : 0;
+    // The v-collectives: a size per chunk, a count of chunks per member.
+    auto integers = [&](const json::Array &a, llvm::StringRef key,
+                        std::vector<int64_t> &out) -> llvm::LogicalResult {
+      for (const json::Value &v : a) {
+        auto x = v.getAsInteger();
+        if (!x)
+          return failure(("\"" + key + "\" must hold integers").str());
+        out.push_back(*x);
+      }
+      return llvm::success();
+    };
+    if (sizes && failed(integers(*sizes, "chunk_sizes", spec.chunkSizes)))
+      return llvm::failure();
+    if (const json::Array *members = c.getArray("member_chunks"))
+      if (failed(integers(*members, "member_chunks", spec.memberChunks)))
+        return llvm::failure();
     if (auto root = c.getInteger("root"))
       spec.root = static_cast<RankId>(*root);
     if (const json::Array *group = c.getArray("group")) {
@@ -552,8 +577,42 @@ private:
 };
 } // namespace
 
+/// Where `text` nests arrays and objects deeper than `limit` (its byte
+/// offset), if it does. llvm::json::parse recurses once per level, so a
+/// document of a few megabytes of '[' would overflow the stack: every
+/// schedule file is measured first, in one pass that skips strings.
+static std::optional<size_t> nestsDeeper(llvm::StringRef text,
+                                         unsigned limit) {
+  unsigned depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return i;
+    } else if ((c == ']' || c == '}') && depth > 0)
+      --depth;
+  }
+  return std::nullopt;
+}
+
 llvm::FailureOr<std::vector<ParsedScheduleDocument>>
 phasec::readScheduleJSON(llvm::StringRef text, std::string &error) {
+  if (std::optional<size_t> at = nestsDeeper(text, kMaxScheduleJSONDepth)) {
+    error = "invalid JSON: arrays and objects nested deeper than " +
+            std::to_string(kMaxScheduleJSONDepth) + " levels (at byte " +
+            std::to_string(*at) + ")";
+    return llvm::failure();
+  }
   auto value = json::parse(text);
   if (!value) {
     error = "invalid JSON: " + llvm::toString(value.takeError());

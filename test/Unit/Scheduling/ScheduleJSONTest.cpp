@@ -306,6 +306,17 @@ TEST(ScheduleJSON, ReaderErrors) {
       "collective": {"kind": "permute", "pairs": [[0, 3, 4]]}, "phases": )";
   EXPECT_TRUE(succeeded(readScheduleJSON(head + "[[[0, 3, 4]]]}", error)))
       << error;
+  // Nesting: 64 levels are read (and rejected for what they are), one more
+  // is refused before parsing; a million would overflow the parser's stack.
+  expectError(std::string(63, '[') + std::string(63, ']'),
+              "not a phasec-schedule/1 or /2 document");
+  expectError(std::string(65, '[') + std::string(65, ']'),
+              "invalid JSON: arrays and objects nested deeper than 64 levels "
+              "(at byte 64)");
+  expectError(head + "[[[0, 3, 4, {\"x\": \"[[[[\\\"\" " +
+                  std::string(70, '{'),
+              "nested deeper than 64 levels (at byte ");
+  expectError(std::string(1 << 20, '['), "nested deeper than 64 levels");
   expectError(head + "[[[0, 3, 4, {\"dirs\": [-1]}]]]}",
               "operation 'op': phase 0, transfer 0: \"dirs\" asks for - in "
               "dimension 0 from node 0 to node 3, the longer way");

@@ -91,6 +91,17 @@ TEST(TopologyDesc, ParseErrors) {
   EXPECT_NE(error.find("extent '0'"), std::string::npos);
   EXPECT_TRUE(failed(TopologyDesc::parse("torus", error)));
   EXPECT_NE(error.find("needs its extents"), std::string::npos);
+  // One value per key, and no empty items (a script's lost value).
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:4;bw=1e9;bw=2", error)));
+  EXPECT_EQ(error, "'bw' is given twice in 'torus:4;bw=1e9;bw=2'");
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:4;;;;", error)));
+  EXPECT_EQ(error, "empty item between separators in 'torus:4;;;;'");
+  EXPECT_TRUE(failed(TopologyDesc::parse("mesh:4x4,", error)));
+  EXPECT_EQ(error, "empty item between separators in 'mesh:4x4,'");
+  EXPECT_TRUE(failed(TopologyDesc::parse("torus:;4", error)));
+  EXPECT_NE(error.find("empty item"), std::string::npos);
+  EXPECT_TRUE(succeeded(TopologyDesc::parse(" torus:4 ; bw=2 ", error)))
+      << error;
   EXPECT_TRUE(failed(TopologyDesc::parse("mesh:4x4;colour=red", error)));
   EXPECT_NE(error.find("unknown topology option 'colour'"), std::string::npos);
   EXPECT_TRUE(failed(TopologyDesc::parse("torus:4;drawers=2", error)));

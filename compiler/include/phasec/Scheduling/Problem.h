@@ -178,11 +178,28 @@ struct ChunkSpec {
   std::vector<RankId> group;
   /// Global rank of the root (broadcast, scatter, gather, reduce); -1.
   RankId root = -1;
-  /// C, and the size of each chunk (0 only for barrier).
+  /// C, and the size of each chunk (0 only for barrier, or with
+  /// chunkSizes).
   int64_t numChunks = 0;
   int64_t chunkBytes = 0;
+  /// The v-collectives (schedule JSON's `member_chunks`; scatter, gather,
+  /// allgather, reduce_scatter only): member i owns the next memberChunks[i]
+  /// chunk ids in group order. Empty: chunksPerMember() each.
+  std::vector<int64_t> memberChunks;
+  /// `chunk_sizes`: the bytes of each of the C chunks (0 allowed), in place
+  /// of chunkBytes. Empty: chunkBytes each.
+  std::vector<int64_t> chunkSizes;
 
   int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
+  int64_t sizeOfChunk(int64_t c) const {
+    return chunkSizes.empty() ? chunkBytes : chunkSizes[c];
+  }
+  /// All C chunks' bytes.
+  int64_t totalBytes() const;
+  /// The chunks member i owns (scatter, gather, allgather, reduce_scatter):
+  /// [first, first + count).
+  int64_t firstChunkOf(int64_t member) const;
+  int64_t numChunksOf(int64_t member) const;
   /// The kinds the chunk table defines.
   static bool hasChunkSemantics(CollectiveKind kind);
   /// The table's kind for an operation: C^3's personalized one_to_all and

@@ -65,6 +65,11 @@ void writeScheduleJSON(llvm::raw_ostream &os, const Problem &problem,
 void writeScheduleJSON(llvm::raw_ostream &os,
                        llvm::ArrayRef<ScheduleDocument> documents);
 
+/// The deepest nesting of arrays and objects a schedule file may have (a
+/// document needs 6: operations, phases, a phase, a transfer, its object,
+/// its "dirs" or "chunks").
+constexpr unsigned kMaxScheduleJSONDepth = 64;
+
 /// One document read back (see readScheduleJSON).
 struct ParsedScheduleDocument {
   TopologyDesc topology;
@@ -85,7 +90,9 @@ struct ParsedScheduleDocument {
 /// "link_latency" (seconds per hop) is read for the simulator. This is the
 /// one reader of the format (phasec-sim uses it too). lower_bound.phases and
 /// .time are read into schedule.bound when present. Errors name the
-/// operation, phase and transfer.
+/// operation, phase and transfer. A text nested deeper than
+/// kMaxScheduleJSONDepth is refused before it is parsed (the parser
+/// recurses per level); callers bound its size (readBoundedFile).
 llvm::FailureOr<std::vector<ParsedScheduleDocument>>
 readScheduleJSON(llvm::StringRef text, std::string &error);
 

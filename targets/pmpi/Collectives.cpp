@@ -1,0 +1,701 @@
+//===- Collectives.cpp - The collectives libphasec-pmpi serves ------------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// One builder per collective: whether phasec serves the call (else null,
+/// counted with its reason, and the caller hands it to MPI) and, if so, the
+/// Operation that runs it, its buffers viewed as bytes and what it does
+/// when its last step is done. The blocking C bindings here run it to the
+/// end; the nonblocking ones (Nonblocking.cpp) return its request. Blocking
+/// calls borrow the communicator's work space, nonblocking ones own theirs.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Pmpi.h"
+
+#include <algorithm>
+#include <cstring>
+
+using namespace phasec;
+using namespace phasec::pmpi;
+
+namespace {
+
+/// Bytes of `n` elements of `type`.
+int64_t bytesOf(int64_t n, MPI_Datatype type) { return n * typeSize(type); }
+
+/// Members in comm rank order: m's comm rank.
+int rankOf(const Plan &plan, int64_t m) {
+  return plan.info->commRankOfMember[m];
+}
+int64_t numMembers(const Plan &plan) {
+  return static_cast<int64_t>(plan.info->commRankOfMember.size());
+}
+
+/// What a gathering call (allgather, gather at the root) does when its
+/// schedule is done: the blocks, in member order in D, go to their comm
+/// ranks' places in the receive view (unless D is that view, `direct`),
+/// which is unpacked if packed.
+std::function<int()> gatheredInto(const Plan &plan, bool direct, char *D,
+                                  int64_t block, void *recvbuf, int64_t count,
+                                  MPI_Datatype recvtype, ByteView &recvView) {
+  std::function<int()> unpack = unpackLater(recvbuf, count, recvtype, recvView);
+  return [direct, D, block, &recvView, order = plan.info->commRankOfMember,
+          unpack] {
+    if (!direct)
+      for (size_t m = 0; m < order.size(); ++m)
+        std::memcpy(recvView.bytes + order[m] * block, D + m * block,
+                    static_cast<size_t>(block));
+    return unpack ? unpack() : int(MPI_SUCCESS);
+  };
+}
+
+} // namespace
+
+namespace phasec::pmpi {
+
+//===----------------------------------------------------------------------===//
+// Alltoall, alltoallv, alltoallw
+//===----------------------------------------------------------------------===//
+
+OpPtr buildAlltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                    MPI_Comm comm, Function f, bool blocking) {
+  State &s = state();
+  Plan plan;
+  if (!serveAlltoall(s, comm, f, plan))
+    return nullptr;
+  const int64_t p = numMembers(plan);
+  auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
+  ByteView &recvView = op->view(), &sendView = op->view();
+  viewRecv(recvbuf, recvcount * p, recvtype, recvView);
+  if (sendbuf == MPI_IN_PLACE) {
+    viewInPlace(recvbuf, recvcount * p, recvtype, sendView);
+    sendcount = recvcount;
+  } else {
+    viewSend(sendbuf, sendcount * p, sendtype, sendView);
+  }
+  const int64_t sendBlock = sendcount * sendView.elementBytes;
+  const int64_t recvBlock = recvcount * recvView.elementBytes;
+  op->send = sendView.bytes;
+  op->recv = recvView.bytes;
+  // Blocks are in comm rank order in the buffers.
+  for (int64_t m = 0; m < p; ++m) {
+    op->sendAt.push_back(rankOf(plan, m) * sendBlock);
+    op->recvAt.push_back(rankOf(plan, m) * recvBlock);
+    op->sendBytes.push_back(sendBlock);
+    op->recvBytes.push_back(recvBlock);
+  }
+  op->onFinish = unpackLater(recvbuf, recvcount * p, recvtype, recvView);
+  countServed(f);
+  return op;
+}
+
+OpPtr buildAlltoallv(const void *sendbuf, const int sendcounts[],
+                     const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm, Function f,
+                     bool blocking) {
+  State &s = state();
+  Plan plan;
+  if (!serveAlltoall(s, comm, f, plan))
+    return nullptr;
+  const int64_t p = numMembers(plan);
+  // Byte views over the whole extent the displacements reach.
+  auto span = [&](const int counts[], const int displs[]) {
+    int64_t end = 0;
+    for (int64_t i = 0; i < p; ++i)
+      end = std::max<int64_t>(end, int64_t(displs[i]) + counts[i]);
+    return end;
+  };
+  auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
+  ByteView &recvView = op->view(), &sendView = op->view();
+  const int64_t recvSpan = span(recvcounts, rdispls);
+  viewRecv(recvbuf, recvSpan, recvtype, recvView);
+  if (sendbuf == MPI_IN_PLACE) {
+    viewInPlace(recvbuf, recvSpan, recvtype, sendView);
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+  } else {
+    viewSend(sendbuf, span(sendcounts, sdispls), sendtype, sendView);
+  }
+  op->send = sendView.bytes;
+  op->recv = recvView.bytes;
+  // Counts and displacements are per comm rank, in elements.
+  for (int64_t m = 0; m < p; ++m) {
+    int r = rankOf(plan, m);
+    op->sendAt.push_back(int64_t(sdispls[r]) * sendView.elementBytes);
+    op->recvAt.push_back(int64_t(rdispls[r]) * recvView.elementBytes);
+    op->sendBytes.push_back(int64_t(sendcounts[r]) * sendView.elementBytes);
+    op->recvBytes.push_back(int64_t(recvcounts[r]) * recvView.elementBytes);
+  }
+  op->onFinish = unpackLater(recvbuf, recvSpan, recvtype, recvView);
+  countServed(f);
+  return op;
+}
+
+OpPtr buildAlltoallw(const void *sendbuf, const int sendcounts[],
+                     const int sdispls[], const MPI_Datatype sendtypes[],
+                     void *recvbuf, const int recvcounts[], const int rdispls[],
+                     const MPI_Datatype recvtypes[], MPI_Comm comm, Function f,
+                     bool blocking) {
+  State &s = state();
+  Plan plan;
+  if (!serveAlltoall(s, comm, f, plan))
+    return nullptr;
+  const int64_t p = numMembers(plan);
+  const bool inPlace = sendbuf == MPI_IN_PLACE;
+  auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
+  // Each block has its own datatype; displacements are in bytes. Blocks
+  // whose types are all the identity move straight from and to the
+  // caller's buffers; otherwise every block is packed into one buffer (in
+  // place: always, the receive buffer is overwritten) and unpacked after.
+  auto identity = [&](const int counts[], const MPI_Datatype types[]) {
+    for (int64_t r = 0; r < p; ++r)
+      if (counts[r] > 0 && layoutOf(types[r]) != Layout::Identity)
+        return false;
+    return true;
+  };
+  auto layOut = [&](const int counts[], const int displs[],
+                    const MPI_Datatype types[], bool packed,
+                    std::vector<int64_t> &at, std::vector<int64_t> &bytes) {
+    std::vector<int64_t> byRank(p), sizeByRank(p);
+    int64_t total = 0;
+    for (int64_t r = 0; r < p; ++r) {
+      sizeByRank[r] = bytesOf(counts[r], types[r]);
+      byRank[r] = packed ? total : displs[r];
+      total += sizeByRank[r];
+    }
+    for (int64_t m = 0; m < p; ++m) {
+      at.push_back(byRank[rankOf(plan, m)]);
+      bytes.push_back(sizeByRank[rankOf(plan, m)]);
+    }
+    return total;
+  };
+  const bool sendPacked = inPlace || !identity(sendcounts, sendtypes);
+  const bool recvPacked = !identity(recvcounts, recvtypes);
+  const int *sc = inPlace ? recvcounts : sendcounts;
+  const int *sd = inPlace ? rdispls : sdispls;
+  const MPI_Datatype *st = inPlace ? recvtypes : sendtypes;
+  const char *sb = static_cast<const char *>(inPlace ? recvbuf : sendbuf);
+  int64_t sendTotal = layOut(sc, sd, st, sendPacked, op->sendAt, op->sendBytes);
+  int64_t recvTotal = layOut(recvcounts, rdispls, recvtypes, recvPacked,
+                             op->recvAt, op->recvBytes);
+  op->send = sb;
+  if (sendPacked) {
+    std::vector<char> &packed = op->space();
+    packed.resize(static_cast<size_t>(std::max<int64_t>(sendTotal, 1)));
+    for (int64_t r = 0, at = 0; r < p; ++r) {
+      packTo(sb + sd[r], sc[r], st[r], packed.data() + at);
+      at += bytesOf(sc[r], st[r]);
+    }
+    op->send = packed.data();
+  }
+  op->recv = static_cast<char *>(recvbuf);
+  if (recvPacked) {
+    std::vector<char> &packed = op->space();
+    packed.resize(static_cast<size_t>(std::max<int64_t>(recvTotal, 1)));
+    op->recv = packed.data();
+    op->onFinish =
+        [p, recvbuf, recvcounts = std::vector<int>(recvcounts, recvcounts + p),
+         rdispls = std::vector<int>(rdispls, rdispls + p),
+         recvtypes = std::vector<MPI_Datatype>(recvtypes, recvtypes + p),
+         &packed] {
+          for (int64_t r = 0, at = 0; r < p; ++r) {
+            unpackFrom(packed.data() + at, recvcounts[r], recvtypes[r],
+                       static_cast<char *>(recvbuf) + rdispls[r]);
+            at += bytesOf(recvcounts[r], recvtypes[r]);
+          }
+          return int(MPI_SUCCESS);
+        };
+  }
+  countServed(f);
+  return op;
+}
+
+//===----------------------------------------------------------------------===//
+// Broadcast and barrier
+//===----------------------------------------------------------------------===//
+
+OpPtr buildBcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                 MPI_Comm comm, Function f, bool blocking) {
+  State &s = state();
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{CollectiveKind::Broadcast, root, true};
+  if (s.initialized)
+    call.count = bytesOf(count, datatype);
+  if (!serveRelay(s, comm, f, call, kNumReasons, plan, relay))
+    return nullptr;
+  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  ByteView &view = op->view();
+  viewRecv(buffer, count, datatype, view);
+  op->layout = {relay->perBlock, call.count, 1};
+  op->D = view.bytes;
+  if (rankOf(plan, plan.me) != root)
+    op->onFinish = unpackLater(buffer, count, datatype, view);
+  countServed(f);
+  return op;
+}
+
+OpPtr buildBarrier(MPI_Comm comm, Function f, bool blocking) {
+  State &s = state();
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{CollectiveKind::Barrier};
+  if (!serveRelay(s, comm, f, call, kNumReasons, plan, relay))
+    return nullptr;
+  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  // No data: the messages are the barrier.
+  static char nothing;
+  op->layout = {relay->perBlock, 0, 1};
+  op->D = &nothing;
+  countServed(f);
+  return op;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether phasec serves a reduction (its datatype and operator checked
+/// first).
+bool serveReduction(MPI_Comm comm, Function f, RelayCall &call, Plan &plan,
+                    std::shared_ptr<CompiledRelay> &relay) {
+  State &s = state();
+  FallbackReason early =
+      s.initialized ? reductionReason(call.type, call.op, call.elementBytes)
+                    : kNumReasons;
+  return serveRelay(s, comm, f, call, early, plan, relay);
+}
+
+/// A reduction's operation over the work space D, which starts as this
+/// rank's input `in` (bytes of `count` elements; MPI_IN_PLACE: already
+/// there).
+OpPtr reduceOver(const Plan &plan, std::shared_ptr<CompiledRelay> relay,
+                 const RelayCall &call, const void *in, char *D,
+                 bool blocking) {
+  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  if (in != MPI_IN_PLACE && in != D)
+    std::memcpy(D, in, static_cast<size_t>(call.count * call.elementBytes));
+  op->layout = {relay->perBlock, call.count, call.elementBytes};
+  op->D = D;
+  op->type = call.type;
+  op->op = call.op;
+  return op;
+}
+
+} // namespace
+
+OpPtr buildReduce(const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op mop, int root, MPI_Comm comm,
+                  Function f, bool blocking) {
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{CollectiveKind::Reduce, root, true, count, 1, datatype, mop};
+  if (!serveReduction(comm, f, call, plan, relay))
+    return nullptr;
+  // The root combines into its receive buffer, the others into a work
+  // space.
+  const bool isRoot = rankOf(plan, plan.me) == root;
+  OpPtr op;
+  if (isRoot) {
+    op = reduceOver(plan, relay, call, sendbuf, static_cast<char *>(recvbuf),
+                    blocking);
+  } else {
+    auto owned = std::make_unique<RelayOp>(plan, relay, blocking);
+    char *D = spaceFor(*owned, plan, blocking, call.count * call.elementBytes);
+    std::memcpy(D, sendbuf,
+                static_cast<size_t>(call.count * call.elementBytes));
+    owned->layout = {relay->perBlock, call.count, call.elementBytes};
+    owned->D = D;
+    owned->type = datatype;
+    owned->op = mop;
+    op = std::move(owned);
+  }
+  countServed(f);
+  return op;
+}
+
+/// MPI_Allreduce and MPI_Scan: every rank combines into its receive buffer.
+OpPtr buildCombineInReceive(CollectiveKind kind, const void *sendbuf,
+                            void *recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op mop, MPI_Comm comm, Function f,
+                            bool blocking) {
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{kind, -1, false, count, 1, datatype, mop};
+  if (!serveReduction(comm, f, call, plan, relay))
+    return nullptr;
+  OpPtr op = reduceOver(plan, relay, call, sendbuf,
+                        static_cast<char *>(recvbuf), blocking);
+  countServed(f);
+  return op;
+}
+
+OpPtr buildExscan(const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op mop, MPI_Comm comm, Function f,
+                  bool blocking) {
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{CollectiveKind::Exscan, -1, false, count, 1, datatype, mop};
+  if (!serveReduction(comm, f, call, plan, relay))
+    return nullptr;
+  // Rank 0's receive buffer is left as it was (MPI leaves it undefined).
+  const int64_t bytes = call.count * call.elementBytes;
+  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  char *D = spaceFor(*op, plan, blocking, bytes);
+  std::memcpy(D, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf,
+              static_cast<size_t>(bytes));
+  op->layout = {relay->perBlock, call.count, call.elementBytes};
+  op->D = D;
+  op->type = datatype;
+  op->op = mop;
+  if (plan.me > 0)
+    op->onFinish = [recvbuf, D, bytes] {
+      std::memcpy(recvbuf, D, static_cast<size_t>(bytes));
+      return int(MPI_SUCCESS);
+    };
+  countServed(f);
+  return op;
+}
+
+OpPtr buildReduceScatterBlock(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op mop, MPI_Comm comm,
+                              Function f, bool blocking) {
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{
+      CollectiveKind::ReduceScatter, -1, false, recvcount, 1, datatype, mop};
+  if (!serveReduction(comm, f, call, plan, relay))
+    return nullptr;
+  // The work space holds the blocks in member order.
+  const int64_t n = numMembers(plan);
+  const int64_t block = call.count * call.elementBytes;
+  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  char *D = spaceFor(*op, plan, blocking, n * block);
+  const char *in =
+      static_cast<const char *>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
+  for (int64_t m = 0; m < n; ++m)
+    std::memcpy(D + m * block, in + rankOf(plan, m) * block,
+                static_cast<size_t>(block));
+  op->layout = {relay->perBlock, call.count, call.elementBytes};
+  op->D = D;
+  op->type = datatype;
+  op->op = mop;
+  const int me = plan.me;
+  op->onFinish = [recvbuf, D, block, me] {
+    std::memcpy(recvbuf, D + me * block, static_cast<size_t>(block));
+    return int(MPI_SUCCESS);
+  };
+  countServed(f);
+  return op;
+}
+
+//===----------------------------------------------------------------------===//
+// Allgather, gather, scatter
+//===----------------------------------------------------------------------===//
+
+OpPtr buildAllgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                     MPI_Comm comm, Function f, bool blocking) {
+  State &s = state();
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{CollectiveKind::Allgather};
+  if (s.initialized)
+    call.count = bytesOf(recvcount, recvtype);
+  if (!serveRelay(s, comm, f, call, kNumReasons, plan, relay))
+    return nullptr;
+  const int64_t n = numMembers(plan), block = call.count;
+  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  ByteView &recvView = op->view(), &sendView = op->view();
+  viewRecv(recvbuf, recvcount * n, recvtype, recvView);
+  if (sendbuf != MPI_IN_PLACE)
+    viewSend(sendbuf, sendcount, sendtype, sendView);
+  // Blocks in member order: the receive buffer itself when the comm ranks
+  // are in world order, else a work space.
+  const bool direct = plan.info->inWorldOrder();
+  char *D = direct ? recvView.bytes : spaceFor(*op, plan, blocking, n * block);
+  const int myRank = rankOf(plan, plan.me);
+  const char *mine = sendbuf != MPI_IN_PLACE ? sendView.bytes
+                                             : recvView.bytes + myRank * block;
+  if (D + plan.me * block != mine)
+    std::memcpy(D + plan.me * block, mine, static_cast<size_t>(block));
+  op->layout = {relay->perBlock, block, 1};
+  op->D = D;
+  op->onFinish = gatheredInto(plan, direct, D, block, recvbuf, recvcount * n,
+                              recvtype, recvView);
+  countServed(f);
+  return op;
+}
+
+/// MPI_Gather and MPI_Scatter: a block's bytes are the root's `rootCount`
+/// of `rootType` and every other rank's `count` of `type` (the standard
+/// makes them equal).
+static bool serveRooted(MPI_Comm comm, Function f, int rootCount,
+                        MPI_Datatype rootType, int count, MPI_Datatype type,
+                        RelayCall &call, Plan &plan,
+                        std::shared_ptr<CompiledRelay> &relay, int &rank) {
+  State &s = state();
+  if (s.initialized && comm != MPI_COMM_NULL) {
+    PMPI_Comm_rank(comm, &rank);
+    call.count =
+        rank == call.root ? bytesOf(rootCount, rootType) : bytesOf(count, type);
+  }
+  return serveRelay(s, comm, f, call, kNumReasons, plan, relay);
+}
+
+OpPtr buildGather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, Function f, bool blocking) {
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{CollectiveKind::Gather, root, true};
+  int rank = -1;
+  if (!serveRooted(comm, f, recvcount, recvtype, sendcount, sendtype, call,
+                   plan, relay, rank))
+    return nullptr;
+  const int64_t n = numMembers(plan), block = call.count;
+  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  ByteView &sendView = op->view();
+  if (sendbuf != MPI_IN_PLACE)
+    viewSend(sendbuf, sendcount, sendtype, sendView);
+  op->layout = {relay->perBlock, block, 1};
+  if (rank != root) {
+    // Every block has its place in the work space: a tree gathers others'
+    // blocks here on their way to the root.
+    char *D = spaceFor(*op, plan, blocking, n * block);
+    std::memcpy(D + plan.me * block, sendView.bytes,
+                static_cast<size_t>(block));
+    op->D = D;
+    countServed(f);
+    return op;
+  }
+  ByteView &recvView = op->view();
+  viewRecv(recvbuf, recvcount * n, recvtype, recvView);
+  const bool direct = plan.info->inWorldOrder();
+  char *D = direct ? recvView.bytes : spaceFor(*op, plan, blocking, n * block);
+  const char *mine =
+      sendbuf != MPI_IN_PLACE ? sendView.bytes : recvView.bytes + rank * block;
+  if (D + plan.me * block != mine)
+    std::memcpy(D + plan.me * block, mine, static_cast<size_t>(block));
+  op->D = D;
+  op->onFinish = gatheredInto(plan, direct, D, block, recvbuf, recvcount * n,
+                              recvtype, recvView);
+  countServed(f);
+  return op;
+}
+
+OpPtr buildScatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, Function f, bool blocking) {
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  RelayCall call{CollectiveKind::Scatter, root, true};
+  int rank = -1;
+  if (!serveRooted(comm, f, sendcount, sendtype, recvcount, recvtype, call,
+                   plan, relay, rank))
+    return nullptr;
+  const int64_t n = numMembers(plan), block = call.count;
+  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  // The blocks in member order in the work space (the root's from its send
+  // buffer, in comm rank order).
+  char *D = spaceFor(*op, plan, blocking, n * block);
+  if (rank == root) {
+    ByteView &sendView = op->view();
+    viewSend(sendbuf, sendcount * n, sendtype, sendView);
+    for (int64_t m = 0; m < n; ++m)
+      std::memcpy(D + m * block, sendView.bytes + rankOf(plan, m) * block,
+                  static_cast<size_t>(block));
+  }
+  op->layout = {relay->perBlock, block, 1};
+  op->D = D;
+  if (recvbuf != MPI_IN_PLACE) {
+    ByteView &recvView = op->view();
+    viewRecv(recvbuf, recvcount, recvtype, recvView);
+    const int me = plan.me;
+    op->onFinish = [recvbuf, recvcount, recvtype, &recvView, D, me, block] {
+      std::memcpy(recvView.bytes, D + me * block, static_cast<size_t>(block));
+      unpackRecv(recvbuf, recvcount, recvtype, recvView);
+      return int(MPI_SUCCESS);
+    };
+  }
+  countServed(f);
+  return op;
+}
+
+} // namespace phasec::pmpi
+
+//===----------------------------------------------------------------------===//
+// The blocking C bindings
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, comm, kAlltoall, true);
+      },
+      [&] {
+        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, comm);
+      });
+}
+
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                              recvcounts, rdispls, recvtype, comm, kAlltoallv,
+                              true);
+      },
+      [&] {
+        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                              recvcounts, rdispls, recvtype, comm);
+      });
+}
+
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                  const int sdispls[], const MPI_Datatype sendtypes[],
+                  void *recvbuf, const int recvcounts[], const int rdispls[],
+                  const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildAlltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                              recvcounts, rdispls, recvtypes, comm, kAlltoallw,
+                              true);
+      },
+      [&] {
+        return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                              recvcounts, rdispls, recvtypes, comm);
+      });
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+              MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildBcast(buffer, count, datatype, root, comm, kBcast, true);
+      },
+      [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); });
+}
+
+int MPI_Barrier(MPI_Comm comm) {
+  return runBlocking([&] { return buildBarrier(comm, kBarrier, true); },
+                     [&] { return PMPI_Barrier(comm); });
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildReduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                           kReduce, true);
+      },
+      [&] {
+        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+      });
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildCombineInReceive(CollectiveKind::Allreduce, sendbuf,
+                                     recvbuf, count, datatype, op, comm,
+                                     kAllreduce, true);
+      },
+      [&] {
+        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+      });
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
+             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildCombineInReceive(CollectiveKind::Scan, sendbuf, recvbuf,
+                                     count, datatype, op, comm, kScan, true);
+      },
+      [&] { return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm); });
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildExscan(sendbuf, recvbuf, count, datatype, op, comm, kExscan,
+                           true);
+      },
+      [&] { return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm); });
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildReduceScatterBlock(sendbuf, recvbuf, recvcount, datatype,
+                                       op, comm, kReduce_scatter_block, true);
+      },
+      [&] {
+        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype,
+                                         op, comm);
+      });
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, comm, kAllgather, true);
+      },
+      [&] {
+        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, comm);
+      });
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+               MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildGather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm, kGather, true);
+      },
+      [&] {
+        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm);
+      });
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+  return runBlocking(
+      [&] {
+        return buildScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm, kScatter, true);
+      },
+      [&] {
+        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm);
+      });
+}
+
+} // extern "C"

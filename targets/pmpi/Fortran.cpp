@@ -1,0 +1,690 @@
+//===- Fortran.cpp - The Fortran bindings of the served collectives -------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Open MPI's Fortran bindings (mpif.h, `use mpi`: `mpi_x_` in
+/// libmpi_mpifh; `use mpi_f08`: `mpi_x_f08_` in libmpi_usempif08) call
+/// PMPI_* directly, so an unmodified Fortran program never reaches the C
+/// MPI_* the library replaces. These definitions take their place for every
+/// collective the library serves, their nonblocking forms, MPI_Init and
+/// MPI_Finalize (the configuration, the report), and the MPI_Wait and
+/// MPI_Test families (which must advance the calls in flight:
+/// Open MPI's own would wait for a request nothing advances). Each converts
+/// its handles (MPI_*_f2c), MPI_IN_PLACE and MPI_BOTTOM (the addresses of
+/// Open MPI's Fortran sentinels), statuses and 1-based indices, and calls
+/// the library's own C binding, which serves the call or hands it to MPI.
+///
+/// The ABI, as Open MPI 4.1 and gfortran use it: every argument by
+/// reference, MPI_Fint is int, buffers are plain addresses (ignore-TKR,
+/// also in mpi_f08), an mpi_f08 handle is a struct of one integer, and an
+/// absent optional ierror is a null pointer. Every spelling a Fortran
+/// compiler may use is defined: mpi_x_, mpi_x__, mpi_x, MPI_X, mpi_x_f08_.
+/// The sentinels are only declared (a definition here would become every
+/// library's copy), weak so that the library loads without them.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Pmpi.h"
+
+#include <vector>
+
+using namespace phasec::pmpi;
+
+static_assert(sizeof(MPI_Fint) == sizeof(int),
+              "counts and displacements are passed through as int arrays");
+
+extern "C" {
+extern int mpi_fortran_in_place_ __attribute__((weak));
+extern int mpi_fortran_bottom_ __attribute__((weak));
+// Open MPI's own Fortran MPI_Ialltoallw, for calls phasec does not serve:
+// the converted datatype arrays must outlive the call, which only Open
+// MPI's binding arranges.
+void pmpi_ialltoallw_(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *,
+                      MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *,
+                      MPI_Fint *, MPI_Fint *) __attribute__((weak));
+}
+
+namespace {
+
+/// A Fortran buffer address as C sees it.
+void *buf(void *p) {
+  if (p && p == static_cast<void *>(&mpi_fortran_in_place_))
+    return MPI_IN_PLACE;
+  if (p && p == static_cast<void *>(&mpi_fortran_bottom_))
+    return MPI_BOTTOM;
+  return p;
+}
+
+MPI_Comm comm(const MPI_Fint *c) { return MPI_Comm_f2c(*c); }
+MPI_Datatype type(const MPI_Fint *t) { return MPI_Type_f2c(*t); }
+MPI_Op op(const MPI_Fint *o) { return MPI_Op_f2c(*o); }
+
+/// Runs a C binding on behalf of a Fortran call: the report counts it as
+/// Fortran's, and ierror (absent in mpi_f08: null) gets its result.
+template <typename F> void call(MPI_Fint *ierr, F f) {
+  inFortran = true;
+  int rc = f();
+  inFortran = false;
+  if (ierr)
+    *ierr = static_cast<MPI_Fint>(rc);
+}
+
+/// A nonblocking C binding: its request back in Fortran's form.
+template <typename F> void start(MPI_Fint *request, MPI_Fint *ierr, F f) {
+  call(ierr, [&] {
+    MPI_Request r = MPI_REQUEST_NULL;
+    int rc = f(&r);
+    if (rc == MPI_SUCCESS)
+      *request = MPI_Request_c2f(r);
+    return rc;
+  });
+}
+
+bool ignored(const MPI_Fint *status) { return status == MPI_F_STATUS_IGNORE; }
+bool allIgnored(const MPI_Fint *statuses) {
+  return statuses == MPI_F_STATUSES_IGNORE;
+}
+
+/// Fortran requests as C's, and back (a completed request becomes
+/// MPI_REQUEST_NULL).
+std::vector<MPI_Request> requestsOf(int n, const MPI_Fint *f) {
+  std::vector<MPI_Request> c(static_cast<size_t>(std::max(n, 0)));
+  for (int i = 0; i < n; ++i)
+    c[i] = MPI_Request_f2c(f[i]);
+  return c;
+}
+void putRequests(int n, const std::vector<MPI_Request> &c, MPI_Fint *f) {
+  for (int i = 0; i < n; ++i)
+    f[i] = MPI_Request_c2f(c[i]);
+}
+
+/// A status array's entry i (MPI_STATUS_SIZE integers each).
+MPI_Fint *statusAt(MPI_Fint *statuses, int i) {
+  return statuses +
+         static_cast<size_t>(i) * (sizeof(MPI_Status) / sizeof(MPI_Fint));
+}
+
+// One implementation per routine; the spellings below call it.
+
+void alltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+              MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Alltoall(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),
+                        comm(cm));
+  });
+}
+void ialltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+               MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Ialltoall(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),
+                         comm(cm), r);
+  });
+}
+void alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+               MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm,
+               MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Alltoallv(buf(sb), sc, sd, type(st), buf(rb), rc, rd, type(rt),
+                         comm(cm));
+  });
+}
+void ialltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+                MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm,
+                MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Ialltoallv(buf(sb), sc, sd, type(st), buf(rb), rc, rd, type(rt),
+                          comm(cm), r);
+  });
+}
+
+/// The datatypes of an alltoallw side (`n` of them; none in place).
+std::vector<MPI_Datatype> types(int n, const MPI_Fint *f) {
+  std::vector<MPI_Datatype> c;
+  for (int i = 0; f && i < n; ++i)
+    c.push_back(MPI_Type_f2c(f[i]));
+  return c;
+}
+int sizeOf(MPI_Comm c) {
+  int n = 0, inter = 0;
+  PMPI_Comm_test_inter(c, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(c, &n);
+  else
+    PMPI_Comm_size(c, &n);
+  return n;
+}
+
+void alltoallw(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+               MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm,
+               MPI_Fint *ie) {
+  call(ie, [&] {
+    int n = sizeOf(comm(cm));
+    void *s = buf(sb);
+    std::vector<MPI_Datatype> sendTypes = types(s == MPI_IN_PLACE ? 0 : n, st);
+    std::vector<MPI_Datatype> recvTypes = types(n, rt);
+    return MPI_Alltoallw(s, sc, sd, sendTypes.data(), buf(rb), rc, rd,
+                         recvTypes.data(), comm(cm));
+  });
+}
+void ialltoallw(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
+                MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm,
+                MPI_Fint *rq, MPI_Fint *ie) {
+  inFortran = true;
+  int n = sizeOf(comm(cm));
+  void *s = buf(sb);
+  std::vector<MPI_Datatype> sendTypes = types(s == MPI_IN_PLACE ? 0 : n, st);
+  std::vector<MPI_Datatype> recvTypes = types(n, rt);
+  // The builder copies what it keeps of the type arrays; MPI's own
+  // nonblocking alltoallw reads them until it completes, so a call phasec
+  // does not serve goes to Open MPI's Fortran binding, which keeps them.
+  OpPtr built = buildAlltoallw(s, sc, sd, sendTypes.data(), buf(rb), rc, rd,
+                               recvTypes.data(), comm(cm), kIalltoallw, false);
+  inFortran = false;
+  if (!built) {
+    if (pmpi_ialltoallw_)
+      return pmpi_ialltoallw_(sb, sc, sd, st, rb, rc, rd, rt, cm, rq, ie);
+    if (ie)
+      *ie = MPI_ERR_INTERN;
+    return;
+  }
+  MPI_Request r = MPI_REQUEST_NULL;
+  int rc_ = startNonblocking(std::move(built), &r);
+  if (rc_ == MPI_SUCCESS)
+    *rq = MPI_Request_c2f(r);
+  if (ie)
+    *ie = rc_;
+}
+
+void bcast(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *cm,
+           MPI_Fint *ie) {
+  call(ie, [&] { return MPI_Bcast(buf(b), *n, type(t), *root, comm(cm)); });
+}
+void ibcast(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *cm,
+            MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Ibcast(buf(b), *n, type(t), *root, comm(cm), r);
+  });
+}
+void barrier(MPI_Fint *cm, MPI_Fint *ie) {
+  call(ie, [&] { return MPI_Barrier(comm(cm)); });
+}
+void ibarrier(MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) { return MPI_Ibarrier(comm(cm), r); });
+}
+void reduce(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,
+            MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Reduce(buf(sb), buf(rb), *n, type(t), op(o), *root, comm(cm));
+  });
+}
+void ireduce(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,
+             MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Ireduce(buf(sb), buf(rb), *n, type(t), op(o), *root, comm(cm),
+                       r);
+  });
+}
+
+// allreduce, scan, exscan: (sendbuf, recvbuf, count, type, op, comm).
+#define PHASEC_REDUCTION(lower, Upper)                                         \
+  void lower(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,        \
+             MPI_Fint *cm, MPI_Fint *ie) {                                     \
+    call(ie, [&] {                                                             \
+      return MPI_##Upper(buf(sb), buf(rb), *n, type(t), op(o), comm(cm));      \
+    });                                                                        \
+  }                                                                            \
+  void i##lower(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,     \
+                MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {                    \
+    start(rq, ie, [&](MPI_Request *r) {                                        \
+      return MPI_I##lower(buf(sb), buf(rb), *n, type(t), op(o), comm(cm), r);  \
+    });                                                                        \
+  }
+PHASEC_REDUCTION(allreduce, Allreduce)
+PHASEC_REDUCTION(scan, Scan)
+PHASEC_REDUCTION(exscan, Exscan)
+#undef PHASEC_REDUCTION
+
+void reduce_scatter_block(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t,
+                          MPI_Fint *o, MPI_Fint *cm, MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Reduce_scatter_block(buf(sb), buf(rb), *n, type(t), op(o),
+                                    comm(cm));
+  });
+}
+void ireduce_scatter_block(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t,
+                           MPI_Fint *o, MPI_Fint *cm, MPI_Fint *rq,
+                           MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Ireduce_scatter_block(buf(sb), buf(rb), *n, type(t), op(o),
+                                     comm(cm), r);
+  });
+}
+void reduce_scatter(void *sb, void *rb, MPI_Fint *counts, MPI_Fint *t,
+                    MPI_Fint *o, MPI_Fint *cm, MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Reduce_scatter(buf(sb), buf(rb), counts, type(t), op(o),
+                              comm(cm));
+  });
+}
+void ireduce_scatter(void *sb, void *rb, MPI_Fint *counts, MPI_Fint *t,
+                     MPI_Fint *o, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Ireduce_scatter(buf(sb), buf(rb), counts, type(t), op(o),
+                               comm(cm), r);
+  });
+}
+
+// allgather: (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+// comm); gather and scatter add the root.
+void allgather(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+               MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Allgather(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),
+                         comm(cm));
+  });
+}
+void iallgather(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+                MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Iallgather(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),
+                          comm(cm), r);
+  });
+}
+void allgatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+                MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Allgatherv(buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt),
+                          comm(cm));
+  });
+}
+void iallgatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+                 MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq,
+                 MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Iallgatherv(buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt),
+                           comm(cm), r);
+  });
+}
+#define PHASEC_ROOTED(lower, Upper)                                            \
+  void lower(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,     \
+             MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie) {       \
+    call(ie, [&] {                                                             \
+      return MPI_##Upper(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),       \
+                         *root, comm(cm));                                     \
+    });                                                                        \
+  }                                                                            \
+  void i##lower(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,  \
+                MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq,      \
+                MPI_Fint *ie) {                                                \
+    start(rq, ie, [&](MPI_Request *r) {                                        \
+      return MPI_I##lower(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),      \
+                          *root, comm(cm), r);                                 \
+    });                                                                        \
+  }
+PHASEC_ROOTED(gather, Gather)
+PHASEC_ROOTED(scatter, Scatter)
+#undef PHASEC_ROOTED
+void gatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+             MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm,
+             MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Gatherv(buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt),
+                       *root, comm(cm));
+  });
+}
+void igatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
+              MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm,
+              MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Igatherv(buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt),
+                        *root, comm(cm), r);
+  });
+}
+void scatterv(void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,
+              MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm,
+              MPI_Fint *ie) {
+  call(ie, [&] {
+    return MPI_Scatterv(buf(sb), sc, dis, type(st), buf(rb), *rc, type(rt),
+                        *root, comm(cm));
+  });
+}
+void iscatterv(void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,
+               MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm,
+               MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) {
+    return MPI_Iscatterv(buf(sb), sc, dis, type(st), buf(rb), *rc, type(rt),
+                         *root, comm(cm), r);
+  });
+}
+
+// Set-up and tear-down: the library's MPI_Init reads its configuration and
+// its MPI_Finalize prints the report (Open MPI's Fortran bindings would go
+// to PMPI_Init and PMPI_Finalize).
+
+void init(MPI_Fint *ie) {
+  call(ie, [&] { return MPI_Init(nullptr, nullptr); });
+}
+void init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ie) {
+  call(ie, [&] {
+    int got = 0;
+    int rc = MPI_Init_thread(nullptr, nullptr, *required, &got);
+    *provided = got;
+    return rc;
+  });
+}
+void finalize(MPI_Fint *ie) {
+  call(ie, [&] { return MPI_Finalize(); });
+}
+
+// Completion. MPI_Wait and MPI_Test do not write a status's MPI_ERROR, so
+// the C status starts as the Fortran one.
+
+void wait(MPI_Fint *rq, MPI_Fint *status, MPI_Fint *ie) {
+  call(ie, [&] {
+    MPI_Request r = MPI_Request_f2c(*rq);
+    MPI_Status s;
+    if (!ignored(status))
+      MPI_Status_f2c(status, &s);
+    int rc = MPI_Wait(&r, ignored(status) ? MPI_STATUS_IGNORE : &s);
+    *rq = MPI_Request_c2f(r);
+    if (!ignored(status))
+      MPI_Status_c2f(&s, status);
+    return rc;
+  });
+}
+void test(MPI_Fint *rq, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie) {
+  call(ie, [&] {
+    MPI_Request r = MPI_Request_f2c(*rq);
+    MPI_Status s;
+    int done = 0;
+    if (!ignored(status))
+      MPI_Status_f2c(status, &s);
+    int rc = MPI_Test(&r, &done, ignored(status) ? MPI_STATUS_IGNORE : &s);
+    *flag = done ? 1 : 0;
+    *rq = MPI_Request_c2f(r);
+    if (done && !ignored(status))
+      MPI_Status_c2f(&s, status);
+    return rc;
+  });
+}
+void request_get_status(MPI_Fint *rq, MPI_Fint *flag, MPI_Fint *status,
+                        MPI_Fint *ie) {
+  call(ie, [&] {
+    MPI_Status s;
+    int done = 0;
+    if (!ignored(status))
+      MPI_Status_f2c(status, &s);
+    int rc = MPI_Request_get_status(MPI_Request_f2c(*rq), &done,
+                                    ignored(status) ? MPI_STATUS_IGNORE : &s);
+    *flag = done ? 1 : 0;
+    if (done && !ignored(status))
+      MPI_Status_c2f(&s, status);
+    return rc;
+  });
+}
+
+/// The statuses of a C call over `n` requests, in and out of Fortran's.
+struct Statuses {
+  Statuses(int n, MPI_Fint *f) : f(f), c(allIgnored(f) ? 0 : std::max(n, 0)) {
+    for (size_t i = 0; i < c.size(); ++i)
+      MPI_Status_f2c(statusAt(f, static_cast<int>(i)), &c[i]);
+  }
+  MPI_Status *data() { return c.empty() ? MPI_STATUSES_IGNORE : c.data(); }
+  void put(int i) {
+    if (!c.empty())
+      MPI_Status_c2f(&c[i], statusAt(f, i));
+  }
+  MPI_Fint *f;
+  std::vector<MPI_Status> c;
+};
+
+void waitall(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *statuses, MPI_Fint *ie) {
+  call(ie, [&] {
+    std::vector<MPI_Request> r = requestsOf(*n, rqs);
+    Statuses s(*n, statuses);
+    int rc = MPI_Waitall(*n, r.data(), s.data());
+    putRequests(*n, r, rqs);
+    for (int i = 0; i < *n; ++i)
+      s.put(i);
+    return rc;
+  });
+}
+void testall(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *flag, MPI_Fint *statuses,
+             MPI_Fint *ie) {
+  call(ie, [&] {
+    std::vector<MPI_Request> r = requestsOf(*n, rqs);
+    Statuses s(*n, statuses);
+    int done = 0;
+    int rc = MPI_Testall(*n, r.data(), &done, s.data());
+    *flag = done ? 1 : 0;
+    putRequests(*n, r, rqs);
+    if (done)
+      for (int i = 0; i < *n; ++i)
+        s.put(i);
+    return rc;
+  });
+}
+/// Waitany and testany: `index` is 1-based in Fortran.
+void waitany(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *index, MPI_Fint *status,
+             MPI_Fint *ie) {
+  call(ie, [&] {
+    std::vector<MPI_Request> r = requestsOf(*n, rqs);
+    MPI_Status s;
+    if (!ignored(status))
+      MPI_Status_f2c(status, &s);
+    int i = MPI_UNDEFINED;
+    int rc =
+        MPI_Waitany(*n, r.data(), &i, ignored(status) ? MPI_STATUS_IGNORE : &s);
+    putRequests(*n, r, rqs);
+    *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+    if (!ignored(status))
+      MPI_Status_c2f(&s, status);
+    return rc;
+  });
+}
+void testany(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *index, MPI_Fint *flag,
+             MPI_Fint *status, MPI_Fint *ie) {
+  call(ie, [&] {
+    std::vector<MPI_Request> r = requestsOf(*n, rqs);
+    MPI_Status s;
+    if (!ignored(status))
+      MPI_Status_f2c(status, &s);
+    int i = MPI_UNDEFINED, done = 0;
+    int rc = MPI_Testany(*n, r.data(), &i, &done,
+                         ignored(status) ? MPI_STATUS_IGNORE : &s);
+    putRequests(*n, r, rqs);
+    *flag = done ? 1 : 0;
+    *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
+    if (done && !ignored(status))
+      MPI_Status_c2f(&s, status);
+    return rc;
+  });
+}
+/// Waitsome and testsome: `indices` are 1-based in Fortran.
+template <typename F>
+void some(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *outcount, MPI_Fint *indices,
+          MPI_Fint *statuses, MPI_Fint *ie, F f) {
+  call(ie, [&] {
+    std::vector<MPI_Request> r = requestsOf(*n, rqs);
+    Statuses s(*n, statuses);
+    std::vector<int> idx(static_cast<size_t>(std::max(*n, 1)));
+    int out = 0;
+    int rc = f(*n, r.data(), &out, idx.data(), s.data());
+    putRequests(*n, r, rqs);
+    *outcount = out;
+    for (int k = 0; out != MPI_UNDEFINED && k < out; ++k) {
+      indices[k] = idx[k] + 1;
+      s.put(k);
+    }
+    return rc;
+  });
+}
+void waitsome(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *outcount, MPI_Fint *indices,
+              MPI_Fint *statuses, MPI_Fint *ie) {
+  some(n, rqs, outcount, indices, statuses, ie, MPI_Waitsome);
+}
+void testsome(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *outcount, MPI_Fint *indices,
+              MPI_Fint *statuses, MPI_Fint *ie) {
+  some(n, rqs, outcount, indices, statuses, ie, MPI_Testsome);
+}
+
+} // namespace
+
+// Every spelling of every routine: gfortran's mpi_x_ (mpif.h, use mpi) and
+// mpi_x_f08_ (use mpi_f08), and the other compilers' mpi_x__, mpi_x, MPI_X.
+#define PHASEC_SPELL(lower, UPPER, PARAMS, ARGS)                               \
+  void mpi_##lower##_ PARAMS { lower ARGS; }                                   \
+  void mpi_##lower##__ PARAMS { lower ARGS; }                                  \
+  void mpi_##lower PARAMS { lower ARGS; }                                      \
+  void MPI_##UPPER PARAMS { lower ARGS; }                                      \
+  void mpi_##lower##_f08_ PARAMS { lower ARGS; }
+
+#define PHASEC_A2A_P                                                           \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
+   MPI_Fint *cm, MPI_Fint *ie)
+#define PHASEC_A2A_A (sb, sc, st, rb, rc, rt, cm, ie)
+#define PHASEC_IA2A_P                                                          \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
+   MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie)
+#define PHASEC_IA2A_A (sb, sc, st, rb, rc, rt, cm, rq, ie)
+#define PHASEC_V_P                                                             \
+  (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, \
+   MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie)
+#define PHASEC_V_A (sb, sc, sd, st, rb, rc, rd, rt, cm, ie)
+#define PHASEC_IV_P                                                            \
+  (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, \
+   MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie)
+#define PHASEC_IV_A (sb, sc, sd, st, rb, rc, rd, rt, cm, rq, ie)
+#define PHASEC_RED_P                                                           \
+  (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *cm,    \
+   MPI_Fint *ie)
+#define PHASEC_RED_A (sb, rb, n, t, o, cm, ie)
+#define PHASEC_IRED_P                                                          \
+  (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *cm,    \
+   MPI_Fint *rq, MPI_Fint *ie)
+#define PHASEC_IRED_A (sb, rb, n, t, o, cm, rq, ie)
+#define PHASEC_ROOT_P                                                          \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
+   MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie)
+#define PHASEC_ROOT_A (sb, sc, st, rb, rc, rt, root, cm, ie)
+#define PHASEC_IROOT_P                                                         \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
+   MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie)
+#define PHASEC_IROOT_A (sb, sc, st, rb, rc, rt, root, cm, rq, ie)
+#define PHASEC_AGV_P                                                           \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
+   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie)
+#define PHASEC_AGV_A (sb, sc, st, rb, rc, dis, rt, cm, ie)
+#define PHASEC_IAGV_P                                                          \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
+   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie)
+#define PHASEC_IAGV_A (sb, sc, st, rb, rc, dis, rt, cm, rq, ie)
+#define PHASEC_GV_P                                                            \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
+   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie)
+#define PHASEC_GV_A (sb, sc, st, rb, rc, dis, rt, root, cm, ie)
+#define PHASEC_IGV_P                                                           \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
+   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq,    \
+   MPI_Fint *ie)
+#define PHASEC_IGV_A (sb, sc, st, rb, rc, dis, rt, root, cm, rq, ie)
+#define PHASEC_SV_P                                                            \
+  (void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,              \
+   MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie)
+#define PHASEC_SV_A (sb, sc, dis, st, rb, rc, rt, root, cm, ie)
+#define PHASEC_ISV_P                                                           \
+  (void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,              \
+   MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq,     \
+   MPI_Fint *ie)
+#define PHASEC_ISV_A (sb, sc, dis, st, rb, rc, rt, root, cm, rq, ie)
+
+extern "C" {
+PHASEC_SPELL(init, INIT, (MPI_Fint * ie), (ie))
+PHASEC_SPELL(init_thread, INIT_THREAD,
+             (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ie),
+             (required, provided, ie))
+PHASEC_SPELL(finalize, FINALIZE, (MPI_Fint * ie), (ie))
+PHASEC_SPELL(alltoall, ALLTOALL, PHASEC_A2A_P, PHASEC_A2A_A)
+PHASEC_SPELL(ialltoall, IALLTOALL, PHASEC_IA2A_P, PHASEC_IA2A_A)
+PHASEC_SPELL(alltoallv, ALLTOALLV, PHASEC_V_P, PHASEC_V_A)
+PHASEC_SPELL(ialltoallv, IALLTOALLV, PHASEC_IV_P, PHASEC_IV_A)
+PHASEC_SPELL(alltoallw, ALLTOALLW, PHASEC_V_P, PHASEC_V_A)
+PHASEC_SPELL(ialltoallw, IALLTOALLW, PHASEC_IV_P, PHASEC_IV_A)
+PHASEC_SPELL(bcast, BCAST,
+             (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *cm,
+              MPI_Fint *ie),
+             (b, n, t, root, cm, ie))
+PHASEC_SPELL(ibcast, IBCAST,
+             (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *cm,
+              MPI_Fint *rq, MPI_Fint *ie),
+             (b, n, t, root, cm, rq, ie))
+PHASEC_SPELL(barrier, BARRIER, (MPI_Fint * cm, MPI_Fint *ie), (cm, ie))
+PHASEC_SPELL(ibarrier, IBARRIER, (MPI_Fint * cm, MPI_Fint *rq, MPI_Fint *ie),
+             (cm, rq, ie))
+PHASEC_SPELL(reduce, REDUCE,
+             (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,
+              MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie),
+             (sb, rb, n, t, o, root, cm, ie))
+PHASEC_SPELL(ireduce, IREDUCE,
+             (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,
+              MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie),
+             (sb, rb, n, t, o, root, cm, rq, ie))
+PHASEC_SPELL(allreduce, ALLREDUCE, PHASEC_RED_P, PHASEC_RED_A)
+PHASEC_SPELL(iallreduce, IALLREDUCE, PHASEC_IRED_P, PHASEC_IRED_A)
+PHASEC_SPELL(scan, SCAN, PHASEC_RED_P, PHASEC_RED_A)
+PHASEC_SPELL(iscan, ISCAN, PHASEC_IRED_P, PHASEC_IRED_A)
+PHASEC_SPELL(exscan, EXSCAN, PHASEC_RED_P, PHASEC_RED_A)
+PHASEC_SPELL(iexscan, IEXSCAN, PHASEC_IRED_P, PHASEC_IRED_A)
+PHASEC_SPELL(reduce_scatter_block, REDUCE_SCATTER_BLOCK, PHASEC_RED_P,
+             PHASEC_RED_A)
+PHASEC_SPELL(ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, PHASEC_IRED_P,
+             PHASEC_IRED_A)
+PHASEC_SPELL(reduce_scatter, REDUCE_SCATTER, PHASEC_RED_P, PHASEC_RED_A)
+PHASEC_SPELL(ireduce_scatter, IREDUCE_SCATTER, PHASEC_IRED_P, PHASEC_IRED_A)
+PHASEC_SPELL(allgather, ALLGATHER, PHASEC_A2A_P, PHASEC_A2A_A)
+PHASEC_SPELL(iallgather, IALLGATHER, PHASEC_IA2A_P, PHASEC_IA2A_A)
+PHASEC_SPELL(allgatherv, ALLGATHERV, PHASEC_AGV_P, PHASEC_AGV_A)
+PHASEC_SPELL(iallgatherv, IALLGATHERV, PHASEC_IAGV_P, PHASEC_IAGV_A)
+PHASEC_SPELL(gather, GATHER, PHASEC_ROOT_P, PHASEC_ROOT_A)
+PHASEC_SPELL(igather, IGATHER, PHASEC_IROOT_P, PHASEC_IROOT_A)
+PHASEC_SPELL(gatherv, GATHERV, PHASEC_GV_P, PHASEC_GV_A)
+PHASEC_SPELL(igatherv, IGATHERV, PHASEC_IGV_P, PHASEC_IGV_A)
+PHASEC_SPELL(scatter, SCATTER, PHASEC_ROOT_P, PHASEC_ROOT_A)
+PHASEC_SPELL(iscatter, ISCATTER, PHASEC_IROOT_P, PHASEC_IROOT_A)
+PHASEC_SPELL(scatterv, SCATTERV, PHASEC_SV_P, PHASEC_SV_A)
+PHASEC_SPELL(iscatterv, ISCATTERV, PHASEC_ISV_P, PHASEC_ISV_A)
+PHASEC_SPELL(wait, WAIT, (MPI_Fint * rq, MPI_Fint *status, MPI_Fint *ie),
+             (rq, status, ie))
+PHASEC_SPELL(test, TEST,
+             (MPI_Fint * rq, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie),
+             (rq, flag, status, ie))
+PHASEC_SPELL(request_get_status, REQUEST_GET_STATUS,
+             (MPI_Fint * rq, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie),
+             (rq, flag, status, ie))
+PHASEC_SPELL(waitall, WAITALL,
+             (MPI_Fint * n, MPI_Fint *rqs, MPI_Fint *statuses, MPI_Fint *ie),
+             (n, rqs, statuses, ie))
+PHASEC_SPELL(testall, TESTALL,
+             (MPI_Fint * n, MPI_Fint *rqs, MPI_Fint *flag, MPI_Fint *statuses,
+              MPI_Fint *ie),
+             (n, rqs, flag, statuses, ie))
+PHASEC_SPELL(waitany, WAITANY,
+             (MPI_Fint * n, MPI_Fint *rqs, MPI_Fint *index, MPI_Fint *status,
+              MPI_Fint *ie),
+             (n, rqs, index, status, ie))
+PHASEC_SPELL(testany, TESTANY,
+             (MPI_Fint * n, MPI_Fint *rqs, MPI_Fint *index, MPI_Fint *flag,
+              MPI_Fint *status, MPI_Fint *ie),
+             (n, rqs, index, flag, status, ie))
+PHASEC_SPELL(waitsome, WAITSOME,
+             (MPI_Fint * n, MPI_Fint *rqs, MPI_Fint *outcount,
+              MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ie),
+             (n, rqs, outcount, indices, statuses, ie))
+PHASEC_SPELL(testsome, TESTSOME,
+             (MPI_Fint * n, MPI_Fint *rqs, MPI_Fint *outcount,
+              MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ie),
+             (n, rqs, outcount, indices, statuses, ie))
+} // extern "C"
