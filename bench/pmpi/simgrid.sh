@@ -9,7 +9,7 @@
 # of Open MPI's own MPI_Alltoall (--cfg=smpi/alltoall:ompi, Open MPI's
 # decision rules and algorithms) and with libphasec-pmpi's code. SMPI runs
 # every rank in one process, so the drop-in library is not preloaded:
-# targets/pmpi/PhasecPMPI.cpp is compiled with smpicxx and linked into the
+# targets/pmpi's C bindings are compiled with smpicxx and linked into the
 # program (SMPI's MPI_* are weak and its dlopen privatisation gives every rank
 # its own copy of the library's state), with the schedules made on first use
 # for PHASEC_PMPI_MACHINE (scheduling costs no simulated time:
@@ -34,15 +34,22 @@ r=1
 . "$HERE/../common.sh"
 
 # The loops, and the loops with the drop-in library linked in.
-smpicxx -O2 -std=gnu++17 -fPIC -fno-exceptions -D__STDC_CONSTANT_MACROS \
-  -D__STDC_FORMAT_MACROS -D__STDC_LIMIT_MACROS -I"$SRC/compiler/include" \
-  -I"$BUILD/compiler/include" -isystem /usr/lib/llvm-19/include \
-  -c "$SRC/targets/pmpi/PhasecPMPI.cpp" -o "$OUT/pmpi.o"
+# The library's C bindings (its Fortran ones are Open MPI's ABI, not SMPI's).
+PMPI_OBJS=()
+for src in "$SRC"/targets/pmpi/*.cpp; do
+  [ "$(basename "$src")" = Fortran.cpp ] && continue
+  obj=$OUT/pmpi-$(basename "$src" .cpp).o
+  smpicxx -O2 -std=gnu++17 -fPIC -fno-exceptions -D__STDC_CONSTANT_MACROS \
+    -D__STDC_FORMAT_MACROS -D__STDC_LIMIT_MACROS -I"$SRC/compiler/include" \
+    -I"$BUILD/compiler/include" -isystem /usr/lib/llvm-19/include \
+    -c "$src" -o "$obj"
+  PMPI_OBJS+=("$obj")
+done
 L=$BUILD/lib
 for prog in alltoall_loop collectives_loop; do
   smpicc -O2 -c "$SRC/test/Integration/Inputs/$prog.c" -o "$OUT/$prog.o"
   smpicc "$OUT/$prog.o" -o "$OUT/$prog"
-  smpicxx "$OUT/$prog.o" "$OUT/pmpi.o" "$L/libPhasecSchedulingAlgorithms.a" \
+  smpicxx "$OUT/$prog.o" "${PMPI_OBJS[@]}" "$L/libPhasecSchedulingAlgorithms.a" \
     "$L/libPhasecScheduling.a" "$L/libPhasecTopology.a" "$L/libPhasecSolver.a" \
     "$L/libPhasecCore.a" /usr/lib/llvm-19/lib/libLLVM.so.1 -lz3 \
     -Wl,-rpath,/usr/lib/llvm-19/lib -o "$OUT/$prog-pmpi"

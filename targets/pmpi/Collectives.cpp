@@ -35,6 +35,17 @@ int64_t numMembers(const Plan &plan) {
   return static_cast<int64_t>(plan.info->commRankOfMember.size());
 }
 
+/// The datatypes of an alltoallw's receive side, held for a nonblocking
+/// call.
+std::vector<MPI_Datatype> heldTypes(Operation &op, const MPI_Datatype types[],
+                                    int64_t n, bool blocking) {
+  std::vector<MPI_Datatype> out(types, types + n);
+  if (!blocking)
+    for (MPI_Datatype &t : out)
+      t = op.hold(t);
+  return out;
+}
+
 /// What a gathering call (allgather, gather at the root) does when its
 /// schedule is done: the blocks, in member order in D, go to their comm
 /// ranks' places in the receive view (unless D is that view, `direct`),
@@ -70,6 +81,8 @@ OpPtr buildAlltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return nullptr;
   const int64_t p = numMembers(plan);
   auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
+  if (!blocking)
+    recvtype = op->hold(recvtype);
   ByteView &recvView = op->view(), &sendView = op->view();
   viewRecv(recvbuf, recvcount * p, recvtype, recvView);
   if (sendbuf == MPI_IN_PLACE) {
@@ -112,6 +125,8 @@ OpPtr buildAlltoallv(const void *sendbuf, const int sendcounts[],
     return end;
   };
   auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
+  if (!blocking)
+    recvtype = op->hold(recvtype);
   ByteView &recvView = op->view(), &sendView = op->view();
   const int64_t recvSpan = span(recvcounts, rdispls);
   viewRecv(recvbuf, recvSpan, recvtype, recvView);
@@ -202,8 +217,7 @@ OpPtr buildAlltoallw(const void *sendbuf, const int sendcounts[],
     op->onFinish =
         [p, recvbuf, recvcounts = std::vector<int>(recvcounts, recvcounts + p),
          rdispls = std::vector<int>(rdispls, rdispls + p),
-         recvtypes = std::vector<MPI_Datatype>(recvtypes, recvtypes + p),
-         &packed] {
+         recvtypes = heldTypes(*op, recvtypes, p, blocking), &packed] {
           for (int64_t r = 0, at = 0; r < p; ++r) {
             unpackFrom(packed.data() + at, recvcounts[r], recvtypes[r],
                        static_cast<char *>(recvbuf) + rdispls[r]);
@@ -231,6 +245,8 @@ OpPtr buildBcast(void *buffer, int count, MPI_Datatype datatype, int root,
   if (!serveRelay(s, comm, f, call, kNumReasons, plan, relay))
     return nullptr;
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  if (!blocking)
+    datatype = op->hold(datatype);
   ByteView &view = op->view();
   viewRecv(buffer, count, datatype, view);
   op->layout = {relay->perBlock, call.count, 1};
@@ -285,8 +301,8 @@ OpPtr reduceOver(const Plan &plan, std::shared_ptr<CompiledRelay> relay,
     std::memcpy(D, in, static_cast<size_t>(call.count * call.elementBytes));
   op->layout = {relay->perBlock, call.count, call.elementBytes};
   op->D = D;
-  op->type = call.type;
-  op->op = call.op;
+  op->type = blocking ? call.type : op->hold(call.type);
+  op->op = blocking ? call.op : op->hold(call.op);
   return op;
 }
 
@@ -314,8 +330,8 @@ OpPtr buildReduce(const void *sendbuf, void *recvbuf, int count,
                 static_cast<size_t>(call.count * call.elementBytes));
     owned->layout = {relay->perBlock, call.count, call.elementBytes};
     owned->D = D;
-    owned->type = datatype;
-    owned->op = mop;
+    owned->type = blocking ? datatype : owned->hold(datatype);
+    owned->op = blocking ? mop : owned->hold(mop);
     op = std::move(owned);
   }
   countServed(f);
@@ -354,8 +370,8 @@ OpPtr buildExscan(const void *sendbuf, void *recvbuf, int count,
               static_cast<size_t>(bytes));
   op->layout = {relay->perBlock, call.count, call.elementBytes};
   op->D = D;
-  op->type = datatype;
-  op->op = mop;
+  op->type = blocking ? datatype : op->hold(datatype);
+  op->op = blocking ? mop : op->hold(mop);
   if (plan.me > 0)
     op->onFinish = [recvbuf, D, bytes] {
       std::memcpy(recvbuf, D, static_cast<size_t>(bytes));
@@ -386,8 +402,8 @@ OpPtr buildReduceScatterBlock(const void *sendbuf, void *recvbuf, int recvcount,
                 static_cast<size_t>(block));
   op->layout = {relay->perBlock, call.count, call.elementBytes};
   op->D = D;
-  op->type = datatype;
-  op->op = mop;
+  op->type = blocking ? datatype : op->hold(datatype);
+  op->op = blocking ? mop : op->hold(mop);
   const int me = plan.me;
   op->onFinish = [recvbuf, D, block, me] {
     std::memcpy(recvbuf, D + me * block, static_cast<size_t>(block));
@@ -414,6 +430,8 @@ OpPtr buildAllgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return nullptr;
   const int64_t n = numMembers(plan), block = call.count;
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  if (!blocking)
+    recvtype = op->hold(recvtype);
   ByteView &recvView = op->view(), &sendView = op->view();
   viewRecv(recvbuf, recvcount * n, recvtype, recvView);
   if (sendbuf != MPI_IN_PLACE)
@@ -477,6 +495,8 @@ OpPtr buildGather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     countServed(f);
     return op;
   }
+  if (!blocking)
+    recvtype = op->hold(recvtype);
   ByteView &recvView = op->view();
   viewRecv(recvbuf, recvcount * n, recvtype, recvView);
   const bool direct = plan.info->inWorldOrder();
@@ -517,6 +537,8 @@ OpPtr buildScatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   op->layout = {relay->perBlock, block, 1};
   op->D = D;
   if (recvbuf != MPI_IN_PLACE) {
+    if (!blocking)
+      recvtype = op->hold(recvtype);
     ByteView &recvView = op->view();
     viewRecv(recvbuf, recvcount, recvtype, recvView);
     const int me = plan.me;

@@ -88,6 +88,7 @@ void makeWire(State &s, CommInfo &info, MPI_Comm comm) {
 }
 
 thread_local bool inFortran = false;
+thread_local bool mayBlock = true;
 
 void countFallback(Function f, FallbackReason reason) {
   std::lock_guard<std::mutex> lock(state().mutex);
@@ -115,6 +116,8 @@ bool usable(State &s, MPI_Comm comm, Function f, Plan &plan) {
   PMPI_Comm_rank(comm, &rank);
   plan.info = info;
   plan.me = info->memberOfCommRank[rank];
+  if (mayBlock)
+    settleWanted(s, *info, comm);
   return true;
 }
 

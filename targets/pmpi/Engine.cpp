@@ -36,6 +36,31 @@ Operation::Operation(const Plan &plan)
     : me_(plan.me), commRankOf_(plan.info->commRankOfMember),
       wire_(plan.info->wire), tag_(nextTag(*plan.info)) {}
 
+Operation::~Operation() {
+  for (MPI_Datatype &t : heldTypes_)
+    PMPI_Type_free(&t);
+  for (MPI_Op op : heldOps_)
+    releaseOp(op);
+}
+
+MPI_Datatype Operation::hold(MPI_Datatype type) {
+  int integers, addresses, types, combiner;
+  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  if (combiner == MPI_COMBINER_NAMED)
+    return type;
+  MPI_Datatype dup = MPI_DATATYPE_NULL;
+  if (PMPI_Type_dup(type, &dup) != MPI_SUCCESS)
+    return type;
+  heldTypes_.push_back(dup);
+  return dup;
+}
+
+MPI_Op Operation::hold(MPI_Op op) {
+  retainOp(op);
+  heldOps_.push_back(op);
+  return op;
+}
+
 ByteView &Operation::view() {
   views_.push_back(std::make_unique<ByteView>());
   return *views_.back();

@@ -180,8 +180,10 @@ void ialltoallw(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
   // The builder copies what it keeps of the type arrays; MPI's own
   // nonblocking alltoallw reads them until it completes, so a call phasec
   // does not serve goes to Open MPI's Fortran binding, which keeps them.
+  mayBlock = false;
   OpPtr built = buildAlltoallw(s, sc, sd, sendTypes.data(), buf(rb), rc, rd,
                                recvTypes.data(), comm(cm), kIalltoallw, false);
+  mayBlock = true;
   inFortran = false;
   if (!built) {
     if (pmpi_ialltoallw_)
@@ -377,6 +379,16 @@ void init_thread(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ie) {
 }
 void finalize(MPI_Fint *ie) {
   call(ie, [&] { return MPI_Finalize(); });
+}
+
+/// MPI_Op_free: deferred while a call in flight uses the operator.
+void op_free(MPI_Fint *o, MPI_Fint *ie) {
+  call(ie, [&] {
+    MPI_Op c = MPI_Op_f2c(*o);
+    int rc = MPI_Op_free(&c);
+    *o = MPI_Op_c2f(c);
+    return rc;
+  });
 }
 
 // Completion. MPI_Wait and MPI_Test do not write a status's MPI_ERROR, so
@@ -607,6 +619,7 @@ PHASEC_SPELL(init_thread, INIT_THREAD,
              (MPI_Fint * required, MPI_Fint *provided, MPI_Fint *ie),
              (required, provided, ie))
 PHASEC_SPELL(finalize, FINALIZE, (MPI_Fint * ie), (ie))
+PHASEC_SPELL(op_free, OP_FREE, (MPI_Fint * o, MPI_Fint *ie), (o, ie))
 PHASEC_SPELL(alltoall, ALLTOALL, PHASEC_A2A_P, PHASEC_A2A_A)
 PHASEC_SPELL(ialltoall, IALLTOALL, PHASEC_IA2A_P, PHASEC_IA2A_A)
 PHASEC_SPELL(alltoallv, ALLTOALLV, PHASEC_V_P, PHASEC_V_A)

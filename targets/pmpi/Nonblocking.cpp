@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 
 using namespace phasec;
 using namespace phasec::pmpi;
@@ -134,6 +135,35 @@ int startNonblocking(OpPtr op, MPI_Request *request) {
   return MPI_SUCCESS;
 }
 
+namespace {
+/// Operators held by calls in flight, and those the program freed meanwhile.
+std::map<MPI_Op, int> heldOps;
+std::vector<MPI_Op> freedOps;
+} // namespace
+
+void retainOp(MPI_Op op) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  ++heldOps[op];
+}
+
+void releaseOp(MPI_Op op) {
+  bool free = false;
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    auto it = heldOps.find(op);
+    if (it == heldOps.end() || --it->second > 0)
+      return;
+    heldOps.erase(it);
+    auto freed = std::find(freedOps.begin(), freedOps.end(), op);
+    if (freed != freedOps.end()) {
+      freedOps.erase(freed);
+      free = true;
+    }
+  }
+  if (free)
+    PMPI_Op_free(&op);
+}
+
 } // namespace phasec::pmpi
 
 namespace {
@@ -141,7 +171,9 @@ namespace {
 template <typename Build, typename Fallback>
 int runNonblocking(MPI_Request *request, Build build, Fallback fallback) {
   progressPending();
+  mayBlock = false;
   OpPtr op = build();
+  mayBlock = true;
   if (!op)
     return fallback();
   return startNonblocking(std::move(op), request);
@@ -405,6 +437,20 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[],
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
                               recvcount, recvtype, root, comm, request);
       });
+}
+
+/// A program may free an operator a call in flight uses: the operator is
+/// freed when the last such call ends.
+int MPI_Op_free(MPI_Op *op) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    if (heldOps.count(*op)) {
+      freedOps.push_back(*op);
+      *op = MPI_OP_NULL;
+      return MPI_SUCCESS;
+    }
+  }
+  return PMPI_Op_free(op);
 }
 
 //===----------------------------------------------------------------------===//

@@ -45,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -119,6 +120,7 @@ enum FallbackReason {
   kRankOrder,
   kInvalid,
   kUneven,
+  kNotAgreed,
   kNumReasons
 };
 const char *const kReasonText[kNumReasons] = {
@@ -131,7 +133,8 @@ const char *const kReasonText[kNumReasons] = {
     "reduction over a datatype that is not contiguous",
     "scan over ranks not in world order",
     "arguments MPI rejects",
-    "counts too uneven for an equal-block schedule"};
+    "counts too uneven for an equal-block schedule",
+    "nonblocking, schedule not yet agreed"};
 
 struct Stats {
   long served = 0;
@@ -145,10 +148,11 @@ struct Stats {
 #define PHASEC_PMPI_FUNCTIONS(X)                                               \
   X(Alltoall)                                                                  \
   X(Alltoallv)                                                                 \
-  X(Alltoallw) X(Bcast) X(Reduce) X(Allreduce) X(Reduce_scatter_block)         \
-      X(Reduce_scatter) X(Scan) X(Exscan) X(Allgather) X(Allgatherv) X(Gather) \
-          X(Gatherv) X(Scatter) X(Scatterv) X(Barrier) X(Ialltoall)            \
-              X(Ialltoallv) X(Ialltoallw) X(Ibcast) X(Ireduce) X(Iallreduce)   \
+  X(Alltoallw)                                                                 \
+  X(Bcast) X(Reduce) X(Allreduce) X(Reduce_scatter_block) X(Reduce_scatter)    \
+      X(Scan) X(Exscan) X(Allgather) X(Allgatherv) X(Gather) X(Gatherv)        \
+          X(Scatter) X(Scatterv) X(Barrier) X(Ialltoall) X(Ialltoallv)         \
+              X(Ialltoallw) X(Ibcast) X(Ireduce) X(Iallreduce)                 \
                   X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan)         \
                       X(Iexscan) X(Iallgather) X(Iallgatherv) X(Igather)       \
                           X(Igatherv) X(Iscatter) X(Iscatterv) X(Ibarrier)
@@ -200,6 +204,13 @@ struct State {
 
 /// Set while a Fortran binding runs its C call (the report counts them).
 extern thread_local bool inFortran;
+/// Whether the call being decided may block: a blocking collective may,
+/// and its first call of a kind on a communicator agrees on the schedule
+/// with a broadcast (and makes phasec's duplicate of the communicator); a
+/// nonblocking call must not wait for other ranks, so before that
+/// agreement it goes to MPI and the agreement waits for the
+/// communicator's next blocking collective.
+extern thread_local bool mayBlock;
 
 State &state();
 
@@ -223,6 +234,12 @@ struct CommInfo {
   FallbackReason alltoallReason = kNoSchedule;
   std::map<RelayKey, std::pair<std::shared_ptr<CompiledRelay>, FallbackReason>>
       relays;
+  /// Agreements nonblocking calls asked for, made at the next blocking
+  /// collective on the communicator (in this order on every rank: the
+  /// calls that asked were made in one order everywhere).
+  bool wantAlltoall = false;
+  std::set<RelayKey> wantRelays;
+  std::set<std::pair<CollectiveKind, int>> wantDirects;
   /// Gatherv's and scatterv's direct schedules, by kind and root member.
   std::map<std::pair<CollectiveKind, int>,
            std::pair<std::shared_ptr<CompiledAlltoall>, FallbackReason>>
@@ -337,6 +354,8 @@ std::shared_ptr<CompiledAlltoall> decideDirect(State &s, CommInfo &info,
 /// The element type a reduction's schedule of `bytes`-byte elements is
 /// cut for (UInt8 for a size without one).
 ElementType elementTypeOfSize(int64_t bytes);
+/// Makes the agreements nonblocking calls asked for (a blocking call).
+void settleWanted(State &s, CommInfo &info, MPI_Comm comm);
 /// Reads PHASEC_PMPI_SCHEDULES's files into `s` (fatal on any error).
 void loadGivenSchedules(State &s, llvm::StringRef files);
 
@@ -413,7 +432,7 @@ constexpr int64_t kEagerBytes = 4096;
 /// the communicator may be freed while it runs.
 class Operation {
 public:
-  virtual ~Operation() = default;
+  virtual ~Operation();
   /// Posts the first step.
   int start();
   /// Advances without blocking; `done` once the last step is applied and
@@ -430,6 +449,12 @@ public:
   /// Byte views and work space the operation owns while it runs.
   ByteView &view();
   std::vector<char> &space();
+  /// A datatype or operator a nonblocking call uses after it returns, kept
+  /// alive until the operation ends: MPI lets a program free them while
+  /// the call is in flight. A derived type is duplicated (the duplicate is
+  /// used and freed at the end); an operator's MPI_Op_free is deferred.
+  MPI_Datatype hold(MPI_Datatype type);
+  MPI_Op hold(MPI_Op op);
 
 protected:
   explicit Operation(const Plan &plan);
@@ -453,6 +478,8 @@ private:
   bool finished_ = false;
   std::vector<std::unique_ptr<ByteView>> views_;
   std::vector<std::unique_ptr<std::vector<char>>> spaces_;
+  std::vector<MPI_Datatype> heldTypes_;
+  std::vector<MPI_Op> heldOps_;
 };
 
 /// An alltoall schedule's phases over per-member blocks: member m's block
@@ -583,12 +610,17 @@ void progressPending();
 /// A nonblocking call's request: a generalized request completed when `op`
 /// is done.
 int startNonblocking(OpPtr op, MPI_Request *request);
+/// Operators in use by calls in flight: MPI_Op_free of one is deferred
+/// until the last of them ends.
+void retainOp(MPI_Op op);
+void releaseOp(MPI_Op op);
 
 /// A blocking call: its operation run to the end, or MPI's own
 /// (`fallback`) when phasec does not serve it.
 template <typename Build, typename Fallback>
 int runBlocking(Build build, Fallback fallback) {
   progressPending();
+  mayBlock = true;
   OpPtr op = build();
   if (!op)
     return fallback();

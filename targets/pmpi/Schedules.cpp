@@ -556,10 +556,21 @@ bool canSchedule(const State &s, const CommInfo &info, FallbackReason &reason) {
 void decideAlltoall(State &s, CommInfo &info, MPI_Comm comm) {
   if (info.alltoallDecided)
     return;
-  info.alltoallDecided = true;
   bool given = s.given.count(info.sorted) != 0;
-  if (!given && !canSchedule(s, info, info.alltoallReason))
+  FallbackReason reason = kNoSchedule;
+  if (!given && !canSchedule(s, info, reason)) {
+    info.alltoallDecided = true;
+    info.alltoallReason = reason;
     return;
+  }
+  // Rank 0's schedule is agreed on, and a given one needs the wire: both
+  // are collective.
+  if (!mayBlock && !(given && info.wire != MPI_COMM_NULL)) {
+    info.wantAlltoall = true;
+    info.alltoallReason = kNotAgreed;
+    return;
+  }
+  info.alltoallDecided = true;
   info.alltoall = agree<CompiledAlltoall, std::vector<int>>(
       s, comm, s.schedules, info.sorted,
       "alltoall over " + std::to_string(info.sorted.size()) + " ranks",
@@ -582,6 +593,14 @@ std::shared_ptr<CompiledRelay> decideRelay(State &s, CommInfo &info,
         nullptr, kNoSchedule};
     auto given = s.givenRelays.find(
         {key.kind, info.sorted, key.root >= 0 ? info.sorted[key.root] : -1});
+    bool local = given != s.givenRelays.end()
+                     ? info.wire != MPI_COMM_NULL
+                     : !canSchedule(s, info, verdict.second);
+    if (!mayBlock && !local) {
+      info.wantRelays.insert(key);
+      reason = kNotAgreed;
+      return nullptr;
+    }
     if (given != s.givenRelays.end())
       verdict.first = given->second;
     else if (canSchedule(s, info, verdict.second))
@@ -610,6 +629,11 @@ std::shared_ptr<CompiledAlltoall> decideDirect(State &s, CommInfo &info,
   if (it == info.directs.end()) {
     std::pair<std::shared_ptr<CompiledAlltoall>, FallbackReason> verdict{
         nullptr, kNoSchedule};
+    if (!mayBlock && canSchedule(s, info, verdict.second)) {
+      info.wantDirects.insert({kind, root});
+      reason = kNotAgreed;
+      return nullptr;
+    }
     if (canSchedule(s, info, verdict.second))
       verdict.first = agree<CompiledAlltoall,
                             std::tuple<std::vector<int>, CollectiveKind, int>>(
@@ -645,6 +669,24 @@ ElementType elementTypeOfSize(int64_t bytes) {
   default:
     return ElementType::UInt8;
   }
+}
+
+void settleWanted(State &s, CommInfo &info, MPI_Comm comm) {
+  if (!info.wantAlltoall && info.wantRelays.empty() && info.wantDirects.empty())
+    return;
+  FallbackReason reason;
+  if (info.wantAlltoall) {
+    info.wantAlltoall = false;
+    decideAlltoall(s, info, comm);
+  }
+  std::set<RelayKey> relays;
+  relays.swap(info.wantRelays);
+  for (const RelayKey &key : relays)
+    (void)decideRelay(s, info, comm, key, reason);
+  std::set<std::pair<CollectiveKind, int>> directs;
+  directs.swap(info.wantDirects);
+  for (auto [kind, root] : directs)
+    (void)decideDirect(s, info, comm, kind, root, reason);
 }
 
 void loadGivenSchedules(State &s, llvm::StringRef files) {

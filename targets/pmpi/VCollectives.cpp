@@ -124,6 +124,8 @@ OpPtr buildAllgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     counts[m] = recvcounts[r] * unit;
     span = std::max<int64_t>(span, int64_t(displs[r]) + recvcounts[r]);
   }
+  if (!blocking)
+    recvtype = op->hold(recvtype);
   ByteView &recvView = op->view(), &sendView = op->view();
   viewRecv(recvbuf, span, recvtype, recvView);
   if (sendbuf != MPI_IN_PLACE)
@@ -189,8 +191,8 @@ OpPtr buildReduceScatter(const void *sendbuf, void *recvbuf,
                 in + inputAt[plan.info->commRankOfMember[m]] * unit,
                 static_cast<size_t>(counts[m] * unit));
   op->D = D;
-  op->type = datatype;
-  op->op = mop;
+  op->type = blocking ? datatype : op->hold(datatype);
+  op->op = blocking ? mop : op->hold(mop);
   const int64_t mineAt = op->layout.starts[plan.me] * unit,
                 mineBytes = counts[plan.me] * unit;
   op->onFinish = [recvbuf, D, mineAt, mineBytes] {
@@ -231,6 +233,8 @@ OpPtr buildGatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     op->recvBytes[m] = recvcounts[r] * unit;
     span = std::max<int64_t>(span, int64_t(displs[r]) + recvcounts[r]);
   }
+  if (!blocking)
+    recvtype = op->hold(recvtype);
   ByteView &recvView = op->view();
   viewRecv(recvbuf, span, recvtype, recvView);
   op->recv = recvView.bytes;
@@ -257,6 +261,8 @@ OpPtr buildScatterv(const void *sendbuf, const int sendcounts[],
   const int64_t n = numMembers(plan);
   const int rank = plan.info->commRankOfMember[plan.me];
   const int rootMember = plan.info->memberOfCommRank[root];
+  if (!blocking && recvbuf != MPI_IN_PLACE)
+    recvtype = op->hold(recvtype);
   ByteView &recvView = op->view();
   const bool keep = recvbuf != MPI_IN_PLACE;
   if (keep)
