@@ -134,6 +134,14 @@ int Operation::test(bool &done) {
 }
 
 int Operation::wait() {
+  // With nonblocking calls in flight, waiting here must advance them too
+  // (another rank may wait for one of them before it joins this call).
+  while (!finished_ && callsInFlight()) {
+    bool done = false;
+    if (int err = test(done))
+      return err;
+    progressPending();
+  }
   while (!finished_) {
     if (int err = PMPI_Waitall(static_cast<int>(requests_.size()),
                                requests_.data(), MPI_STATUSES_IGNORE))

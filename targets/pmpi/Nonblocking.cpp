@@ -84,6 +84,8 @@ bool anyPending(int count, const MPI_Request requests[]) {
 
 namespace phasec::pmpi {
 
+bool callsInFlight() { return inFlight.load(std::memory_order_acquire) != 0; }
+
 void progressPending() {
   if (inFlight.load(std::memory_order_acquire) == 0)
     return;
@@ -437,6 +439,93 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[],
         return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
                               recvcount, recvtype, root, comm, request);
       });
+}
+
+//===----------------------------------------------------------------------===//
+// Blocking point-to-point calls while collectives are in flight
+//===----------------------------------------------------------------------===//
+//
+// MPI progresses a nonblocking collective inside any MPI call; the
+// library's advance only inside the calls it intercepts. A program may
+// block in a receive whose sender first waits for a collective this rank
+// started: so while calls are in flight, the blocking point-to-point calls
+// become their nonblocking forms, waited for while the collectives advance.
+// Without calls in flight they are MPI's own, untouched.
+
+namespace {
+/// Waits for `request` while the calls in flight advance.
+int waitAdvancing(MPI_Request *request, MPI_Status *status) {
+  for (;;) {
+    int flag = 0;
+    if (int err = PMPI_Test(request, &flag, status))
+      return err;
+    if (flag)
+      return MPI_SUCCESS;
+    progressPending();
+  }
+}
+} // namespace
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
+             MPI_Comm comm, MPI_Status *status) {
+  if (!callsInFlight())
+    return PMPI_Recv(buf, count, type, source, tag, comm, status);
+  MPI_Request r;
+  if (int err = PMPI_Irecv(buf, count, type, source, tag, comm, &r))
+    return err;
+  return waitAdvancing(&r, status);
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+             MPI_Comm comm) {
+  if (!callsInFlight())
+    return PMPI_Send(buf, count, type, dest, tag, comm);
+  MPI_Request r;
+  if (int err = PMPI_Isend(buf, count, type, dest, tag, comm, &r))
+    return err;
+  return waitAdvancing(&r, MPI_STATUS_IGNORE);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+              MPI_Comm comm) {
+  if (!callsInFlight())
+    return PMPI_Ssend(buf, count, type, dest, tag, comm);
+  MPI_Request r;
+  if (int err = PMPI_Issend(buf, count, type, dest, tag, comm, &r))
+    return err;
+  return waitAdvancing(&r, MPI_STATUS_IGNORE);
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 int dest, int sendtag, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status *status) {
+  if (!callsInFlight())
+    return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                         recvcount, recvtype, source, recvtag, comm, status);
+  MPI_Request r[2];
+  if (int err = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm,
+                           &r[0]))
+    return err;
+  if (int err =
+          PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &r[1]))
+    return err;
+  if (int err = waitAdvancing(&r[0], status))
+    return err;
+  return waitAdvancing(&r[1], MPI_STATUS_IGNORE);
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+  if (!callsInFlight())
+    return PMPI_Probe(source, tag, comm, status);
+  for (;;) {
+    int flag = 0;
+    if (int err = PMPI_Iprobe(source, tag, comm, &flag, status))
+      return err;
+    if (flag)
+      return MPI_SUCCESS;
+    progressPending();
+  }
 }
 
 /// A program may free an operator a call in flight uses: the operator is

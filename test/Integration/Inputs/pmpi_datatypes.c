@@ -584,6 +584,36 @@ static void barrier(void) {
   say("barrier rank %d: %s\n", rank, ok ? "ok" : "WRONG");
 }
 
+/* A rank blocked in a point-to-point receive whose sender first waits for
+ * an allreduce this rank started (large enough for several phases): MPI
+ * advances the allreduce inside MPI_Recv. The blocking allreduce first
+ * lets a library agree on the schedule. */
+static void progressInRecv(void) {
+  const int n = 1 << 16;
+  int *in = ints(n), *out = ints(n), *want = ints(n);
+  for (int k = 0; k < n; ++k)
+    in[k] = rank + k;
+  MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, comm);
+  memset(out, 0, n * sizeof(int));
+  MPI_Request r;
+  int token = 42, got = 0;
+  MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, comm, &r);
+  if (rank == 0) {
+    MPI_Recv(&got, 1, MPI_INT, 1, 77, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (rank == 1)
+      MPI_Send(&token, 1, MPI_INT, 0, 77, comm);
+    got = 42;
+  }
+  for (int k = 0; k < n; ++k)
+    want[k] = size * k + size * (size - 1) / 2;
+  wrong += got != 42;
+  check("progress in recv", out, want, n);
+  free(in), free(out), free(want);
+}
+
 /* Several calls in flight at once on two communicators, completed out of
  * order. */
 static void overlap(int N, MPI_Comm other) {
@@ -666,8 +696,10 @@ int main(int argc, char **argv) {
     alltoallw(N, 1);
     alltoallw(N, 0);
     barrier();
-    if (nonblocking && pass == 1)
+    if (nonblocking && pass == 1) {
       overlap(N, MPI_COMM_WORLD);
+      progressInRecv();
+    }
     MPI_Comm_free(&comm);
   }
   for (int t = 1; t < T_COUNT; ++t)
