@@ -24,8 +24,11 @@ using namespace phasec::pmpi;
 
 namespace {
 
-/// Bytes of `n` elements of `type`.
-int64_t bytesOf(int64_t n, MPI_Datatype type) { return n * typeSize(type); }
+/// Bytes of `n` elements of `type` (no elements: 0, whatever the type, which
+/// may then be MPI_DATATYPE_NULL).
+int64_t bytesOf(int64_t n, MPI_Datatype type) {
+  return n ? n * typeSize(type) : 0;
+}
 
 /// Members in comm rank order: m's comm rank.
 int rankOf(const Plan &plan, int64_t m) {
@@ -38,11 +41,13 @@ int64_t numMembers(const Plan &plan) {
 /// The datatypes of an alltoallw's receive side, held for a nonblocking
 /// call.
 std::vector<MPI_Datatype> heldTypes(Operation &op, const MPI_Datatype types[],
-                                    int64_t n, bool blocking) {
+                                    const int counts[], int64_t n,
+                                    bool blocking) {
   std::vector<MPI_Datatype> out(types, types + n);
   if (!blocking)
-    for (MPI_Datatype &t : out)
-      t = op.hold(t);
+    for (int64_t r = 0; r < n; ++r)
+      if (counts[r] > 0)
+        out[r] = op.hold(out[r]);
   return out;
 }
 
@@ -217,7 +222,8 @@ OpPtr buildAlltoallw(const void *sendbuf, const int sendcounts[],
     op->onFinish =
         [p, recvbuf, recvcounts = std::vector<int>(recvcounts, recvcounts + p),
          rdispls = std::vector<int>(rdispls, rdispls + p),
-         recvtypes = heldTypes(*op, recvtypes, p, blocking), &packed] {
+         recvtypes = heldTypes(*op, recvtypes, recvcounts, p, blocking),
+         &packed] {
           for (int64_t r = 0, at = 0; r < p; ++r) {
             unpackFrom(packed.data() + at, recvcounts[r], recvtypes[r],
                        static_cast<char *>(recvbuf) + rdispls[r]);

@@ -105,6 +105,8 @@ int64_t typeSize(MPI_Datatype type) {
 /// when a nonblocking call unpacks.
 static void packPieces(char *user, int64_t count, MPI_Datatype type,
                        char *packed, bool unpack) {
+  if (count <= 0)
+    return;
   MPI_Aint lb, extent;
   PMPI_Type_get_extent(type, &lb, &extent);
   const int64_t size = typeSize(type);
