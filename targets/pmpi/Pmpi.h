@@ -23,8 +23,12 @@
 /// The parts: Schedules.cpp (schedule files, the cache, scheduling on first
 /// use, agreement among ranks), Communicators.cpp (what is kept on a
 /// communicator and which calls are served), Datatypes.cpp (layouts and
-/// byte views), Engine.cpp (running the phases), Setup.cpp (configuration,
-/// MPI_Init and MPI_Finalize, the report), Collectives.cpp (the C bindings).
+/// byte views), Engine.cpp (an Operation: a schedule run step by step),
+/// Collectives.cpp and VCollectives.cpp (one builder per collective and the
+/// blocking C bindings), Nonblocking.cpp (the MPI_I* bindings, MPI_Test*,
+/// MPI_Wait*, progress inside blocking point-to-point calls), Fortran.cpp
+/// (the Fortran bindings), Setup.cpp (configuration, MPI_Init and
+/// MPI_Finalize, the report).
 ///
 //===----------------------------------------------------------------------===//
 
