@@ -59,30 +59,20 @@ int freeRequest(void *extra) {
 /// A collective cannot be cancelled (MPI-3.1, 5.12): nothing to do.
 int cancelRequest(void *, int) { return MPI_SUCCESS; }
 
-/// Whether `request` is a served call still in flight.
-bool isPending(MPI_Request request) {
-  if (inFlight.load(std::memory_order_acquire) == 0)
-    return false;
-  State &s = state();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  for (const auto &entry : s.pending)
-    if (entry.first == request)
-      return true;
-  return false;
-}
-
-bool anyPending(int count, const MPI_Request requests[]) {
-  if (inFlight.load(std::memory_order_acquire) == 0)
-    return false;
-  for (int i = 0; i < count; ++i)
-    if (isPending(requests[i]))
-      return true;
-  return false;
-}
-
 } // namespace
 
 namespace phasec::pmpi {
+
+int waitAdvancing(MPI_Request *request, MPI_Status *status) {
+  for (;;) {
+    int flag = 0;
+    if (int err = PMPI_Test(request, &flag, status))
+      return err;
+    if (flag)
+      return MPI_SUCCESS;
+    progressPending();
+  }
+}
 
 bool callsInFlight() { return inFlight.load(std::memory_order_acquire) != 0; }
 
@@ -452,20 +442,6 @@ int MPI_Iscatterv(const void *sendbuf, const int sendcounts[],
 // become their nonblocking forms, waited for while the collectives advance.
 // Without calls in flight they are MPI's own, untouched.
 
-namespace {
-/// Waits for `request` while the calls in flight advance.
-int waitAdvancing(MPI_Request *request, MPI_Status *status) {
-  for (;;) {
-    int flag = 0;
-    if (int err = PMPI_Test(request, &flag, status))
-      return err;
-    if (flag)
-      return MPI_SUCCESS;
-    progressPending();
-  }
-}
-} // namespace
-
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
              MPI_Comm comm, MPI_Status *status) {
   if (!callsInFlight())
@@ -546,43 +522,51 @@ int MPI_Op_free(MPI_Op *op) {
 // Completion: every wait advances every served call in flight
 //===----------------------------------------------------------------------===//
 
+// With calls in flight, every wait tests and advances them in turn, whether
+// or not it waits for one of them: the request it waits for may be a
+// message another rank sends only once one of them has advanced here.
+
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
-  while (isPending(*request))
-    progressPending();
-  return PMPI_Wait(request, status);
+  if (!callsInFlight())
+    return PMPI_Wait(request, status);
+  return waitAdvancing(request, status);
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  while (anyPending(count, requests))
+  while (callsInFlight()) {
+    int flag = 0;
+    if (int err = PMPI_Testall(count, requests, &flag, statuses))
+      return err;
+    if (flag)
+      return MPI_SUCCESS;
     progressPending();
+  }
   return PMPI_Waitall(count, requests, statuses);
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int *index,
                 MPI_Status *status) {
-  if (!anyPending(count, requests))
-    return PMPI_Waitany(count, requests, index, status);
-  for (;;) {
-    progressPending();
+  while (callsInFlight()) {
     int flag = 0;
     if (int err = PMPI_Testany(count, requests, index, &flag, status))
       return err;
     if (flag)
       return MPI_SUCCESS;
+    progressPending();
   }
+  return PMPI_Waitany(count, requests, index, status);
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
                  int indices[], MPI_Status statuses[]) {
-  if (!anyPending(incount, requests))
-    return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  for (;;) {
-    progressPending();
+  while (callsInFlight()) {
     if (int err = PMPI_Testsome(incount, requests, outcount, indices, statuses))
       return err;
     if (*outcount != 0)
       return MPI_SUCCESS;
+    progressPending();
   }
+  return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {

@@ -154,10 +154,11 @@ struct Stats {
   X(Alltoallv)                                                                 \
   X(Alltoallw)                                                                 \
   X(Bcast)                                                                     \
-  X(Reduce) X(Allreduce) X(Reduce_scatter_block) X(Reduce_scatter) X(Scan)     \
-      X(Exscan) X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter)     \
-          X(Scatterv) X(Barrier) X(Ialltoall) X(Ialltoallv) X(Ialltoallw)      \
-              X(Ibcast) X(Ireduce) X(Iallreduce) X(Ireduce_scatter_block)      \
+  X(Reduce)                                                                    \
+  X(Allreduce) X(Reduce_scatter_block) X(Reduce_scatter) X(Scan) X(Exscan)     \
+      X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) X(Scatterv)   \
+          X(Barrier) X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ibcast)        \
+              X(Ireduce) X(Iallreduce) X(Ireduce_scatter_block)                \
                   X(Ireduce_scatter) X(Iscan) X(Iexscan) X(Iallgather)         \
                       X(Iallgatherv) X(Igather) X(Igatherv) X(Iscatter)        \
                           X(Iscatterv) X(Ibarrier)
@@ -622,8 +623,14 @@ int startNonblocking(OpPtr op, MPI_Request *request);
 void retainOp(MPI_Op op);
 void releaseOp(MPI_Op op);
 
+/// Waits for `request` while the calls in flight advance.
+int waitAdvancing(MPI_Request *request, MPI_Status *status);
+
 /// A blocking call: its operation run to the end, or MPI's own
-/// (`fallback`) when phasec does not serve it.
+/// (`fallback`) when phasec does not serve it. (Not MPI's nonblocking
+/// form even with calls in flight, which would advance them: a blocking
+/// collective cannot match a nonblocking one, and other ranks may have no
+/// calls in flight.)
 template <typename Build, typename Fallback>
 int runBlocking(Build build, Fallback fallback) {
   progressPending();

@@ -419,14 +419,20 @@ findOrScheduleRelay(State &s, const std::vector<int> &ranks,
 
 /// Rank 0's `wire` (empty = nothing to send) reaches every rank of comm.
 void broadcastWire(MPI_Comm comm, std::vector<int64_t> &wire) {
+  // With calls in flight, the broadcasts wait while they advance (another
+  // rank may wait for one of them before it joins this one).
+  auto bcast = [&](int64_t *data, int count) {
+    MPI_Request r;
+    PMPI_Ibcast(data, count, MPI_INT64_T, 0, comm, &r);
+    waitAdvancing(&r, MPI_STATUS_IGNORE);
+  };
   int64_t n = static_cast<int64_t>(wire.size());
-  PMPI_Bcast(&n, 1, MPI_INT64_T, 0, comm);
+  bcast(&n, 1);
   wire.resize(n);
   // Schedules of huge machines exceed an int count: broadcast in pieces.
-  for (int64_t at = 0; at < n; at += 1 << 28) {
-    int count = static_cast<int>(std::min<int64_t>(1 << 28, n - at));
-    PMPI_Bcast(wire.data() + at, count, MPI_INT64_T, 0, comm);
-  }
+  for (int64_t at = 0; at < n; at += 1 << 28)
+    bcast(wire.data() + at,
+          static_cast<int>(std::min<int64_t>(1 << 28, n - at)));
 }
 
 // Schedules on the wire: int64 words.

@@ -611,6 +611,23 @@ static void progressInRecv(void) {
     want[k] = size * k + size * (size - 1) / 2;
   wrong += got != 42;
   check("progress in recv", out, want, n);
+  /* The same with MPI_Irecv + MPI_Wait on the receive alone. */
+  memset(out, 0, n * sizeof(int));
+  got = 0;
+  MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, comm, &r);
+  if (rank == 0) {
+    MPI_Request rr;
+    MPI_Irecv(&got, 1, MPI_INT, 1, 78, comm, &rr);
+    MPI_Wait(&rr, MPI_STATUS_IGNORE);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (rank == 1)
+      MPI_Send(&token, 1, MPI_INT, 0, 78, comm);
+    got = 42;
+  }
+  wrong += got != 42;
+  check("progress in wait", out, want, n);
   free(in), free(out), free(want);
 }
 
