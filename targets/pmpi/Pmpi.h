@@ -297,9 +297,11 @@ struct RelayCall {
 
 /// Where the chunks of a call lie in the work space: blocks of `blockCount`
 /// elements of `elementBytes` one after the other (or, for the
-/// v-collectives, block b of counts[b] elements at element starts[b]), each
-/// cut into `perBlock` chunks at element boundaries: chunk q of a block of
-/// m elements holds elements [m q / k, m (q + 1) / k).
+/// v-collectives, block b of counts[b] elements at element starts[b], the
+/// starts their prefix sums), each cut into `perBlock` chunks at element
+/// boundaries: chunk q of a block of m elements holds elements
+/// [m q / k, m (q + 1) / k). Blocks lie end to end either way, so a run of
+/// consecutive chunks is one range of bytes.
 struct ChunkLayout {
   int64_t perBlock = 1, blockCount = 0, elementBytes = 1;
   std::vector<int64_t> starts, counts;
@@ -310,25 +312,17 @@ struct ChunkLayout {
   int64_t end(int64_t chunk) const {
     return at(chunk / perBlock, chunk % perBlock + 1);
   }
-  /// Bytes of the runs of a transfer (consecutive chunks of one block are
-  /// adjacent; runs are cut at blocks when blocks are not).
+  /// Bytes of the runs of a transfer.
   int64_t bytes(const RelayPiece &p) const {
     int64_t n = 0;
     for (auto [chunk, count] : p.runs)
-      for (int64_t c = chunk; c < chunk + count; ++c)
-        n += end(c) - begin(c);
+      n += end(chunk + count - 1) - begin(chunk);
     return n;
   }
   /// The runs of a transfer as byte ranges of the work space.
   template <typename F> void forEachRange(const RelayPiece &p, F f) const {
-    for (auto [chunk, count] : p.runs) {
-      if (starts.empty()) {
-        f(begin(chunk), end(chunk + count - 1));
-        continue;
-      }
-      for (int64_t c = chunk; c < chunk + count; ++c)
-        f(begin(c), end(c));
-    }
+    for (auto [chunk, count] : p.runs)
+      f(begin(chunk), end(chunk + count - 1));
   }
 
 private:
