@@ -155,13 +155,13 @@ struct Stats {
   X(Alltoallw)                                                                 \
   X(Bcast)                                                                     \
   X(Reduce)                                                                    \
-  X(Allreduce) X(Reduce_scatter_block) X(Reduce_scatter) X(Scan) X(Exscan)     \
-      X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) X(Scatterv)   \
-          X(Barrier) X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ibcast)        \
-              X(Ireduce) X(Iallreduce) X(Ireduce_scatter_block)                \
-                  X(Ireduce_scatter) X(Iscan) X(Iexscan) X(Iallgather)         \
-                      X(Iallgatherv) X(Igather) X(Igatherv) X(Iscatter)        \
-                          X(Iscatterv) X(Ibarrier)
+  X(Allreduce)                                                                 \
+  X(Reduce_scatter_block) X(Reduce_scatter) X(Scan) X(Exscan) X(Allgather)     \
+      X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Barrier)     \
+          X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ibcast) X(Ireduce)        \
+              X(Iallreduce) X(Ireduce_scatter_block) X(Ireduce_scatter)        \
+                  X(Iscan) X(Iexscan) X(Iallgather) X(Iallgatherv) X(Igather)  \
+                      X(Igatherv) X(Iscatter) X(Iscatterv) X(Ibarrier)
 enum Function {
 #define PHASEC_PMPI_ENUM(name) k##name,
   PHASEC_PMPI_FUNCTIONS(PHASEC_PMPI_ENUM)
