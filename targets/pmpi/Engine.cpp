@@ -164,39 +164,49 @@ AlltoallOp::AlltoallOp(const Plan &plan,
     : Operation(plan), schedule_(std::move(schedule)) {}
 
 size_t AlltoallOp::numSteps() const {
-  // Step 0 keeps this member's own block; then one step a phase.
-  return schedule_->phases.size() + 1;
+  // Step 0 keeps this member's own block; then one step a phase, or one
+  // for all of them.
+  return atOnce_ ? 2 : schedule_->phases.size() + 1;
 }
 
 int AlltoallOp::post(size_t step) {
+  const CompiledAlltoall &c = *schedule_;
   if (step == 0) {
     if (sendBytes[me_] > 0)
       std::memcpy(recv + recvAt[me_], send + sendAt[me_],
                   static_cast<size_t>(sendBytes[me_]));
+    // A rank decides alone: both sides post a pair's pieces in phase
+    // order either way, so the messages match whatever the peer chose.
+    int64_t largest = 0;
+    for (size_t m = 0; m < sendBytes.size(); ++m)
+      largest = std::max({largest, sendBytes[m], recvBytes[m]});
+    atOnce_ = largest < c.atOnceBelow;
     return MPI_SUCCESS;
   }
-  const CompiledAlltoall &c = *schedule_;
   auto cut = [&](int64_t total, int64_t offset) {
     return static_cast<int64_t>(static_cast<__int128>(total) * offset /
                                 c.block);
   };
-  const std::vector<Piece> &phase = c.phases[step - 1];
-  // Receives first, then sends: this member's pieces of the phase.
+  size_t first = atOnce_ ? 0 : step - 1;
+  size_t last = atOnce_ ? c.phases.size() : step;
+  // Receives first, then sends: this member's pieces of the phases.
   for (int receive = 1; receive >= 0; --receive)
-    for (const Piece &p : phase) {
-      if ((receive ? p.dst : p.src) != me_)
-        continue;
-      int peer = receive ? p.src : p.dst;
-      int64_t total = receive ? recvBytes[peer] : sendBytes[peer];
-      char *base = receive ? recv + recvAt[peer]
-                           : const_cast<char *>(send) + sendAt[peer];
-      int64_t from = cut(total, p.offset), to = cut(total, p.offset + p.bytes);
-      if (from == to)
-        continue; // both sides compute the same empty piece
-      if (int err = postBytes(base + from, to - from, peer, receive,
-                              /*synchronous=*/false))
-        return err;
-    }
+    for (size_t j = first; j < last; ++j)
+      for (const Piece &p : c.phases[j]) {
+        if ((receive ? p.dst : p.src) != me_)
+          continue;
+        int peer = receive ? p.src : p.dst;
+        int64_t total = receive ? recvBytes[peer] : sendBytes[peer];
+        char *base = receive ? recv + recvAt[peer]
+                             : const_cast<char *>(send) + sendAt[peer];
+        int64_t from = cut(total, p.offset),
+                to = cut(total, p.offset + p.bytes);
+        if (from == to)
+          continue; // both sides compute the same empty piece
+        if (int err = postBytes(base + from, to - from, peer, receive,
+                                /*synchronous=*/false))
+          return err;
+      }
   return MPI_SUCCESS;
 }
 

@@ -76,6 +76,9 @@ struct Piece {
 /// increasing world rank).
 struct CompiledAlltoall {
   int64_t block = 0;
+  /// Calls whose largest block on a rank is below this many bytes post
+  /// every phase at once (Schedules.cpp's atOnceBelow says when); 0: never.
+  int64_t atOnceBelow = 0;
   std::vector<std::vector<Piece>> phases;
 };
 
@@ -156,12 +159,13 @@ struct Stats {
   X(Bcast)                                                                     \
   X(Reduce)                                                                    \
   X(Allreduce)                                                                 \
-  X(Reduce_scatter_block) X(Reduce_scatter) X(Scan) X(Exscan) X(Allgather)     \
-      X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Barrier)     \
-          X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ibcast) X(Ireduce)        \
-              X(Iallreduce) X(Ireduce_scatter_block) X(Ireduce_scatter)        \
-                  X(Iscan) X(Iexscan) X(Iallgather) X(Iallgatherv) X(Igather)  \
-                      X(Igatherv) X(Iscatter) X(Iscatterv) X(Ibarrier)
+  X(Reduce_scatter_block)                                                      \
+  X(Reduce_scatter) X(Scan) X(Exscan) X(Allgather) X(Allgatherv) X(Gather)     \
+      X(Gatherv) X(Scatter) X(Scatterv) X(Barrier) X(Ialltoall) X(Ialltoallv)  \
+          X(Ialltoallw) X(Ibcast) X(Ireduce) X(Iallreduce)                     \
+              X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan) X(Iexscan)  \
+                  X(Iallgather) X(Iallgatherv) X(Igather) X(Igatherv)          \
+                      X(Iscatter) X(Iscatterv) X(Ibarrier)
 enum Function {
 #define PHASEC_PMPI_ENUM(name) k##name,
   PHASEC_PMPI_FUNCTIONS(PHASEC_PMPI_ENUM)
@@ -499,6 +503,8 @@ protected:
 
 private:
   std::shared_ptr<CompiledAlltoall> schedule_;
+  /// Decided at step 0 from the call's blocks: every phase in one step.
+  bool atOnce_ = false;
 };
 
 /// A relaying schedule over the work space D (the call's data as `layout`

@@ -52,6 +52,49 @@ std::shared_ptr<CompiledAlltoall> compile(const std::vector<int> &ranks,
   return out;
 }
 
+/// The block bytes below which an alltoall's phases are posted at once:
+/// where the latencies and set-ups the machine charges each phase run after
+/// run (the library's phases wait for their messages, with no barrier)
+/// outweigh the time the phases' bandwidth terms take together. The fluid
+/// model's time of posting everything at once cannot see contention
+/// (issue 39), so at once is chosen only where it wins even if it took
+/// every phase's bandwidth time in sequence; on a machine that charges no
+/// latency or set-up, never. Both terms grow with the block in proportion,
+/// so one evaluation at the schedule's own block gives the crossing.
+int64_t atOnceBelow(const Topology &machine, const std::vector<int> &ranks,
+                    const CompiledAlltoall &c) {
+  Schedule schedule;
+  for (const std::vector<Piece> &pieces : c.phases) {
+    Phase &phase = schedule.phases.emplace_back();
+    for (const Piece &p : pieces)
+      phase.transfers.push_back({static_cast<RankId>(ranks[p.src]),
+                                 static_cast<RankId>(ranks[p.dst]), p.bytes});
+  }
+  std::vector<RankId> members(ranks.begin(), ranks.end());
+  CostModel model(machine);
+  model.setSync(SyncKind::Barrier);
+  MachineTime phased = model.machineTime(schedule, members, /*relaying=*/false);
+  model.setSync(SyncKind::None);
+  MachineTime once = model.machineTime(schedule, members, /*relaying=*/false);
+  double saved = (phased.latency + phased.setup) - (once.latency + once.setup);
+  if (saved <= 0 || phased.bandwidth <= 0)
+    return 0;
+  return static_cast<int64_t>(static_cast<double>(c.block) * saved /
+                              phased.bandwidth);
+}
+
+/// `c` with its at-once threshold on `s`'s machine (a copy: a given
+/// schedule is shared).
+std::shared_ptr<CompiledAlltoall>
+withThreshold(const State &s, const std::vector<int> &ranks,
+              std::shared_ptr<CompiledAlltoall> c) {
+  if (!c || !s.machine)
+    return c;
+  auto out = std::make_shared<CompiledAlltoall>(*c);
+  out->atOnceBelow = atOnceBelow(*s.machine, ranks, *out);
+  return out;
+}
+
 /// A verified relaying schedule in member space (null if a transfer
 /// leaves the group: the library relays only through members).
 std::shared_ptr<CompiledRelay> compileRelay(const ChunkSpec &chunks,
@@ -336,7 +379,7 @@ std::shared_ptr<CompiledAlltoall>
 findOrSchedule(State &s, const std::vector<int> &ranks, std::string &why) {
   auto given = s.given.find(ranks);
   if (given != s.given.end())
-    return given->second;
+    return withThreshold(s, ranks, given->second);
   if (!s.machine) {
     why = "no PHASEC_PMPI_SCHEDULES document for these ranks and no "
           "PHASEC_PMPI_MACHINE to schedule them";
@@ -350,14 +393,14 @@ findOrSchedule(State &s, const std::vector<int> &ranks, std::string &why) {
     want.ranks = ranks;
     want.blockBytes = kScheduleBlock;
     if (std::optional<Document> cached = readCached(s, path, want, 1))
-      return cached->alltoall;
+      return withThreshold(s, ranks, cached->alltoall);
   }
   Collective alltoall;
   alltoall.kind = CollectiveKind::Alltoall;
   for (int r : ranks)
     alltoall.group.push_back(r);
   alltoall.blockBytes = kScheduleBlock;
-  return scheduleDirect(s, ranks, alltoall, path, why);
+  return withThreshold(s, ranks, scheduleDirect(s, ranks, alltoall, path, why));
 }
 
 /// Rank 0's direct schedule of a gather or scatter (`kind`) over `ranks`
@@ -372,7 +415,8 @@ findOrScheduleDirect(State &s, const std::vector<int> &ranks,
     c.group.push_back(r);
   c.root = ranks[root];
   c.blockBytes = kScheduleBlock;
-  return scheduleDirect(s, ranks, c, /*cachePath=*/"", why);
+  return withThreshold(s, ranks,
+                       scheduleDirect(s, ranks, c, /*cachePath=*/"", why));
 }
 
 /// Rank 0's relaying schedule for `key` over `ranks`: cached on disk or
@@ -402,7 +446,11 @@ findOrScheduleRelay(State &s, const std::vector<int> &ranks,
   c.blockBytes = key.count * key.elementBytes;
   if (isReduction(key.kind))
     c.elementType = elementTypeOfSize(key.elementBytes);
+  // The library runs a relay's phases as their data arrives, with no
+  // barrier (all at once where it forwards nothing): the choice charges
+  // that.
   CostModel model(*s.machine);
+  model.setSync(SyncKind::None);
   llvm::FailureOr<RelaySchedule> relay =
       scheduleRelaying(*s.machine, model, c, RelayChoice{}, why);
   if (llvm::failed(relay))
@@ -437,7 +485,8 @@ void broadcastWire(MPI_Comm comm, std::vector<int64_t> &wire) {
 
 // Schedules on the wire: int64 words.
 std::vector<int64_t> encode(const CompiledAlltoall &c) {
-  std::vector<int64_t> wire{c.block, static_cast<int64_t>(c.phases.size())};
+  std::vector<int64_t> wire{c.block, c.atOnceBelow,
+                            static_cast<int64_t>(c.phases.size())};
   for (const std::vector<Piece> &phase : c.phases) {
     wire.push_back(static_cast<int64_t>(phase.size()));
     for (const Piece &p : phase)
@@ -448,8 +497,9 @@ std::vector<int64_t> encode(const CompiledAlltoall &c) {
 
 void decode(const std::vector<int64_t> &wire, CompiledAlltoall &out) {
   out.block = wire[0];
-  size_t at = 2;
-  for (int64_t ph = 0; ph < wire[1]; ++ph) {
+  out.atOnceBelow = wire[1];
+  size_t at = 3;
+  for (int64_t ph = 0; ph < wire[2]; ++ph) {
     std::vector<Piece> pieces(static_cast<size_t>(wire[at++]));
     for (Piece &p : pieces) {
       p.src = static_cast<int32_t>(wire[at]);
@@ -582,8 +632,17 @@ void decideAlltoall(State &s, CommInfo &info, MPI_Comm comm) {
       "alltoall over " + std::to_string(info.sorted.size()) + " ranks",
       [&](std::string &why) { return findOrSchedule(s, info.sorted, why); });
   info.alltoallReason = kNoSchedule;
-  if (info.alltoall)
-    makeWire(s, info, comm);
+  if (!info.alltoall)
+    return;
+  makeWire(s, info, comm);
+  int me;
+  PMPI_Comm_rank(comm, &me);
+  if (s.report && me == 0)
+    std::fprintf(stderr,
+                 "libphasec-pmpi: alltoall over %zu ranks: %zu phases, "
+                 "posted at once for blocks below %lld bytes\n",
+                 info.sorted.size(), info.alltoall->phases.size(),
+                 static_cast<long long>(info.alltoall->atOnceBelow));
 }
 
 /// The relaying schedule of `key` on the communicator: given ahead for its

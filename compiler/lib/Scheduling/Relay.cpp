@@ -1111,8 +1111,19 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
     break;
   case CollectiveKind::Scan:
   case CollectiveKind::Exscan: {
-    // An exclusive scan shifts every member's data one member up, then
-    // scans members 1..n-1 inclusively.
+    // The direct exclusive scan: every member sends its own data to every
+    // higher member, the next one's copy and the others' reductions (one
+    // round: packRounds puts each member's sends before what it receives
+    // and the copy before the reductions, so nothing is forwarded and the
+    // whole schedule can be posted at once, as MPI's linear exscan is).
+    if (spec.kind == CollectiveKind::Exscan && alg == Algorithm::Direct) {
+      for (int64_t v = 0; v < n; ++v)
+        for (int64_t w = v + 1; w < n; ++w)
+          b.step(v, w, range(0, C), w != v + 1);
+      break;
+    }
+    // Otherwise an exclusive scan shifts every member's data one member
+    // up, then scans members 1..n-1 inclusively.
     int64_t first = 0;
     if (spec.kind == CollectiveKind::Exscan) {
       for (int64_t v = 0; v + 1 < n; ++v)
@@ -1298,7 +1309,27 @@ FailureOr<Schedule> phasec::packRounds(const Topology &topo,
         if (it != keys.end())
           edges.push_back({i, it->second}); // reader -> key
       }
-    const size_t nodes = m + keys.size();
+    // A copy into a (rank, chunk) that the round also reduces into comes
+    // first (a round is a set: a copy after a reduction would drop it),
+    // through a second node per key: copy -> copied -> reduction. In one
+    // phase the replay applies copies first.
+    llvm::DenseMap<std::pair<int32_t, int64_t>, size_t> copied;
+    const size_t firstCopied = m + keys.size();
+    for (size_t i = 0; i < m; ++i)
+      if (!round[i].reduce)
+        for (int64_t c : round[i].chunks) {
+          auto [it, inserted] = copied.try_emplace(
+              {round[i].dst, c}, firstCopied + copied.size());
+          edges.push_back({i, it->second}); // copy -> copied
+        }
+    for (size_t i = 0; i < m; ++i)
+      if (round[i].reduce)
+        for (int64_t c : round[i].chunks) {
+          auto it = copied.find({round[i].dst, c});
+          if (it != copied.end())
+            edges.push_back({it->second, i}); // copied -> reduction
+        }
+    const size_t nodes = firstCopied + copied.size();
     std::vector<llvm::SmallVector<size_t, 2>> succ(nodes), pred(nodes);
     for (auto [a, b2] : edges) {
       succ[a].push_back(b2);
