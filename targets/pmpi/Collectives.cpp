@@ -574,9 +574,9 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         return buildAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                              recvtype, comm, kAlltoall, true);
       },
-      [&] {
-        return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                             recvtype, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, comm, r);
       });
 }
 
@@ -590,9 +590,9 @@ int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                               recvcounts, rdispls, recvtype, comm, kAlltoallv,
                               true);
       },
-      [&] {
-        return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                              recvcounts, rdispls, recvtype, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                               recvcounts, rdispls, recvtype, comm, r);
       });
 }
 
@@ -606,9 +606,9 @@ int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                               recvcounts, rdispls, recvtypes, comm, kAlltoallw,
                               true);
       },
-      [&] {
-        return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                              recvcounts, rdispls, recvtypes, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                               recvcounts, rdispls, recvtypes, comm, r);
       });
 }
 
@@ -618,12 +618,14 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
       [&] {
         return buildBcast(buffer, count, datatype, root, comm, kBcast, true);
       },
-      [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); });
+      [&](MPI_Request *r) {
+        return PMPI_Ibcast(buffer, count, datatype, root, comm, r);
+      });
 }
 
 int MPI_Barrier(MPI_Comm comm) {
   return runBlocking([&] { return buildBarrier(comm, kBarrier, true); },
-                     [&] { return PMPI_Barrier(comm); });
+                     [&](MPI_Request *r) { return PMPI_Ibarrier(comm, r); });
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
@@ -633,8 +635,9 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
         return buildReduce(sendbuf, recvbuf, count, datatype, op, root, comm,
                            kReduce, true);
       },
-      [&] {
-        return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
+                            r);
       });
 }
 
@@ -646,8 +649,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                                      recvbuf, count, datatype, op, comm,
                                      kAllreduce, true);
       },
-      [&] {
-        return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r);
       });
 }
 
@@ -658,7 +661,9 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
         return buildCombineInReceive(CollectiveKind::Scan, sendbuf, recvbuf,
                                      count, datatype, op, comm, kScan, true);
       },
-      [&] { return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm); });
+      [&](MPI_Request *r) {
+        return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r);
+      });
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
@@ -668,7 +673,9 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
         return buildExscan(sendbuf, recvbuf, count, datatype, op, comm, kExscan,
                            true);
       },
-      [&] { return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm); });
+      [&](MPI_Request *r) {
+        return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r);
+      });
 }
 
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
@@ -678,9 +685,9 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
         return buildReduceScatterBlock(sendbuf, recvbuf, recvcount, datatype,
                                        op, comm, kReduce_scatter_block, true);
       },
-      [&] {
-        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype,
-                                         op, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype,
+                                          op, comm, r);
       });
 }
 
@@ -692,9 +699,9 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         return buildAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                               recvtype, comm, kAllgather, true);
       },
-      [&] {
-        return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                              recvtype, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, comm, r);
       });
 }
 
@@ -706,9 +713,9 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         return buildGather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                            recvtype, root, comm, kGather, true);
       },
-      [&] {
-        return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                           recvtype, root, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm, r);
       });
 }
 
@@ -720,9 +727,9 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         return buildScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                             recvtype, root, comm, kScatter, true);
       },
-      [&] {
-        return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, root, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, root, comm, r);
       });
 }
 

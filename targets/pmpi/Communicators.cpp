@@ -78,11 +78,15 @@ CommInfo *commInfo(State &s, MPI_Comm comm) {
 }
 
 /// phasec's duplicate of a served communicator, made at its first served
-/// call (collective: every rank of that call is served).
+/// call (collective: every rank of that call is served). Duplicated with
+/// MPI_Comm_idup, waited for while the calls in flight advance (another
+/// rank may wait for one of them before it joins).
 void makeWire(State &s, CommInfo &info, MPI_Comm comm) {
   if (info.wire != MPI_COMM_NULL)
     return;
-  PMPI_Comm_dup(comm, &info.wire);
+  MPI_Request request;
+  PMPI_Comm_idup(comm, &info.wire, &request);
+  waitAdvancing(&request, MPI_STATUS_IGNORE);
   std::lock_guard<std::mutex> lock(s.mutex);
   s.dups.push_back(info.wire);
 }

@@ -65,6 +65,9 @@ namespace phasec::pmpi {
 
 int waitAdvancing(MPI_Request *request, MPI_Status *status) {
   for (;;) {
+    // Nothing to advance: MPI's own wait (which need not spin).
+    if (!callsInFlight())
+      return PMPI_Wait(request, status);
     int flag = 0;
     if (int err = PMPI_Test(request, &flag, status))
       return err;

@@ -160,12 +160,13 @@ struct Stats {
   X(Reduce)                                                                    \
   X(Allreduce)                                                                 \
   X(Reduce_scatter_block)                                                      \
-  X(Reduce_scatter) X(Scan) X(Exscan) X(Allgather) X(Allgatherv) X(Gather)     \
-      X(Gatherv) X(Scatter) X(Scatterv) X(Barrier) X(Ialltoall) X(Ialltoallv)  \
-          X(Ialltoallw) X(Ibcast) X(Ireduce) X(Iallreduce)                     \
-              X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan) X(Iexscan)  \
-                  X(Iallgather) X(Iallgatherv) X(Igather) X(Igatherv)          \
-                      X(Iscatter) X(Iscatterv) X(Ibarrier)
+  X(Reduce_scatter)                                                            \
+  X(Scan) X(Exscan) X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) \
+      X(Scatterv) X(Barrier) X(Ialltoall) X(Ialltoallv) X(Ialltoallw)          \
+          X(Ibcast) X(Ireduce) X(Iallreduce) X(Ireduce_scatter_block)          \
+              X(Ireduce_scatter) X(Iscan) X(Iexscan) X(Iallgather)             \
+                  X(Iallgatherv) X(Igather) X(Igatherv) X(Iscatter)            \
+                      X(Iscatterv) X(Ibarrier)
 enum Function {
 #define PHASEC_PMPI_ENUM(name) k##name,
   PHASEC_PMPI_FUNCTIONS(PHASEC_PMPI_ENUM)
@@ -626,18 +627,26 @@ void releaseOp(MPI_Op op);
 /// Waits for `request` while the calls in flight advance.
 int waitAdvancing(MPI_Request *request, MPI_Status *status);
 
-/// A blocking call: its operation run to the end, or MPI's own
-/// (`fallback`) when phasec does not serve it. (Not MPI's nonblocking
-/// form even with calls in flight, which would advance them: a blocking
-/// collective cannot match a nonblocking one, and other ranks may have no
-/// calls in flight.)
+/// A blocking call: its operation run to the end, or, where phasec does
+/// not serve it, MPI's nonblocking form of it (`fallback` starts it) waited
+/// for while the calls in flight advance. Never MPI's blocking form: this
+/// rank may have served nonblocking calls in flight that another rank waits
+/// for before it joins this call, and MPI's blocking collective would not
+/// advance them (Open MPI's own nonblocking calls advance inside it). The
+/// nonblocking form every time, not only with calls in flight, because
+/// ranks must agree: a blocking collective does not match a nonblocking
+/// one, and other ranks may have nothing in flight.
 template <typename Build, typename Fallback>
 int runBlocking(Build build, Fallback fallback) {
   progressPending();
   mayBlock = true;
   OpPtr op = build();
-  if (!op)
-    return fallback();
+  if (!op) {
+    MPI_Request request;
+    if (int err = fallback(&request))
+      return err;
+    return waitAdvancing(&request, MPI_STATUS_IGNORE);
+  }
   if (int err = op->start())
     return err;
   return op->wait();

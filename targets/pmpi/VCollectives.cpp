@@ -305,9 +305,9 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                recvcounts, displs, recvtype, comm, kAllgatherv,
                                true);
       },
-      [&] {
-        return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf,
-                               recvcounts, displs, recvtype, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                recvcounts, displs, recvtype, comm, r);
       });
 }
 
@@ -319,9 +319,9 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
         return buildReduceScatter(sendbuf, recvbuf, recvcounts, datatype, op,
                                   comm, kReduce_scatter, true);
       },
-      [&] {
-        return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
-                                   comm);
+      [&](MPI_Request *r) {
+        return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op,
+                                    comm, r);
       });
 }
 
@@ -333,9 +333,9 @@ int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
         return buildGatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                             displs, recvtype, root, comm, kGatherv, true);
       },
-      [&] {
-        return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                            displs, recvtype, root, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                             displs, recvtype, root, comm, r);
       });
 }
 
@@ -348,9 +348,9 @@ int MPI_Scatterv(const void *sendbuf, const int sendcounts[],
         return buildScatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
                              recvcount, recvtype, root, comm, kScatterv, true);
       },
-      [&] {
-        return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                             recvcount, recvtype, root, comm);
+      [&](MPI_Request *r) {
+        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                              recvcount, recvtype, root, comm, r);
       });
 }
 

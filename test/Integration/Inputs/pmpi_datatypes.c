@@ -628,6 +628,23 @@ static void progressInRecv(void) {
   }
   wrong += got != 42;
   check("progress in wait", out, want, n);
+  /* The same with rank 0 in a blocking collective that a library may hand
+   * to MPI (a scan on ranks not in world order) while the allreduce is in
+   * flight: every rank starts the allreduce, then the scan; rank 0 enters
+   * the scan before it waits, the others after. */
+  memset(out, 0, n * sizeof(int));
+  int x = rank + 1, prefix = 0;
+  MPI_Iallreduce(in, out, n, MPI_INT, MPI_SUM, comm, &r);
+  if (rank == 0) {
+    MPI_Scan(&x, &prefix, 1, MPI_INT, MPI_SUM, comm);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Scan(&x, &prefix, 1, MPI_INT, MPI_SUM, comm);
+  }
+  int wantPrefix = (rank + 1) * (rank + 2) / 2;
+  check("progress in a collective", out, want, n);
+  check("progress in a collective: scan", &prefix, &wantPrefix, 1);
   free(in), free(out), free(want);
 }
 
