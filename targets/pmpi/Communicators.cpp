@@ -19,6 +19,15 @@ namespace phasec::pmpi {
 int deleteCommInfo(MPI_Comm, int, void *attr, void *) {
   State &s = state();
   auto *info = static_cast<CommInfo *>(attr);
+  if (info->pendingWire) {
+    // Freeing is collective, and every rank started the duplicate at the
+    // same call: it completes.
+    PMPI_Wait(&info->pendingWire->request, MPI_STATUS_IGNORE);
+    info->wire = info->pendingWire->comm;
+    info->pendingWire.reset();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.dups.push_back(info->wire);
+  }
   if (info->wire != MPI_COMM_NULL) {
     {
       std::lock_guard<std::mutex> lock(s.mutex);
@@ -77,16 +86,25 @@ CommInfo *commInfo(State &s, MPI_Comm comm) {
   return info;
 }
 
-/// phasec's duplicate of a served communicator, made at its first served
-/// call (collective: every rank of that call is served). Duplicated with
-/// MPI_Comm_idup, waited for while the calls in flight advance (another
-/// rank may wait for one of them before it joins).
+/// The duplicate is started at the communicator's first served call (every
+/// rank of a call reaches the same verdict, so every rank starts it at the
+/// same call) and waited for by a blocking call while the calls in flight
+/// advance (another rank may wait for one of them before it joins).
 void makeWire(State &s, CommInfo &info, MPI_Comm comm) {
   if (info.wire != MPI_COMM_NULL)
     return;
-  MPI_Request request;
-  PMPI_Comm_idup(comm, &info.wire, &request);
-  waitAdvancing(&request, MPI_STATUS_IGNORE);
+  if (!info.pendingWire) {
+    info.pendingWire = std::make_shared<PendingWire>();
+    PMPI_Comm_idup(comm, &info.pendingWire->comm, &info.pendingWire->request);
+  }
+  if (mayBlock) {
+    while (!info.pendingWire->ready())
+      progressPending();
+  } else if (!info.pendingWire->ready()) {
+    return; // the operations wait for it (Operation::wireReady)
+  }
+  info.wire = info.pendingWire->comm;
+  info.pendingWire.reset();
   std::lock_guard<std::mutex> lock(s.mutex);
   s.dups.push_back(info.wire);
 }
@@ -120,8 +138,6 @@ bool usable(State &s, MPI_Comm comm, Function f, Plan &plan) {
   PMPI_Comm_rank(comm, &rank);
   plan.info = info;
   plan.me = info->memberOfCommRank[rank];
-  if (mayBlock)
-    settleWanted(s, *info, comm);
   return true;
 }
 

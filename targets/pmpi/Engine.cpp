@@ -34,7 +34,9 @@ int nextTag(CommInfo &info) {
 
 Operation::Operation(const Plan &plan)
     : me_(plan.me), commRankOf_(plan.info->commRankOfMember),
-      wire_(plan.info->wire), tag_(nextTag(*plan.info)) {}
+      wire_(plan.info->wire), tag_(nextTag(*plan.info)),
+      pendingWire_(plan.info->wire == MPI_COMM_NULL ? plan.info->pendingWire
+                                                    : nullptr) {}
 
 Operation::~Operation() {
   for (MPI_Datatype &t : heldTypes_)
@@ -92,8 +94,22 @@ int Operation::postBytes(char *buf, int64_t bytes, int member, bool receive,
   return int(MPI_SUCCESS); // an enum in SimGrid's mpi.h
 }
 
+bool Operation::wireReady() {
+  if (!pendingWire_)
+    return true;
+  if (!pendingWire_->ready())
+    return false;
+  wire_ = pendingWire_->comm;
+  pendingWire_.reset();
+  return true;
+}
+
 int Operation::start() {
   step_ = 0;
+  // A nonblocking call started while phasec's duplicate of the
+  // communicator is being made posts once it is (test, wait).
+  if (!wireReady())
+    return MPI_SUCCESS;
   return postFrom();
 }
 
@@ -118,6 +134,13 @@ int Operation::test(bool &done) {
   done = finished_;
   if (finished_)
     return MPI_SUCCESS;
+  if (pendingWire_) {
+    if (wireReady())
+      if (int err = postFrom())
+        return err;
+    done = finished_;
+    return MPI_SUCCESS;
+  }
   int flag = 0;
   if (int err = PMPI_Testall(static_cast<int>(requests_.size()),
                              requests_.data(), &flag, MPI_STATUSES_IGNORE))
@@ -136,7 +159,7 @@ int Operation::test(bool &done) {
 int Operation::wait() {
   // With nonblocking calls in flight, waiting here must advance them too
   // (another rank may wait for one of them before it joins this call).
-  while (!finished_ && callsInFlight()) {
+  while (!finished_ && (callsInFlight() || pendingWire_)) {
     bool done = false;
     if (int err = test(done))
       return err;

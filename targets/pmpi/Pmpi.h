@@ -127,7 +127,6 @@ enum FallbackReason {
   kRankOrder,
   kInvalid,
   kUneven,
-  kNotAgreed,
   kNumReasons
 };
 const char *const kReasonText[kNumReasons] = {
@@ -140,8 +139,7 @@ const char *const kReasonText[kNumReasons] = {
     "reduction over a datatype that is not contiguous",
     "scan over ranks not in world order",
     "arguments MPI rejects",
-    "counts too uneven for an equal-block schedule",
-    "nonblocking, schedule not yet agreed"};
+    "counts too uneven for an equal-block schedule"};
 
 struct Stats {
   long served = 0;
@@ -161,7 +159,8 @@ struct Stats {
   X(Allreduce)                                                                 \
   X(Reduce_scatter_block)                                                      \
   X(Reduce_scatter)                                                            \
-  X(Scan) X(Exscan) X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) \
+  X(Scan)                                                                      \
+  X(Exscan) X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter)         \
       X(Scatterv) X(Barrier) X(Ialltoall) X(Ialltoallv) X(Ialltoallw)          \
           X(Ibcast) X(Ireduce) X(Iallreduce) X(Ireduce_scatter_block)          \
               X(Ireduce_scatter) X(Iscan) X(Iexscan) X(Iallgather)             \
@@ -200,6 +199,15 @@ struct State {
   std::map<std::tuple<std::vector<int>, CollectiveKind, int>,
            std::shared_ptr<CompiledAlltoall>>
       directs;
+  /// Schedules every rank computed itself (a nonblocking call's first,
+  /// which cannot wait for rank 0's): the same on every rank, since
+  /// scheduling is deterministic and these come from nothing else (no
+  /// cache, no map of rank 0's choices).
+  std::map<std::vector<int>, std::shared_ptr<CompiledAlltoall>> ownSchedules;
+  std::map<RelayRanksKey, std::shared_ptr<CompiledRelay>> ownRelays;
+  std::map<std::tuple<std::vector<int>, CollectiveKind, int>,
+           std::shared_ptr<CompiledAlltoall>>
+      ownDirects;
   /// Ahead-of-time schedules, by sorted world ranks.
   std::map<std::vector<int>, std::shared_ptr<CompiledAlltoall>> given;
   std::map<GivenRelayKey, std::shared_ptr<CompiledRelay>> givenRelays;
@@ -216,12 +224,28 @@ struct State {
 /// Set while a Fortran binding runs its C call (the report counts them).
 extern thread_local bool inFortran;
 /// Whether the call being decided may block: a blocking collective may,
-/// and its first call of a kind on a communicator agrees on the schedule
-/// with a broadcast (and makes phasec's duplicate of the communicator); a
-/// nonblocking call must not wait for other ranks, so before that
-/// agreement it goes to MPI and the agreement waits for the
-/// communicator's next blocking collective.
+/// and its first call of a kind on a communicator agrees on rank 0's
+/// schedule with a broadcast (rank 0 may find it in the cache) and waits
+/// for phasec's duplicate of the communicator; a nonblocking call must not
+/// wait for other ranks, so every rank computes the schedule itself
+/// (deterministic, without the cache) and its operation starts once the
+/// duplicate (MPI_Comm_idup) is made.
 extern thread_local bool mayBlock;
+
+/// phasec's duplicate of a communicator while MPI_Comm_idup makes it:
+/// nonblocking calls started meanwhile post their messages once it is.
+struct PendingWire {
+  std::mutex mutex;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  /// Whether the duplicate is made (tests the request, once at a time).
+  bool ready() {
+    std::lock_guard<std::mutex> lock(mutex);
+    int flag = 0;
+    PMPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+    return flag != 0;
+  }
+};
 
 State &state();
 
@@ -245,17 +269,13 @@ struct CommInfo {
   FallbackReason alltoallReason = kNoSchedule;
   std::map<RelayKey, std::pair<std::shared_ptr<CompiledRelay>, FallbackReason>>
       relays;
-  /// Agreements nonblocking calls asked for, made at the next blocking
-  /// collective on the communicator (in this order on every rank: the
-  /// calls that asked were made in one order everywhere).
-  bool wantAlltoall = false;
-  std::set<RelayKey> wantRelays;
-  std::set<std::pair<CollectiveKind, int>> wantDirects;
   /// Gatherv's and scatterv's direct schedules, by kind and root member.
   std::map<std::pair<CollectiveKind, int>,
            std::pair<std::shared_ptr<CompiledAlltoall>, FallbackReason>>
       directs;
   MPI_Comm wire = MPI_COMM_NULL;
+  /// The duplicate while it is being made (then `wire`).
+  std::shared_ptr<PendingWire> pendingWire;
   std::vector<char> work, receive, pack;
   /// Served calls so far: MPI orders a communicator's collectives alike on
   /// every rank, so the count names a call's messages (their tag) and keeps
@@ -359,8 +379,6 @@ std::shared_ptr<CompiledAlltoall> decideDirect(State &s, CommInfo &info,
 /// The element type a reduction's schedule of `bytes`-byte elements is
 /// cut for (UInt8 for a size without one).
 ElementType elementTypeOfSize(int64_t bytes);
-/// Makes the agreements nonblocking calls asked for (a blocking call).
-void settleWanted(State &s, CommInfo &info, MPI_Comm comm);
 /// Reads PHASEC_PMPI_SCHEDULES's files into `s` (fatal on any error).
 void loadGivenSchedules(State &s, llvm::StringRef files);
 
@@ -368,6 +386,10 @@ void loadGivenSchedules(State &s, llvm::StringRef files);
 
 int deleteCommInfo(MPI_Comm, int, void *attr, void *);
 CommInfo *commInfo(State &s, MPI_Comm comm);
+/// phasec's duplicate of `comm` (its messages' communicator): made at the
+/// communicator's first served call with MPI_Comm_idup, waited for by a
+/// blocking call (while the calls in flight advance), by a nonblocking
+/// call's operation before it posts.
 void makeWire(State &s, CommInfo &info, MPI_Comm comm);
 void countFallback(Function f, FallbackReason reason);
 void countServed(Function f);
@@ -473,12 +495,15 @@ protected:
 
   const int me_;
   const std::vector<int> commRankOf_;
-  const MPI_Comm wire_;
+  MPI_Comm wire_;
   const int tag_;
   std::vector<MPI_Request> requests_;
 
 private:
   int postFrom();
+  /// Whether phasec's duplicate is made (then wire_ is it).
+  bool wireReady();
+  std::shared_ptr<PendingWire> pendingWire_;
   size_t step_ = 0;
   bool finished_ = false;
   std::vector<std::unique_ptr<ByteView>> views_;

@@ -375,8 +375,10 @@ scheduleDirect(State &s, const std::vector<int> &ranks, const Collective &c,
 
 /// Rank 0's schedule for `ranks`: given, cached on disk, or computed now
 /// (and cached). Null if the machine has none (reported through `why`).
-std::shared_ptr<CompiledAlltoall>
-findOrSchedule(State &s, const std::vector<int> &ranks, std::string &why) {
+std::shared_ptr<CompiledAlltoall> findOrSchedule(State &s,
+                                                 const std::vector<int> &ranks,
+                                                 std::string &why,
+                                                 bool useCache) {
   auto given = s.given.find(ranks);
   if (given != s.given.end())
     return withThreshold(s, ranks, given->second);
@@ -386,7 +388,7 @@ findOrSchedule(State &s, const std::vector<int> &ranks, std::string &why) {
     return nullptr;
   }
   std::string path;
-  if (!s.cacheDir.empty()) {
+  if (useCache && !s.cacheDir.empty()) {
     path = cachePath(s, ranks);
     Document want;
     want.machine = routingSpec(s.machine->desc());
@@ -423,9 +425,9 @@ findOrScheduleDirect(State &s, const std::vector<int> &ranks,
 /// computed now (and cached). Null if there is none (`why` says why).
 std::shared_ptr<CompiledRelay>
 findOrScheduleRelay(State &s, const std::vector<int> &ranks,
-                    const RelayKey &key, std::string &why) {
+                    const RelayKey &key, std::string &why, bool useCache) {
   std::string path;
-  if (!s.cacheDir.empty()) {
+  if (useCache && !s.cacheDir.empty()) {
     path = cachePath(s, ranks, &key);
     Document want;
     want.machine = routingSpec(s.machine->desc());
@@ -592,6 +594,50 @@ agree(State &s, MPI_Comm comm, std::map<Key, std::shared_ptr<T>> &known,
   return out;
 }
 
+/// What a nonblocking call decides without waiting for rank 0: every rank
+/// runs `find` itself (scheduling is deterministic, and `find` reads no
+/// cache: another node may see other files), memoised in `own`, which
+/// holds nothing else; comm rank 0 reports a failure.
+template <typename T, typename Key>
+std::shared_ptr<T>
+computeOwn(State &s, MPI_Comm comm, std::map<Key, std::shared_ptr<T>> &own,
+           const Key &key, const std::string &what,
+           llvm::function_ref<std::shared_ptr<T>(std::string &)> find) {
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = own.find(key);
+    if (it != own.end())
+      return it->second;
+  }
+  std::string why;
+  std::shared_ptr<T> compiled = find(why);
+  int me;
+  PMPI_Comm_rank(comm, &me);
+  if (!compiled && s.report && me == 0)
+    std::fprintf(stderr, "libphasec-pmpi: no schedule for %s: %s\n",
+                 what.c_str(), why.c_str());
+  std::lock_guard<std::mutex> lock(s.mutex);
+  own[key] = compiled;
+  return compiled;
+}
+
+/// Rank 0's schedule agreed on (a blocking call), or every rank's own (a
+/// nonblocking one).
+template <typename T, typename Key>
+std::shared_ptr<T>
+decide(State &s, MPI_Comm comm, std::map<Key, std::shared_ptr<T>> &known,
+       std::map<Key, std::shared_ptr<T>> &own, const Key &key,
+       const std::string &what,
+       llvm::function_ref<std::shared_ptr<T>(std::string &, bool)> find) {
+  if (mayBlock)
+    return agree<T, Key>(s, comm, known, key, what, [&](std::string &why) {
+      return find(why, /*useCache=*/true);
+    });
+  return computeOwn<T, Key>(s, comm, own, key, what, [&](std::string &why) {
+    return find(why, /*useCache=*/false);
+  });
+}
+
 /// Whether the machine can schedule for `info`'s ranks at run time (else
 /// the reason).
 bool canSchedule(const State &s, const CommInfo &info, FallbackReason &reason) {
@@ -610,28 +656,22 @@ bool canSchedule(const State &s, const CommInfo &info, FallbackReason &reason) {
 
 /// The communicator's alltoall schedule, decided at its first alltoall.
 void decideAlltoall(State &s, CommInfo &info, MPI_Comm comm) {
-  if (info.alltoallDecided)
-    return;
-  bool given = s.given.count(info.sorted) != 0;
-  FallbackReason reason = kNoSchedule;
-  if (!given && !canSchedule(s, info, reason)) {
-    info.alltoallDecided = true;
-    info.alltoallReason = reason;
-    return;
-  }
-  // Rank 0's schedule is agreed on, and a given one needs the wire: both
-  // are collective.
-  if (!mayBlock && !(given && info.wire != MPI_COMM_NULL)) {
-    info.wantAlltoall = true;
-    info.alltoallReason = kNotAgreed;
+  if (info.alltoallDecided) {
+    if (info.alltoall)
+      makeWire(s, info, comm); // a nonblocking call may have started it
     return;
   }
   info.alltoallDecided = true;
-  info.alltoall = agree<CompiledAlltoall, std::vector<int>>(
-      s, comm, s.schedules, info.sorted,
-      "alltoall over " + std::to_string(info.sorted.size()) + " ranks",
-      [&](std::string &why) { return findOrSchedule(s, info.sorted, why); });
+  bool given = s.given.count(info.sorted) != 0;
+  if (!given && !canSchedule(s, info, info.alltoallReason))
+    return;
   info.alltoallReason = kNoSchedule;
+  info.alltoall = decide<CompiledAlltoall, std::vector<int>>(
+      s, comm, s.schedules, s.ownSchedules, info.sorted,
+      "alltoall over " + std::to_string(info.sorted.size()) + " ranks",
+      [&](std::string &why, bool useCache) {
+        return findOrSchedule(s, info.sorted, why, useCache);
+      });
   if (!info.alltoall)
     return;
   makeWire(s, info, comm);
@@ -651,30 +691,23 @@ std::shared_ptr<CompiledRelay> decideRelay(State &s, CommInfo &info,
                                            MPI_Comm comm, const RelayKey &key,
                                            FallbackReason &reason) {
   // Decided once per key (later calls find it on the communicator): a
-  // given schedule (every rank has the same files), else rank 0's.
+  // given schedule (every rank has the same files), else rank 0's agreed
+  // on, or every rank's own.
   auto it = info.relays.find(key);
   if (it == info.relays.end()) {
     std::pair<std::shared_ptr<CompiledRelay>, FallbackReason> verdict{
         nullptr, kNoSchedule};
     auto given = s.givenRelays.find(
         {key.kind, info.sorted, key.root >= 0 ? info.sorted[key.root] : -1});
-    bool local = given != s.givenRelays.end()
-                     ? info.wire != MPI_COMM_NULL
-                     : !canSchedule(s, info, verdict.second);
-    if (!mayBlock && !local) {
-      info.wantRelays.insert(key);
-      reason = kNotAgreed;
-      return nullptr;
-    }
     if (given != s.givenRelays.end())
       verdict.first = given->second;
     else if (canSchedule(s, info, verdict.second))
-      verdict.first = agree<CompiledRelay, RelayRanksKey>(
-          s, comm, s.relays, {info.sorted, key},
+      verdict.first = decide<CompiledRelay, RelayRanksKey>(
+          s, comm, s.relays, s.ownRelays, {info.sorted, key},
           stringifyCollectiveKind(key.kind).str() + " over " +
               std::to_string(info.sorted.size()) + " ranks",
-          [&](std::string &why) {
-            return findOrScheduleRelay(s, info.sorted, key, why);
+          [&](std::string &why, bool useCache) {
+            return findOrScheduleRelay(s, info.sorted, key, why, useCache);
           });
     it = info.relays.emplace(key, verdict).first;
   }
@@ -694,18 +727,13 @@ std::shared_ptr<CompiledAlltoall> decideDirect(State &s, CommInfo &info,
   if (it == info.directs.end()) {
     std::pair<std::shared_ptr<CompiledAlltoall>, FallbackReason> verdict{
         nullptr, kNoSchedule};
-    if (!mayBlock && canSchedule(s, info, verdict.second)) {
-      info.wantDirects.insert({kind, root});
-      reason = kNotAgreed;
-      return nullptr;
-    }
     if (canSchedule(s, info, verdict.second))
-      verdict.first = agree<CompiledAlltoall,
-                            std::tuple<std::vector<int>, CollectiveKind, int>>(
-          s, comm, s.directs, {info.sorted, kind, root},
+      verdict.first = decide<CompiledAlltoall,
+                             std::tuple<std::vector<int>, CollectiveKind, int>>(
+          s, comm, s.directs, s.ownDirects, {info.sorted, kind, root},
           stringifyCollectiveKind(kind).str() + " (direct) over " +
               std::to_string(info.sorted.size()) + " ranks",
-          [&](std::string &why) {
+          [&](std::string &why, bool) {
             return findOrScheduleDirect(s, info.sorted, kind, root, why);
           });
     it = info.directs.emplace(std::make_pair(kind, root), verdict).first;
@@ -734,24 +762,6 @@ ElementType elementTypeOfSize(int64_t bytes) {
   default:
     return ElementType::UInt8;
   }
-}
-
-void settleWanted(State &s, CommInfo &info, MPI_Comm comm) {
-  if (!info.wantAlltoall && info.wantRelays.empty() && info.wantDirects.empty())
-    return;
-  FallbackReason reason;
-  if (info.wantAlltoall) {
-    info.wantAlltoall = false;
-    decideAlltoall(s, info, comm);
-  }
-  std::set<RelayKey> relays;
-  relays.swap(info.wantRelays);
-  for (const RelayKey &key : relays)
-    (void)decideRelay(s, info, comm, key, reason);
-  std::set<std::pair<CollectiveKind, int>> directs;
-  directs.swap(info.wantDirects);
-  for (auto [kind, root] : directs)
-    (void)decideDirect(s, info, comm, kind, root, reason);
 }
 
 void loadGivenSchedules(State &s, llvm::StringRef files) {
