@@ -99,8 +99,10 @@ static FailureOr<MachineUnits> getMachineUnits(comm::MachineOp machine,
                                                const CostOptions &options) {
   MachineUnits units;
   units.name = machine.getSymName().str();
-  units.params.routing = options.routing;
-  units.params.sends = options.sends;
+  // The machine's own switching and send protocol unless an option
+  // replaces them.
+  units.params.routing = options.routing.value_or(machine.getSwitching());
+  units.params.sends = options.sends.value_or(machine.getSends());
   auto packet = machine.getPacketLengthAttr();
   if (!packet)
     return machine.emitError("C^3 units need the packet length l: machine '")
@@ -347,11 +349,26 @@ static std::string formatLinear(const c3::Linear &x) {
   return llvm::formatv("{0}s + {1:F4}L", formatCount(x.setups), x.perL).str();
 }
 
-static StringRef routingName(c3::Routing r) {
-  return r == c3::Routing::Wormhole ? "wormhole" : "store-and-forward";
+static StringRef routingName(Switching r) {
+  return r == Switching::Wormhole ? "wormhole" : "store-and-forward";
 }
-static StringRef sendsName(c3::Sends s) {
-  return s == c3::Sends::Nonblocking ? "nonblocking" : "blocking";
+static StringRef sendsName(SendProtocol s) {
+  return s == SendProtocol::Nonblocking ? "nonblocking" : "blocking";
+}
+
+/// The routing and sends every machine shares, if they all share them.
+static std::optional<std::pair<Switching, SendProtocol>>
+sharedProtocol(const std::vector<const MachineUnits *> &machines) {
+  std::optional<std::pair<Switching, SendProtocol>> shared;
+  for (const MachineUnits *m : machines) {
+    std::pair<Switching, SendProtocol> mine{m->params.routing, m->params.sends};
+    if (shared && *shared != mine)
+      return std::nullopt;
+    shared = mine;
+  }
+  if (!shared)
+    return std::make_pair(Switching::Wormhole, SendProtocol::Nonblocking);
+  return shared;
 }
 
 /// (machine, kind) -> its operations, in program order.
@@ -372,14 +389,22 @@ families(const std::vector<Charged> &charged) {
 static void writeTable(const std::vector<Charged> &charged,
                        const std::vector<const MachineUnits *> &machines,
                        const CostOptions &options, llvm::raw_ostream &os) {
-  os << "C^3 units (seed 003): " << routingName(options.routing) << " routing, "
-     << sendsName(options.sends)
-     << " sends, nonblocking receives; L = each operation's block size\n";
+  std::optional<std::pair<Switching, SendProtocol>> shared =
+      sharedProtocol(machines);
+  os << "C^3 units (seed 003): ";
+  if (shared)
+    os << routingName(shared->first) << " routing, "
+       << sendsName(shared->second) << " sends";
+  else
+    os << "routing and sends per machine";
+  os << ", nonblocking receives; L = each operation's block size\n";
   for (const MachineUnits *m : machines) {
-    os << llvm::formatv("machine {0}: {1}, l = {2} B, one unit = l / "
-                        "bandwidth = {3:e} s, s = ",
-                        m->name, m->shape, m->params.packetLength,
-                        m->unitSeconds);
+    os << llvm::formatv("machine {0}: {1}, ", m->name, m->shape);
+    if (!shared)
+      os << routingName(m->params.routing) << " routing, "
+         << sendsName(m->params.sends) << " sends, ";
+    os << llvm::formatv("l = {0} B, one unit = l / bandwidth = {1:e} s, s = ",
+                        m->params.packetLength, m->unitSeconds);
     if (m->setupFromOption)
       os << formatShortestDouble(m->params.setup) << " units (--c3-setup)\n";
     else
@@ -484,8 +509,11 @@ static void writeJSON(const std::vector<Charged> &charged,
   llvm::json::OStream j(os, 2);
   j.objectBegin();
   j.attribute("format", "phasec-c3-units/1");
-  j.attribute("routing", routingName(options.routing));
-  j.attribute("sends", sendsName(options.sends));
+  // Shared by every machine, or given per machine.
+  std::optional<std::pair<Switching, SendProtocol>> shared =
+      sharedProtocol(machines);
+  j.attribute("routing", shared ? routingName(shared->first) : "per machine");
+  j.attribute("sends", shared ? sendsName(shared->second) : "per machine");
   j.attributeArray("machines", [&] {
     for (const MachineUnits *m : machines)
       j.object([&] {
@@ -496,6 +524,10 @@ static void writeJSON(const std::vector<Charged> &charged,
         j.attribute("setup_units", m->params.setup);
         j.attribute("setup_from",
                     m->setupFromOption ? "--c3-setup" : "setup_cost");
+        if (!shared) {
+          j.attribute("routing", routingName(m->params.routing));
+          j.attribute("sends", sendsName(m->params.sends));
+        }
       });
   });
   j.attributeArray("operations", [&] {

@@ -179,9 +179,10 @@ static cl::opt<std::string> topology(
              "comm.machine attribute"),
     cl::value_desc("spec"), cl::cat(phasecCategory));
 
-static cl::opt<int64_t> ranksPerNode(
-    "ranks-per-node", cl::desc("Replace every machine's ranks per node"),
-    cl::value_desc("n"), cl::init(0), cl::cat(phasecCategory));
+static cl::opt<int64_t>
+    ranksPerNode("ranks-per-node",
+                 cl::desc("Replace every machine's ranks per node"),
+                 cl::value_desc("n"), cl::init(0), cl::cat(phasecCategory));
 
 static cl::list<std::string> defines(
     "define",
@@ -219,9 +220,9 @@ static cl::opt<std::string> algorithm(
              "linear_shift, xor, greedy)"),
     cl::value_desc("name"), cl::cat(phasecCategory));
 
-static cl::opt<std::string> cacheDir(
-    "cache-dir", cl::desc("Directory caching solved Z3 ring cores"),
-    cl::value_desc("dir"), cl::cat(phasecCategory));
+static cl::opt<std::string>
+    cacheDir("cache-dir", cl::desc("Directory caching solved Z3 ring cores"),
+             cl::value_desc("dir"), cl::cat(phasecCategory));
 
 static cl::opt<bool> allowUnsupported(
     "allow-unsupported",
@@ -235,38 +236,40 @@ static cl::list<int64_t> costSizes(
              "evaluate the units at (default 16,512,4096,16384)"),
     cl::value_desc("L,L,..."), cl::CommaSeparated, cl::cat(phasecCategory));
 
-static cl::opt<double> c3Setup(
-    "c3-setup",
-    cl::desc("With --emit=cost|cost-json: the set-up cost s in units "
-             "(default: the machine's setup_cost / (packet_length / "
-             "bandwidth)); seed 003 uses 8 on the Delta"),
-    cl::value_desc("units"), cl::init(-1), cl::cat(phasecCategory));
+static cl::opt<double>
+    c3Setup("c3-setup",
+            cl::desc("With --emit=cost|cost-json: the set-up cost s in units "
+                     "(default: the machine's setup_cost / (packet_length / "
+                     "bandwidth)); seed 003 uses 8 on the Delta"),
+            cl::value_desc("units"), cl::init(-1), cl::cat(phasecCategory));
 
-static cl::opt<c3::Routing> c3Routing(
-    "c3-routing", cl::desc("With --emit=cost|cost-json: the routing schema"),
-    cl::init(c3::Routing::Wormhole),
-    cl::values(clEnumValN(c3::Routing::Wormhole, "wormhole",
-                          "wormhole routing (default)"),
-               clEnumValN(c3::Routing::StoreAndForward, "store-and-forward",
+static cl::opt<Switching> c3Routing(
+    "c3-routing",
+    cl::desc("With --emit=cost|cost-json: the routing schema (default: the "
+             "machine's switching)"),
+    cl::values(clEnumValN(Switching::Wormhole, "wormhole", "wormhole routing"),
+               clEnumValN(Switching::StoreAndForward, "store-and-forward",
                           "store-and-forward routing")),
     cl::cat(phasecCategory));
 
-static cl::opt<c3::Sends> c3Sends(
-    "c3-sends", cl::desc("With --emit=cost|cost-json: the send primitive"),
-    cl::init(c3::Sends::Nonblocking),
-    cl::values(clEnumValN(c3::Sends::Nonblocking, "nonblocking",
-                          "nonblocking sends (default)"),
-               clEnumValN(c3::Sends::Blocking, "blocking", "blocking sends")),
+static cl::opt<SendProtocol> c3Sends(
+    "c3-sends",
+    cl::desc("With --emit=cost|cost-json: the send primitive (default: the "
+             "machine's sends)"),
+    cl::values(clEnumValN(SendProtocol::Nonblocking, "nonblocking",
+                          "nonblocking sends"),
+               clEnumValN(SendProtocol::Blocking, "blocking",
+                          "blocking sends")),
     cl::cat(phasecCategory));
 
 static cl::opt<bool> scheduleMLIR(
-    "schedule",
-    cl::desc("With --emit=mlir: run the scheduling pipeline first"),
+    "schedule", cl::desc("With --emit=mlir: run the scheduling pipeline first"),
     cl::cat(phasecCategory));
 
-static cl::opt<bool> printLocations(
-    "print-locations", cl::desc("With --emit=mlir: print source locations"),
-    cl::cat(phasecCategory));
+static cl::opt<bool>
+    printLocations("print-locations",
+                   cl::desc("With --emit=mlir: print source locations"),
+                   cl::cat(phasecCategory));
 
 static cl::opt<bool> verbose(
     "v",
@@ -318,8 +321,8 @@ enum ExitCode {
 
 /// A usage error: the message and exit code 2.
 static int usage(const Twine &message) {
-  WithColor::error(errs(), "phasec") << escapeForTerminal(message.str())
-                                     << "\n";
+  WithColor::error(errs(), "phasec")
+      << escapeForTerminal(message.str()) << "\n";
   return ExitUsage;
 }
 
@@ -400,8 +403,8 @@ int main(int argc, char **argv) {
        {&outputFile, &reportDir, &topology, &algorithm, &cacheDir,
         &symbolPrefix, &statsFile})
     if (option->getNumOccurrences() && option->empty())
-      return usage((option->ArgStr.size() == 1 ? "-" : "--") +
-                   option->ArgStr + " needs a value");
+      return usage((option->ArgStr.size() == 1 ? "-" : "--") + option->ArgStr +
+                   " needs a value");
 
   bool simulate = targetOption == Target::Sim;
   if (simulate && emit.getNumOccurrences())
@@ -517,11 +520,11 @@ int main(int argc, char **argv) {
   // /dev/zero is an error at once. A scheduled .mlir module may be large
   // (one line per transfer); a .sched file is the language's size.
   std::string readError;
-  std::unique_ptr<MemoryBuffer> buffer = readBoundedFile(
-      inputFile,
-      mlirInput ? kMaxMLIRInputBytes
-                : driver::DriverOptions().frontend.maxFileBytes,
-      readError);
+  std::unique_ptr<MemoryBuffer> buffer =
+      readBoundedFile(inputFile,
+                      mlirInput ? kMaxMLIRInputBytes
+                                : driver::DriverOptions().frontend.maxFileBytes,
+                      readError);
   if (!buffer) {
     WithColor::error(errs(), "phasec") << escapeForTerminal(readError) << "\n";
     return ExitInputError;
@@ -575,8 +578,10 @@ int main(int argc, char **argv) {
     options.cost.sizes.assign(costSizes.begin(), costSizes.end());
   if (c3Setup.getNumOccurrences())
     options.cost.setupUnits = c3Setup;
-  options.cost.routing = c3Routing;
-  options.cost.sends = c3Sends;
+  if (c3Routing.getNumOccurrences())
+    options.cost.routing = c3Routing;
+  if (c3Sends.getNumOccurrences())
+    options.cost.sends = c3Sends;
 
   // The SimGrid and ns-3 back ends write directories themselves and print
   // their progress and tables as they go.

@@ -306,8 +306,8 @@ static GroupCharge chargeGroup(const Group &group, const Params &params,
     allPackets += p;
   }
   const double h = group.machine.distance;
-  const bool wormhole = params.routing == c3::Routing::Wormhole;
-  const bool blocking = params.sends == c3::Sends::Blocking;
+  const bool wormhole = params.routing == Switching::Wormhole;
+  const bool blocking = params.sends == SendProtocol::Blocking;
   int64_t cong = static_cast<int64_t>(pairs.size());
   for (const auto &[node, t] : tallies) {
     // The seed's "p for p - 1": a processor that sends (receives) several

@@ -27,8 +27,8 @@ constexpr double kEps = 1e-9;
 
 Submachine line(int64_t e) { return makeSubmachine({e}, {false}); }
 
-Params delta(c3::Routing routing = c3::Routing::Wormhole,
-             Sends sends = Sends::Nonblocking) {
+Params delta(Switching routing = Switching::Wormhole,
+             SendProtocol sends = SendProtocol::Nonblocking) {
   Params p;
   p.packetLength = 512;
   p.setup = 8;
@@ -95,24 +95,25 @@ TEST(C3Units, FigureOneRows) {
   const double h = 5.0 / 3, congestion = 6 + 10.0 / 3;
   // SF, nbs: s n_s + h * P_max + sum P.
   EXPECT_NEAR(chargeGroupAt(oneToAllOnLineOfFour(),
-                            delta(c3::Routing::StoreAndForward), 1024),
+                            delta(Switching::StoreAndForward), 1024),
               24 + h * 2 + 6 + congestion, kEps);
   // WH, bs: 2(s + h) n_s + h + sum P at the root; a receiver's
   // (s + h) n_r + h + sum P is smaller.
   EXPECT_NEAR(chargeGroupAt(oneToAllOnLineOfFour(),
-                            delta(c3::Routing::Wormhole, Sends::Blocking),
+                            delta(Switching::Wormhole, SendProtocol::Blocking),
                             1024),
               2 * (8 + h) * 3 + h + 6 + congestion, kEps);
   // SF, bs: 2(s + h) n_s + h sum P.
   EXPECT_NEAR(
       chargeGroupAt(oneToAllOnLineOfFour(),
-                    delta(c3::Routing::StoreAndForward, Sends::Blocking), 1024),
+                    delta(Switching::StoreAndForward, SendProtocol::Blocking),
+                    1024),
       2 * (8 + h) * 3 + h * 6 + congestion, kEps);
   // Seed form of SF, bs: 2 x 4 set-ups, the additive 2 h n_s in the
   // constant, h * 4L/512 per L.
   GroupCharge sfbs =
       chargeGroup(oneToAllOnLineOfFour(),
-                  delta(c3::Routing::StoreAndForward, Sends::Blocking));
+                  delta(Switching::StoreAndForward, SendProtocol::Blocking));
   EXPECT_NEAR(sfbs.sendReceive.setups, 8, kEps);
   EXPECT_NEAR(sfbs.sendReceive.constant, 2 * h * 4, kEps);
   EXPECT_NEAR(sfbs.sendReceive.perL, h * 4 / 512, kEps);

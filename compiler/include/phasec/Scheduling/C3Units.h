@@ -56,9 +56,6 @@
 
 namespace phasec::c3 {
 
-enum class Routing { Wormhole, StoreAndForward };
-enum class Sends { Nonblocking, Blocking };
-
 /// setups x s + perL x L + constant (units; L in bytes).
 struct Linear {
   double setups = 0, perL = 0, constant = 0;
@@ -82,8 +79,10 @@ struct Params {
   int64_t packetLength = 0;
   /// s, in communication units.
   double setup = 0;
-  Routing routing = Routing::Wormhole;
-  Sends sends = Sends::Nonblocking;
+  /// The routing schema and the send primitive: the machine's `switching`
+  /// and `sends` (the vocabulary's enums, as the machine spells them).
+  Switching routing = Switching::Wormhole;
+  SendProtocol sends = SendProtocol::Nonblocking;
 };
 
 /// A sub-grid of a mesh, torus or hypercube as C^3 sees it.

@@ -40,8 +40,10 @@ struct CostOptions {
   std::vector<int64_t> sizes = {16, 512, 4096, 16384};
   /// s in units, replacing every machine's setup_cost.
   std::optional<double> setupUnits;
-  c3::Routing routing = c3::Routing::Wormhole;
-  c3::Sends sends = c3::Sends::Nonblocking;
+  /// --c3-routing and --c3-sends, replacing every machine's `switching`
+  /// and `sends` (unset: the machine's own).
+  std::optional<Switching> routing;
+  std::optional<SendProtocol> sends;
   bool json = false;
 };
 
