@@ -171,9 +171,7 @@ bool serveRelay(State &s, MPI_Comm comm, Function f, const RelayCall &call,
   if (reason == kNumReasons && call.count == 0 &&
       call.kind != CollectiveKind::Barrier)
     reason = kNoData;
-  if (reason == kNumReasons &&
-      (call.kind == CollectiveKind::Scan ||
-       call.kind == CollectiveKind::Exscan) &&
+  if (reason == kNumReasons && isPrefix(call.kind) &&
       !plan.info->inWorldOrder())
     reason = kRankOrder;
   if (reason == kNumReasons) {

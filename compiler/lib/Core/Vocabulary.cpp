@@ -37,91 +37,108 @@ int64_t phasec::elementTypeBytes(ElementType type) {
   llvm_unreachable("unknown element type");
 }
 
+namespace {
+using A = Algorithm;
+constexpr A kBroadcastAlgorithms[] = {
+    A::Direct, A::Binomial,    A::Binary,           A::Knomial,
+    A::Chain,  A::DoubleChain, A::ScatterAllgather, A::ScatterRdbAllgather,
+    A::KLevel};
+constexpr A kReduceAlgorithms[] = {A::Direct,  A::Binomial, A::Binary,
+                                   A::Knomial, A::Chain,    A::DoubleChain};
+constexpr A kAllreduceAlgorithms[] = {
+    A::Direct, A::ReduceBroadcast, A::RecursiveDoubling,
+    A::Ring,   A::Rabenseifner,    A::DimensionWise};
+constexpr A kReduceScatterAlgorithms[] = {A::Direct, A::Ring,
+                                          A::RecursiveHalving};
+constexpr A kScanAlgorithms[] = {A::Direct, A::RecursiveDoubling, A::Chain};
+constexpr A kScatterGatherAlgorithms[] = {A::Binomial, A::KLevel};
+constexpr A kAllgatherAlgorithms[] = {A::Ring, A::RecursiveDoubling, A::Bruck,
+                                      A::DimensionWise};
+constexpr A kAlltoallAlgorithms[] = {A::Bruck, A::KLevel};
+constexpr A kBarrierAlgorithms[] = {A::Dissemination, A::RecursiveDoubling};
+
+using F = CollectiveFamily;
+using P = ChunkParts;
+/// One row per CollectiveKind, in case order (checked below).
+// clang-format off
+constexpr CollectiveTraits kTraits[] = {
+  // kind, family, rooted, relays, reduces, prefix,
+  //   chunk parts, MPI name, relaying algorithms
+  {CollectiveKind::Alltoall, F::Blocks, false, false, false, false,
+   P::PerPair, "MPI_Alltoall", kAlltoallAlgorithms},
+  {CollectiveKind::Alltoallv, F::Arrays, false, false, false, false,
+   P::None, "MPI_Alltoallv", {}},
+  {CollectiveKind::Transpose, F::Arrays, false, false, false, false,
+   P::None, nullptr, {}},
+  {CollectiveKind::Permute, F::Arrays, false, false, false, false,
+   P::None, nullptr, {}},
+  {CollectiveKind::Gather, F::Rooted, true, false, false, false,
+   P::PerMember, "MPI_Gather", kScatterGatherAlgorithms},
+  {CollectiveKind::Scatter, F::Rooted, true, false, false, false,
+   P::PerMember, "MPI_Scatter", kScatterGatherAlgorithms},
+  {CollectiveKind::Allgather, F::Blocks, false, false, false, false,
+   P::PerMember, "MPI_Allgather", kAllgatherAlgorithms},
+  {CollectiveKind::Broadcast, F::Rooted, true, true, false, false,
+   P::One, "MPI_Bcast", kBroadcastAlgorithms},
+  {CollectiveKind::Reduce, F::Reduction, true, true, true, false,
+   P::One, "MPI_Reduce", kReduceAlgorithms},
+  {CollectiveKind::Allreduce, F::Reduction, false, true, true, false,
+   P::One, "MPI_Allreduce", kAllreduceAlgorithms},
+  {CollectiveKind::Scan, F::Reduction, false, true, true, true,
+   P::One, "MPI_Scan", kScanAlgorithms},
+  {CollectiveKind::OneToAll, F::Rooted, true, false, false, false,
+   P::PerMember, nullptr, kScatterGatherAlgorithms},
+  {CollectiveKind::AllToOne, F::Rooted, true, false, false, false,
+   P::PerMember, nullptr, kScatterGatherAlgorithms},
+  {CollectiveKind::Barrier, F::Dataless, false, false, false, false,
+   P::One, "MPI_Barrier", kBarrierAlgorithms},
+  {CollectiveKind::Local, F::Dataless, false, false, false, false,
+   P::None, nullptr, {}},
+  {CollectiveKind::ReduceScatter, F::Reduction, false, true, true, false,
+   P::PerMember, "MPI_Reduce_scatter_block", kReduceScatterAlgorithms},
+  {CollectiveKind::Exscan, F::Reduction, false, true, true, true,
+   P::One, "MPI_Exscan", kScanAlgorithms},
+};
+// clang-format on
+constexpr bool inCaseOrder() {
+  for (unsigned v = 0; v < sizeof(kTraits) / sizeof(kTraits[0]); ++v)
+    if (static_cast<unsigned>(kTraits[v].kind) != v)
+      return false;
+  return sizeof(kTraits) / sizeof(kTraits[0]) ==
+         getMaxEnumValForCollectiveKind() + 1;
+}
+static_assert(inCaseOrder(), "one row of kTraits per CollectiveKind, in "
+                             "case order");
+} // namespace
+
+const CollectiveTraits &phasec::getTraits(CollectiveKind kind) {
+  return kTraits[static_cast<unsigned>(kind)];
+}
+
 bool phasec::needsRelaying(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::Scan:
-  case CollectiveKind::Exscan:
-    return true;
-  default:
-    return false;
-  }
+  return getTraits(kind).relays;
 }
 
 bool phasec::isReduction(CollectiveKind kind) {
-  return needsRelaying(kind) && kind != CollectiveKind::Broadcast;
+  return getTraits(kind).reduces;
 }
 
 int64_t phasec::getChunkParts(CollectiveKind kind, int64_t numMembers) {
-  switch (kind) {
-  case CollectiveKind::Scatter:
-  case CollectiveKind::Gather:
-  case CollectiveKind::OneToAll:
-  case CollectiveKind::AllToOne:
-  case CollectiveKind::Allgather:
-  case CollectiveKind::ReduceScatter:
-    return numMembers;
-  case CollectiveKind::Alltoall:
-    return numMembers * numMembers;
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::Scan:
-  case CollectiveKind::Exscan:
-  case CollectiveKind::Barrier:
-    return 1;
-  default:
+  switch (getTraits(kind).chunkParts) {
+  case ChunkParts::None:
     return 0;
+  case ChunkParts::One:
+    return 1;
+  case ChunkParts::PerMember:
+    return numMembers;
+  case ChunkParts::PerPair:
+    return numMembers * numMembers;
   }
+  llvm_unreachable("unknown chunk parts");
 }
 
 llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
-  using A = Algorithm;
-  static const A broadcast[] = {A::Direct,      A::Binomial, A::Binary,
-                                A::Knomial,     A::Chain,    A::DoubleChain,
-                                A::ScatterAllgather, A::ScatterRdbAllgather,
-                                A::KLevel};
-  static const A reduce[] = {A::Direct, A::Binomial, A::Binary, A::Knomial,
-                             A::Chain,  A::DoubleChain};
-  static const A allreduce[] = {A::Direct, A::ReduceBroadcast,
-                                A::RecursiveDoubling, A::Ring,
-                                A::Rabenseifner, A::DimensionWise};
-  static const A reduceScatter[] = {A::Direct, A::Ring, A::RecursiveHalving};
-  static const A scan[] = {A::Direct, A::RecursiveDoubling, A::Chain};
-  static const A scatterGather[] = {A::Binomial, A::KLevel};
-  static const A allgather[] = {A::Ring, A::RecursiveDoubling, A::Bruck,
-                                A::DimensionWise};
-  static const A alltoall[] = {A::Bruck, A::KLevel};
-  static const A barrier[] = {A::Dissemination, A::RecursiveDoubling};
-  switch (kind) {
-  case CollectiveKind::Broadcast:
-    return broadcast;
-  case CollectiveKind::Reduce:
-    return reduce;
-  case CollectiveKind::Allreduce:
-    return allreduce;
-  case CollectiveKind::ReduceScatter:
-    return reduceScatter;
-  case CollectiveKind::Scan:
-  case CollectiveKind::Exscan:
-    return scan;
-  case CollectiveKind::Scatter:
-  case CollectiveKind::Gather:
-  case CollectiveKind::OneToAll:
-  case CollectiveKind::AllToOne:
-    return scatterGather;
-  case CollectiveKind::Allgather:
-    return allgather;
-  case CollectiveKind::Alltoall:
-    return alltoall;
-  case CollectiveKind::Barrier:
-    return barrier;
-  default:
-    return {};
-  }
+  return getTraits(kind).relayAlgorithms;
 }
 
 bool phasec::takesRelayParameter(Algorithm algorithm) {

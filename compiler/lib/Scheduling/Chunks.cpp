@@ -18,10 +18,10 @@
 
 #include "llvm/Support/MathExtras.h"
 
-#include <algorithm>
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <algorithm>
 
 using namespace phasec;
 using llvm::failure;
@@ -69,11 +69,6 @@ int64_t ChunkSpec::numChunksOf(int64_t member) const {
   return memberChunks.empty() ? chunksPerMember() : memberChunks[member];
 }
 
-static bool hasRoot(CollectiveKind kind) {
-  return kind == CollectiveKind::Broadcast || kind == CollectiveKind::Scatter ||
-         kind == CollectiveKind::Gather || kind == CollectiveKind::Reduce;
-}
-
 LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
   if (!hasChunkSemantics(kind)) {
     error = ("'" + stringifyCollectiveKind(kind) +
@@ -83,7 +78,7 @@ LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
   }
   if (failed(checkGroup(group, numRanks, error)))
     return failure();
-  if (hasRoot(kind) && !llvm::is_contained(group, root)) {
+  if (isRooted(kind) && !llvm::is_contained(group, root)) {
     error = llvm::formatv("root rank {0} is not in the group", root).str();
     return failure();
   }
@@ -176,9 +171,8 @@ ChunkConditions phasec::getChunkConditions(const ChunkSpec &spec) {
   // [first[i], first[i + 1]), k each or member_chunks'.
   std::vector<int64_t> first(n + 1, 0);
   for (int64_t i = 0; i < n; ++i)
-    first[i + 1] = first[i] + (spec.memberChunks.empty()
-                                   ? k
-                                   : spec.memberChunks[i]);
+    first[i + 1] =
+        first[i] + (spec.memberChunks.empty() ? k : spec.memberChunks[i]);
   cond.before.resize(n);
   cond.after.resize(n);
   for (int64_t i = 0; i < n; ++i) {
@@ -194,7 +188,7 @@ ChunkConditions phasec::getChunkConditions(const ChunkSpec &spec) {
       v.push_back({c, tag});
   };
   int64_t root = -1;
-  if (hasRoot(spec.kind))
+  if (isRooted(spec.kind))
     root = llvm::find(spec.group, spec.root) - spec.group.begin();
   llvm::BitVector everyone(n, true);
 

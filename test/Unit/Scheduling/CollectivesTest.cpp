@@ -8,6 +8,8 @@
 
 #include "TestUtil.h"
 
+#include <set>
+
 using namespace phasec;
 
 namespace {
@@ -276,6 +278,39 @@ TEST(Collectives, RelayingKindsHaveNoDirectTraffic) {
   auto none = make(CollectiveKind::Barrier, {0, 1, 2}).lower(error);
   ASSERT_TRUE(succeeded(none)) << error;
   EXPECT_TRUE(none->empty());
+}
+
+// The traits table agrees with itself and with what the rest of phasec
+// does with each kind: a reduction is in the reduction family and relays;
+// a kind with chunk semantics that relays has relaying algorithms; the
+// rooted kinds are the ones whose Collective needs a root; MPI names are
+// unique.
+TEST(Collectives, TraitsTableIsConsistent) {
+  std::set<std::string> mpiNames;
+  for (unsigned v = 0; v <= getMaxEnumValForCollectiveKind(); ++v) {
+    auto kind = static_cast<CollectiveKind>(v);
+    const CollectiveTraits &t = getTraits(kind);
+    SCOPED_TRACE(stringifyCollectiveKind(kind).str());
+    EXPECT_EQ(t.kind, kind);
+    EXPECT_EQ(t.reduces, t.family == CollectiveFamily::Reduction);
+    EXPECT_EQ(isReduction(kind), t.reduces);
+    if (t.reduces)
+      EXPECT_TRUE(t.relays);
+    if (t.prefix)
+      EXPECT_TRUE(t.reduces);
+    if (t.relays)
+      EXPECT_FALSE(t.relayAlgorithms.empty());
+    if (t.family == CollectiveFamily::Rooted)
+      EXPECT_TRUE(t.rooted);
+    if (t.mpiName)
+      EXPECT_TRUE(mpiNames.insert(t.mpiName).second) << t.mpiName;
+  }
+  EXPECT_TRUE(isRooted(CollectiveKind::Gather));
+  EXPECT_FALSE(isRooted(CollectiveKind::Allgather));
+  EXPECT_TRUE(isPrefix(CollectiveKind::Exscan));
+  EXPECT_FALSE(isPrefix(CollectiveKind::Allreduce));
+  EXPECT_EQ(getChunkParts(CollectiveKind::Alltoall, 4), 16);
+  EXPECT_EQ(getChunkParts(CollectiveKind::Transpose, 4), 0);
 }
 
 } // namespace

@@ -32,6 +32,57 @@ namespace phasec {
 /// Size of one element in bytes.
 int64_t elementTypeBytes(ElementType type);
 
+/// The family of a collective kind: what its data is and how it moves.
+enum class CollectiveFamily {
+  /// Equal blocks between members, no root (alltoall, allgather).
+  Blocks,
+  /// Blocks to or from one member (gather, scatter, broadcast, one_to_all,
+  /// all_to_one).
+  Rooted,
+  /// Values combined with an operator (reduce, allreduce, reduce_scatter,
+  /// scan, exscan).
+  Reduction,
+  /// Traffic described by arrays or per-pair sizes (alltoallv, transpose,
+  /// permute).
+  Arrays,
+  /// No data (barrier, local).
+  Dataless,
+};
+
+/// How schedule JSON /2 cuts a kind's C chunks (getChunkParts).
+enum class ChunkParts { None, One, PerMember, PerPair };
+
+/// What phasec knows about a collective kind, in one table
+/// (Vocabulary.cpp): the predicates below read it.
+struct CollectiveTraits {
+  /// The row's kind (the table is in case order).
+  CollectiveKind kind;
+  CollectiveFamily family;
+  /// The operation names a root member (`root = ...`).
+  bool rooted;
+  /// Only relaying schedules implement it (data is combined or forwarded).
+  bool relays;
+  /// Combines values with an operator (`op`, `type`, `count`).
+  bool reduces;
+  /// A prefix reduction: the members' order is the result's order.
+  bool prefix;
+  ChunkParts chunkParts;
+  /// The MPI function of the same operation (null: none).
+  const char *mpiName;
+  /// The relaying algorithms that exist for it, in the order the
+  /// scheduler's `auto` tries them (Auto excluded).
+  llvm::ArrayRef<Algorithm> relayAlgorithms;
+};
+
+/// The traits of `kind`.
+const CollectiveTraits &getTraits(CollectiveKind kind);
+
+/// The kinds with a root member.
+inline bool isRooted(CollectiveKind kind) { return getTraits(kind).rooted; }
+
+/// The prefix reductions (scan, exscan).
+inline bool isPrefix(CollectiveKind kind) { return getTraits(kind).prefix; }
+
 /// The kinds that only relaying schedules can implement (a direct schedule
 /// of their traffic does not exist: data must be combined or forwarded).
 bool needsRelaying(CollectiveKind kind);
