@@ -99,7 +99,7 @@ void makeWire(State &s, CommInfo &info, MPI_Comm comm) {
   }
   if (mayBlock) {
     while (!info.pendingWire->ready())
-      progressPending();
+      progressAndYield();
   } else if (!info.pendingWire->ready()) {
     return; // the operations wait for it (Operation::wireReady)
   }

@@ -163,7 +163,7 @@ int Operation::wait() {
     bool done = false;
     if (int err = test(done))
       return err;
-    progressPending();
+    progressAndYield();
   }
   while (!finished_) {
     if (int err = PMPI_Waitall(static_cast<int>(requests_.size()),

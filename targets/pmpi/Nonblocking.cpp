@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <thread>
 
 using namespace phasec;
 using namespace phasec::pmpi;
@@ -73,8 +74,13 @@ int waitAdvancing(MPI_Request *request, MPI_Status *status) {
       return err;
     if (flag)
       return MPI_SUCCESS;
-    progressPending();
+    progressAndYield();
   }
+}
+
+void progressAndYield() {
+  progressPending();
+  std::this_thread::yield();
 }
 
 bool callsInFlight() { return inFlight.load(std::memory_order_acquire) != 0; }
@@ -503,7 +509,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
       return err;
     if (flag)
       return MPI_SUCCESS;
-    progressPending();
+    progressAndYield();
   }
 }
 
@@ -542,7 +548,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
       return err;
     if (flag)
       return MPI_SUCCESS;
-    progressPending();
+    progressAndYield();
   }
   return PMPI_Waitall(count, requests, statuses);
 }
@@ -555,7 +561,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index,
       return err;
     if (flag)
       return MPI_SUCCESS;
-    progressPending();
+    progressAndYield();
   }
   return PMPI_Waitany(count, requests, index, status);
 }
@@ -567,7 +573,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount,
       return err;
     if (*outcount != 0)
       return MPI_SUCCESS;
-    progressPending();
+    progressAndYield();
   }
   return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
 }

@@ -160,12 +160,12 @@ struct Stats {
   X(Reduce_scatter_block)                                                      \
   X(Reduce_scatter)                                                            \
   X(Scan)                                                                      \
-  X(Exscan) X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter)         \
-      X(Scatterv) X(Barrier) X(Ialltoall) X(Ialltoallv) X(Ialltoallw)          \
-          X(Ibcast) X(Ireduce) X(Iallreduce) X(Ireduce_scatter_block)          \
-              X(Ireduce_scatter) X(Iscan) X(Iexscan) X(Iallgather)             \
-                  X(Iallgatherv) X(Igather) X(Igatherv) X(Iscatter)            \
-                      X(Iscatterv) X(Ibarrier)
+  X(Exscan)                                                                    \
+  X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) X(Scatterv)       \
+      X(Barrier) X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ibcast) X(Ireduce) \
+          X(Iallreduce) X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan)   \
+              X(Iexscan) X(Iallgather) X(Iallgatherv) X(Igather) X(Igatherv)   \
+                  X(Iscatter) X(Iscatterv) X(Ibarrier)
 enum Function {
 #define PHASEC_PMPI_ENUM(name) k##name,
   PHASEC_PMPI_FUNCTIONS(PHASEC_PMPI_ENUM)
@@ -639,6 +639,10 @@ OpPtr buildScatterv(const void *sendbuf, const int sendcounts[],
 /// Advances every nonblocking call in flight (each served call and every
 /// MPI_Test* and MPI_Wait* does, so that they progress together).
 void progressPending();
+/// One turn of a loop that waits while calls in flight advance:
+/// progressPending, then the processor to anyone else who wants it (ranks
+/// often outnumber cores; MPI's own waits yield when oversubscribed).
+void progressAndYield();
 /// Whether any served nonblocking call is in flight (cheap).
 bool callsInFlight();
 /// A nonblocking call's request: a generalized request completed when `op`
