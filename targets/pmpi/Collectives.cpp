@@ -30,14 +30,6 @@ int64_t bytesOf(int64_t n, MPI_Datatype type) {
   return n ? n * typeSize(type) : 0;
 }
 
-/// Members in comm rank order: m's comm rank.
-int rankOf(const Plan &plan, int64_t m) {
-  return plan.info->commRankOfMember[m];
-}
-int64_t numMembers(const Plan &plan) {
-  return static_cast<int64_t>(plan.info->commRankOfMember.size());
-}
-
 /// The datatypes of an alltoallw's receive side, held for a nonblocking
 /// call.
 std::vector<MPI_Datatype> heldTypes(Operation &op, const MPI_Datatype types[],
@@ -84,7 +76,7 @@ OpPtr buildAlltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   Plan plan;
   if (!serveAlltoall(s, comm, f, plan))
     return nullptr;
-  const int64_t p = numMembers(plan);
+  const int64_t p = plan.numMembers();
   auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
   if (!blocking)
     recvtype = op->hold(recvtype);
@@ -102,8 +94,8 @@ OpPtr buildAlltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   op->recv = recvView.bytes;
   // Blocks are in comm rank order in the buffers.
   for (int64_t m = 0; m < p; ++m) {
-    op->sendAt.push_back(rankOf(plan, m) * sendBlock);
-    op->recvAt.push_back(rankOf(plan, m) * recvBlock);
+    op->sendAt.push_back(plan.rankOf(m) * sendBlock);
+    op->recvAt.push_back(plan.rankOf(m) * recvBlock);
     op->sendBytes.push_back(sendBlock);
     op->recvBytes.push_back(recvBlock);
   }
@@ -121,7 +113,7 @@ OpPtr buildAlltoallv(const void *sendbuf, const int sendcounts[],
   Plan plan;
   if (!serveAlltoall(s, comm, f, plan))
     return nullptr;
-  const int64_t p = numMembers(plan);
+  const int64_t p = plan.numMembers();
   // Byte views over the whole extent the displacements reach.
   auto span = [&](const int counts[], const int displs[]) {
     int64_t end = 0;
@@ -146,7 +138,7 @@ OpPtr buildAlltoallv(const void *sendbuf, const int sendcounts[],
   op->recv = recvView.bytes;
   // Counts and displacements are per comm rank, in elements.
   for (int64_t m = 0; m < p; ++m) {
-    int r = rankOf(plan, m);
+    int r = plan.rankOf(m);
     op->sendAt.push_back(int64_t(sdispls[r]) * sendView.elementBytes);
     op->recvAt.push_back(int64_t(rdispls[r]) * recvView.elementBytes);
     op->sendBytes.push_back(int64_t(sendcounts[r]) * sendView.elementBytes);
@@ -166,7 +158,7 @@ OpPtr buildAlltoallw(const void *sendbuf, const int sendcounts[],
   Plan plan;
   if (!serveAlltoall(s, comm, f, plan))
     return nullptr;
-  const int64_t p = numMembers(plan);
+  const int64_t p = plan.numMembers();
   const bool inPlace = sendbuf == MPI_IN_PLACE;
   auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
   // Each block has its own datatype; displacements are in bytes. Blocks
@@ -190,8 +182,8 @@ OpPtr buildAlltoallw(const void *sendbuf, const int sendcounts[],
       total += sizeByRank[r];
     }
     for (int64_t m = 0; m < p; ++m) {
-      at.push_back(byRank[rankOf(plan, m)]);
-      bytes.push_back(sizeByRank[rankOf(plan, m)]);
+      at.push_back(byRank[plan.rankOf(m)]);
+      bytes.push_back(sizeByRank[plan.rankOf(m)]);
     }
     return total;
   };
@@ -257,7 +249,7 @@ OpPtr buildBcast(void *buffer, int count, MPI_Datatype datatype, int root,
   viewRecv(buffer, count, datatype, view);
   op->layout = {relay->perBlock, call.count, 1};
   op->D = view.bytes;
-  if (rankOf(plan, plan.me) != root)
+  if (plan.rankOf(plan.me) != root)
     op->onFinish = unpackLater(buffer, count, datatype, view);
   countServed(f);
   return op;
@@ -324,7 +316,7 @@ OpPtr buildReduce(const void *sendbuf, void *recvbuf, int count,
     return nullptr;
   // The root combines into its receive buffer, the others into a work
   // space.
-  const bool isRoot = rankOf(plan, plan.me) == root;
+  const bool isRoot = plan.rankOf(plan.me) == root;
   OpPtr op;
   if (isRoot) {
     op = reduceOver(plan, relay, call, sendbuf, static_cast<char *>(recvbuf),
@@ -397,14 +389,14 @@ OpPtr buildReduceScatterBlock(const void *sendbuf, void *recvbuf, int recvcount,
   if (!serveReduction(comm, f, call, plan, relay))
     return nullptr;
   // The work space holds the blocks in member order.
-  const int64_t n = numMembers(plan);
+  const int64_t n = plan.numMembers();
   const int64_t block = call.count * call.elementBytes;
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
   char *D = spaceFor(*op, plan, blocking, n * block);
   const char *in =
       static_cast<const char *>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
   for (int64_t m = 0; m < n; ++m)
-    std::memcpy(D + m * block, in + rankOf(plan, m) * block,
+    std::memcpy(D + m * block, in + plan.rankOf(m) * block,
                 static_cast<size_t>(block));
   op->layout = {relay->perBlock, call.count, call.elementBytes};
   op->D = D;
@@ -434,7 +426,7 @@ OpPtr buildAllgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     call.count = bytesOf(recvcount, recvtype);
   if (!serveRelay(s, comm, f, call, kNumReasons, plan, relay))
     return nullptr;
-  const int64_t n = numMembers(plan), block = call.count;
+  const int64_t n = plan.numMembers(), block = call.count;
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
   if (!blocking)
     recvtype = op->hold(recvtype);
@@ -446,7 +438,7 @@ OpPtr buildAllgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   // are in world order, else a work space.
   const bool direct = plan.info->inWorldOrder();
   char *D = direct ? recvView.bytes : spaceFor(*op, plan, blocking, n * block);
-  const int myRank = rankOf(plan, plan.me);
+  const int myRank = plan.rankOf(plan.me);
   const char *mine = sendbuf != MPI_IN_PLACE ? sendView.bytes
                                              : recvView.bytes + myRank * block;
   if (D + plan.me * block != mine)
@@ -485,7 +477,7 @@ OpPtr buildGather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (!serveRooted(comm, f, recvcount, recvtype, sendcount, sendtype, call,
                    plan, relay, rank))
     return nullptr;
-  const int64_t n = numMembers(plan), block = call.count;
+  const int64_t n = plan.numMembers(), block = call.count;
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
   ByteView &sendView = op->view();
   if (sendbuf != MPI_IN_PLACE)
@@ -528,7 +520,7 @@ OpPtr buildScatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (!serveRooted(comm, f, sendcount, sendtype, recvcount, recvtype, call,
                    plan, relay, rank))
     return nullptr;
-  const int64_t n = numMembers(plan), block = call.count;
+  const int64_t n = plan.numMembers(), block = call.count;
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
   // The blocks in member order in the work space (the root's from its send
   // buffer, in comm rank order).
@@ -537,7 +529,7 @@ OpPtr buildScatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     ByteView &sendView = op->view();
     viewSend(sendbuf, sendcount * n, sendtype, sendView);
     for (int64_t m = 0; m < n; ++m)
-      std::memcpy(D + m * block, sendView.bytes + rankOf(plan, m) * block,
+      std::memcpy(D + m * block, sendView.bytes + plan.rankOf(m) * block,
                   static_cast<size_t>(block));
   }
   op->layout = {relay->perBlock, block, 1};

@@ -161,8 +161,9 @@ struct Stats {
   X(Reduce_scatter)                                                            \
   X(Scan)                                                                      \
   X(Exscan)                                                                    \
-  X(Allgather) X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) X(Scatterv)       \
-      X(Barrier) X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ibcast) X(Ireduce) \
+  X(Allgather)                                                                 \
+  X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Barrier)         \
+      X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ibcast) X(Ireduce)            \
           X(Iallreduce) X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan)   \
               X(Iexscan) X(Iallgather) X(Iallgatherv) X(Igather) X(Igatherv)   \
                   X(Iscatter) X(Iscatterv) X(Ibarrier)
@@ -294,6 +295,13 @@ struct CommInfo {
 struct Plan {
   CommInfo *info = nullptr;
   int me = 0;
+
+  /// The communicator's members (its ranks, in world order).
+  int64_t numMembers() const {
+    return static_cast<int64_t>(info->commRankOfMember.size());
+  }
+  /// Member m's comm rank.
+  int rankOf(int64_t m) const { return info->commRankOfMember[m]; }
 };
 
 /// A buffer of bytes for a (count, datatype) array: the caller's memory

@@ -35,10 +35,6 @@ namespace {
 /// schedule to serve a call.
 constexpr int64_t kMaxUnevenness = 4;
 
-int64_t numMembers(const Plan &plan) {
-  return static_cast<int64_t>(plan.info->commRankOfMember.size());
-}
-
 /// The layout of blocks of the given sizes (in member order, bytes or
 /// elements) one after the other; returns their total.
 int64_t layBlocks(ChunkLayout &layout, int64_t perBlock,
@@ -115,7 +111,7 @@ OpPtr buildAllgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   }
   if (!serveRelay(s, comm, f, call, early, plan, relay))
     return nullptr;
-  const int64_t n = numMembers(plan), unit = typeSize(recvtype);
+  const int64_t n = plan.numMembers(), unit = typeSize(recvtype);
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
   int64_t span = 0;
   std::vector<int64_t> counts(n);
@@ -173,7 +169,7 @@ OpPtr buildReduceScatter(const void *sendbuf, void *recvbuf,
   }
   if (!serveRelay(s, comm, f, call, early, plan, relay))
     return nullptr;
-  const int64_t n = numMembers(plan), unit = call.elementBytes;
+  const int64_t n = plan.numMembers(), unit = call.elementBytes;
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
   // The work space holds the blocks in member order; the input is in comm
   // rank order.
@@ -212,7 +208,7 @@ OpPtr buildGatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
       directOp(comm, f, CollectiveKind::Gather, root, plan);
   if (!op)
     return nullptr;
-  const int64_t n = numMembers(plan);
+  const int64_t n = plan.numMembers();
   const int rank = plan.info->commRankOfMember[plan.me];
   const int rootMember = plan.info->memberOfCommRank[root];
   ByteView &sendView = op->view();
@@ -258,7 +254,7 @@ OpPtr buildScatterv(const void *sendbuf, const int sendcounts[],
       directOp(comm, f, CollectiveKind::Scatter, root, plan);
   if (!op)
     return nullptr;
-  const int64_t n = numMembers(plan);
+  const int64_t n = plan.numMembers();
   const int rank = plan.info->commRankOfMember[plan.me];
   const int rootMember = plan.info->memberOfCommRank[root];
   if (!blocking && recvbuf != MPI_IN_PLACE)
