@@ -39,7 +39,8 @@ PMPI_OBJS=()
 for src in "$SRC"/targets/pmpi/*.cpp; do
   [ "$(basename "$src")" = Fortran.cpp ] && continue
   obj=$OUT/pmpi-$(basename "$src" .cpp).o
-  smpicxx -O2 -std=gnu++17 -fPIC -fno-exceptions -D__STDC_CONSTANT_MACROS \
+  smpicxx -O2 -std=gnu++17 -fPIC -fno-exceptions -DPHASEC_PMPI_SMPI \
+    -D__STDC_CONSTANT_MACROS \
     -D__STDC_FORMAT_MACROS -D__STDC_LIMIT_MACROS -I"$SRC/compiler/include" \
     -I"$BUILD/compiler/include" -isystem /usr/lib/llvm-19/include \
     -c "$src" -o "$obj"

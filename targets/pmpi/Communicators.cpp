@@ -93,6 +93,13 @@ CommInfo *commInfo(State &s, MPI_Comm comm) {
 void makeWire(State &s, CommInfo &info, MPI_Comm comm) {
   if (info.wire != MPI_COMM_NULL)
     return;
+#ifdef PHASEC_PMPI_SMPI
+  // SimGrid 3.32 implements no MPI_Comm_idup (bench/pmpi/simgrid.sh links
+  // this code into SMPI programs with -DPHASEC_PMPI_SMPI): the blocking
+  // duplicate there, which the bench's programs allow (every rank makes
+  // the same calls, with none in flight at a communicator's first).
+  PMPI_Comm_dup(comm, &info.wire);
+#else
   if (!info.pendingWire) {
     info.pendingWire = std::make_shared<PendingWire>();
     PMPI_Comm_idup(comm, &info.pendingWire->comm, &info.pendingWire->request);
@@ -105,6 +112,7 @@ void makeWire(State &s, CommInfo &info, MPI_Comm comm) {
   }
   info.wire = info.pendingWire->comm;
   info.pendingWire.reset();
+#endif
   std::lock_guard<std::mutex> lock(s.mutex);
   s.dups.push_back(info.wire);
 }
