@@ -21,12 +21,10 @@ int deleteCommInfo(MPI_Comm, int, void *attr, void *) {
   auto *info = static_cast<CommInfo *>(attr);
   if (info->pendingWire) {
     // Freeing is collective, and every rank started the duplicate at the
-    // same call: it completes.
+    // same call: it completes (and is freed below).
     PMPI_Wait(&info->pendingWire->request, MPI_STATUS_IGNORE);
     info->wire = info->pendingWire->comm;
     info->pendingWire.reset();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.dups.push_back(info->wire);
   }
   if (info->wire != MPI_COMM_NULL) {
     {

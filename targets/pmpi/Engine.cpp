@@ -35,8 +35,7 @@ int nextTag(CommInfo &info) {
 Operation::Operation(const Plan &plan)
     : me_(plan.me), commRankOf_(plan.info->commRankOfMember),
       wire_(plan.info->wire), tag_(nextTag(*plan.info)),
-      pendingWire_(plan.info->wire == MPI_COMM_NULL ? plan.info->pendingWire
-                                                    : nullptr) {}
+      pendingWire_(plan.info->pendingWire) {}
 
 Operation::~Operation() {
   for (MPI_Datatype &t : heldTypes_)

@@ -150,23 +150,43 @@ struct Stats {
 
 /// The functions the library replaces, in the report's order: the blocking
 /// ones, then their nonblocking forms.
-#define PHASEC_PMPI_FUNCTIONS(X)                                               \
-  X(Alltoall)                                                                  \
-  X(Alltoallv)                                                                 \
-  X(Alltoallw)                                                                 \
-  X(Bcast)                                                                     \
-  X(Reduce)                                                                    \
-  X(Allreduce)                                                                 \
-  X(Reduce_scatter_block)                                                      \
-  X(Reduce_scatter)                                                            \
-  X(Scan)                                                                      \
-  X(Exscan)                                                                    \
-  X(Allgather)                                                                 \
-  X(Allgatherv) X(Gather) X(Gatherv) X(Scatter) X(Scatterv) X(Barrier)         \
-      X(Ialltoall) X(Ialltoallv) X(Ialltoallw) X(Ibcast) X(Ireduce)            \
-          X(Iallreduce) X(Ireduce_scatter_block) X(Ireduce_scatter) X(Iscan)   \
-              X(Iexscan) X(Iallgather) X(Iallgatherv) X(Igather) X(Igatherv)   \
-                  X(Iscatter) X(Iscatterv) X(Ibarrier)
+// clang-format off
+#define PHASEC_PMPI_FUNCTIONS(X) \
+  X(Alltoall) \
+  X(Alltoallv) \
+  X(Alltoallw) \
+  X(Bcast) \
+  X(Reduce) \
+  X(Allreduce) \
+  X(Reduce_scatter_block) \
+  X(Reduce_scatter) \
+  X(Scan) \
+  X(Exscan) \
+  X(Allgather) \
+  X(Allgatherv) \
+  X(Gather) \
+  X(Gatherv) \
+  X(Scatter) \
+  X(Scatterv) \
+  X(Barrier) \
+  X(Ialltoall) \
+  X(Ialltoallv) \
+  X(Ialltoallw) \
+  X(Ibcast) \
+  X(Ireduce) \
+  X(Iallreduce) \
+  X(Ireduce_scatter_block) \
+  X(Ireduce_scatter) \
+  X(Iscan) \
+  X(Iexscan) \
+  X(Iallgather) \
+  X(Iallgatherv) \
+  X(Igather) \
+  X(Igatherv) \
+  X(Iscatter) \
+  X(Iscatterv) \
+  X(Ibarrier)
+// clang-format on
 enum Function {
 #define PHASEC_PMPI_ENUM(name) k##name,
   PHASEC_PMPI_FUNCTIONS(PHASEC_PMPI_ENUM)
@@ -275,7 +295,7 @@ struct CommInfo {
            std::pair<std::shared_ptr<CompiledAlltoall>, FallbackReason>>
       directs;
   MPI_Comm wire = MPI_COMM_NULL;
-  /// The duplicate while it is being made (then `wire`).
+  /// The duplicate while it is being made; null once it is `wire`.
   std::shared_ptr<PendingWire> pendingWire;
   std::vector<char> work, receive, pack;
   /// Served calls so far: MPI orders a communicator's collectives alike on

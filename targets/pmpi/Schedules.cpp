@@ -553,6 +553,14 @@ void decode(const std::vector<int64_t> &wire, CompiledRelay &out) {
   }
 }
 
+/// The report line of a call kind that has no schedule (rank 0 says it).
+void reportNoSchedule(const State &s, const std::string &what,
+                      const std::string &why) {
+  if (s.report)
+    std::fprintf(stderr, "libphasec-pmpi: no schedule for %s: %s\n",
+                 what.c_str(), why.c_str());
+}
+
 /// Rank 0 decides (with `find`, under no lock), every rank gets the same
 /// schedule or none; `known` is rank 0's map of earlier decisions.
 template <typename T, typename Key>
@@ -581,9 +589,8 @@ agree(State &s, MPI_Comm comm, std::map<Key, std::shared_ptr<T>> &known,
       std::lock_guard<std::mutex> lock(s.mutex);
       known[key] = compiled;
     }
-    if (!compiled && s.report)
-      std::fprintf(stderr, "libphasec-pmpi: no schedule for %s: %s\n",
-                   what.c_str(), why.c_str());
+    if (!compiled)
+      reportNoSchedule(s, what, why);
     wire = compiled ? encode(*compiled) : std::vector<int64_t>{-1};
   }
   broadcastWire(comm, wire);
@@ -613,9 +620,8 @@ computeOwn(State &s, MPI_Comm comm, std::map<Key, std::shared_ptr<T>> &own,
   std::shared_ptr<T> compiled = find(why);
   int me;
   PMPI_Comm_rank(comm, &me);
-  if (!compiled && s.report && me == 0)
-    std::fprintf(stderr, "libphasec-pmpi: no schedule for %s: %s\n",
-                 what.c_str(), why.c_str());
+  if (!compiled && me == 0)
+    reportNoSchedule(s, what, why);
   std::lock_guard<std::mutex> lock(s.mutex);
   own[key] = compiled;
   return compiled;

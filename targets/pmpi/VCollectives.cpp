@@ -116,7 +116,7 @@ OpPtr buildAllgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   int64_t span = 0;
   std::vector<int64_t> counts(n);
   for (int64_t m = 0; m < n; ++m) {
-    int r = plan.info->commRankOfMember[m];
+    int r = plan.rankOf(m);
     counts[m] = recvcounts[r] * unit;
     span = std::max<int64_t>(span, int64_t(displs[r]) + recvcounts[r]);
   }
@@ -128,7 +128,7 @@ OpPtr buildAllgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     viewSend(sendbuf, sendcount, sendtype, sendView);
   int64_t total = layBlocks(op->layout, relay->perBlock, counts, 1);
   char *D = spaceFor(*op, plan, blocking, total);
-  const int myRank = plan.info->commRankOfMember[plan.me];
+  const int myRank = plan.rankOf(plan.me);
   const char *mine = sendbuf != MPI_IN_PLACE
                          ? sendView.bytes
                          : recvView.bytes + int64_t(displs[myRank]) * unit;
@@ -177,14 +177,14 @@ OpPtr buildReduceScatter(const void *sendbuf, void *recvbuf,
   for (int64_t r = 0; r < n; ++r)
     inputAt[r + 1] = inputAt[r] + recvcounts[r];
   for (int64_t m = 0; m < n; ++m)
-    counts[m] = recvcounts[plan.info->commRankOfMember[m]];
+    counts[m] = recvcounts[plan.rankOf(m)];
   int64_t total = layBlocks(op->layout, relay->perBlock, counts, unit);
   char *D = spaceFor(*op, plan, blocking, total * unit);
   const char *in =
       static_cast<const char *>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf);
   for (int64_t m = 0; m < n; ++m)
     std::memcpy(D + op->layout.starts[m] * unit,
-                in + inputAt[plan.info->commRankOfMember[m]] * unit,
+                in + inputAt[plan.rankOf(m)] * unit,
                 static_cast<size_t>(counts[m] * unit));
   op->D = D;
   op->type = blocking ? datatype : op->hold(datatype);
@@ -209,7 +209,7 @@ OpPtr buildGatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   if (!op)
     return nullptr;
   const int64_t n = plan.numMembers();
-  const int rank = plan.info->commRankOfMember[plan.me];
+  const int rank = plan.rankOf(plan.me);
   const int rootMember = plan.info->memberOfCommRank[root];
   ByteView &sendView = op->view();
   if (sendbuf != MPI_IN_PLACE)
@@ -224,7 +224,7 @@ OpPtr buildGatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   const int64_t unit = typeSize(recvtype);
   int64_t span = 0;
   for (int64_t m = 0; m < n; ++m) {
-    int r = plan.info->commRankOfMember[m];
+    int r = plan.rankOf(m);
     op->recvAt[m] = int64_t(displs[r]) * unit;
     op->recvBytes[m] = recvcounts[r] * unit;
     span = std::max<int64_t>(span, int64_t(displs[r]) + recvcounts[r]);
@@ -255,7 +255,7 @@ OpPtr buildScatterv(const void *sendbuf, const int sendcounts[],
   if (!op)
     return nullptr;
   const int64_t n = plan.numMembers();
-  const int rank = plan.info->commRankOfMember[plan.me];
+  const int rank = plan.rankOf(plan.me);
   const int rootMember = plan.info->memberOfCommRank[root];
   if (!blocking && recvbuf != MPI_IN_PLACE)
     recvtype = op->hold(recvtype);
@@ -268,7 +268,7 @@ OpPtr buildScatterv(const void *sendbuf, const int sendcounts[],
     const int64_t unit = typeSize(sendtype);
     int64_t span = 0;
     for (int64_t m = 0; m < n; ++m) {
-      int r = plan.info->commRankOfMember[m];
+      int r = plan.rankOf(m);
       op->sendAt[m] = int64_t(displs[r]) * unit;
       op->sendBytes[m] = sendcounts[r] * unit;
       span = std::max<int64_t>(span, int64_t(displs[r]) + sendcounts[r]);
