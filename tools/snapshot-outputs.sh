@@ -6,8 +6,9 @@
 #   tools/snapshot-outputs.sh BUILD_DIR OUT_DIR
 #   diff -r OUT_BEFORE OUT_AFTER
 #
-# Each input gets schedule-json, schedule-stats, mpi and shmem (with
-# --allow-unsupported, so that operations phasec skips are skipped alike);
+# Each input gets schedule-json, schedule-stats, mpi and shmem, and the
+# simgrid and ns3 directories (with --allow-unsupported, so that operations
+# phasec skips are skipped alike);
 # an input phasec rejects gets its diagnostics and exit code instead. A run
 # over SNAPSHOT_TIMEOUT seconds (default 120) is recorded as exit 124, so
 # that slow inputs cost the same on both sides; outputs already in OUT_DIR
@@ -27,7 +28,7 @@ cd "$root"
 inputs=$(git ls-files 'examples/*.sched' 'test/*.sched' | sort)
 for input in $inputs; do
   name=$(echo "$input" | tr '/' '_')
-  for emit in schedule-json schedule-stats mpi shmem; do
+  for emit in schedule-json schedule-stats mpi shmem simgrid ns3; do
     file="$out/$name.$emit"
     [ -f "$file.stderr" ] && continue
     # Inputs with RUN lines are test cases whose own flags matter less than

@@ -11,6 +11,8 @@
  *===----------------------------------------------------------------------===*/
 #include "phasec_runtime_mpi.h"
 
+#include "../bench_options.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +21,7 @@ int main(int argc, char **argv) {
   phasec_mpi_init(&argc, &argv);
   long count = 1;
   int iters = 100, warmup = 10, rank, p;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (!strcmp(argv[i], "-n"))
-      count = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-i"))
-      iters = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "-w"))
-      warmup = atoi(argv[++i]);
-  }
+  bench_options(argc, argv, "-n", &count, &iters, &warmup);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   double *s = PHASEC_XMALLOC(sizeof(double) * (size_t)count, "send buffer");

@@ -7,6 +7,8 @@
  *===----------------------------------------------------------------------===*/
 #include "phasec_runtime_mpi.h"
 
+#include "../bench_options.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,14 +17,7 @@ int main(int argc, char **argv) {
   phasec_mpi_init(&argc, &argv);
   long block = 1024;
   int iters = 100, warmup = 10, rank, p;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (!strcmp(argv[i], "-b"))
-      block = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-i"))
-      iters = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "-w"))
-      warmup = atoi(argv[++i]);
-  }
+  bench_options(argc, argv, "-b", &block, &iters, &warmup);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   char *s = PHASEC_XMALLOC((size_t)block * p, "send buffer");

@@ -147,12 +147,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const int64_t members = c.numMembers();
   c.root = c.group[in.ConsumeIntegralInRange<int64_t>(0, members - 1)];
   c.blockBytes = in.ConsumeIntegralInRange<int64_t>(1, 4096);
-  if (c.kind == CollectiveKind::Alltoallv) {
+  const CollectiveTraits &traits = getTraits(c.kind);
+  if (traits.shape == DataShape::PairSizes) {
     c.root = -1;
     for (int64_t i = 0; i < members * members; ++i)
       c.sizes.push_back(in.ConsumeIntegralInRange<int64_t>(0, 2048));
   }
-  if (c.kind == CollectiveKind::Permute) {
+  if (traits.shape == DataShape::Permutation) {
     c.root = -1;
     c.permutation.kind = PermuteKind::Random;
     c.permutation.seed = in.ConsumeIntegral<uint64_t>();
@@ -165,8 +166,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     c.blockBytes = elementTypeBytes(*c.elementType) *
                    in.ConsumeIntegralInRange<int64_t>(1, 512);
   }
-  if (c.kind != CollectiveKind::Broadcast && c.kind != CollectiveKind::Reduce &&
-      c.kind != CollectiveKind::Gather && c.kind != CollectiveKind::Scatter)
+  if (!traits.rooted)
     c.root = -1;
 
   std::string error;

@@ -187,8 +187,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     os << '\n';
     printRealProperty(os, "setup_cost", m->cost.setupCost, "s");
     os << "  packet_length = " << m->cost.packetLength << " B\n";
-    if (m->cost.envelope > 0)
-      os << "  envelope = " << m->cost.envelope << " B\n";
+    if (m->cost.messageEnvelope > 0)
+      os << "  envelope = " << m->cost.messageEnvelope << " B\n";
     if (m->cost.packetHeader > 0)
       os << "  packet_header = " << m->cost.packetHeader << " B\n";
     if (m->cost.routerBuffer > 0)
@@ -246,27 +246,18 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
       os << "  root = " << op->root << "\n";
     if (op->blockBytes)
       os << "  block = " << op->blockBytes << " B\n";
-    switch (op->kind) {
-    case CollectiveKind::Reduce:
-    case CollectiveKind::Allreduce:
-    case CollectiveKind::Scan:
-    case CollectiveKind::Exscan:
-    case CollectiveKind::ReduceScatter:
+    if (isReduction(op->kind))
       os << "  op = " << stringifyReduceKind(op->reduceOp) << "\n";
-      [[fallthrough]];
-    default:
-      if (op->count)
-        os << "  type = " << stringifyElementType(op->elementType)
-           << "\n  count = " << op->count << "\n";
-      break;
-    }
+    if (op->count)
+      os << "  type = " << stringifyElementType(op->elementType)
+         << "\n  count = " << op->count << "\n";
     if (op->from)
       os << "  from = " << op->from->name << "\n";
     if (op->to)
       os << "  to = " << op->to->name << "\n";
     if (!op->call.empty())
       os << "  call = " << op->call << "\n";
-    if (op->kind == CollectiveKind::Permute) {
+    if (getTraits(op->kind).shape == DataShape::Permutation) {
       os << "  pattern = " << stringifyPermuteKind(op->permuteKind);
       switch (op->permuteKind) {
       case PermuteKind::Random:

@@ -188,37 +188,7 @@ void Sema::overrideMachine(Machine &m) {
   if (given & TopologySpec::Order)
     m.dimOrder.assign(d.dimOrder.begin(), d.dimOrder.end());
   // The cost options, each where the spec named it.
-  static const struct {
-    TopologySpec::CostOption option;
-    double TopologyDesc::*value;
-    double CostModel::*field;
-  } costOverrides[] = {
-      {TopologySpec::Setup, &TopologyDesc::setupCost, &CostModel::setupCost},
-      {TopologySpec::Barrier, &TopologyDesc::barrierCost,
-       &CostModel::barrierCost},
-      {TopologySpec::Copy, &TopologyDesc::copyRateContiguous,
-       &CostModel::copyRateContiguous},
-      {TopologySpec::CopyStrided, &TopologyDesc::copyRateStrided,
-       &CostModel::copyRateStrided},
-      {TopologySpec::CopyGather, &TopologyDesc::copyRateGather,
-       &CostModel::copyRateGather},
-  };
-  unsigned costs = ovSpec.costGiven;
-  for (const auto &o : costOverrides)
-    if (costs & o.option)
-      m.cost.*o.field = d.*o.value;
-  if (costs & TopologySpec::Packet)
-    m.cost.packetLength = d.packetLength;
-  if (costs & TopologySpec::Envelope)
-    m.cost.envelope = d.messageEnvelope;
-  if (costs & TopologySpec::Header)
-    m.cost.packetHeader = d.packetHeader;
-  if (costs & TopologySpec::Buffer)
-    m.cost.routerBuffer = d.routerBuffer;
-  if (costs & TopologySpec::SwitchingGiven)
-    m.cost.switching = d.switching;
-  if (costs & TopologySpec::Sends)
-    m.cost.sends = d.sends;
+  ovSpec.applyCosts(m.cost);
   if (!m.topologyLoc.isValid())
     m.topologyLoc = m.loc;
 }
@@ -447,7 +417,8 @@ void Sema::checkMachines() {
                  p.sub.empty()) {
         OptInt v = evalSize(p.value, env, p.key);
         if (v)
-          (p.key == "envelope" ? m->cost.envelope : m->cost.packetLength) = *v;
+          (p.key == "envelope" ? m->cost.messageEnvelope
+                               : m->cost.packetLength) = *v;
         else
           ok = false;
       } else if (p.key == "packet_header" && p.sub.empty()) {

@@ -40,6 +40,19 @@ llvm::SmallVector<StringRef, 8> keyList(StringRef list) {
   return keys;
 }
 
+/// Transposes and element-level permutes: operations on arrays, whose
+/// copies the `style` directive chooses.
+bool isArrayOperation(const Operation &op) {
+  return phasec::getTraits(op.kind).shape == phasec::DataShape::Matrix ||
+         op.elementLevel;
+}
+
+/// One root's blocks, one to each member (scatter, one_to_all).
+bool isOneToAll(phasec::CollectiveKind kind) {
+  phasec::DataSide send = phasec::getTraits(kind).send;
+  return send.rootOnly() && send.part == phasec::DataPart::PerMember;
+}
+
 std::string joinNames(llvm::ArrayRef<StringRef> names) {
   std::string out;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -486,8 +499,7 @@ bool Sema::checkCommonDirectives(OpContext &c) {
                                      stringifyKLevelShape(*shape) + "'");
           return false;
         }
-        if (broadcasts && op.kind != CollectiveKind::OneToAll &&
-            op.kind != CollectiveKind::Scatter) {
+        if (broadcasts && !isOneToAll(op.kind)) {
           diag.error(s.getLoc(), "k_level(1, " +
                                      stringifyKLevelShape(*shape) +
                                      ") is a one-to-all algorithm (seed 003's "
@@ -524,25 +536,12 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     case Algorithm::Auto:
     case Algorithm::Direct:
       break;
-    case Algorithm::Pairwise:
-    case Algorithm::LinearShift:
-    case Algorithm::Xor:
-      supported = op.kind == CollectiveKind::Alltoall || op.kind == CollectiveKind::Alltoallv ||
-                  op.kind == CollectiveKind::Transpose;
-      break;
-    case Algorithm::Bruck:
-      supported = op.kind == CollectiveKind::Alltoall || op.kind == CollectiveKind::Allgather;
-      break;
     default:
-      // The relaying algorithms: the scheduler's table
-      // (phasec/Core/Vocabulary.h).
-      supported = isRelayAlgorithm(*alg) &&
+      // The vocabulary's tables (phasec/Core/Vocabulary.h): the direct
+      // exchange's orders and the relaying algorithms (k_level included)
+      // each kind has.
+      supported = llvm::is_contained(getTraits(op.kind).directOrders, *alg) ||
                   llvm::is_contained(getRelayAlgorithms(op.kind), *alg);
-      break;
-    case Algorithm::KLevel:
-      supported = op.kind == CollectiveKind::OneToAll || op.kind == CollectiveKind::AllToOne ||
-                  op.kind == CollectiveKind::Alltoall || op.kind == CollectiveKind::Broadcast ||
-                  op.kind == CollectiveKind::Scatter || op.kind == CollectiveKind::Gather;
       break;
     case Algorithm::Schedule:
       break;
@@ -579,7 +578,7 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     dir.sync = *sync;
   }
   if (const Property *p = c.get("style")) {
-    if (op.kind != CollectiveKind::Transpose && !op.elementLevel) {
+    if (!isArrayOperation(op)) {
       diag.error(p->loc, "'style' applies to array operations (transpose, "
                          "element-level permute)");
       return false;
@@ -611,7 +610,7 @@ bool Sema::checkCommonDirectives(OpContext &c) {
       dir.style = TransferStyle::Packing;
   } else if (op.permuteKind == PermuteKind::Runtime) {
     dir.style = TransferStyle::Packing;
-  } else if (op.kind == CollectiveKind::Transpose || op.elementLevel) {
+  } else if (isArrayOperation(op)) {
     // The copy-transfer model chooses for array operations; it keeps
     // packing where copies are free (docs/machine-model.md).
     dir.style = TransferStyle::Auto;
@@ -639,7 +638,7 @@ bool Sema::checkHandWrittenSchedule(OpContext &c) {
     diag.note(d.scheduleLoc, "the schedule is here; remove one of them");
     return false;
   }
-  if (op.kind == CollectiveKind::Barrier || op.kind == CollectiveKind::Local) {
+  if (getTraits(op.kind).family == CollectiveFamily::Dataless) {
     diag.error(d.scheduleLoc, "'" + d.kind +
                                   "' moves no data and takes no "
                                   "schedule");

@@ -354,7 +354,7 @@ bool Sema::checkValueBits(OpContext &c) {
   // What every member's value becomes on the wire where the aggregate
   // gathers the values themselves: the narrowest unsigned integer that
   // holds the bits (the seed's reason for the Bits variants).
-  if (op.valueBits && op.kind == CollectiveKind::Allgather)
+  if (op.valueBits && gathersToAll(op.kind))
     op.blockBytes = op.valueBits <= 8    ? 1
                     : op.valueBits <= 16 ? 2
                     : op.valueBits <= 32 ? 4

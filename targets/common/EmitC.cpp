@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EmitC.h"
+#include "PlanVisitor.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -118,6 +119,45 @@ static std::string describeFormula(const OperationPlan &plan) {
                : "phase j: exchange with me ^ k[j]";
 }
 
+namespace {
+/// The plan comment's line(s) on the data: the array, the sizes or the
+/// block.
+struct PlanDescription
+    : PlanVisitor<PlanDescription, void, llvm::raw_ostream &> {
+  void visitMatrix(const OperationPlan &plan, llvm::raw_ostream &os) {
+    if (!plan.isSquare()) {
+      os << " * array: " << plan.n << " x " << plan.cols << " "
+         << plan.elem.name << " (" << plan.elem.size
+         << " bytes), rows block-distributed, " << plan.rowsPerMember()
+         << " rows per member;\n * result: " << plan.cols << " x " << plan.n
+         << ", " << plan.colsPerMember()
+         << " rows per member (rectangular transpose)\n";
+      return;
+    }
+    os << " * array: " << plan.n << " x " << plan.n << " " << plan.elem.name
+       << " (" << plan.elem.size << " bytes), rows block-distributed, "
+       << plan.rowsPerMember() << " rows per member\n";
+  }
+  void visitPairSizes(const OperationPlan &, llvm::raw_ostream &os) {
+    os << " * blocks: per-pair sizes (alltoallv)\n";
+  }
+  void visitElementPermute(const OperationPlan &plan, llvm::raw_ostream &os) {
+    os << " * array: " << plan.n << " " << plan.elem.name
+       << " elements, block-distributed; element g moves to perm(g)\n";
+  }
+  void visitBlocks(const OperationPlan &plan, llvm::raw_ostream &os) {
+    os << " * block: " << plan.blockBytes << " bytes";
+    if (plan.root >= 0)
+      os << ", root member " << plan.root;
+    os << "\n";
+  }
+  /// Barriers and relays (the relay comment says the rest).
+  void visitDataless(const OperationPlan &plan, llvm::raw_ostream &os) {
+    visitBlocks(plan, os);
+  }
+};
+} // namespace
+
 void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   os << "/*===- " << n << ": "
@@ -132,37 +172,7 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
     os << " " << r;
   }
   os << ")\n";
-  switch (plan.kind) {
-  case CollectiveKind::Transpose:
-    if (!plan.isSquare()) {
-      os << " * array: " << plan.n << " x " << plan.cols << " "
-         << plan.elem.name << " (" << plan.elem.size
-         << " bytes), rows block-distributed, " << plan.rowsPerMember()
-         << " rows per member;\n * result: " << plan.cols << " x " << plan.n
-         << ", " << plan.colsPerMember()
-         << " rows per member (rectangular transpose)\n";
-      break;
-    }
-    os << " * array: " << plan.n << " x " << plan.n << " " << plan.elem.name
-       << " (" << plan.elem.size << " bytes), rows block-distributed, "
-       << plan.rowsPerMember() << " rows per member\n";
-    break;
-  case CollectiveKind::Alltoallv:
-    os << " * blocks: per-pair sizes (alltoallv)\n";
-    break;
-  case CollectiveKind::Permute:
-    if (plan.elementLevel) {
-      os << " * array: " << plan.n << " " << plan.elem.name
-         << " elements, block-distributed; element g moves to perm(g)\n";
-      break;
-    }
-    [[fallthrough]];
-  default:
-    os << " * block: " << plan.blockBytes << " bytes";
-    if (plan.root >= 0)
-      os << ", root member " << plan.root;
-    os << "\n";
-  }
+  PlanDescription().dispatchPlanVisitor(plan, os);
   os << " * schedule: " << plan.phases.size() << " phases from '"
      << plan.schedule.algorithm << "'";
   // The bound in phases where the blocks are uniform, else (sizes differ:
@@ -521,12 +531,13 @@ static void emitPhaseData(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "\n";
 }
 
-/// Block ops: where the data for / from a peer sits in the buffers.
-static void emitDisplacements(llvm::raw_ostream &os,
-                              const OperationPlan &plan) {
+/// alltoallv: where the data for / from a peer sits in the buffers, from
+/// the size matrix.
+static void emitPairSizeDisplacements(llvm::raw_ostream &os,
+                                      const OperationPlan &plan) {
   const std::string &n = plan.name;
   int64_t p = plan.numMembers();
-  if (plan.kind == CollectiveKind::Alltoallv) {
+  {
     os << "/* alltoallv: per-member rows of the size matrix and their "
           "prefix sums. */\n";
     for (int64_t m = 0; m < p; ++m) {
@@ -577,24 +588,18 @@ static void emitDisplacements(llvm::raw_ostream &os,
        << "static inline int64_t " << n
        << "_rdispl_of(int me, int peer) { return " << n
        << "_rdispl[me][peer]; }\n\n";
-    return;
   }
-  std::string sd = "0", rd = "0";
-  switch (plan.kind) {
-  case CollectiveKind::Alltoall:
-    sd = "(int64_t)peer * " + n + "_BLOCK";
-    rd = "(int64_t)peer * " + n + "_BLOCK";
-    break;
-  case CollectiveKind::Allgather:
-  case CollectiveKind::Gather:
-    rd = "(int64_t)peer * " + n + "_BLOCK";
-    break;
-  case CollectiveKind::Scatter:
-    sd = "(int64_t)peer * " + n + "_BLOCK";
-    break;
-  default:
-    break;
-  }
+}
+
+/// Blocks: where the data for / from a peer sits in the buffers: block
+/// `peer` where a side holds one per member, else the start.
+static void emitBlockDisplacements(llvm::raw_ostream &os,
+                                   const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  const CollectiveTraits &traits = getTraits(plan.kind);
+  std::string perPeer = "(int64_t)peer * " + n + "_BLOCK";
+  std::string sd = traits.send.part == DataPart::PerMember ? perPeer : "0";
+  std::string rd = traits.recv.part == DataPart::PerMember ? perPeer : "0";
   os << "/* Where the data for `peer` starts in member me's send buffer and "
         "the data\n   from `peer` in its receive buffer. */\n"
      << "static inline int64_t " << n
@@ -604,6 +609,23 @@ static void emitDisplacements(llvm::raw_ostream &os,
      << "_rdispl_of(int me, int peer) { (void)me; (void)peer; return " << rd
      << "; }\n\n";
 }
+
+namespace {
+/// NAME_sdispl_of / NAME_rdispl_of, for the operations on blocks.
+struct Displacements : PlanVisitor<Displacements, void, llvm::raw_ostream &> {
+  void visitBlocks(const OperationPlan &plan, llvm::raw_ostream &os) {
+    emitBlockDisplacements(os, plan);
+  }
+  void visitPairSizes(const OperationPlan &plan, llvm::raw_ostream &os) {
+    emitPairSizeDisplacements(os, plan);
+  }
+  void visitDataless(const OperationPlan &plan, llvm::raw_ostream &os) {
+    emitBlockDisplacements(os, plan);
+  }
+  /// Arrays move elements: their index lists say where.
+  void visitArrays(const OperationPlan &, llvm::raw_ostream &) {}
+};
+} // namespace
 
 /// Whether emitPermutation computes the permutation at run time
 /// (NAME_perm_build) instead of listing it: a random element permutation
@@ -903,14 +925,13 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "\n";
   emitMemberMap(os, plan);
   emitPhaseData(os, plan);
-  if (isBlockOp(plan))
-    emitDisplacements(os, plan);
+  Displacements().dispatchPlanVisitor(plan, os);
   if (plan.runtimeDestinations()) {
     emitRuntimePermuteSupport(os, plan);
     return;
   }
   const bool builtPerm = isBuiltPermutation(plan);
-  if (plan.kind == CollectiveKind::Permute)
+  if (plan.isPermutation())
     emitPermutation(os, plan, builtPerm);
   if (isPermute(plan))
     emitPermuteLists(os, plan, builtPerm);
@@ -949,182 +970,46 @@ void detail::emitPhaseLoop(
   os << "  }\n";
 }
 
-void detail::emitHarnessHelpers(llvm::raw_ostream &os,
-                                const OperationPlan &plan) {
-  const std::string &n = plan.name;
-  int64_t p = plan.numMembers();
-  os << "/* ---- " << n << ": harness helpers (fill, check, sizes) ---- */\n";
-  if (plan.runtimeDestinations())
-    emitRuntimePermuteHarness(os, plan);
-  std::string sendBytes, recvBytes, size;
-  switch (plan.kind) {
-  case CollectiveKind::Transpose: {
+namespace {
+/// The body of NAME_local: the data a member keeps.
+class LocalCopy : public PlanVisitor<LocalCopy, std::string> {
+public:
+  /// Its own block, from and to the block of its index where a side has
+  /// one per member; only at the root where a side is the root's.
+  std::string visitBlocks(const OperationPlan &plan) {
+    const std::string &n = plan.name;
+    const CollectiveTraits &traits = getTraits(plan.kind);
+    std::string B = n + "_BLOCK", own = " + (int64_t)me * " + B;
+    bool atRoot = traits.send.rootOnly() || traits.recv.rootOnly();
+    return (atRoot ? "  if (me == " + n + "_ROOT)\n    " : "  ") + "memcpy(r" +
+           (traits.recv.part == DataPart::PerMember ? own : "") + ", s" +
+           (traits.send.part == DataPart::PerMember ? own : "") + ", " + B +
+           ");\n";
+  }
+  std::string visitBlockPermute(const OperationPlan &plan) {
+    const std::string &n = plan.name;
+    return "  if (" + n + "_rperm(me) == me)\n    memcpy(r, s, " + n +
+           "_BLOCK);\n";
+  }
+  std::string visitElementPermute(const OperationPlan &plan) {
+    const std::string &n = plan.name;
+    return "  " + n + "_pstore((" + n + "_elem_t *)r, (const " + n +
+           "_elem_t *)s, me, me, 0, " + n + "_cnt[me * " + n + "_P + me]);\n";
+  }
+  std::string visitMatrix(const OperationPlan &plan) {
+    const std::string &n = plan.name;
     TransposeShape sh = getTransposeShape(plan);
-    std::string e = " * sizeof(" + n + "_elem_t)";
-    if (plan.isSquare())
-      sendBytes = recvBytes = "(size_t)" + sh.ra + " * " + sh.na + e;
-    else {
-      sendBytes = "(size_t)" + sh.ra + " * " + sh.na + e;
-      recvBytes = "(size_t)" + sh.rb + " * " + sh.nb + e;
-    }
-    size = "(size_t)" + sh.nb + " * " + sh.na + e;
-    break;
+    return "  " + n + "_tblock((" + n + "_elem_t *)r + (int64_t)me * " + sh.ra +
+           ", " + sh.nb + ", (const " + n + "_elem_t *)s + (int64_t)me * " +
+           sh.rb + ", " + sh.na + ");\n";
   }
-  case CollectiveKind::Permute:
-    if (!plan.elementLevel) {
-      sendBytes = recvBytes = size = n + "_BLOCK";
-      break;
-    }
-    sendBytes = recvBytes = "(size_t)" + n + "_L * sizeof(" + n + "_elem_t)";
-    size = "(size_t)" + n + "_N * sizeof(" + n + "_elem_t)";
-    break;
-  case CollectiveKind::Alltoallv: {
-    int64_t total = 0;
-    for (int64_t v : plan.sizes)
-      total += v;
-    sendBytes = "(size_t)" + n + "_SEND_MAX";
-    recvBytes = "(size_t)" + n + "_RECV_MAX";
-    size = std::to_string(total);
-    break;
+  std::string visitPairSizes(const OperationPlan &plan) {
+    const std::string &n = plan.name;
+    return "  memcpy(r + " + n + "_rdispl[me][me], s + " + n +
+           "_sdispl[me][me], (size_t)" + n + "_ssize[me][me]);\n";
   }
-  case CollectiveKind::Alltoall:
-    sendBytes = recvBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
-    size = n + "_BLOCK";
-    break;
-  case CollectiveKind::Allgather:
-  case CollectiveKind::Gather:
-    sendBytes = n + "_BLOCK";
-    recvBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
-    size = n + "_BLOCK";
-    break;
-  case CollectiveKind::Scatter:
-    sendBytes = "(size_t)" + n + "_P * " + n + "_BLOCK";
-    recvBytes = n + "_BLOCK";
-    size = n + "_BLOCK";
-    break;
-  default:
-    llvm_unreachable("no plan for a relaying operation");
-  }
-  os << "/* Buffer sizes (bytes, the same on every member: the largest). */\n"
-     << "static inline size_t " << n << "_send_bytes(void) { return " << sendBytes
-     << "; }\n"
-     << "static inline size_t " << n << "_recv_bytes(void) { return " << recvBytes
-     << "; }\n"
-     << "/* The OSU \"Size\" column: block bytes, or the whole array. */\n"
-     << "static inline size_t " << n << "_size(void) { return " << size << "; }\n\n";
-  (void)p;
-
-  // Fill.
-  os << "/* Byte i of the data member s owes member d is "
-        "phasec_pattern_byte(s, d, i);\n   data every peer gets alike uses "
-        "d = P. Transposes: byte k of element (r, c)\n   is "
-        "phasec_pattern_byte(r, c, k); permutes: byte k of element g is\n   "
-        "phasec_pattern_byte(g, P, k). */\n"
-     << "static inline void " << n << "_fill(int me, void *sendbuf) {\n"
-     << "  char *s = (char *)sendbuf;\n";
-  switch (plan.kind) {
-  case CollectiveKind::Transpose: {
-    TransposeShape sh = getTransposeShape(plan);
-    os << "  phasec_fill_matrix(s, sizeof(" << n << "_elem_t), " << sh.ra
-       << ", " << sh.na << ", " << sh.na << ", (uint64_t)me * " << sh.ra
-       << ", 0);\n";
-    break;
-  }
-  case CollectiveKind::Permute:
-    if (!plan.elementLevel) {
-      os << "  phasec_fill(s, " << n << "_BLOCK, me, " << n << "_P, 0);\n";
-      break;
-    }
-    os << "  for (int64_t i = 0; i < " << n << "_L; ++i)\n"
-       << "    phasec_fill(s + i * sizeof(" << n << "_elem_t), sizeof(" << n
-       << "_elem_t), (uint64_t)me * " << n << "_L + i, " << n << "_P, 0);\n";
-    break;
-  case CollectiveKind::Alltoallv:
-    os << "  for (int d = 0; d < " << n << "_P; ++d)\n"
-       << "    phasec_fill(s + " << n << "_sdispl[me][d], (size_t)" << n
-       << "_ssize[me][d], me, d, 0);\n";
-    break;
-  case CollectiveKind::Alltoall:
-  case CollectiveKind::Scatter:
-    os << "  for (int d = 0; d < " << n << "_P; ++d)\n"
-       << "    phasec_fill(s + " << n << "_sdispl_of(me, d), " << n
-       << "_BLOCK, me, d, 0);\n";
-    break;
-  default:
-    os << "  phasec_fill(s, " << n << "_BLOCK, me, " << n << "_P, 0);\n";
-  }
-  os << "}\n\n";
-
-  // Check.
-  os << "/* Checks every byte this member must have received; returns the "
-        "number of\n   wrong bytes (the first ones are printed). */\n"
-     << "static inline uint64_t " << n
-     << "_check(int me, const void *recvbuf, phasec_check_state *st) {\n"
-     << "  const char *r = (const char *)recvbuf;\n  uint64_t bad = 0;\n"
-     << "  (void)me;\n";
-  switch (plan.kind) {
-  case CollectiveKind::Transpose: {
-    TransposeShape sh = getTransposeShape(plan);
-    os << "  bad += phasec_check_transposed(st, r, sizeof(" << n
-       << "_elem_t), " << sh.rb << ", " << sh.nb << ", " << sh.nb
-       << ", (uint64_t)me * " << sh.rb << ", 0);\n";
-    break;
-  }
-  case CollectiveKind::Permute:
-    if (!plan.elementLevel) {
-      os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
-         << "    if (" << n << "_rperm(s) == me)\n"
-         << "      bad += phasec_check(st, \"block\", r, " << n
-         << "_BLOCK, s, " << n << "_P, 0, 0);\n";
-      break;
-    }
-    os << "  /* The inverse permutation of this member's slice. */\n"
-       << "  int64_t *src = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * " << n
-       << "_L, \"inverse permutation\");\n"
-       << "  for (int64_t g = 0; g < " << n << "_N; ++g) {\n"
-       << "    int64_t t = " << n << "_perm(g);\n"
-       << "    if (t / " << n << "_L == me)\n"
-       << "      src[t - (int64_t)me * " << n << "_L] = g;\n  }\n"
-       << "  for (int64_t q = 0; q < " << n << "_L; ++q)\n"
-       << "    bad += phasec_check(st, \"element\", r + q * sizeof(" << n
-       << "_elem_t), sizeof(" << n << "_elem_t), (uint64_t)src[q], " << n
-       << "_P, 0, q * sizeof(" << n << "_elem_t));\n"
-       << "  free(src);\n";
-    break;
-  case CollectiveKind::Alltoallv:
-    os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
-       << "    bad += phasec_check(st, \"block\", r + " << n
-       << "_rdispl[me][s], (size_t)" << n << "_rsize[me][s], s, me, 0, "
-       << "(size_t)" << n << "_rdispl[me][s]);\n";
-    break;
-  case CollectiveKind::Alltoall:
-    os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
-       << "    bad += phasec_check(st, \"block\", r + " << n
-       << "_rdispl_of(me, s), " << n << "_BLOCK, s, me, 0, (size_t)" << n
-       << "_rdispl_of(me, s));\n";
-    break;
-  case CollectiveKind::Allgather:
-    os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
-       << "    bad += phasec_check(st, \"block\", r + " << n
-       << "_rdispl_of(me, s), " << n << "_BLOCK, s, " << n
-       << "_P, 0, (size_t)" << n << "_rdispl_of(me, s));\n";
-    break;
-  case CollectiveKind::Gather:
-    os << "  if (me == " << n << "_ROOT)\n"
-       << "    for (int s = 0; s < " << n << "_P; ++s)\n"
-       << "      bad += phasec_check(st, \"block\", r + " << n
-       << "_rdispl_of(me, s), " << n << "_BLOCK, s, " << n
-       << "_P, 0, (size_t)" << n << "_rdispl_of(me, s));\n";
-    break;
-  case CollectiveKind::Scatter:
-    os << "  bad += phasec_check(st, \"block\", r, " << n << "_BLOCK, " << n
-       << "_ROOT, me, 0, 0);\n";
-    break;
-  default:
-    llvm_unreachable("no plan for a relaying operation");
-  }
-  os << "  return bad;\n}\n\n";
-}
+};
+} // namespace
 
 void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
@@ -1133,418 +1018,6 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "_local(int me, const void *sendbuf, void *recvbuf) {\n"
      << "  const char *s = (const char *)sendbuf;\n"
      << "  char *r = (char *)recvbuf;\n  (void)s; (void)r; (void)me;\n";
-  std::string B = n + "_BLOCK";
-  switch (plan.kind) {
-  case CollectiveKind::Alltoall:
-    os << "  memcpy(r + (int64_t)me * " << B << ", s + (int64_t)me * " << B
-       << ", " << B << ");\n";
-    break;
-  case CollectiveKind::Alltoallv:
-    os << "  memcpy(r + " << n << "_rdispl[me][me], s + " << n
-       << "_sdispl[me][me], (size_t)" << n << "_ssize[me][me]);\n";
-    break;
-  case CollectiveKind::Allgather:
-    os << "  memcpy(r + (int64_t)me * " << B << ", s, " << B << ");\n";
-    break;
-  case CollectiveKind::Gather:
-    os << "  if (me == " << n << "_ROOT)\n    memcpy(r + (int64_t)me * " << B
-       << ", s, " << B << ");\n";
-    break;
-  case CollectiveKind::Scatter:
-    os << "  if (me == " << n << "_ROOT)\n    memcpy(r, s + (int64_t)me * " << B
-       << ", " << B << ");\n";
-    break;
-  case CollectiveKind::Transpose: {
-    TransposeShape sh = getTransposeShape(plan);
-    os << "  " << n << "_tblock((" << n << "_elem_t *)r + (int64_t)me * "
-       << sh.ra << ", " << sh.nb << ", (const " << n
-       << "_elem_t *)s + (int64_t)me * " << sh.rb << ", " << sh.na << ");\n";
-    break;
-  }
-  case CollectiveKind::Permute:
-    if (!plan.elementLevel) {
-      os << "  if (" << n << "_rperm(me) == me)\n    memcpy(r, s, " << B
-         << ");\n";
-      break;
-    }
-    os << "  " << n << "_pstore((" << n << "_elem_t *)r, (const " << n
-       << "_elem_t *)s, me, me, 0, " << n << "_cnt[me * " << n << "_P + me]);\n";
-    break;
-  default:
-    llvm_unreachable("no plan for a relaying operation");
-  }
+  os << LocalCopy().dispatchPlanVisitor(plan);
   os << "}\n\n";
-}
-
-void detail::emitBarrierCheck(llvm::raw_ostream &os, const HarnessTransport &tr,
-                              llvm::StringRef label, llvm::StringRef x,
-                              RankId first, llvm::StringRef call) {
-  std::string p = tr.runtimePrefix;
-  std::string comm = tr.commArg;
-  os << "  {\n"
-     << "    " << p << "arrivals arr;\n"
-     << "    " << p << "arrivals_open(&arr" << comm << ", " << first << ");\n"
-     << "    const int early = getenv(\"PHASEC_TEST_CORRUPT\") != NULL && "
-        "me == 0;\n"
-     << "    if (me == " << x << "_P - 1)\n      phasec_sleep_ms(20);\n"
-     << "    if (me >= 0)\n      " << p << "arrive(&arr);\n"
-     << "    if (!early)\n      " << call << ";\n"
-     << "    if (me >= 0 && " << p << "arrived(&arr) != " << x << "_P) {\n"
-     << "      ++bad;\n"
-     << "      fprintf(stderr, \"phasec: " << label
-     << ": rank %d left the barrier before every member arrived\\n\", "
-     << tr.rankVar << ");\n    }\n"
-     << "    if (early)\n      " << call << ";\n"
-     << "    " << p << "arrivals_close(&arr" << comm << ");\n"
-     << "  }\n";
-}
-
-void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
-                               const HarnessTransport &tr,
-                               llvm::StringRef allocRecv,
-                               llvm::StringRef freeRecv, bool timeLine) {
-  const std::string &n = plan.name;
-  bool typed = isTranspose(plan) || isPermute(plan);
-  std::string T = n + "_elem_t";
-  std::string rank = tr.rankVar;
-  // The runner's locals (s, r, t, me, ...) may shadow the operation's
-  // name: it calls it through a pointer whose name the plan reserves.
-  std::string fn = "phasec_call_" + n;
-  std::string dest =
-      plan.runtimeDestinations() ? ", " + n + "_hdest(me)" : std::string();
-  std::string call = typed ? fn + "((const " + T + " *)s, (" + T + " *)r" +
-                                 dest + tr.commArg + ")"
-                           : fn + "(s, r" + tr.commArg + ")";
-  std::string stmt = tr.checkedCall(call);
-  os << "static __typeof__(" << n << ") *const " << fn << " = " << n
-     << ";\n\n";
-  os << "/* Runs " << n
-     << ": warm-up, timed iterations, verification of every byte. Returns "
-        "the\n   number of wrong bytes over all "
-     << tr.units << ". */\n"
-     << "static uint64_t run_" << n << "(int " << rank
-     << ", int iters, int warmup) {\n"
-     << "  const int me = " << n << "_member(" << rank << ");\n"
-     << "  char *s = (char *)PHASEC_XMALLOC(" << n
-     << "_send_bytes(), \"send buffer\");\n"
-     << allocRecv << "  if (me >= 0)\n    " << n << "_fill(me, s);\n"
-     << "  for (int i = 0; i < warmup; ++i)\n    " << stmt << ";\n"
-     // A rank outside the group owns no receive buffer: under direct deposit
-     // its window share is 0 bytes, so poisoning there would write into a
-     // neighbour's share (or past the segment when it is the last rank).
-     << "  if (me >= 0)\n    phasec_poison(r, " << n << "_recv_bytes());\n"
-     << tr.afterPoison
-     << "  double *t = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)iters, "
-        "\"times\");\n"
-     << "  for (int i = 0; i < iters; ++i) {\n"
-     << "    " << tr.iterationBarrier << "\n"
-     << "    const double t0 = phasec_wtime();\n"
-     << "    " << stmt << ";\n"
-     << "    t[i] = phasec_wtime() - t0;\n  }\n"
-     << "  if (getenv(\"PHASEC_TEST_CORRUPT\") && " << n
-     << "_recv_bytes() > 0) /* tests of the checker */\n"
-     << "    r[0] ^= 0x5a;\n"
-     << "  phasec_check_state st;\n"
-     << "  phasec_check_init(&st, " << rank << ", \"" << n << "\");\n"
-     << "  uint64_t bad = me >= 0 ? " << n << "_check(me, r, &st) : 0;\n";
-  // A barrier moves no bytes: what it promises is checked instead.
-  if (plan.kind == CollectiveKind::Barrier)
-    emitBarrierCheck(os, tr, n, n, plan.group.front(),
-                     tr.checkedCall(fn + "(s, r" + tr.commArg + ")"));
-  // Relaying operations also run once in place: one buffer holds the input
-  // when the call starts and the output when it returns (the generated code
-  // copies the input into its work space before writing any output).
-  if (plan.relaying)
-    os << "  {\n"
-       << "    size_t ipBytes = " << n << "_send_bytes() > " << n
-       << "_recv_bytes() ? " << n << "_send_bytes() : " << n
-       << "_recv_bytes();\n"
-       << "    char *ip = (char *)PHASEC_XMALLOC(ipBytes, \"in-place "
-          "buffer\");\n"
-       << "    phasec_poison(ip, ipBytes);\n"
-       << "    if (me >= 0)\n      " << n << "_fill(me, ip);\n"
-       << "    " << tr.checkedCall(fn + "(ip, ip" + tr.commArg + ")") << ";\n"
-       << "    phasec_check_state ipst;\n"
-       << "    phasec_check_init(&ipst, " << rank << ", \"" << n
-       << " (in place)\");\n"
-       << "    if (me >= 0)\n      bad += " << n << "_check(me, ip, &ipst);\n"
-       << "    free(ip);\n  }\n";
-  os
-     << "  bad = " << tr.sumBad << ";\n"
-     << "  phasec_stats stats = " << tr.reduceTimes << ";\n"
-     << "  if (" << rank << " == 0) {\n"
-     << "    phasec_print_header(\"phasec " << n << ": "
-     << Collective::getKindName(plan.kind, plan.elementLevel) << ", " << plan.numMembers()
-     << " members, " << stringifyTransferStyle(plan.options.style) << ", "
-     << tr.name << "\");\n"
-     << "    phasec_print_timing(" << n << "_size(), &stats);\n"
-     << "    printf(\"# " << n
-     << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
-     << "           bad ? \"WRONG BYTES\" : \"every byte verified"
-     << (plan.relaying ? ", also in place" : "") << "\");\n";
-  if (timeLine)
-    os << "    printf(\"PHASEC_SIM_TIME %.9e\\nPHASEC_SIM_VERIFIED %llu\\n\", "
-          "stats.median,\n"
-       << "           (unsigned long long)bad);\n";
-  os << "  }\n"
-     << tr.beforeFree << "  free(t);\n  free(s);\n"
-     << freeRecv << "  return bad;\n}\n\n";
-}
-
-void detail::emitHarnessMain(llvm::raw_ostream &os,
-                             llvm::ArrayRef<OperationPlan> plans,
-                             const HarnessTransport &tr,
-                             llvm::StringRef prologue,
-                             llvm::StringRef fileFinalize, int iterations,
-                             int warmup) {
-  int64_t required = 0;
-  for (const OperationPlan &p : plans)
-    required = std::max(required, p.requiredRanks());
-  // Operations that know their machine refuse a communicator of another
-  // size, larger too (a direct-deposit window sized for the machine would
-  // be written past its end): the harness says so before any of them runs.
-  bool exact = !plans.empty() && llvm::all_of(plans, [&](const auto &p) {
-    return p.machineRanks > 0 && p.machineRanks == plans.front().machineRanks;
-  });
-  if (exact)
-    required = plans.front().machineRanks;
-  std::string rank = tr.rankVar, size = tr.sizeVar;
-  os << "int main(int argc, char **argv) {\n"
-     << prologue
-     << "  int iters = (int)phasec_env_long(\"PHASEC_ITERATIONS\", "
-     << iterations << ");\n"
-     << "  int warmup = (int)phasec_env_long(\"PHASEC_WARMUP\", " << warmup
-     << ");\n"
-     << "  for (int i = 1; i + 1 < argc; ++i) {\n"
-     << "    if (!strcmp(argv[i], \"-i\"))\n      iters = atoi(argv[++i]);\n"
-     << "    else if (!strcmp(argv[i], \"-w\"))\n      warmup = "
-        "atoi(argv[++i]);\n  }\n"
-     << "  if (iters < 1)\n    iters = 1;\n"
-     << "  if (" << size << (exact ? " != " : " < ") << required << ") {\n"
-     << "    if (" << rank << " == 0)\n"
-     << "      fprintf(stderr, \"error: this program needs " << required << " "
-     << tr.units << " (" << tr.launcher << " -np " << required
-     << "), got %d\\n\", " << size << ");\n"
-     << "    " << tr.abortFinalize << "\n    return 2;\n  }\n"
-     << "  uint64_t bad = 0;\n";
-  for (const OperationPlan &p : plans)
-    if (p.call.empty()) // local steps are the caller's C
-      os << "  bad += run_" << p.name << "(" << rank << ", iters, warmup);\n";
-  os << "  if (" << rank << " == 0)\n"
-     << "    printf(bad ? \"# FAILED: %llu wrong bytes\\n\" : \"# OK: every "
-        "byte verified\\n\", (unsigned long long)bad);\n"
-     << "  " << tr.checkedCall(fileFinalize.str() + "()") << ";\n"
-     << "  " << tr.finalize << "\n"
-     << "  return bad ? 1 : 0;\n}\n";
-}
-
-void detail::emitSHMEMPrologue(llvm::raw_ostream &os,
-                               const OperationPlan &plan) {
-  if (plan.machineRanks <= 0)
-    return;
-  os << "  /* The job's PEs are the machine's " << plan.machineRanks
-     << " ranks, no more, no fewer. */\n"
-     << "  if (shmem_n_pes() != " << plan.machineRanks << ")\n"
-     << "    return PHASEC_SHMEM_ERR_NPES;\n";
-}
-
-void detail::emitMPIPrologue(llvm::raw_ostream &os, const OperationPlan &plan) {
-  const std::string &n = plan.name;
-  os << "  int rank;\n"
-     << "  PHASEC_MPI_TRY(MPI_Comm_rank(comm, &rank));\n";
-  if (plan.machineRanks > 0)
-    os << "  int size;\n"
-       << "  PHASEC_MPI_TRY(MPI_Comm_size(comm, &size));\n"
-       << "  /* comm's ranks are the machine's " << plan.machineRanks
-       << " ranks, no more, no fewer. */\n"
-       << "  if (size != " << plan.machineRanks << ")\n"
-       << "    return phasec_mpi_error_comm_size();\n";
-  os << "  const int me = " << n << "_member(rank);\n"
-     << "  MPI_Comm g = MPI_COMM_NULL;\n"
-     << "  PHASEC_MPI_TRY(" << n << "_comm(comm, me, &g));\n"
-     << "  if (me < 0)\n    return MPI_SUCCESS;\n";
-}
-
-llvm::LogicalResult detail::applySymbolPrefix(
-    llvm::ArrayRef<OperationPlan> &plans, llvm::StringRef prefix,
-    std::vector<OperationPlan> &prefixed, std::string &error) {
-  if (prefix.empty())
-    return llvm::success();
-  if (!isSymbolPrefix(prefix)) {
-    error = "the symbol prefix '" + prefix.str() +
-            "' does not start a C identifier";
-    return llvm::failure();
-  }
-  prefixed.assign(plans.begin(), plans.end());
-  for (OperationPlan &plan : prefixed) {
-    if (!plan.call.empty())
-      continue; // a local step: the caller's C function
-    // PREFIX + "program"/"program_t"/"finalize" name the file's own symbols.
-    for (llvm::StringRef own : {"program", "program_t", "finalize"})
-      if (plan.name == own || plan.papersName == own) {
-        error = "with the symbol prefix '" + prefix.str() + "', operation '" +
-                own.str() + "' would be named " + prefix.str() + own.str() +
-                ", as the generated file's own " + own.str();
-        return llvm::failure();
-      }
-    plan.name = prefix.str() + plan.name;
-    if (!plan.papersName.empty())
-      plan.papersName = prefix.str() + plan.papersName;
-  }
-  plans = prefixed;
-  return llvm::success();
-}
-
-std::string detail::programName(llvm::StringRef symbolPrefix) {
-  return symbolPrefix.empty() ? std::string("phasec_program")
-                              : symbolPrefix.str() + "program";
-}
-
-void detail::emitCHeader(llvm::StringRef source, llvm::StringRef backEnd,
-                         llvm::StringRef include, llvm::StringRef symbolPrefix,
-                         llvm::raw_ostream &os) {
-  llvm::SmallVector<llvm::StringRef> lines;
-  source.split(lines, '\n');
-  // The prefix as it is: `a_` and `A_` are different prefixes.
-  std::string guard = "PHASEC_GENERATED_" + symbolPrefix.str() + "H";
-  os << "/* Generated by phasec (" << backEnd
-     << " back end): the interface of the functions of the\n"
-        " * .c file phasec writes from the same input and options. Do not "
-        "edit. */\n"
-     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
-     << "#include <stdint.h>\n\n#include <" << include << ">\n\n"
-     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
-     << "#ifndef PHASEC_COMPLEX_TYPES_DEFINED\n"
-        "#define PHASEC_COMPLEX_TYPES_DEFINED\n"
-        "typedef struct { float re, im; } phasec_c64_t;\n"
-        "typedef struct { double re, im; } phasec_c128_t;\n#endif\n\n";
-  // The comment block that ends right above line i.
-  auto commentAbove = [&](size_t i) {
-    size_t first = i;
-    if (i == 0 || !lines[i - 1].ends_with("*/"))
-      return std::string();
-    while (first > 0 && !lines[first - 1].starts_with("/*"))
-      --first;
-    if (first == 0)
-      return std::string();
-    --first;
-    std::string text;
-    for (size_t k = first; k < i; ++k)
-      text += lines[k].str() + "\n";
-    return text;
-  };
-  bool typedefs = false; // the last thing written was an element type
-  for (size_t i = 0; i < lines.size(); ++i) {
-    llvm::StringRef line = lines[i];
-    if (line.empty() || !(isalpha(line[0]) || line[0] == '_'))
-      continue;
-    // The element types of the operations' arrays: `typedef T NAME_elem_t;`.
-    if (line.starts_with("typedef ") && !line.starts_with("typedef struct") &&
-        line.contains("_elem_t;")) {
-      os << (typedefs ? "" : "\n") << line << "\n";
-      typedefs = true;
-      continue;
-    }
-    typedefs = false;
-    // The program's context: `typedef struct {` ... `} NAMEprogram_t;`.
-    if (line == "typedef struct {") {
-      size_t end = i;
-      while (end < lines.size() && !lines[end].starts_with("}"))
-        ++end;
-      if (end < lines.size() && lines[end].ends_with("program_t;")) {
-        os << "\n" << commentAbove(i);
-        for (size_t k = i; k <= end; ++k)
-          os << lines[k] << "\n";
-      }
-      continue;
-    }
-    // A definition outside `static`: `TYPE NAME(PARAMS) {` on one line.
-    if (line.starts_with("static") || line.starts_with("typedef") ||
-        !line.ends_with(") {"))
-      continue;
-    os << "\n" << commentAbove(i) << line.drop_back(2) << ";\n";
-  }
-  os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
-}
-
-std::string detail::finalizeName(llvm::StringRef symbolPrefix) {
-  return symbolPrefix.empty() ? std::string("phasec_finalize")
-                              : symbolPrefix.str() + "finalize";
-}
-
-bool detail::hasProgram(llvm::ArrayRef<OperationPlan> plans) {
-  return llvm::any_of(plans,
-                      [](const OperationPlan &p) { return !p.call.empty(); });
-}
-
-void detail::emitProgram(llvm::raw_ostream &os,
-                         llvm::ArrayRef<OperationPlan> plans,
-                         const ProgramTransport &tr) {
-  std::vector<const OperationPlan *> steps;
-  for (const OperationPlan &p : plans)
-    if (p.programIndex >= 0)
-      steps.push_back(&p);
-  llvm::sort(steps, [](const OperationPlan *a, const OperationPlan *b) {
-    return a->programIndex < b->programIndex;
-  });
-  os << "/* ---- The program: the operations of the .sched file in order "
-        "---- */\n\n"
-     << "/* Local steps: the caller's C, given the program's context. */\n";
-  llvm::StringSet<> declared;
-  for (const OperationPlan *p : steps)
-    if (!p->call.empty() && declared.insert(p->call).second)
-      os << "void " << p->call << "(void *ctx);\n";
-  // Fields: one per array a transpose or element permute moves (its C
-  // element type), else the operation's send and receive buffers.
-  os << "\n/* The program's buffers: per array that a transpose or element "
-        "permute moves,\n   this member's slice; per other operation its send "
-        "and receive buffers. */\n"
-     << "typedef struct {\n";
-  llvm::StringMap<std::string> arrayType;
-  for (const OperationPlan *p : steps) {
-    if (!p->fromArray.empty()) {
-      for (const std::string &a : {p->fromArray, p->toArray})
-        if (arrayType.try_emplace(a, p->elem.cType).second)
-          os << "  " << p->elem.cType << " *" << a << "; /* array " << a << " ("
-             << p->elem.name << ") */\n";
-      if (p->runtimeDestinations())
-        os << "  const int64_t *" << p->name << "_dest; /* " << p->name
-           << ": where each element of " << p->fromArray << " goes */\n";
-    } else if (p->call.empty() && p->kind != CollectiveKind::Barrier) {
-      os << "  const void *" << p->name << "_send; /* " << p->name << " */\n"
-         << "  void *" << p->name << "_recv;\n";
-    }
-  }
-  os << "} " << tr.name << "_t;\n\n"
-     << "/* Runs every step in file order; ctx goes to the local steps.\n   "
-     << tr.collective << ". */\n"
-     << tr.result << " " << tr.name << "(const " << tr.name
-     << "_t *bufs, void *ctx" << tr.commParam << ") {\n";
-  if (tr.checkStatus)
-    os << "  int rc;\n";
-  for (const OperationPlan *p : steps) {
-    if (!p->call.empty()) {
-      os << "  " << p->call << "(ctx); /* " << p->name << " */\n";
-      continue;
-    }
-    std::string args;
-    if (!p->fromArray.empty()) {
-      args = "bufs->" + p->fromArray + ", bufs->" + p->toArray;
-      if (p->runtimeDestinations())
-        args += ", bufs->" + p->name + "_dest";
-    } else if (p->kind == CollectiveKind::Barrier) {
-      args = "NULL, NULL";
-    } else {
-      args = "bufs->" + p->name + "_send, bufs->" + p->name + "_recv";
-    }
-    std::string call = p->name + "(" + args + tr.commArg + ")";
-    if (tr.checkStatus)
-      os << "  if ((rc = " << call << ") != " << tr.success
-         << ")\n    return rc;\n";
-    else
-      os << "  " << call << ";\n";
-  }
-  if (tr.checkStatus)
-    os << "  return " << tr.success << ";\n";
-  os << "}\n";
 }

@@ -267,12 +267,8 @@ std::string combineScalars(ReduceKind op, llvm::StringRef acc,
                            llvm::StringRef x);
 
 /// True if the op is a transpose / an element permutation.
-inline bool isTranspose(const OperationPlan &p) {
-  return p.kind == CollectiveKind::Transpose;
-}
-inline bool isPermute(const OperationPlan &p) {
-  return p.kind == CollectiveKind::Permute && p.elementLevel;
-}
+inline bool isTranspose(const OperationPlan &p) { return p.isTranspose(); }
+inline bool isPermute(const OperationPlan &p) { return p.isElementPermute(); }
 inline bool isBlockOp(const OperationPlan &p) {
   return !isTranspose(p) && !isPermute(p);
 }

@@ -164,25 +164,20 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     const PlanOptions &options, std::string &error, const Topology *machine) {
   if (failed(checkOperationName(name, error)))
     return llvm::failure();
-  switch (collective.kind) {
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::Scan:
-  case CollectiveKind::Barrier:
-  case CollectiveKind::Local:
+  // Relaying operations and barriers have plans of their own
+  // (buildRelayPlan), local steps none.
+  const CollectiveTraits &traits = getTraits(collective.kind);
+  if (traits.relays || traits.family == CollectiveFamily::Dataless) {
     error = "the MPI and OpenSHMEM back ends do not support operation '" +
             stringifyCollectiveKind(collective.kind).str() + "'";
     return llvm::failure();
-  default:
-    break;
   }
   if (options.tile < 0) {
     error = "tile size must not be negative";
     return llvm::failure();
   }
-  bool arrays = collective.kind == CollectiveKind::Transpose ||
-                collective.isElementPermute();
+  bool matrix = traits.shape == DataShape::Matrix;
+  bool arrays = matrix || collective.isElementPermute();
   // The generators lay out an array as slabs of rows, n/P elements per
   // member in row-major order: other layouts would move other elements.
   if (arrays && ((collective.from &&
@@ -207,17 +202,13 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
   plan.name = name.str();
   // C^3's one-to-all and all-to-one are personalized (seed 003): the
   // generated code is a scatter's and a gather's.
-  plan.kind = collective.kind == CollectiveKind::OneToAll
-                  ? CollectiveKind::Scatter
-              : collective.kind == CollectiveKind::AllToOne
-                  ? CollectiveKind::Gather
-                  : collective.kind;
+  plan.kind = traits.generatedAs;
   plan.elementLevel = collective.isElementPermute();
   plan.elem = elem;
   plan.group = collective.group;
   plan.blockBytes = arrays ? elem.size : collective.blockBytes;
   plan.sizes = collective.sizes;
-  if (collective.kind == CollectiveKind::Transpose) {
+  if (matrix) {
     plan.n = collective.from->shape[0];
     plan.cols = collective.from->shape[1];
   } else if (plan.elementLevel) {
@@ -256,7 +247,7 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
               "one message";
       return llvm::failure();
     }
-  } else if (collective.kind == CollectiveKind::Permute) {
+  } else if (traits.shape == DataShape::Permutation) {
     llvm::FailureOr<llvm::ArrayRef<int64_t>> perm =
         collective.getPermutation(error);
     if (failed(perm))
@@ -391,10 +382,7 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
       ph.k = xorK[j];
     }
   }
-  bool uniform = plan.kind == CollectiveKind::Alltoall ||
-                 plan.kind == CollectiveKind::Allgather ||
-                 plan.kind == CollectiveKind::Transpose ||
-                 plan.runtimeDestinations();
+  bool uniform = plan.everyPairExchanges() || plan.runtimeDestinations();
   if (options.formulas && uniform && !plan.phases.empty()) {
     PhaseFormula f = plan.phases[0].formula;
     plan.useFormulas =

@@ -112,9 +112,8 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
   // The data function's receive buffer, where it must be symmetric.
   int64_t symBytes = 0;
   if (tr.symmetricRecv && plan.movesData && !plan.relaying)
-    symBytes = plan.kind == CollectiveKind::Allgather
-                   ? plan.numMembers() * plan.blockBytes
-                   : (plan.value ? plan.value->size : 1);
+    symBytes = plan.gathersToAll() ? plan.numMembers() * plan.blockBytes
+                                   : (plan.value ? plan.value->size : 1);
   if (tr.symmetricRecv)
     os << "#define " << P << "_PAPERS_SYM ((size_t)" << symBytes
        << ") /* symmetric bytes of its own */\n";
@@ -141,8 +140,8 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
              bitMask(plan.valueBits) + ");\n";
     return "";
   };
-  const bool narrow = plan.kind == CollectiveKind::Allgather && plan.value &&
-                      plan.blockBytes < plan.value->size;
+  const bool narrow =
+      plan.gathersToAll() && plan.value && plan.blockBytes < plan.value->size;
   auto gatherAll = [&](const std::string &var) -> std::string {
     if (!narrow)
       return xfer("&" + var, "all_");
@@ -154,8 +153,7 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
   };
   // `algorithm = gather_evaluate`: the data function is an allgather of
   // one value whatever the aggregate; the result is evaluated here.
-  const bool gathered =
-      plan.kind == CollectiveKind::Allgather && evaluatesEveryValue(a);
+  const bool gathered = plan.gathersToAll() && evaluatesEveryValue(a);
   switch (a) {
   case Aggregate::Population:
     os << "static inline int " << P << "(void) { return " << X << "_P; }\n\n";
@@ -247,7 +245,7 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
     return;
   }
   case Aggregate::Putget:
-    if (plan.kind == CollectiveKind::Alltoallv) {
+    if (plan.hasPairSizes()) {
       // `source` fixed: the scheduled alltoallv brings the one value.
       // Every member that reads this member's value gets a copy.
       os << T << " " << P << "(" << T << " d" << comm << ") {\n"
@@ -398,7 +396,7 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
          << ");";
     os << " /* other bits set */\n}\n\n";
   }
-  if (a == Aggregate::Putget && plan.kind == CollectiveKind::Alltoallv) {
+  if (a == Aggregate::Putget && plan.hasPairSizes()) {
     // Which member each member reads from (the `source` directive).
     int64_t n = plan.numMembers();
     os << "static const int " << P << "_src[" << X << "_P] = {";
@@ -522,7 +520,7 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
     check = "!memcmp(&got, &want, sizeof got)";
     break;
   case Aggregate::Putget:
-    if (plan.kind == CollectiveKind::Alltoallv) {
+    if (plan.hasPairSizes()) {
       os << "    const " << T << " got = " << F << "(" << arg << comm << ");\n";
       es << "    const " << T << " want = me >= 0 ? " << P << "_val(" << P
          << "_src[me], i) : got;\n";

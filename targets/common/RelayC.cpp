@@ -185,6 +185,20 @@ std::string detail::combineScalars(ReduceKind op, llvm::StringRef acc,
   llvm_unreachable("unknown reduction");
 }
 
+/// The condition (with " && ", or empty) under which member `me` holds
+/// `side`'s data.
+static std::string holdsResult(const OperationPlan &plan, DataSide side) {
+  switch (side.holders) {
+  case DataHolders::Every:
+    return "";
+  case DataHolders::Root:
+    return "me == " + plan.name + "_ROOT && ";
+  case DataHolders::AllButFirst:
+    return "me > 0 && ";
+  }
+  llvm_unreachable("unknown data holders");
+}
+
 void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
   const std::string &n = plan.name;
   const ChunkSpec &c = plan.chunks;
@@ -295,56 +309,36 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
         "from it. */\n"
      << "static void " << n
      << "_enter(int me, const void *sendbuf, char *D) {\n  (void)me;\n";
-  switch (plan.kind) {
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Scatter:
-    os << "  if (me == " << n << "_ROOT && D != (const char *)sendbuf)\n"
-       << "    memcpy(D, sendbuf, " << all << ");\n";
-    break;
-  case CollectiveKind::Gather:
-  case CollectiveKind::Allgather:
+  // Where the caller's data sits in the work space, as the traits say
+  // (chunk c of C is the work space's c-th piece): a member's own block at
+  // its place, alltoall's P blocks as the member's row, else the whole.
+  const CollectiveTraits &traits = getTraits(plan.kind);
+  bool perPair = traits.chunkParts == ChunkParts::PerPair;
+  std::string atRoot = "me == " + n + "_ROOT && ";
+  if (traits.send.part == DataPart::Own)
     os << "  memcpy(D + (size_t)me * " << block << ", sendbuf, " << block
        << ");\n";
-    break;
-  case CollectiveKind::Alltoall:
+  else if (perPair)
     os << "  memcpy(D + (size_t)me * " << n << "_P * " << block
        << ", sendbuf, (size_t)" << n << "_P * " << block << ");\n";
-    break;
-  default:
-    os << "  if (D != (const char *)sendbuf)\n    memcpy(D, sendbuf, " << all
+  else
+    os << "  if (" << (traits.send.rootOnly() ? atRoot : "")
+       << "D != (const char *)sendbuf)\n    memcpy(D, sendbuf, " << all
        << ");\n";
-  }
   os << "}\n\nstatic void " << n
      << "_leave(int me, const char *D, void *recvbuf) {\n  (void)me;\n"
      << "  char *r = (char *)recvbuf;\n";
-  switch (plan.kind) {
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::Scan:
-  case CollectiveKind::Allgather:
-  case CollectiveKind::Barrier:
-    os << "  if (r != D)\n    memcpy(r, D, " << all << ");\n";
-    break;
-  case CollectiveKind::Exscan:
-    os << "  if (me > 0 && r != D)\n    memcpy(r, D, " << all << ");\n";
-    break;
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Gather:
-    os << "  if (me == " << n << "_ROOT && r != D)\n    memcpy(r, D, " << all
-       << ");\n";
-    break;
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::Scatter:
+  // The result: the member's own block, its column of alltoall's blocks,
+  // else the whole work space (where the member holds a result).
+  if (traits.recv.part == DataPart::Own)
     os << "  memcpy(r, D + (size_t)me * " << block << ", " << block << ");\n";
-    break;
-  case CollectiveKind::Alltoall:
+  else if (perPair)
     os << "  for (int i = 0; i < " << n << "_P; ++i)\n"
        << "    memcpy(r + (size_t)i * " << block << ", D + ((size_t)i * " << n
        << "_P + (size_t)me) * " << block << ", " << block << ");\n";
-    break;
-  default:
-    llvm_unreachable("not a relaying kind");
-  }
+  else
+    os << "  if (" << holdsResult(plan, traits.recv)
+       << "r != D)\n    memcpy(r, D, " << all << ");\n";
   os << "}\n\n";
 }
 
@@ -562,22 +556,19 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
   std::string all = "(size_t)" + n + "_C * " + n + "_CB";
   std::string block = "(size_t)" + n + "_K * " + n + "_CB";
   std::string sendBytes = all, recvBytes = all, size = all;
-  switch (plan.kind) {
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::Scatter:
-    recvBytes = size = block;
-    break;
-  case CollectiveKind::Gather:
-  case CollectiveKind::Allgather:
-    sendBytes = size = block;
-    break;
-  case CollectiveKind::Alltoall:
-    sendBytes = recvBytes = "(size_t)" + n + "_P * " + block;
+  // A member's block, alltoall's P blocks, else the whole work space; the
+  // OSU size is one block where the data is cut per member.
+  const CollectiveTraits &traits = getTraits(plan.kind);
+  bool perPair = traits.chunkParts == ChunkParts::PerPair;
+  auto bytesOf = [&](DataPart part) {
+    if (part == DataPart::Own)
+      return block;
+    return perPair ? "(size_t)" + n + "_P * " + block : all;
+  };
+  sendBytes = bytesOf(traits.send.part);
+  recvBytes = bytesOf(traits.recv.part);
+  if (traits.chunkParts == ChunkParts::PerMember || perPair)
     size = block;
-    break;
-  default:
-    break;
-  }
   os << "/* ---- " << n << ": harness helpers (fill, check, sizes) ---- */\n"
      << "static inline size_t " << n << "_send_bytes(void) { return "
      << sendBytes << "; }\n"
@@ -591,56 +582,42 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
     // phasec_pattern_byte(s, d, i), d = P where every member gets it alike.
     os << "static inline void " << n << "_fill(int me, void *sendbuf) {\n"
        << "  char *s = (char *)sendbuf;\n  (void)s;\n";
-    switch (plan.kind) {
-    case CollectiveKind::Broadcast:
+    std::string ifRoot = "  if (me == " + n + "_ROOT)\n  ";
+    if (traits.send.part == DataPart::Whole)
       os << "  if (me == " << n << "_ROOT)\n    phasec_fill(s, " << all
          << ", me, " << n << "_P, 0);\n";
-      break;
-    case CollectiveKind::Scatter:
-    case CollectiveKind::Alltoall:
-      if (plan.kind == CollectiveKind::Scatter)
-        os << "  if (me == " << n << "_ROOT)\n  ";
-      os << "  for (int d = 0; d < " << n << "_P; ++d)\n"
+    else if (traits.send.part == DataPart::PerMember)
+      os << (traits.send.rootOnly() ? ifRoot : "") << "  for (int d = 0; d < "
+         << n << "_P; ++d)\n"
          << "      phasec_fill(s + (size_t)d * " << block << ", " << block
          << ", me, d, 0);\n";
-      break;
-    default:
+    else
       os << "  phasec_fill(s, " << block << ", me, " << n << "_P, 0);\n";
-    }
     os << "}\n\nstatic inline uint64_t " << n
        << "_check(int me, const void *recvbuf, phasec_check_state *st) {\n"
        << "  const char *r = (const char *)recvbuf;\n  uint64_t bad = 0;\n"
        << "  (void)me;\n";
-    switch (plan.kind) {
-    case CollectiveKind::Broadcast:
+    // Whose data each received byte is: the root's where only the root
+    // sends, else member s's block s (for this member, in an alltoall).
+    if (traits.recv.part == DataPart::Whole)
       os << "  bad += phasec_check(st, \"block\", r, " << all << ", " << n
          << "_ROOT, " << n << "_P, 0, 0);\n";
-      break;
-    case CollectiveKind::Scatter:
+    else if (traits.recv.part == DataPart::Own)
       os << "  bad += phasec_check(st, \"block\", r, " << block << ", " << n
          << "_ROOT, me, 0, 0);\n";
-      break;
-    case CollectiveKind::Gather:
-    case CollectiveKind::Allgather:
-      if (plan.kind == CollectiveKind::Gather)
-        os << "  if (me == " << n << "_ROOT)\n  ";
-      os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
-         << "      bad += phasec_check(st, \"block\", r + (size_t)s * " << block
-         << ", " << block << ", s, " << n << "_P, 0, (size_t)s * " << block
-         << ");\n";
-      break;
-    case CollectiveKind::Alltoall:
+    else if (perPair)
       os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
          << "    bad += phasec_check(st, \"block\", r + (size_t)s * " << block
          << ", " << block << ", s, me, 0, (size_t)s * " << block << ");\n";
-      break;
-    case CollectiveKind::Barrier:
+    else if (traits.recv.part == DataPart::PerMember)
+      os << (traits.recv.rootOnly() ? ifRoot : "") << "  for (int s = 0; s < "
+         << n << "_P; ++s)\n"
+         << "      bad += phasec_check(st, \"block\", r + (size_t)s * " << block
+         << ", " << block << ", s, " << n << "_P, 0, (size_t)s * " << block
+         << ");\n";
+    else
       // No bytes: the runner counts arrivals instead (emitHarnessRunner).
       os << "  (void)r;\n  (void)st;\n";
-      break;
-    default:
-      llvm_unreachable("a relaying kind without a check");
-    }
     os << "  return bad;\n}\n\n";
     return;
   }
@@ -659,23 +636,19 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
      << "    s[i] = " << n << "_val(me, i);\n}\n\n";
   // Which elements member `me` checks, and over which members.
   std::string first = "0", count = n + "_ELEMS", upto = n + "_P", when = "1";
-  switch (plan.kind) {
-  case CollectiveKind::Reduce:
+  if (traits.recv.rootOnly())
     when = "me == " + n + "_ROOT";
-    break;
-  case CollectiveKind::ReduceScatter:
+  if (traits.recv.part == DataPart::Own) {
     count = "(int64_t)(" + block + " / sizeof(" + T + "))";
     first = "(int64_t)me * " + count;
-    break;
-  case CollectiveKind::Scan:
-    upto = "me + 1";
-    break;
-  case CollectiveKind::Exscan:
-    upto = "me";
-    when = "me > 0";
-    break;
-  default:
-    break;
+  }
+  if (traits.prefix) {
+    // An inclusive prefix folds members 0..me, an exclusive one 0..me-1
+    // and gives the first member nothing.
+    bool exclusive = traits.recv.holders == DataHolders::AllButFirst;
+    upto = exclusive ? "me" : "me + 1";
+    if (exclusive)
+      when = "me > 0";
   }
   os << "static inline uint64_t " << n
      << "_check(int me, const void *recvbuf, phasec_check_state *st) {\n"

@@ -61,11 +61,9 @@ static comm::ArrayOp getSourceArray(comm::CollectiveOpInterface op,
 /// the rest keep the back ends' defaults.
 static PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
   PlanOptions options;
-  Operation *operation = op.getOperation();
-  if (auto style = operation->getAttrOfType<comm::TransferStyleAttr>("style"))
-    options.style = style.getValue();
-  if (auto sync = operation->getAttrOfType<comm::SyncKindAttr>("sync"))
-    options.sync = sync.getValue();
+  if (std::optional<TransferStyle> style = op.getStyleDirective())
+    options.style = *style;
+  options.sync = op.getSyncDirective();
   return options;
 }
 
@@ -136,25 +134,24 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
 /// the operation's name and the plan's (the data's) becomes NAME_xfer.
 static LogicalResult setAggregate(comm::CollectiveOpInterface collective,
                                   OperationPlan &plan) {
-  Operation *operation = collective.getOperation();
-  auto aggregate = operation->getAttrOfType<comm::AggregateAttr>("aggregate");
-  if (!aggregate || aggregate.getValue() == Aggregate::None)
+  Aggregate aggregate = collective.getAggregateKind();
+  if (aggregate == Aggregate::None)
     return success();
-  plan.aggregate = aggregate.getValue();
+  plan.aggregate = aggregate;
   plan.papersName = plan.name;
   if (plan.movesData)
     plan.name += "_xfer";
-  if (auto type = operation->getAttrOfType<TypeAttr>("value_type")) {
-    std::optional<ElementType> kind = comm::getElementTypeKind(type.getValue());
+  if (std::optional<Type> type = collective.getAggregateValueType()) {
+    std::optional<ElementType> kind = comm::getElementTypeKind(*type);
     if (!kind)
       return collective.emitError("cannot emit '")
              << plan.papersName << "': its value type is not one of the "
              << "back ends'";
     plan.value = getElementCType(*kind);
   }
-  if (auto bits = operation->getAttrOfType<IntegerAttr>("value_bits"))
-    plan.valueBits = bits.getInt();
-  plan.valueLogical = operation->hasAttr("value_logical");
+  if (std::optional<int64_t> bits = collective.getAggregateValueBits())
+    plan.valueBits = *bits;
+  plan.valueLogical = collective.isAggregateValueLogical();
   return success();
 }
 
@@ -314,9 +311,7 @@ phasec::target::buildOperationPlans(ModuleOp module,
   }
   // PAPERS aggregates that move no data still get their function.
   module.walk([&](comm::CollectiveOpInterface collective) {
-    auto aggregate =
-        collective->getAttrOfType<comm::AggregateAttr>("aggregate");
-    if (!aggregate || aggregate.getValue() == Aggregate::None ||
+    if (collective.getAggregateKind() == Aggregate::None ||
         scheduledNames.contains(collective.getCollectiveName()))
       return;
     FailureOr<OperationPlan> plan = buildDatalessPlan(collective, symbols);
@@ -383,51 +378,25 @@ describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
   int64_t members = plan.numMembers();
   relay.dataBytes = all;
   call.root = plan.root >= 0 ? plan.group[plan.root] : 0;
-  bool reduction = false;
-  switch (plan.kind) {
-  case CollectiveKind::Broadcast:
-    call.collective = "bcast";
-    call.count = all;
-    break;
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::Scan:
-  case CollectiveKind::Exscan:
-    call.collective = stringifyCollectiveKind(plan.kind).str();
-    reduction = true;
-    break;
-  case CollectiveKind::ReduceScatter:
-    call.collective = "reduce_scatter";
-    reduction = true;
-    break;
-  case CollectiveKind::Allgather:
-  case CollectiveKind::Gather:
-  case CollectiveKind::AllToOne:
-  case CollectiveKind::Scatter:
-  case CollectiveKind::OneToAll:
-  case CollectiveKind::Alltoall:
-    call.collective =
-        plan.kind == CollectiveKind::AllToOne  ? "gather"
-        : plan.kind == CollectiveKind::OneToAll ? "scatter"
-                                                : stringifyCollectiveKind(
-                                                      plan.kind)
-                                                      .str();
-    call.count = block;
-    break;
-  case CollectiveKind::Barrier:
-    call.collective = "barrier";
-    break;
-  default:
-    llvm_unreachable("a relaying kind without an MPI collective");
-  }
-  if (reduction) {
+  // SMPI's selector of the same MPI call: the MPI name without "MPI_", in
+  // lower case; SMPI selects reduce_scatter_block's algorithms with
+  // reduce_scatter's.
+  const CollectiveTraits &traits = getTraits(getTraits(plan.kind).generatedAs);
+  assert(traits.mpiName && "a relaying kind without an MPI collective");
+  llvm::StringRef mpi = llvm::StringRef(traits.mpiName).drop_front(4);
+  mpi.consume_back("_block");
+  call.collective = mpi.lower();
+  if (traits.reduces) {
     // The built-in reduces the operation's element type (some of SMPI's
     // algorithms accept only some MPI types).
     call.elemType = plan.elem.name;
-    int64_t bytes = plan.kind == CollectiveKind::ReduceScatter
-                        ? (members ? all / members : 0)
-                        : all;
+    int64_t bytes =
+        traits.recv.part == DataPart::Own ? (members ? all / members : 0) : all;
     call.count = bytes / plan.elem.size;
+  } else if (traits.send.part == DataPart::Whole) {
+    call.count = all;
+  } else if (traits.send.part != DataPart::None) {
+    call.count = block;
   }
   if (members != numRanks)
     call.notApplicable = simgrid::subGroupReason(members, numRanks);

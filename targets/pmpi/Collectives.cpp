@@ -558,19 +558,52 @@ OpPtr buildScatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 
 extern "C" {
 
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                 MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildAlltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                             recvtype, comm, kAlltoall, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                              recvtype, comm, r);
-      });
-}
+/// The blocking bindings: the call served by its operation (build), or
+/// handed to MPI's nonblocking form and waited for (runBlocking). PARAMS
+/// are the call's parameters before the communicator, ARGS their names.
+#define PHASEC_BLOCKING(Upper, lower, PARAMS, ARGS, BUILD)                     \
+  int MPI_##Upper(PARAMS, MPI_Comm comm) {                                     \
+    return runBlocking(                                                        \
+        [&] { return BUILD; },                                                 \
+        [&](MPI_Request *r) { return PMPI_I##lower(ARGS, comm, r); });         \
+  }
+#define PHASEC_BLOCKS_PARAMS                                                   \
+  const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,    \
+      int recvcount, MPI_Datatype recvtype
+#define PHASEC_BLOCKS_ARGS                                                     \
+  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype
+#define PHASEC_COMBINE_PARAMS                                                  \
+  const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,        \
+      MPI_Op op
+#define PHASEC_COMBINE_ARGS sendbuf, recvbuf, count, datatype, op
+#define PHASEC_COMMA ,
+
+PHASEC_BLOCKING(Alltoall, alltoall, PHASEC_BLOCKS_PARAMS, PHASEC_BLOCKS_ARGS,
+                buildAlltoall(PHASEC_BLOCKS_ARGS, comm, kAlltoall, true))
+PHASEC_BLOCKING(Allgather, allgather, PHASEC_BLOCKS_PARAMS, PHASEC_BLOCKS_ARGS,
+                buildAllgather(PHASEC_BLOCKS_ARGS, comm, kAllgather, true))
+PHASEC_BLOCKING(Gather, gather, PHASEC_BLOCKS_PARAMS PHASEC_COMMA int root,
+                PHASEC_BLOCKS_ARGS PHASEC_COMMA root,
+                buildGather(PHASEC_BLOCKS_ARGS, root, comm, kGather, true))
+PHASEC_BLOCKING(Scatter, scatter, PHASEC_BLOCKS_PARAMS PHASEC_COMMA int root,
+                PHASEC_BLOCKS_ARGS PHASEC_COMMA root,
+                buildScatter(PHASEC_BLOCKS_ARGS, root, comm, kScatter, true))
+PHASEC_BLOCKING(Allreduce, allreduce, PHASEC_COMBINE_PARAMS,
+                PHASEC_COMBINE_ARGS,
+                buildCombineInReceive(CollectiveKind::Allreduce,
+                                      PHASEC_COMBINE_ARGS, comm, kAllreduce,
+                                      true))
+PHASEC_BLOCKING(Scan, scan, PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,
+                buildCombineInReceive(CollectiveKind::Scan, PHASEC_COMBINE_ARGS,
+                                      comm, kScan, true))
+PHASEC_BLOCKING(Exscan, exscan, PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,
+                buildExscan(PHASEC_COMBINE_ARGS, comm, kExscan, true))
+#undef PHASEC_COMMA
+#undef PHASEC_COMBINE_ARGS
+#undef PHASEC_COMBINE_PARAMS
+#undef PHASEC_BLOCKS_ARGS
+#undef PHASEC_BLOCKS_PARAMS
+#undef PHASEC_BLOCKING
 
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
@@ -633,43 +666,6 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
       });
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
-                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildCombineInReceive(CollectiveKind::Allreduce, sendbuf,
-                                     recvbuf, count, datatype, op, comm,
-                                     kAllreduce, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r);
-      });
-}
-
-int MPI_Scan(const void *sendbuf, void *recvbuf, int count,
-             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildCombineInReceive(CollectiveKind::Scan, sendbuf, recvbuf,
-                                     count, datatype, op, comm, kScan, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r);
-      });
-}
-
-int MPI_Exscan(const void *sendbuf, void *recvbuf, int count,
-               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildExscan(sendbuf, recvbuf, count, datatype, op, comm, kExscan,
-                           true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r);
-      });
-}
-
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   return runBlocking(
@@ -680,48 +676,6 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
       [&](MPI_Request *r) {
         return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype,
                                           op, comm, r);
-      });
-}
-
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildAllgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                              recvtype, comm, kAllgather, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                               recvtype, comm, r);
-      });
-}
-
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-               void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-               MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildGather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                           recvtype, root, comm, kGather, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, root, comm, r);
-      });
-}
-
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildScatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                            recvtype, root, comm, kScatter, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                             recvtype, root, comm, r);
       });
 }
 

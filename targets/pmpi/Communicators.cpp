@@ -175,7 +175,7 @@ bool serveRelay(State &s, MPI_Comm comm, Function f, const RelayCall &call,
     reason = kInvalid;
   // A barrier has no data; everything else without data goes to MPI.
   if (reason == kNumReasons && call.count == 0 &&
-      call.kind != CollectiveKind::Barrier)
+      getTraits(call.kind).family != CollectiveFamily::Dataless)
     reason = kNoData;
   if (reason == kNumReasons && isPrefix(call.kind) &&
       !plan.info->inWorldOrder())

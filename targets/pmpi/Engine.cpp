@@ -252,7 +252,7 @@ int RelayOp::post(size_t step) {
   size_t last = relay.allAtOnce ? relay.phases.size() : step + 1;
   // A barrier's messages carry nothing but are the barrier; other empty
   // pieces (a v-collective's empty blocks) are skipped on both sides.
-  const bool empty = relay.kind == CollectiveKind::Barrier;
+  const bool empty = getTraits(relay.kind).family == CollectiveFamily::Dataless;
   int64_t receiveBytes = 0, packBytes = 0;
   for (size_t j = first; j < last; ++j)
     for (const RelayPiece &p : relay.phases[j]) {

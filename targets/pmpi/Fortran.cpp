@@ -109,20 +109,27 @@ MPI_Fint *statusAt(MPI_Fint *statuses, int i) {
 
 // One implementation per routine; the spellings below call it.
 
-void alltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-              MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Alltoall(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),
-                        comm(cm));
-  });
-}
-void ialltoall(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-               MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Ialltoall(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),
-                         comm(cm), r);
-  });
-}
+// alltoall and allgather: (sendbuf, sendcount, sendtype, recvbuf,
+// recvcount, recvtype, comm); gather and scatter (PHASEC_ROOTED) add the
+// root.
+#define PHASEC_BLOCKS(lower, Upper)                                            \
+  void lower(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,     \
+             MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {                       \
+    call(ie, [&] {                                                             \
+      return MPI_##Upper(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),       \
+                         comm(cm));                                            \
+    });                                                                        \
+  }                                                                            \
+  void i##lower(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,  \
+                MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {      \
+    start(rq, ie, [&](MPI_Request *r) {                                        \
+      return MPI_I##lower(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),      \
+                          comm(cm), r);                                        \
+    });                                                                        \
+  }
+PHASEC_BLOCKS(alltoall, Alltoall)
+PHASEC_BLOCKS(allgather, Allgather)
+#undef PHASEC_BLOCKS
 void alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
                MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm,
                MPI_Fint *ie) {
@@ -279,22 +286,6 @@ void ireduce_scatter(void *sb, void *rb, MPI_Fint *counts, MPI_Fint *t,
   });
 }
 
-// allgather: (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-// comm); gather and scatter add the root.
-void allgather(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-               MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Allgather(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),
-                         comm(cm));
-  });
-}
-void iallgather(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-                MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Iallgather(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),
-                          comm(cm), r);
-  });
-}
 void allgatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
                 MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {
   call(ie, [&] {

@@ -196,7 +196,8 @@ int main(int argc, char **argv) {
     req.from = array;
     array.shape = {c, size};
     req.to = array;
-  } else if (req.kind == CollectiveKind::Permute && !rankPermute) {
+  } else if (getTraits(req.kind).shape == DataShape::Permutation &&
+             !rankPermute) {
     array.shape = {size};
     req.from = req.to = array;
   }

@@ -48,6 +48,17 @@ static LogicalResult printMLIR(ModuleOp module, const DriverOptions &options,
   return success();
 }
 
+/// A C back end's options from the command line's: its header with
+/// `--emit=...-header`, the harness with `--main`, the symbol prefix.
+template <typename Options>
+static Options cFileOptions(const DriverOptions &options, EmitKind header) {
+  Options c;
+  c.header = options.emit == header;
+  c.main = options.emitMain;
+  c.symbolPrefix = options.symbolPrefix;
+  return c;
+}
+
 LogicalResult phasec::driver::writeScheduled(ModuleOp module,
                                              const ScheduledModule &scheduled,
                                              const DriverOptions &options,
@@ -80,21 +91,15 @@ LogicalResult phasec::driver::writeScheduled(ModuleOp module,
     return writeCostUnits(scheduled, cost, out);
   }
   case EmitKind::MPI:
-  case EmitKind::MPIHeader: {
-    target::MPIOptions mpi;
-    mpi.header = options.emit == EmitKind::MPIHeader;
-    mpi.main = options.emitMain;
-    mpi.symbolPrefix = options.symbolPrefix;
-    return target::exportMPI(module, scheduled, out, mpi);
-  }
+  case EmitKind::MPIHeader:
+    return target::exportMPI(
+        module, scheduled, out,
+        cFileOptions<target::MPIOptions>(options, EmitKind::MPIHeader));
   case EmitKind::SHMEM:
-  case EmitKind::SHMEMHeader: {
-    target::SHMEMOptions shmem;
-    shmem.header = options.emit == EmitKind::SHMEMHeader;
-    shmem.main = options.emitMain;
-    shmem.symbolPrefix = options.symbolPrefix;
-    return target::exportSHMEM(module, scheduled, out, shmem);
-  }
+  case EmitKind::SHMEMHeader:
+    return target::exportSHMEM(
+        module, scheduled, out,
+        cFileOptions<target::SHMEMOptions>(options, EmitKind::SHMEMHeader));
   case EmitKind::AST:
   case EmitKind::MLIR:
   case EmitKind::SimGrid:

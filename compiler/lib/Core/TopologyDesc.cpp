@@ -401,3 +401,36 @@ int64_t TopologyDesc::dLinksPerPair() const {
   int64_t n = kDPortsPerNode * m / (supernodes - 1);
   return std::clamp<int64_t>(n, 1, m * m);
 }
+
+void TopologySpec::applyCosts(MachineCosts &costs) const {
+  const MachineCosts &d = desc;
+  static const struct {
+    CostOption option;
+    double MachineCosts::*rate;
+  } rates[] = {
+      {Setup, &MachineCosts::setupCost},
+      {Barrier, &MachineCosts::barrierCost},
+      {Copy, &MachineCosts::copyRateContiguous},
+      {CopyStrided, &MachineCosts::copyRateStrided},
+      {CopyGather, &MachineCosts::copyRateGather},
+  };
+  for (const auto &r : rates)
+    if (costGiven & r.option)
+      costs.*r.rate = d.*r.rate;
+  static const struct {
+    CostOption option;
+    int64_t MachineCosts::*size;
+  } sizes[] = {
+      {Packet, &MachineCosts::packetLength},
+      {Envelope, &MachineCosts::messageEnvelope},
+      {Header, &MachineCosts::packetHeader},
+      {Buffer, &MachineCosts::routerBuffer},
+  };
+  for (const auto &z : sizes)
+    if (costGiven & z.option)
+      costs.*z.size = d.*z.size;
+  if (costGiven & SwitchingGiven)
+    costs.switching = d.switching;
+  if (costGiven & Sends)
+    costs.sends = d.sends;
+}

@@ -447,18 +447,22 @@ AlgorithmCharge phasec::c3::chargeAlgorithm(llvm::ArrayRef<Superstep> steps,
   return charge;
 }
 
-double phasec::c3::chargeAlgorithmAt(llvm::ArrayRef<Superstep> steps,
-                                     const Params &params, double L) {
+/// The sum over the supersteps of `perStep` at message size L.
+template <typename PerStep>
+static double sumAt(llvm::ArrayRef<Superstep> steps, const Params &params,
+                    double L, PerStep perStep) {
   double units = 0;
   for (const Superstep &step : steps)
-    units += chargeSuperstepAt(step, params, L);
+    units += perStep(step, params, L);
   return units;
+}
+
+double phasec::c3::chargeAlgorithmAt(llvm::ArrayRef<Superstep> steps,
+                                     const Params &params, double L) {
+  return sumAt(steps, params, L, chargeSuperstepAt);
 }
 
 double phasec::c3::computeAlgorithmAt(llvm::ArrayRef<Superstep> steps,
                                       const Params &params, double L) {
-  double units = 0;
-  for (const Superstep &step : steps)
-    units += computeSuperstepAt(step, params, L);
-  return units;
+  return sumAt(steps, params, L, computeSuperstepAt);
 }

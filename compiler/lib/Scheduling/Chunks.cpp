@@ -35,11 +35,7 @@ bool ChunkSpec::hasChunkSemantics(CollectiveKind kind) {
 }
 
 CollectiveKind ChunkSpec::getChunkKind(CollectiveKind kind) {
-  if (kind == CollectiveKind::OneToAll)
-    return CollectiveKind::Scatter;
-  if (kind == CollectiveKind::AllToOne)
-    return CollectiveKind::Gather;
-  return kind;
+  return getTraits(kind).generatedAs;
 }
 
 int64_t ChunkSpec::chunksPerMember() const {
@@ -82,7 +78,7 @@ LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
     error = llvm::formatv("root rank {0} is not in the group", root).str();
     return failure();
   }
-  if (kind == CollectiveKind::Barrier) {
+  if (getTraits(kind).family == CollectiveFamily::Dataless) {
     if (numChunks != 1 || chunkBytes != 0) {
       error = "a barrier has one chunk of 0 bytes";
       return failure();
@@ -131,9 +127,9 @@ LogicalResult ChunkSpec::check(int64_t numRanks, std::string &error) const {
     return failure();
   }
   if (!memberChunks.empty()) {
-    if (kind != CollectiveKind::Scatter && kind != CollectiveKind::Gather &&
-        kind != CollectiveKind::Allgather &&
-        kind != CollectiveKind::ReduceScatter) {
+    // The kinds whose chunks are cut per member (the v-collectives).
+    if (!hasChunkSemantics(kind) ||
+        getTraits(kind).chunkParts != ChunkParts::PerMember) {
       error = name + ": member_chunks is only for scatter, gather, allgather "
                      "and reduce_scatter";
       return failure();
@@ -191,37 +187,64 @@ ChunkConditions phasec::getChunkConditions(const ChunkSpec &spec) {
   if (isRooted(spec.kind))
     root = llvm::find(spec.group, spec.root) - spec.group.begin();
   llvm::BitVector everyone(n, true);
-
-  switch (spec.kind) {
-  case CollectiveKind::Broadcast:
-    all(cond.before[root], root);
-    for (int64_t i = 0; i < n; ++i)
-      all(cond.after[i], root);
-    break;
-  case CollectiveKind::Scatter:
-    all(cond.before[root], root);
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t c = first[i]; c < first[i + 1]; ++c)
-        cond.after[i].push_back({c, -1});
-    break;
-  case CollectiveKind::Gather:
-  case CollectiveKind::Allgather:
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t c = first[i]; c < first[i + 1]; ++c)
-        cond.before[i].push_back({c, static_cast<int32_t>(i)});
-    for (int64_t i = 0; i < n; ++i) {
-      if (spec.kind == CollectiveKind::Gather && i != root)
-        continue;
-      for (int64_t owner = 0; owner < n; ++owner)
-        for (int64_t c = first[owner]; c < first[owner + 1]; ++c)
-          cond.after[i].push_back({c, static_cast<int32_t>(owner)});
+  const CollectiveTraits &traits = getTraits(spec.kind);
+  assert(traits.chunkParts != ChunkParts::None &&
+         "ChunkSpec::check rejects kinds without chunks");
+  const bool perPair = traits.chunkParts == ChunkParts::PerPair;
+  // Member i's own chunks, tagged `tag`.
+  auto own = [&](std::vector<HeldChunk> &v, int64_t i, int32_t tag) {
+    for (int64_t c = first[i]; c < first[i + 1]; ++c)
+      v.push_back({c, tag});
+  };
+  auto holds = [&](DataSide side, int64_t i) {
+    switch (side.holders) {
+    case DataHolders::Every:
+      return true;
+    case DataHolders::Root:
+      return i == root;
+    case DataHolders::AllButFirst:
+      return i > 0;
     }
-    break;
-  case CollectiveKind::Alltoall:
-    // Chunk (i * n + j) * k + m goes from member i to member j.
-    for (int64_t i = 0; i < n; ++i)
+    llvm_unreachable("unknown data holders");
+  };
+
+  // Before: what each member's send buffer holds, under its own tag. In an
+  // alltoall chunk (i * n + j) * k + m goes from member i to member j.
+  for (int64_t i = 0; i < n; ++i) {
+    auto tag = static_cast<int32_t>(i);
+    if (traits.send.part == DataPart::Own)
+      own(cond.before[i], i, tag);
+    else if (perPair)
       for (int64_t c = i * n * k; c < (i + 1) * n * k; ++c)
-        cond.before[i].push_back({c, static_cast<int32_t>(i)});
+        cond.before[i].push_back({c, tag});
+    else if (holds(traits.send, i))
+      all(cond.before[i], tag);
+  }
+
+  // After: what each member's receive buffer holds, and whose data.
+  if (traits.prefix) {
+    // Members 0..i combined (0..i-1 in an exclusive prefix).
+    bool exclusive = traits.recv.holders == DataHolders::AllButFirst;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t upto = exclusive ? i : i + 1;
+      if (upto == 0)
+        continue;
+      llvm::BitVector prefix(n);
+      prefix.set(0, upto);
+      all(cond.after[i], addTag(std::move(prefix)));
+    }
+  } else if (traits.reduces || traits.family == CollectiveFamily::Dataless) {
+    // Every member's data combined (a barrier's empty chunk too).
+    int32_t every = addTag(everyone);
+    for (int64_t i = 0; i < n; ++i) {
+      if (!holds(traits.recv, i))
+        continue;
+      if (traits.recv.part == DataPart::Own)
+        own(cond.after[i], i, every);
+      else
+        all(cond.after[i], every);
+    }
+  } else if (perPair) {
     for (int64_t j = 0; j < n; ++j)
       for (int64_t i = 0; i < n; ++i)
         for (int64_t m = 0; m < k; ++m)
@@ -231,42 +254,23 @@ ChunkConditions phasec::getChunkConditions(const ChunkSpec &spec) {
       llvm::sort(v, [](const HeldChunk &a, const HeldChunk &b) {
         return a.chunk < b.chunk;
       });
-    break;
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::Barrier: {
+  } else if (traits.recv.part == DataPart::PerMember) {
+    // Every member's own chunks, at the root or everywhere.
+    for (int64_t i = 0; i < n; ++i) {
+      if (!holds(traits.recv, i))
+        continue;
+      for (int64_t owner = 0; owner < n; ++owner)
+        own(cond.after[i], owner, static_cast<int32_t>(owner));
+    }
+  } else if (traits.recv.part == DataPart::Own) {
+    // The member's own chunks, whoever forwarded them.
     for (int64_t i = 0; i < n; ++i)
-      all(cond.before[i], static_cast<int32_t>(i));
-    int32_t every = addTag(everyone);
-    for (int64_t i = 0; i < n; ++i) {
-      if (spec.kind == CollectiveKind::Reduce && i != root)
-        continue;
-      if (spec.kind == CollectiveKind::ReduceScatter) {
-        for (int64_t c = first[i]; c < first[i + 1]; ++c)
-          cond.after[i].push_back({c, every});
-        continue;
-      }
-      all(cond.after[i], every);
-    }
-    break;
-  }
-  case CollectiveKind::Scan:
-  case CollectiveKind::Exscan: {
-    bool inclusive = spec.kind == CollectiveKind::Scan;
-    for (int64_t i = 0; i < n; ++i) {
-      all(cond.before[i], static_cast<int32_t>(i));
-      int64_t upto = inclusive ? i + 1 : i;
-      if (upto == 0)
-        continue;
-      llvm::BitVector prefix(n);
-      prefix.set(0, upto);
-      all(cond.after[i], addTag(std::move(prefix)));
-    }
-    break;
-  }
-  default:
-    llvm_unreachable("ChunkSpec::check rejects kinds without chunks");
+      own(cond.after[i], i, -1);
+  } else {
+    // The root's whole vector everywhere.
+    for (int64_t i = 0; i < n; ++i)
+      if (holds(traits.recv, i))
+        all(cond.after[i], static_cast<int32_t>(root));
   }
   return cond;
 }

@@ -256,11 +256,12 @@ static LogicalResult checkLayout(const ArrayLayout &layout, int64_t members,
 /// The transfers an operation of `kind` over `p` members can have at most:
 /// every ordered pair for the all-to-all family, one per member otherwise.
 static int64_t maxPairs(CollectiveKind kind, bool elementPermute, int64_t p) {
-  bool allPairs = kind == CollectiveKind::Alltoall ||
-                  kind == CollectiveKind::Allgather ||
-                  kind == CollectiveKind::Alltoallv ||
-                  kind == CollectiveKind::Transpose ||
-                  (kind == CollectiveKind::Permute && elementPermute);
+  const CollectiveTraits &t = getTraits(kind);
+  bool allPairs =
+      t.shape == DataShape::PairSizes || t.shape == DataShape::Matrix ||
+      (t.shape == DataShape::Permutation && elementPermute) ||
+      (t.shape == DataShape::Blocks && t.recv.part == DataPart::PerMember &&
+       t.recv.holders == DataHolders::Every);
   return allPairs ? p * (p - 1) : p;
 }
 
@@ -407,8 +408,7 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
     if (failed(checkSize(blockBytes, "the block size", error)) ||
         failed(rootIndex(group, root, error)))
       return failure();
-    bool toRoot =
-        kind == CollectiveKind::Gather || kind == CollectiveKind::AllToOne;
+    bool toRoot = getTraits(kind).recv.rootOnly();
     return rooted(group, root, blockBytes, toRoot);
   }
   case CollectiveKind::Broadcast:
@@ -431,16 +431,17 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
 
 llvm::StringRef Collective::getKindName(CollectiveKind kind,
                                         bool elementPermute) {
-  if (kind == CollectiveKind::Permute && !elementPermute)
+  if (getTraits(kind).shape == DataShape::Permutation && !elementPermute)
     return "rank_permute";
   return stringifyCollectiveKind(kind);
 }
 
 CopyPattern Collective::getCopyPattern(CollectiveKind kind,
                                        bool elementPermute) {
-  if (kind == CollectiveKind::Transpose)
+  DataShape shape = getTraits(kind).shape;
+  if (shape == DataShape::Matrix)
     return CopyPattern::Strided;
-  if (kind == CollectiveKind::Permute && elementPermute)
+  if (shape == DataShape::Permutation && elementPermute)
     return CopyPattern::Gather;
   return CopyPattern::Contiguous;
 }

@@ -79,6 +79,31 @@ double priorityKey(GreedyPriority priority, double mostLoaded, double routeLoad,
   llvm_unreachable("unknown greedy priority");
 }
 
+/// priorityKey of `bytes` on the route route[0..hops) between the nodes
+/// src and dst: `remLoad` holds every link's remaining load, `portLeft`
+/// (empty without ports) each node's injection and ejection time left.
+double routeKey(GreedyPriority priority, const LinkId *route, uint32_t hops,
+                llvm::ArrayRef<double> remLoad, int64_t bytes,
+                llvm::ArrayRef<double> portLeft, NodeId src, NodeId dst) {
+  double mostLoaded = 0, routeLoad = 0;
+  for (uint32_t i = 0; i < hops; ++i) {
+    mostLoaded = std::max(mostLoaded, remLoad[route[i]]);
+    routeLoad += remLoad[route[i]];
+  }
+  bool ports = !portLeft.empty();
+  return priorityKey(priority, mostLoaded, routeLoad, hops, bytes,
+                     ports ? portLeft[2 * src] : 0,
+                     ports ? portLeft[2 * dst + 1] : 0);
+}
+
+/// The pending items' indices, 0 .. n-1.
+std::vector<uint32_t> allPending(size_t n) {
+  std::vector<uint32_t> pending(n);
+  for (uint32_t i = 0; i < n; ++i)
+    pending[i] = i;
+  return pending;
+}
+
 /// All tie masks of `m` (subsets), 0 first; at most 16.
 void tieOptions(TieMask m, llvm::SmallVectorImpl<TieMask> &out) {
   out.clear();
@@ -176,19 +201,10 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
   // The key looks at the transfer's option-0 route; tie options share its
   // load evenly (remLoad).
   auto computeKey = [&](Item &it) {
-    double k = 0, sum = 0;
-    const LinkId *r = routes.data() + it.routeOff;
-    for (uint32_t i = 0; i < it.routeLen; ++i) {
-      k = std::max(k, remLoad[r[i]]);
-      sum += remLoad[r[i]];
-    }
-    it.key = priorityKey(priority, k, sum, it.routeLen, it.bytes,
-                         inj > 0 ? portLeft[2 * it.srcNode] : 0,
-                         inj > 0 ? portLeft[2 * it.dstNode + 1] : 0);
+    it.key = routeKey(priority, routes.data() + it.routeOff, it.routeLen,
+                      remLoad, it.bytes, portLeft, it.srcNode, it.dstNode);
   };
-  std::vector<uint32_t> pending(items.size());
-  for (uint32_t i = 0; i < items.size(); ++i)
-    pending[i] = i;
+  std::vector<uint32_t> pending = allPending(items.size());
   // Key descending, then bytes descending, then the canonical (src, dst)
   // order.
   auto resort = [&]() {
@@ -517,19 +533,10 @@ static void splitRun(const Problem &problem, Schedule &schedule,
 
   auto computeKey = [&](SplitItem &it) {
     const RouteOption &opt = optionTable[it.optBegin];
-    const LinkId *r = routes.data() + opt.off;
-    double k = 0, sum = 0;
-    for (uint32_t i = 0; i < opt.len; ++i) {
-      k = std::max(k, remLoad[r[i]]);
-      sum += remLoad[r[i]];
-    }
-    it.key = priorityKey(priority, k, sum, opt.len, it.rem * granule,
-                         inj > 0 ? portLeft[2 * it.srcNode] : 0,
-                         inj > 0 ? portLeft[2 * it.dstNode + 1] : 0);
+    it.key = routeKey(priority, routes.data() + opt.off, opt.len, remLoad,
+                      it.rem * granule, portLeft, it.srcNode, it.dstNode);
   };
-  std::vector<uint32_t> pending(items.size());
-  for (uint32_t i = 0; i < items.size(); ++i)
-    pending[i] = i;
+  std::vector<uint32_t> pending = allPending(items.size());
   // Key descending, then larger remainders, then the canonical order. The
   // pending items, their options and routes are then laid out again in
   // that order (finished ones dropped): every phase scans them all, and in

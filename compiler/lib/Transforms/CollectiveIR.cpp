@@ -40,14 +40,12 @@ static PermutationSpec getPermutationSpec(PermuteOp op) {
 /// k_level(k > 1) of a kind that has k-level relaying (seed 003's
 /// one-to-all family); k_level(1) is the direct transfers.
 static bool isKLevelRelay(CollectiveOpInterface op) {
-  auto levels = op->getAttrOfType<IntegerAttr>("k_levels");
-  auto shape = op->getAttrOfType<KLevelShapeAttr>("k_shape");
+  int64_t levels = op.getKLevelsDirective();
+  KLevelShape shape = op.getKShapeDirective();
   // k_level(1, sys_br) and k_level(1, our_br) broadcast: relayed too.
-  bool broadcasts = shape && (shape.getValue() == KLevelShape::SysBr ||
-                              shape.getValue() == KLevelShape::OurBr);
+  bool broadcasts = shape == KLevelShape::SysBr || shape == KLevelShape::OurBr;
   return op.getAlgorithmDirective() == Algorithm::KLevel &&
-         (!levels || levels.getInt() != 1 || broadcasts ||
-          needsRelaying(op.getCollectiveKind())) &&
+         (levels != 1 || broadcasts || needsRelaying(op.getCollectiveKind())) &&
          llvm::is_contained(getRelayAlgorithms(op.getCollectiveKind()),
                             Algorithm::KLevel);
 }
@@ -68,17 +66,13 @@ RelayChoice phasec::comm::getRelayChoice(CollectiveOpInterface op) {
   if (isRelayAlgorithm(algorithm) ||
       (algorithm == Algorithm::Direct && needsRelaying(op.getCollectiveKind())))
     choice.algorithm = algorithm;
-  if (auto param = op->getAttrOfType<IntegerAttr>("algorithm_param"))
-    choice.param = param.getInt();
+  choice.param = op.getAlgorithmParamDirective();
   if (isKLevelRelay(op)) {
     choice.algorithm = Algorithm::KLevel;
     // k_level's algorithm_param is logp-lev-rec's gamma, in percent.
     choice.gammaPercent = choice.param;
-    choice.param = 0;
-    if (auto levels = op->getAttrOfType<IntegerAttr>("k_levels"))
-      choice.param = levels.getInt();
-    if (auto shape = op->getAttrOfType<KLevelShapeAttr>("k_shape"))
-      choice.shape = shape.getValue();
+    choice.param = op.getKLevelsDirective();
+    choice.shape = op.getKShapeDirective();
   }
   return choice;
 }
@@ -102,33 +96,23 @@ FailureOr<Collective> phasec::comm::getCollective(CollectiveOpInterface op,
              << " does not resolve";
     return found;
   };
+  // The families by their interfaces; the array operations each by its op.
+  if (std::optional<int64_t> root = op.getRootMember())
+    collective.root = static_cast<RankId>(*root);
+  if (auto blocks = dyn_cast<BlockOpInterface>(operation))
+    collective.blockBytes = blocks.getBlockBytes();
+  if (auto reduction = dyn_cast<ReductionOpInterface>(operation)) {
+    collective.reduceOp = reduction.getReduceOp();
+    collective.elementType =
+        getElementTypeKind(reduction.getReduceElementType());
+    if (!collective.elementType)
+      return operation->emitError("cannot lower '")
+             << op.getCollectiveName() << "': its element type has no C type";
+    collective.blockBytes =
+        reduction.getReduceCount() * collective.elementBytes();
+  }
   LogicalResult result =
       llvm::TypeSwitch<Operation *, LogicalResult>(operation)
-          .Case<AlltoallOp, AllgatherOp>([&](auto typed) {
-            collective.blockBytes = typed.getBlock();
-            return success();
-          })
-          .Case<GatherOp, ScatterOp, OneToAllOp, AllToOneOp, BroadcastOp>(
-              [&](auto typed) {
-                collective.root = static_cast<RankId>(typed.getRoot());
-                collective.blockBytes = typed.getBlock();
-                return success();
-              })
-          .Case<ReduceOp, AllreduceOp, ScanOp, ExscanOp, ReduceScatterOp>(
-              [&](auto typed) -> LogicalResult {
-                if constexpr (std::is_same_v<decltype(typed), ReduceOp>)
-                  collective.root = static_cast<RankId>(typed.getRoot());
-                collective.reduceOp = typed.getOp();
-                collective.elementType =
-                    getElementTypeKind(typed.getElementType());
-                if (!collective.elementType)
-                  return typed.emitError("cannot lower '")
-                         << op.getCollectiveName()
-                         << "': its element type has no C type";
-                collective.blockBytes =
-                    typed.getCount() * collective.elementBytes();
-                return success();
-              })
           .Case<AlltoallvOp>([&](AlltoallvOp typed) {
             collective.sizes.assign(typed.getSizes().begin(),
                                     typed.getSizes().end());

@@ -74,8 +74,8 @@ FailureOr<ScheduledModule> phasec::collectSchedules(ModuleOp module,
     if ((!record.transferSet && !relaying) ||
         (!record.schedule && !record.userSchedule)) {
       CollectiveKind kind = record.op.getCollectiveKind();
-      if (!requireEveryOperation || kind == CollectiveKind::Barrier ||
-          kind == CollectiveKind::Local)
+      if (!requireEveryOperation ||
+          getTraits(kind).family == CollectiveFamily::Dataless)
         continue;
       return record.op.emitError("operation '")
              << record.op.getCollectiveName()

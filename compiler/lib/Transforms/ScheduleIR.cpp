@@ -223,20 +223,17 @@ bool phasec::comm::isElementPermute(Operation *op) {
 
 CostModel phasec::comm::getCostModel(Operation *op, const Topology &topo) {
   CostModel model(topo);
-  if (auto sync = op->getAttrOfType<SyncKindAttr>("sync"))
-    model.setSync(sync.getValue());
   auto collective = dyn_cast<CollectiveOpInterface>(op);
   if (!collective)
     return model;
+  model.setSync(collective.getSyncDirective());
   CollectiveKind kind = collective.getCollectiveKind();
   bool element = isElementPermute(op);
   // Block operations send from and receive into the user's buffers: their
   // copies stream with the transfer, as a chained transfer's do.
   TransferStyle style = TransferStyle::Chained;
   if (Collective::hasTransferStyle(kind, element)) {
-    style = TransferStyle::Packing;
-    if (auto attr = op->getAttrOfType<TransferStyleAttr>("style"))
-      style = attr.getValue();
+    style = collective.getStyleDirective().value_or(TransferStyle::Packing);
   }
   model.setCopy(Collective::getCopyPattern(kind, element), style);
   return model;
@@ -258,8 +255,8 @@ phasec::comm::getProblem(OperationRecord record, const Topology &topo) {
   if (record.group)
     for (int64_t r : record.group.getRanks())
       spec.group.push_back(static_cast<RankId>(r));
-  if (auto root = record.op->getAttrOfType<IntegerAttr>("root"))
-    spec.root = static_cast<RankId>(root.getInt());
+  if (std::optional<int64_t> root = record.op.getRootMember())
+    spec.root = static_cast<RankId>(*root);
   std::tie(spec.numChunks, spec.chunkBytes) = *getScheduleChunks(record);
   std::string error;
   Operation *scheduleOp = record.schedule ? record.schedule.getOperation()

@@ -114,8 +114,7 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
     // 1-lev-dir (seed 003) sends every block straight to its destination:
     // exactly the direct transfers the scheduler phases anyway. More levels
     // relay (isRelayedOperation) and never get here.
-    auto levels = record.op->getAttrOfType<IntegerAttr>("k_levels");
-    if (levels && levels.getInt() == 1)
+    if (record.op.getKLevelsDirective() == 1)
       return SchedulerAlgorithm::Auto;
     break;
   }
@@ -143,8 +142,7 @@ static void recordMachineCost(CollectiveOpInterface op, ScheduleOpT schedule,
   }
   // What the time assumed: for an array operation the faster style; a
   // block operation's copies stream (chained) whatever it says.
-  auto style = op->getAttrOfType<TransferStyleAttr>("style");
-  if (style && style.getValue() == TransferStyle::Auto)
+  if (op.getStyleDirective() == TransferStyle::Auto)
     op->setAttr("style",
                 TransferStyleAttr::get(op.getContext(), cost.machine.style));
   // Barrier is the dialect's default: absent, as an explicit MLIR op
@@ -207,8 +205,7 @@ LogicalResult SchedulePhasesPass::tryGatherEvaluate(
     OperationRecord &record, const Topology &topo, const Collective &relayed,
     const CostModel &model, double relayTime, OpBuilder &builder) {
   // Under `auto` only: a named relay algorithm is the user's choice.
-  auto aggregate = record.op->getAttrOfType<AggregateAttr>("aggregate");
-  if (!aggregate || !evaluatesEveryValue(aggregate.getValue()) ||
+  if (!evaluatesEveryValue(record.op.getAggregateKind()) ||
       record.op.getAlgorithmDirective() != Algorithm::Auto)
     return failure();
   Collective gathered = relayed;

@@ -98,17 +98,7 @@ void Converter::convertMachine(const lang::Machine &m) {
   desc.dBandwidth = m.dBandwidth;
   desc.injectionBandwidth = m.injectionBandwidth;
   desc.dimOrder.assign(m.dimOrder.begin(), m.dimOrder.end());
-  desc.setupCost = m.cost.setupCost;
-  desc.packetLength = m.cost.packetLength;
-  desc.messageEnvelope = m.cost.envelope;
-  desc.packetHeader = m.cost.packetHeader;
-  desc.routerBuffer = m.cost.routerBuffer;
-  desc.copyRateContiguous = m.cost.copyRateContiguous;
-  desc.copyRateStrided = m.cost.copyRateStrided;
-  desc.copyRateGather = m.cost.copyRateGather;
-  desc.barrierCost = m.cost.barrierCost;
-  desc.switching = m.cost.switching;
-  desc.sends = m.cost.sends;
+  static_cast<MachineCosts &>(desc) = m.cost;
   MachineOp op = createMachineOp(builder, loc(m.loc), m.name, desc);
   usedNames.insert(m.name);
   // What TopologyDesc does not hold: PERCS per-class latencies and the
@@ -182,19 +172,28 @@ void Converter::convertOperation(const lang::Operation &o) {
     set("element_type", TypeAttr::get(elementType(o.elementType)));
     set("count", i64(o.count));
   };
-  switch (o.kind) {
-  case CollectiveKind::Alltoall:
-  case CollectiveKind::Allgather:
-    set("block", i64(o.blockBytes));
+  // The attributes of the kind's data, as its traits describe it.
+  const CollectiveTraits &traits = getTraits(o.kind);
+  switch (traits.shape) {
+  case DataShape::Blocks:
+    if (traits.reduces) {
+      if (traits.rooted)
+        set("root", i64(o.root));
+      reduction();
+    } else if (traits.rooted) {
+      rooted();
+    } else {
+      set("block", i64(o.blockBytes));
+    }
     break;
-  case CollectiveKind::Alltoallv:
+  case DataShape::PairSizes:
     set("sizes", builder.getDenseI64ArrayAttr(o.sizes));
     break;
-  case CollectiveKind::Transpose:
+  case DataShape::Matrix:
     set("from", ref(o.from->name));
     set("to", ref(o.to->name));
     break;
-  case CollectiveKind::Permute:
+  case DataShape::Permutation:
     set("pattern", PermuteKindAttr::get(&context, o.permuteKind));
     set("seed", i64(static_cast<int64_t>(o.seed)));
     set("mask", i64(o.mask));
@@ -210,26 +209,8 @@ void Converter::convertOperation(const lang::Operation &o) {
       set("block", i64(o.blockBytes));
     }
     break;
-  case CollectiveKind::Gather:
-  case CollectiveKind::Scatter:
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::OneToAll:
-  case CollectiveKind::AllToOne:
-    rooted();
-    break;
-  case CollectiveKind::Reduce:
-    set("root", i64(o.root));
-    reduction();
-    break;
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::Scan:
-  case CollectiveKind::Exscan:
-  case CollectiveKind::ReduceScatter:
-    reduction();
-    break;
-  case CollectiveKind::Barrier:
-    break;
-  case CollectiveKind::Local:
+  case DataShape::None:
+    // A local step names the C function it calls; a barrier has no data.
     if (!o.call.empty())
       set("call", builder.getStringAttr(o.call));
     break;

@@ -394,60 +394,40 @@ static void reductions(int N, int t) {
  * 4 ints after each block. */
 static int vints(int j, int N, int salt) { return ((j + salt) % 3 + 1) * N; }
 
-static void allgatherv(int N, int s, int r) {
+/* allgatherv (root < 0) and gatherv: every member's uneven block, placed
+ * in reverse rank order at every member or at the root. */
+static void gathervs(int N, int s, int r, int root) {
+  const int all = root < 0, salt = all ? 0 : 1, seed = all ? 10 : 11;
   char name[96];
-  snprintf(name, sizeof name, "allgatherv %s->%s", typeName[s], typeName[r]);
+  if (all)
+    snprintf(name, sizeof name, "allgatherv %s->%s", typeName[s], typeName[r]);
+  else
+    snprintf(name, sizeof name, "gatherv %s->%s root %d", typeName[s],
+             typeName[r], root);
   int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
   int at = 0;
   for (int j = size - 1; j >= 0; --j) {
-    rc[j] = vints(j, N, 0) / intsPer[r];
+    rc[j] = vints(j, N, salt) / intsPer[r];
     rd[j] = at;
     at += rc[j] + 4 / intsPer[r];
   }
-  int sc = vints(rank, N, 0) / intsPer[s];
+  int sc = vints(rank, N, salt) / intsPer[s];
   size_t sspan = (size_t)sc * spanOf[s], rspan = (size_t)at * spanOf[r];
   int *send = ints(sspan), *recv = ints(rspan), *want = ints(rspan);
-  fill(send, sspan, rank, 10);
+  fill(send, sspan, rank, seed);
   memset(recv, 0xff, rspan * sizeof(int));
   memset(want, 0xff, rspan * sizeof(int));
-  COLL(MPI_Allgatherv, MPI_Iallgatherv, send, sc, types[s], recv, rc, rd,
-       types[r], comm);
-  for (int i = 0; i < size; ++i) {
-    int isc = vints(i, N, 0) / intsPer[s];
-    int *other = ints((size_t)isc * spanOf[s]);
-    fill(other, (size_t)isc * spanOf[s], i, 10);
-    move(other, types[s], isc, want + (size_t)rd[i] * spanOf[r], types[r],
-         rc[i]);
-    free(other);
-  }
-  check(name, recv, want, rspan);
-  free(send), free(recv), free(want), free(rc), free(rd);
-}
-
-static void gatherv(int N, int s, int r, int root) {
-  char name[96];
-  snprintf(name, sizeof name, "gatherv %s->%s root %d", typeName[s],
-           typeName[r], root);
-  int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
-  int at = 0;
-  for (int j = size - 1; j >= 0; --j) {
-    rc[j] = vints(j, N, 1) / intsPer[r];
-    rd[j] = at;
-    at += rc[j] + 4 / intsPer[r];
-  }
-  int sc = vints(rank, N, 1) / intsPer[s];
-  size_t sspan = (size_t)sc * spanOf[s], rspan = (size_t)at * spanOf[r];
-  int *send = ints(sspan), *recv = ints(rspan), *want = ints(rspan);
-  fill(send, sspan, rank, 11);
-  memset(recv, 0xff, rspan * sizeof(int));
-  memset(want, 0xff, rspan * sizeof(int));
-  COLL(MPI_Gatherv, MPI_Igatherv, send, sc, types[s], recv, rc, rd, types[r],
-       root, comm);
-  if (rank == root)
+  if (all)
+    COLL(MPI_Allgatherv, MPI_Iallgatherv, send, sc, types[s], recv, rc, rd,
+         types[r], comm);
+  else
+    COLL(MPI_Gatherv, MPI_Igatherv, send, sc, types[s], recv, rc, rd, types[r],
+         root, comm);
+  if (all || rank == root)
     for (int i = 0; i < size; ++i) {
-      int isc = vints(i, N, 1) / intsPer[s];
+      int isc = vints(i, N, salt) / intsPer[s];
       int *other = ints((size_t)isc * spanOf[s]);
-      fill(other, (size_t)isc * spanOf[s], i, 11);
+      fill(other, (size_t)isc * spanOf[s], i, seed);
       move(other, types[s], isc, want + (size_t)rd[i] * spanOf[r], types[r],
            rc[i]);
       free(other);
@@ -718,8 +698,8 @@ int main(int argc, char **argv) {
         allgather(N, s, r);
         gather(N, s, r, 0);
         scatter(N, s, r, size / 2);
-        allgatherv(N, s, r);
-        gatherv(N, s, r, size - 1);
+        gathervs(N, s, r, -1);
+        gathervs(N, s, r, size - 1);
         scatterv(N, s, r, 0);
       }
     transpose(N / 4 + 1);

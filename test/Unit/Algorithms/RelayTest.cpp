@@ -75,7 +75,8 @@ TEST(Relay, EveryAlgorithmVerifiesOnEveryMachine) {
               // Only the documented preconditions may refuse.
               EXPECT_TRUE(error.find("power-of-two") != std::string::npos ||
                           error.find("do not divide") != std::string::npos ||
-                          error.find("2-D mesh or torus") != std::string::npos ||
+                          error.find("2-D mesh or torus") !=
+                              std::string::npos ||
                           error.find("lines of a torus") != std::string::npos)
                   << spec << " " << stringifyCollectiveKind(kind).str() << " "
                   << stringifyAlgorithm(alg).str() << ": " << error;
@@ -127,9 +128,9 @@ TEST(Relay, SeedThreeKLevelAlgorithms) {
                    "algorithms (k_level(1), k_level(2, rec), k_level(2, sq), "
                    "k_level(3, sq), k_level(logp, sq), k_level(logp, rec, "
                    "gamma), k_level(1, sys_br), k_level(1, our_br))");
-  EXPECT_TRUE(failed(scheduleRelaying(
-      topo, CostModel(topo), c, {Algorithm::KLevel, 0, KLevelShape::Rec, 40},
-      error)));
+  EXPECT_TRUE(failed(
+      scheduleRelaying(topo, CostModel(topo), c,
+                       {Algorithm::KLevel, 0, KLevelShape::Rec, 40}, error)));
   EXPECT_EQ(error, "k_level(logp, rec, 0.4) needs 0.5 <= gamma <= 0.99: the "
                    "source keeps the larger part of every cut");
 }
@@ -141,9 +142,9 @@ TEST(Relay, LogpLevRecKeepsGammaOfEveryCut) {
   Collective c =
       relayCollective(CollectiveKind::OneToAll, allRanks(topo), 0, 8);
   std::string error;
-  auto s = scheduleRelaying(topo, CostModel(topo), c,
-                            {Algorithm::KLevel, 0, KLevelShape::Rec, 75},
-                            error);
+  auto s =
+      scheduleRelaying(topo, CostModel(topo), c,
+                       {Algorithm::KLevel, 0, KLevelShape::Rec, 75}, error);
   ASSERT_TRUE(succeeded(s)) << error;
   EXPECT_EQ(s->schedule.algorithm, "k_level(logp, rec, 0.75)");
   ASSERT_FALSE(s->schedule.phases.empty());
@@ -154,9 +155,10 @@ TEST(Relay, LogpLevRecKeepsGammaOfEveryCut) {
 
 TEST(Relay, BroadcastingOneToAll) {
   // 1-lev-our-br is a binomial broadcast of every block but the root's (on
-  // a whole grid the seed's binomial heap: halving cuts); 1-lev-sys-br the fastest of phasec's broadcast trees. Any group (no
-  // submachines), any root.
-  for (const char *spec : {"mesh:4x4", "torus:5", "percs:supernodes=1,drawers=2,nodes=3"}) {
+  // a whole grid the seed's binomial heap: halving cuts); 1-lev-sys-br the
+  // fastest of phasec's broadcast trees. Any group (no submachines), any root.
+  for (const char *spec :
+       {"mesh:4x4", "torus:5", "percs:supernodes=1,drawers=2,nodes=3"}) {
     Topology topo = makeTopology(spec);
     CostModel model(topo);
     std::vector<RankId> group = allRanks(topo);
@@ -164,18 +166,16 @@ TEST(Relay, BroadcastingOneToAll) {
     for (const std::vector<RankId> &g : {group, odd}) {
       Collective c = relayCollective(CollectiveKind::OneToAll, g, g[1], 8);
       std::string error;
-      auto our = scheduleRelaying(topo, model, c,
-                                  {Algorithm::KLevel, 1, KLevelShape::OurBr},
-                                  error);
+      auto our = scheduleRelaying(
+          topo, model, c, {Algorithm::KLevel, 1, KLevelShape::OurBr}, error);
       ASSERT_TRUE(succeeded(our)) << spec << " " << error;
       EXPECT_EQ(our->schedule.algorithm, "k_level(1, our_br)");
       // The root sends the whole message (n - 1 blocks) first.
       const Transfer &first = our->schedule.phases[0].transfers[0];
       EXPECT_EQ(first.src, g[1]);
       EXPECT_EQ(first.bytes, static_cast<int64_t>(g.size() - 1) * 32);
-      auto sys = scheduleRelaying(topo, model, c,
-                                  {Algorithm::KLevel, 1, KLevelShape::SysBr},
-                                  error);
+      auto sys = scheduleRelaying(
+          topo, model, c, {Algorithm::KLevel, 1, KLevelShape::SysBr}, error);
       ASSERT_TRUE(succeeded(sys)) << spec << " " << error;
       EXPECT_TRUE(llvm::StringRef(sys->schedule.algorithm)
                       .starts_with("k_level(1, sys_br: "))
@@ -198,9 +198,9 @@ TEST(Relay, BroadcastingOneToAll) {
   Collective c =
       relayCollective(CollectiveKind::AllToOne, allRanks(topo), 0, 8);
   std::string error;
-  EXPECT_TRUE(failed(scheduleRelaying(
-      topo, CostModel(topo), c, {Algorithm::KLevel, 1, KLevelShape::OurBr},
-      error)));
+  EXPECT_TRUE(failed(
+      scheduleRelaying(topo, CostModel(topo), c,
+                       {Algorithm::KLevel, 1, KLevelShape::OurBr}, error)));
   EXPECT_EQ(error, "k_level(1, our_br) broadcasts a one-to-all's whole "
                    "message in one level: it needs k_level(1, ...) of a "
                    "one_to_all or scatter");
@@ -437,6 +437,15 @@ ScheduleViolation firstViolation(const Topology &topo, const ChunkSpec &s,
 class Replay : public testing::Test {
 protected:
   Topology topo = makeTopology("percs:supernodes=1,drawers=1,nodes=4");
+  /// The first violation of `phases` under `chunks` is `kind`, `message`.
+  void expectViolation(std::vector<Phase> phases, const ChunkSpec &chunks,
+                       ViolationKind kind, llvm::StringRef message) {
+    Schedule s;
+    s.phases = std::move(phases);
+    ScheduleViolation v = firstViolation(topo, chunks, s);
+    EXPECT_EQ(v.kind, kind);
+    EXPECT_EQ(v.message, message.str());
+  }
 };
 
 TEST_F(Replay, AcceptsABinomialBroadcast) {
@@ -467,82 +476,65 @@ TEST_F(Replay, RulesAreRefused) {
 }
 
 TEST_F(Replay, ChunkSentBeforeItArrived) {
-  Schedule s;
-  s.phases = {phase({{0, 1, {0}, false}, {1, 2, {0}, false}}),
-              phase({{0, 3, {0}, false}})};
-  ScheduleViolation v =
-      firstViolation(topo, spec(CollectiveKind::Broadcast, 4, 1, 0), s);
-  EXPECT_EQ(v.kind, ViolationKind::ChunkNotHeld);
-  EXPECT_EQ(v.message, "phase 0: transfer 1 (1 -> 2): rank 1 sends chunk 0, "
-                       "which it does not hold when the phase starts");
+  expectViolation({phase({{0, 1, {0}, false}, {1, 2, {0}, false}}),
+                   phase({{0, 3, {0}, false}})},
+                  spec(CollectiveKind::Broadcast, 4, 1, 0),
+                  ViolationKind::ChunkNotHeld,
+                  "phase 0: transfer 1 (1 -> 2): rank 1 sends chunk 0, "
+                  "which it does not hold when the phase starts");
 }
 
 TEST_F(Replay, ContributionCountedTwice) {
-  Schedule s;
-  s.phases = {phase({{1, 0, {0}, true}, {1, 2, {0}, true}, {3, 0, {0}, true}}),
-              phase({{2, 0, {0}, true}})};
-  ScheduleViolation v =
-      firstViolation(topo, spec(CollectiveKind::Reduce, 4, 1, 0), s);
-  EXPECT_EQ(v.kind, ViolationKind::CountedTwice);
-  EXPECT_EQ(v.message, "phase 1: transfer 0 (2 -> 0): reducing chunk 0 into "
-                       "rank 0 counts the contributions of {1} twice");
+  expectViolation(
+      {phase({{1, 0, {0}, true}, {1, 2, {0}, true}, {3, 0, {0}, true}}),
+       phase({{2, 0, {0}, true}})},
+      spec(CollectiveKind::Reduce, 4, 1, 0), ViolationKind::CountedTwice,
+      "phase 1: transfer 0 (2 -> 0): reducing chunk 0 into "
+      "rank 0 counts the contributions of {1} twice");
 }
 
 TEST_F(Replay, RankEndsWithoutAChunk) {
-  Schedule s;
-  s.phases = {phase({{1, 0, {1}, false}, {3, 0, {3}, false}})};
-  ScheduleViolation v =
-      firstViolation(topo, spec(CollectiveKind::Gather, 4, 4, 0), s);
-  EXPECT_EQ(v.kind, ViolationKind::MissingChunk);
-  EXPECT_EQ(v.message, "rank 0 ends without chunk 2");
+  expectViolation({phase({{1, 0, {1}, false}, {3, 0, {3}, false}})},
+                  spec(CollectiveKind::Gather, 4, 4, 0),
+                  ViolationKind::MissingChunk, "rank 0 ends without chunk 2");
 }
 
 TEST_F(Replay, PartialReduction) {
-  Schedule s;
-  s.phases = {phase({{1, 0, {0}, true}, {3, 2, {0}, true}}),
-              phase({{0, 1, {0}, false}, {2, 3, {0}, false}})};
-  ScheduleViolation v =
-      firstViolation(topo, spec(CollectiveKind::Allreduce, 4, 1), s);
-  EXPECT_EQ(v.kind, ViolationKind::WrongContributions);
-  EXPECT_EQ(v.message,
-            "rank 0 ends with chunk 0 missing the contributions of {2, 3}");
+  expectViolation(
+      {phase({{1, 0, {0}, true}, {3, 2, {0}, true}}),
+       phase({{0, 1, {0}, false}, {2, 3, {0}, false}})},
+      spec(CollectiveKind::Allreduce, 4, 1), ViolationKind::WrongContributions,
+      "rank 0 ends with chunk 0 missing the contributions of {2, 3}");
 }
 
 TEST_F(Replay, ExtraContributions) {
   // An exclusive scan that lets member 1 keep its own contribution.
-  Schedule s;
-  s.phases = {phase({{0, 1, {0}, true},
-                     {0, 2, {0}, true},
-                     {1, 2, {0}, true},
-                     {0, 3, {0}, true},
-                     {1, 3, {0}, true},
-                     {2, 3, {0}, true}})};
-  ScheduleViolation v =
-      firstViolation(topo, spec(CollectiveKind::Exscan, 4, 1), s);
-  EXPECT_EQ(v.kind, ViolationKind::WrongContributions);
-  EXPECT_EQ(v.message,
-            "rank 1 ends with chunk 0 holding extra contributions of {1}");
+  expectViolation(
+      {phase({{0, 1, {0}, true},
+              {0, 2, {0}, true},
+              {1, 2, {0}, true},
+              {0, 3, {0}, true},
+              {1, 3, {0}, true},
+              {2, 3, {0}, true}})},
+      spec(CollectiveKind::Exscan, 4, 1), ViolationKind::WrongContributions,
+      "rank 1 ends with chunk 0 holding extra contributions of {1}");
 }
 
 TEST_F(Replay, ConflictingCopies) {
-  Schedule s;
-  s.phases = {phase({{1, 0, {0}, false}, {2, 0, {0}, false}})};
-  ScheduleViolation v =
-      firstViolation(topo, spec(CollectiveKind::Allreduce, 4, 1), s);
-  EXPECT_EQ(v.kind, ViolationKind::ConflictingCopies);
-  EXPECT_EQ(v.message, "phase 0: transfer 1 (2 -> 0): rank 0 receives chunk "
-                       "0 twice in this phase with different contents ({1} "
-                       "and {2})");
+  expectViolation({phase({{1, 0, {0}, false}, {2, 0, {0}, false}})},
+                  spec(CollectiveKind::Allreduce, 4, 1),
+                  ViolationKind::ConflictingCopies,
+                  "phase 0: transfer 1 (2 -> 0): rank 0 receives chunk "
+                  "0 twice in this phase with different contents ({1} "
+                  "and {2})");
 }
 
 TEST_F(Replay, ReduceIntoARankWithoutTheChunk) {
-  Schedule s;
-  s.phases = {phase({{0, 1, {0}, true}})};
-  ScheduleViolation v =
-      firstViolation(topo, spec(CollectiveKind::Broadcast, 4, 1, 0), s);
-  EXPECT_EQ(v.kind, ViolationKind::ReduceWithoutChunk);
-  EXPECT_EQ(v.message, "phase 0: transfer 0 (0 -> 1): reduces chunk 0 into "
-                       "rank 1, which does not hold it");
+  expectViolation({phase({{0, 1, {0}, true}})},
+                  spec(CollectiveKind::Broadcast, 4, 1, 0),
+                  ViolationKind::ReduceWithoutChunk,
+                  "phase 0: transfer 0 (0 -> 1): reduces chunk 0 into "
+                  "rank 1, which does not hold it");
 }
 
 TEST_F(Replay, BadChunks) {
@@ -604,8 +596,8 @@ TEST(Relay, RingsAndChainsTakeAZ3OrderWhereGroupOrderCongests) {
       {CollectiveKind::Reduce, {Algorithm::Chain, 4}, size_t(4 + n - 2)},
   };
   for (const Case &c : cases) {
-    Collective coll = relayCollective(c.kind, black, hasRoot(c.kind) ? 2 : -1,
-                                      n * 4);
+    Collective coll =
+        relayCollective(c.kind, black, hasRoot(c.kind) ? 2 : -1, n * 4);
     std::string error;
     auto z3 = scheduleRelaying(topo, model, coll, c.choice, error);
     ASSERT_TRUE(succeeded(z3)) << error;
@@ -615,8 +607,8 @@ TEST(Relay, RingsAndChainsTakeAZ3OrderWhereGroupOrderCongests) {
     ASSERT_TRUE(succeeded(grouped)) << error;
     SCOPED_TRACE(stringifyCollectiveKind(c.kind).str());
     EXPECT_EQ(z3->choice.order.size(), static_cast<size_t>(n));
-    EXPECT_TRUE(llvm::StringRef(z3->schedule.algorithm)
-                    .ends_with(" in Z3 ring order"));
+    EXPECT_TRUE(
+        llvm::StringRef(z3->schedule.algorithm).ends_with(" in Z3 ring order"));
     EXPECT_TRUE(llvm::StringRef(grouped->schedule.algorithm)
                     .ends_with(" in group order"));
     // One phase per round, where group order needs more.
@@ -642,12 +634,12 @@ TEST(Relay, DoubleChainUsesTwoOfTheRootsLinks) {
     Topology topo = makeTopology(spec);
     CostModel model(topo);
     const int64_t n = topo.numRanks();
-    for (CollectiveKind kind : {CollectiveKind::Broadcast,
-                                CollectiveKind::Reduce}) {
+    for (CollectiveKind kind :
+         {CollectiveKind::Broadcast, CollectiveKind::Reduce}) {
       Collective c = relayCollective(kind, allRanks(topo), 0, 64);
       std::string error;
-      auto dbl = scheduleRelaying(topo, model, c,
-                                  {Algorithm::DoubleChain, 64}, error);
+      auto dbl =
+          scheduleRelaying(topo, model, c, {Algorithm::DoubleChain, 64}, error);
       ASSERT_TRUE(succeeded(dbl)) << spec << " " << error;
       SCOPED_TRACE(std::string(spec) + " " +
                    stringifyCollectiveKind(kind).str());
@@ -657,8 +649,8 @@ TEST(Relay, DoubleChainUsesTwoOfTheRootsLinks) {
                 mesh ? "double_chain(64) in snake order" : "double_chain(64)");
       EXPECT_EQ(dbl->choice.snakeOrder, mesh);
       EXPECT_EQ(dbl->schedule.phases.size(), static_cast<size_t>(32 + n - 2));
-      auto one = scheduleRelaying(topo, model, c, {Algorithm::Chain, 64},
-                                  error);
+      auto one =
+          scheduleRelaying(topo, model, c, {Algorithm::Chain, 64}, error);
       ASSERT_TRUE(succeeded(one)) << error;
       EXPECT_LT(model.time(dbl->schedule), 0.7 * model.time(one->schedule));
     }

@@ -304,6 +304,37 @@ TEST(Collectives, TraitsTableIsConsistent) {
       EXPECT_TRUE(t.rooted);
     if (t.mpiName)
       EXPECT_TRUE(mpiNames.insert(t.mpiName).second) << t.mpiName;
+    // The buffers: a root holds a side exactly where the kind is rooted
+    // (an exclusive prefix is the one kind whose first member gets
+    // nothing); no data exactly for the dataless kinds.
+    EXPECT_EQ(t.send.rootOnly() || t.recv.rootOnly(), t.rooted);
+    EXPECT_EQ(t.send.holders == DataHolders::AllButFirst, false);
+    EXPECT_EQ(t.recv.holders == DataHolders::AllButFirst,
+              t.prefix && kind == CollectiveKind::Exscan);
+    EXPECT_EQ(t.send.part == DataPart::None,
+              t.family == CollectiveFamily::Dataless);
+    EXPECT_EQ(t.recv.part == DataPart::None,
+              t.family == CollectiveFamily::Dataless);
+    EXPECT_EQ(t.shape == DataShape::None,
+              t.family == CollectiveFamily::Dataless);
+    // Chunks cut per pair where both sides hold a block per member of
+    // blocks; per member where one side does.
+    if (t.shape == DataShape::Blocks && t.chunkParts != ChunkParts::One) {
+      bool sendPer = t.send.part == DataPart::PerMember;
+      bool recvPer = t.recv.part == DataPart::PerMember;
+      EXPECT_EQ(t.chunkParts == ChunkParts::PerPair, sendPer && recvPer);
+      EXPECT_EQ(t.chunkParts == ChunkParts::PerMember, sendPer != recvPer);
+    }
+    if (t.chunkParts == ChunkParts::One && t.shape == DataShape::Blocks) {
+      EXPECT_EQ(t.send.part, DataPart::Whole);
+      EXPECT_EQ(t.recv.part, DataPart::Whole);
+    }
+    // What generated code implements it as is a kind of the same data.
+    const CollectiveTraits &as = getTraits(t.generatedAs);
+    EXPECT_EQ(as.generatedAs, t.generatedAs);
+    EXPECT_EQ(as.send.part, t.send.part);
+    EXPECT_EQ(as.recv.part, t.recv.part);
+    EXPECT_EQ(as.shape, t.shape);
   }
   EXPECT_TRUE(isRooted(CollectiveKind::Gather));
   EXPECT_FALSE(isRooted(CollectiveKind::Allgather));

@@ -45,38 +45,11 @@ constexpr double kDefaultDBandwidth = 10e9;
 /// links join two supernodes.
 constexpr int64_t kDPortsPerNode = 16;
 
-/// The parameters of a machine, as the language or a command line gives them.
-struct TopologyDesc {
-  TopologyKind kind = TopologyKind::Torus;
-  /// Extents per dimension (torus, mesh, hypercube: all 2).
-  llvm::SmallVector<int64_t, 4> dims;
-  /// PERCS only.
-  int64_t supernodes = 1, drawers = 0, nodesPerDrawer = 0;
-  /// PERCS: D links (cables) between every two supernodes; 0 = the default
-  /// of dLinksPerPair().
-  int64_t dLinks = 0;
-  /// The D links between two supernodes: dLinks if given, else
-  /// kDPortsPerNode ports of each of the m nodes of a supernode shared among
-  /// the others, between 1 and m^2 (each joins a different pair of nodes).
-  /// 0 with one supernode.
-  int64_t dLinksPerPair() const;
-  int64_t ranksPerNode = 1;
-  /// Bytes per second of every torus/mesh/hypercube link.
-  double linkBandwidth = 1.0;
-  /// PERCS link classes, bytes per second.
-  double llBandwidth = kDefaultLLBandwidth, lrBandwidth = kDefaultLRBandwidth,
-         dBandwidth = kDefaultDBandwidth;
-  /// Seconds per hop; informational (the spec's time model ignores it).
-  double linkLatency = 0;
-  /// Bytes per second a node can inject (and receive) at once; 0 = unlimited.
-  /// A one-port machine (the T3D) has injectionBandwidth == linkBandwidth.
-  double injectionBandwidth = 0;
-  /// Order in which dimensions are routed; empty = 0, 1, ..., n-1.
-  llvm::SmallVector<unsigned, 4> dimOrder;
-
-  /// What a message costs beyond the links' bandwidth (CostModel.h says how
-  /// each term is charged; seed 003's C^3 parameters and seed 000's copy
-  /// rates). Zero means "not given" and costs nothing.
+/// What a message costs beyond the links' bandwidth (CostModel.h says how
+/// each term is charged; seed 003's C^3 parameters and seed 000's copy
+/// rates). Zero means "not given" and costs nothing. A machine's costs as
+/// the front end reads them and as every tool's TopologyDesc holds them.
+struct MachineCosts {
   /// Seconds a rank is busy setting up each message it sends (C^3's `s`).
   double setupCost = 0;
   /// Bytes per packet (C^3's `l`); 0: messages are not cut into packets.
@@ -108,6 +81,36 @@ struct TopologyDesc {
   /// comm.machine op, the ns-3 options): the 4-byte route header at least.
   static constexpr int64_t kMinPacketHeader = 4, kMaxPacketHeader = 4096;
   static constexpr int64_t kMaxRouterBuffer = 1 << 20;
+};
+
+/// The parameters of a machine, as the language or a command line gives them.
+struct TopologyDesc : MachineCosts {
+  TopologyKind kind = TopologyKind::Torus;
+  /// Extents per dimension (torus, mesh, hypercube: all 2).
+  llvm::SmallVector<int64_t, 4> dims;
+  /// PERCS only.
+  int64_t supernodes = 1, drawers = 0, nodesPerDrawer = 0;
+  /// PERCS: D links (cables) between every two supernodes; 0 = the default
+  /// of dLinksPerPair().
+  int64_t dLinks = 0;
+  /// The D links between two supernodes: dLinks if given, else
+  /// kDPortsPerNode ports of each of the m nodes of a supernode shared among
+  /// the others, between 1 and m^2 (each joins a different pair of nodes).
+  /// 0 with one supernode.
+  int64_t dLinksPerPair() const;
+  int64_t ranksPerNode = 1;
+  /// Bytes per second of every torus/mesh/hypercube link.
+  double linkBandwidth = 1.0;
+  /// PERCS link classes, bytes per second.
+  double llBandwidth = kDefaultLLBandwidth, lrBandwidth = kDefaultLRBandwidth,
+         dBandwidth = kDefaultDBandwidth;
+  /// Seconds per hop; informational (the spec's time model ignores it).
+  double linkLatency = 0;
+  /// Bytes per second a node can inject (and receive) at once; 0 = unlimited.
+  /// A one-port machine (the T3D) has injectionBandwidth == linkBandwidth.
+  double injectionBandwidth = 0;
+  /// Order in which dimensions are routed; empty = 0, 1, ..., n-1.
+  llvm::SmallVector<unsigned, 4> dimOrder;
 
   /// Parses "torus:8x4x8x2", "mesh:16x16", "hypercube:6",
   /// "percs:supernodes=1,drawers=4,nodes=8", optionally followed by
@@ -172,6 +175,8 @@ struct TopologySpec {
 
   static llvm::FailureOr<TopologySpec> parse(llvm::StringRef spec,
                                              std::string &error);
+  /// Replaces the cost options the spec named in `costs`.
+  void applyCosts(MachineCosts &costs) const;
 };
 
 } // namespace phasec

@@ -52,6 +52,55 @@ enum class CollectiveFamily {
 /// How schedule JSON /2 cuts a kind's C chunks (getChunkParts).
 enum class ChunkParts { None, One, PerMember, PerPair };
 
+/// What a member's buffer holds of an operation's data, as MPI defines the
+/// call: the send buffer before, the receive buffer after.
+enum class DataPart {
+  /// No data (barrier, local).
+  None,
+  /// The whole vector: a broadcast's buffer, a reduction's elements.
+  Whole,
+  /// The member's own block: gather's send buffer, scatter's and
+  /// reduce_scatter's receive buffer, a transpose's or permute's slice.
+  Own,
+  /// One block per member, block i for or from member i: alltoall's
+  /// buffers, scatter's and reduce_scatter's send buffer, gather's and
+  /// allgather's receive buffer.
+  PerMember,
+};
+
+/// Whose buffers hold a DataPart.
+enum class DataHolders {
+  Every,
+  /// The root only (a broadcast's or scatter's send, a gather's or
+  /// reduce's receive).
+  Root,
+  /// Every member but the first (an exclusive prefix's result).
+  AllButFirst,
+};
+
+/// One side of an operation (DataPart, DataHolders).
+struct DataSide {
+  DataPart part;
+  DataHolders holders;
+  /// The side is in the root's buffer only.
+  constexpr bool rootOnly() const { return holders == DataHolders::Root; }
+};
+
+/// How the code generators lay out a kind's data (the OperationPlan
+/// visitor's dispatch, targets/common/PlanVisitor.h).
+enum class DataShape {
+  /// Equal blocks, placed as the DataSides say.
+  Blocks,
+  /// Blocks of per-pair sizes (alltoallv).
+  PairSizes,
+  /// A distributed matrix, rows to columns (transpose).
+  Matrix,
+  /// Blocks or array elements to the members a permutation names.
+  Permutation,
+  /// None: barrier and local steps (nothing to lay out).
+  None,
+};
+
 /// What phasec knows about a collective kind, in one table
 /// (Vocabulary.cpp): the predicates below read it.
 struct CollectiveTraits {
@@ -67,15 +116,34 @@ struct CollectiveTraits {
   /// A prefix reduction: the members' order is the result's order.
   bool prefix;
   ChunkParts chunkParts;
+  /// What the send and receive buffers hold, and how generated code lays
+  /// the data out.
+  DataSide send, recv;
+  DataShape shape;
+  /// The kind whose generated code implements this one (C^3's one_to_all
+  /// and all_to_one are a scatter's and a gather's, seed 003); itself for
+  /// every other kind.
+  CollectiveKind generatedAs;
   /// The MPI function of the same operation (null: none).
   const char *mpiName;
   /// The relaying algorithms that exist for it, in the order the
   /// scheduler's `auto` tries them (Auto excluded).
   llvm::ArrayRef<Algorithm> relayAlgorithms;
+  /// The orders of the direct exchange that exist for it (pairwise,
+  /// linear_shift, xor: every pair exchanges personal data).
+  llvm::ArrayRef<Algorithm> directOrders;
 };
 
 /// The traits of `kind`.
 const CollectiveTraits &getTraits(CollectiveKind kind);
+
+/// Every member receives every member's own block (allgather; the PAPERS
+/// aggregates that gather the values themselves).
+inline bool gathersToAll(CollectiveKind kind) {
+  const CollectiveTraits &t = getTraits(kind);
+  return t.send.part == DataPart::Own && t.recv.part == DataPart::PerMember &&
+         t.recv.holders == DataHolders::Every;
+}
 
 /// The kinds with a root member.
 inline bool isRooted(CollectiveKind kind) { return getTraits(kind).rooted; }

@@ -131,7 +131,7 @@ public:
   /// this schedule's phases.
   int64_t runtimePairBytes() const;
   bool isElementPermute() const {
-    return kind == CollectiveKind::Permute && from.has_value();
+    return getTraits(kind).shape == DataShape::Permutation && from.has_value();
   }
   /// How the operation's copies access memory (the copy-transfer model,
   /// CostModel::setCopy): a transpose packs and unpacks columns with a
@@ -149,7 +149,7 @@ public:
   }
   /// Barriers and local operations move no data: no traffic, no schedule.
   bool movesNoData() const {
-    return kind == CollectiveKind::Barrier || kind == CollectiveKind::Local;
+    return getTraits(kind).family == CollectiveFamily::Dataless;
   }
   /// The group index of global rank `rank`, or -1.
   int64_t memberOf(RankId rank) const;

@@ -481,41 +481,40 @@ LogicalResult ArrayOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 /// Checks shared by every communication operation (directives).
 static LogicalResult verifyDirectives(CollectiveOpInterface op) {
   Operation *operation = op.getOperation();
-  auto rlimit = operation->getAttrOfType<IntegerAttr>("rlimit");
-  if (rlimit && rlimit.getInt() < 0)
+  if (op.getRlimitDirective() < 0)
     return operation->emitOpError("rlimit must not be negative");
-  auto levels = operation->getAttrOfType<IntegerAttr>("k_levels");
-  if (levels && levels.getInt() < 0)
+  int64_t levels = op.getKLevelsDirective();
+  if (levels < 0)
     return operation->emitOpError("k_levels must not be negative");
-  auto shape = operation->getAttrOfType<KLevelShapeAttr>("k_shape");
   if (op.getAlgorithmDirective() != Algorithm::KLevel &&
-      ((levels && levels.getInt() != 0) ||
-       (shape && shape.getValue() != KLevelShape::None)))
+      (levels != 0 || op.getKShapeDirective() != KLevelShape::None))
     return operation->emitOpError(
         "k_levels and k_shape need algorithm k_level");
   // Seed 004's Bits variants restrict unsigned values; its 1-bit values
   // are ui8.
-  auto valueType = operation->getAttrOfType<TypeAttr>("value_type");
-  auto valueBits = operation->getAttrOfType<IntegerAttr>("value_bits");
-  if (valueBits || operation->hasAttr("value_logical")) {
+  std::optional<int64_t> valueBits = op.getAggregateValueBits();
+  bool logical = op.isAggregateValueLogical();
+  if (valueBits || logical) {
+    std::optional<Type> valueType = op.getAggregateValueType();
     auto intType =
-        valueType ? dyn_cast<IntegerType>(valueType.getValue()) : IntegerType();
+        valueType ? dyn_cast<IntegerType>(*valueType) : IntegerType();
     if (!intType || !intType.isUnsigned())
       return operation->emitOpError(
           "value_bits and value_logical need an unsigned integer value_type");
-    if (valueBits &&
-        (valueBits.getInt() < 1 || valueBits.getInt() >= intType.getWidth()))
+    if (valueBits && (*valueBits < 1 || *valueBits >= intType.getWidth()))
       return operation->emitOpError("value_bits must be in 1 .. ")
-             << intType.getWidth() - 1 << ", not " << valueBits.getInt();
-    if (operation->hasAttr("value_logical") && intType.getWidth() != 8)
+             << intType.getWidth() - 1 << ", not " << *valueBits;
+    if (logical && intType.getWidth() != 8)
       return operation->emitOpError("value_logical values are ui8");
   }
   if (op.getAlgorithmDirective() == Algorithm::GatherEvaluate) {
-    auto aggregate = operation->getAttrOfType<AggregateAttr>("aggregate");
-    Aggregate a = aggregate ? aggregate.getValue() : Aggregate::None;
-    bool evaluates = evaluatesEveryValue(a) &&
-                     (op.getCollectiveKind() == CollectiveKind::Allreduce ||
-                      op.getCollectiveKind() == CollectiveKind::Scan);
+    Aggregate a = op.getAggregateKind();
+    // The data op of a reduce-like aggregate: a reduction whose result is
+    // every member's (an allreduce or scan).
+    const CollectiveTraits &t = getTraits(op.getCollectiveKind());
+    bool evaluates = evaluatesEveryValue(a) && t.reduces &&
+                     t.recv.part == DataPart::Whole &&
+                     t.recv.holders == DataHolders::Every;
     if (!evaluates)
       return operation->emitOpError(
           "algorithm gather_evaluate needs a PAPERS reduce, scan, any, all "

@@ -26,6 +26,7 @@
 #ifndef PHASEC_LANG_AST_H
 #define PHASEC_LANG_AST_H
 
+#include "phasec/Core/TopologyDesc.h"
 #include "phasec/Core/Vocabulary.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -44,33 +45,6 @@ namespace phasec::lang {
 //===----------------------------------------------------------------------===//
 // Machines
 //===----------------------------------------------------------------------===//
-
-/// What messages and copies cost beyond the links' bandwidth: C^3's set-up
-/// cost, packet length, switching and send protocol (seed 003), the barrier
-/// between phases, and local copy rates (seed 000). The scheduler's
-/// CostModel charges them (TopologyDesc.h has the same fields).
-struct CostModel {
-  /// Seconds per message set-up (0 = not given).
-  double setupCost = 0;
-  /// Bytes per packet (0 = not given).
-  int64_t packetLength = 0;
-  /// Bytes every message carries beyond its data (0 = none).
-  int64_t envelope = 0;
-  /// The ns-3 target's packet network: header bytes per packet beyond
-  /// packet_length, packets per router buffer and virtual channel (0 =
-  /// not given).
-  int64_t packetHeader = 0;
-  int64_t routerBuffer = 0;
-  Switching switching = Switching::Wormhole;
-  SendProtocol sends = SendProtocol::Nonblocking;
-  /// Seconds per barrier between phases; < 0 = not given (the model's
-  /// estimate).
-  double barrierCost = -1;
-  /// Local copy rates in bytes per second (0 = not given).
-  double copyRateContiguous = 0;
-  double copyRateStrided = 0;
-  double copyRateGather = 0;
-};
 
 struct Machine {
   std::string name;
@@ -103,7 +77,10 @@ struct Machine {
   /// The complete dimension order for DimensionOrder routing (a permutation
   /// of 0..numDims-1); empty for PERCS (Direct).
   llvm::SmallVector<unsigned, 4> dimOrder;
-  CostModel cost;
+  /// What messages and copies cost beyond the links' bandwidth: C^3's
+  /// set-up cost, packet length, switching and send protocol (seed 003),
+  /// the barrier between phases, and local copy rates (seed 000).
+  MachineCosts cost;
 
   int64_t numNodes() const;
   int64_t numRanks() const { return numNodes() * ranksPerNode; }

@@ -110,6 +110,26 @@ struct PlannedPhase {
   int64_t k = 0; ///< the shift or xor constant
 };
 
+/// What the C back ends (MPI, OpenSHMEM) write besides the operations.
+struct CFileOptions {
+  /// Write the header of the file instead (`--emit=mpi-header`,
+  /// `--emit=shmem-header`): the element and program types and the
+  /// prototypes of the public functions (each operation, the finalize
+  /// function, the program); `main` is ignored.
+  bool header = false;
+  /// Emit `int main` (the verifying, timing harness).
+  bool main = false;
+  /// Default timed iterations and warm-up runs of the harness (the program
+  /// takes -i N / -w N or PHASEC_ITERATIONS / PHASEC_WARMUP).
+  int iterations = 10;
+  int warmup = 2;
+  /// Prefix of every public symbol: each operation's function (and with it
+  /// its static helpers), `phasec_program` -> PREFIXprogram and
+  /// `phasec_program_t` -> PREFIXprogram_t. Two files with different
+  /// prefixes link into one program. Empty: the operations' own names.
+  std::string symbolPrefix;
+};
+
 /// Knobs of the plan (not of one back end).
 struct PlanOptions {
   TransferStyle style = TransferStyle::DirectDeposit;
@@ -252,10 +272,34 @@ struct OperationPlan {
   std::string fromArray, toArray, call;
 
   int64_t numMembers() const { return static_cast<int64_t>(group.size()); }
+  /// What the vocabulary says of the plan's kind.
+  const CollectiveTraits &traits() const { return getTraits(kind); }
+  /// A transpose (a distributed matrix).
+  bool isTranspose() const { return traits().shape == DataShape::Matrix; }
+  /// Blocks or elements to the members a permutation names.
+  bool isPermutation() const {
+    return traits().shape == DataShape::Permutation;
+  }
+  /// A permutation of array elements.
+  bool isElementPermute() const { return isPermutation() && elementLevel; }
+  /// Every member sends to and receives from every other member, the same
+  /// bytes (alltoall, allgather, transpose): phase formulas can apply.
+  bool everyPairExchanges() const {
+    const CollectiveTraits &t = traits();
+    return isTranspose() || (t.shape == DataShape::Blocks &&
+                             t.send.holders == DataHolders::Every &&
+                             t.recv.holders == DataHolders::Every &&
+                             t.recv.part == DataPart::PerMember);
+  }
+  /// Every member receives every member's block (allgather).
+  bool gathersToAll() const { return phasec::gathersToAll(kind); }
+  /// Blocks of per-pair sizes (alltoallv).
+  bool hasPairSizes() const { return traits().shape == DataShape::PairSizes; }
+  /// Moves no data (a barrier, a local step).
+  bool isDataless() const { return traits().shape == DataShape::None; }
   /// An element permute whose destinations come with each call.
   bool runtimeDestinations() const {
-    return kind == CollectiveKind::Permute && elementLevel &&
-           permSpec.kind == PermuteKind::Runtime;
+    return isElementPermute() && permSpec.kind == PermuteKind::Runtime;
   }
   /// Bytes member `src` owes member `dst` (0 on the diagonal and where
   /// nothing is owed).

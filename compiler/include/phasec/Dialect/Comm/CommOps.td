@@ -136,29 +136,29 @@ defvar Comm_CommonArgs = (ins
   SymbolNameAttr:$sym_name,
   FlatSymbolRefAttr:$machine,
   FlatSymbolRefAttr:$group,
-  DefaultValuedAttr<Comm_AlgorithmAttr,
-                    "::phasec::Algorithm::Auto">:$algorithm,
+  DefaultValuedAttr<Comm_AlgorithmAttr, Comm_DefaultAlgorithm>:$algorithm,
   DefaultValuedAttr<I64Attr, "0">:$k_levels,
   // The parameter of a relaying algorithm (knomial radix, chain or ring
   // segments; k_level(logp, rec, gamma): gamma in percent); 0 = the
   // algorithm's default.
   DefaultValuedAttr<I64Attr, "0">:$algorithm_param,
-  DefaultValuedAttr<Comm_KLevelShapeAttr,
-                    "::phasec::KLevelShape::None">:$k_shape,
-  DefaultValuedAttr<Comm_SyncAttr, "::phasec::SyncKind::Barrier">:$sync,
-  DefaultValuedAttr<Comm_StyleAttr, "::phasec::TransferStyle::Packing">:$style,
+  DefaultValuedAttr<Comm_KLevelShapeAttr, Comm_DefaultKShape>:$k_shape,
+  DefaultValuedAttr<Comm_SyncAttr, Comm_DefaultSync>:$sync,
+  DefaultValuedAttr<Comm_StyleAttr, Comm_DefaultStyle>:$style,
   DefaultValuedAttr<I64Attr, "0">:$rlimit,
-  DefaultValuedAttr<Comm_AggregateAttr,
-                    "::phasec::Aggregate::None">:$aggregate,
+  DefaultValuedAttr<Comm_AggregateAttr, Comm_DefaultAggregate>:$aggregate,
   // A PAPERS aggregate's value type (what its function takes and returns),
-  // where it has one; the data moved may be of another type.
-  OptionalAttr<TypeAttr>:$value_type);
+  // where it has one; the data moved may be of another type. value_bits:
+  // the bits of it that count; value_logical: a truth value (0 or 1).
+  OptionalAttr<TypeAttr>:$value_type,
+  OptionalAttr<I64Attr>:$value_bits,
+  UnitAttr:$value_logical);
 
 class Comm_CollectiveOp<string mnemonic, string kind, dag extraArgs,
-                        string summaryText>
-    : Comm_Op<mnemonic, [Symbol,
-        DeclareOpInterfaceMethods<SymbolUserOpInterface>,
-        Comm_CollectiveOpInterface]> {
+                        string summaryText, list<Trait> familyTraits = []>
+    : Comm_Op<mnemonic, !listconcat([Symbol,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>], familyTraits,
+        [Comm_CollectiveOpInterface])> {
   let summary = summaryText;
   let extraClassDeclaration = [{
     ::phasec::CollectiveKind getCollectiveKind() {
@@ -170,8 +170,71 @@ class Comm_CollectiveOp<string mnemonic, string kind, dag extraArgs,
   let hasVerifier = 1;
 }
 
-def Comm_AlltoallOp : Comm_CollectiveOp<"alltoall", "Alltoall",
-    (ins I64Attr:$block), "Every member sends a block to every other member">;
+// The op families: what each kind's data is (the vocabulary's
+// CollectiveFamily). Passes and back ends read a family's interface, not
+// the op classes of its kinds.
+
+/// Equal blocks between members (family Blocks).
+class Comm_BlocksOp<string mnemonic, string kind, string summaryText>
+    : Comm_CollectiveOp<mnemonic, kind, (ins I64Attr:$block), summaryText,
+                        [Comm_BlockOpInterface]>;
+
+/// Blocks to or from a root member (family Rooted).
+class Comm_RootedOp<string mnemonic, string kind, string summaryText>
+    : Comm_CollectiveOp<mnemonic, kind, (ins I64Attr:$root, I64Attr:$block),
+                        summaryText, [Comm_BlockOpInterface]> {
+  let extraClassDeclaration = [{
+    ::phasec::CollectiveKind getCollectiveKind() {
+      return ::phasec::CollectiveKind::}] # kind # [{;
+    }
+    ::std::optional<int64_t> getRootMember() { return getRoot(); }
+  }];
+}
+
+/// count elements combined with an operator (family Reduction); `rootArg`
+/// is (ins I64Attr:$root) for a reduction to one member.
+class Comm_ReductionOp<string mnemonic, string kind, string summaryText,
+                       dag rootArg = (ins)>
+    : Comm_CollectiveOp<mnemonic, kind,
+        !con(rootArg, (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type,
+                           I64Attr:$count)),
+        summaryText, [Comm_ReductionOpInterface]>;
+
+def Comm_AlltoallOp : Comm_BlocksOp<"alltoall", "Alltoall",
+    "Every member sends a block to every other member">;
+def Comm_AllgatherOp : Comm_BlocksOp<"allgather", "Allgather",
+    "Every member's block reaches every member">;
+
+def Comm_GatherOp : Comm_RootedOp<"gather", "Gather",
+    "Every member sends a block to the root">;
+def Comm_ScatterOp : Comm_RootedOp<"scatter", "Scatter",
+    "The root sends a distinct block to every member">;
+def Comm_BroadcastOp : Comm_RootedOp<"broadcast", "Broadcast",
+    "The root's block reaches every member">;
+def Comm_OneToAllOp : Comm_RootedOp<"one_to_all", "OneToAll",
+    "The root sends its block to every member (C^3 one-to-all)">;
+def Comm_AllToOneOp : Comm_RootedOp<"all_to_one", "AllToOne",
+    "Every member sends its block to the root (C^3 all-to-one)">;
+
+def Comm_ReduceOp : Comm_ReductionOp<"reduce", "Reduce",
+    "A reduction of count elements to the root", (ins I64Attr:$root)> {
+  let extraClassDeclaration = [{
+    ::phasec::CollectiveKind getCollectiveKind() {
+      return ::phasec::CollectiveKind::Reduce;
+    }
+    ::std::optional<int64_t> getRootMember() { return getRoot(); }
+  }];
+}
+def Comm_AllreduceOp : Comm_ReductionOp<"allreduce", "Allreduce",
+    "A reduction of count elements to every member">;
+def Comm_ScanOp : Comm_ReductionOp<"scan", "Scan",
+    "An inclusive prefix reduction in group order">;
+def Comm_ReduceScatterOp : Comm_ReductionOp<"reduce_scatter", "ReduceScatter",
+    "A reduction whose i-th block of count elements ends at member i">;
+def Comm_ExscanOp : Comm_ReductionOp<"exscan", "Exscan",
+    "An exclusive prefix reduction in group order (member 0 gets none)">;
+
+// Family Arrays: traffic described by sizes or arrays.
 def Comm_AlltoallvOp : Comm_CollectiveOp<"alltoallv", "Alltoallv",
     (ins DenseI64ArrayAttr:$sizes),
     "All-to-all with an n x n row-major byte matrix over the group">;
@@ -191,39 +254,8 @@ def Comm_PermuteOp : Comm_CollectiveOp<"permute", "Permute",
     "A permutation of the group's blocks (block) or of an array's elements "
     "(from, to)"> {
 }
-def Comm_GatherOp : Comm_CollectiveOp<"gather", "Gather",
-    (ins I64Attr:$root, I64Attr:$block),
-    "Every member sends a block to the root">;
-def Comm_ScatterOp : Comm_CollectiveOp<"scatter", "Scatter",
-    (ins I64Attr:$root, I64Attr:$block),
-    "The root sends a distinct block to every member">;
-def Comm_AllgatherOp : Comm_CollectiveOp<"allgather", "Allgather",
-    (ins I64Attr:$block), "Every member's block reaches every member">;
-def Comm_BroadcastOp : Comm_CollectiveOp<"broadcast", "Broadcast",
-    (ins I64Attr:$root, I64Attr:$block),
-    "The root's block reaches every member">;
-def Comm_ReduceOp : Comm_CollectiveOp<"reduce", "Reduce",
-    (ins I64Attr:$root, Comm_ReduceKindAttr:$op, TypeAttr:$element_type,
-         I64Attr:$count),
-    "A reduction of count elements to the root">;
-def Comm_AllreduceOp : Comm_CollectiveOp<"allreduce", "Allreduce",
-    (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
-    "A reduction of count elements to every member">;
-def Comm_ScanOp : Comm_CollectiveOp<"scan", "Scan",
-    (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
-    "An inclusive prefix reduction in group order">;
-def Comm_ReduceScatterOp : Comm_CollectiveOp<"reduce_scatter", "ReduceScatter",
-    (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
-    "A reduction whose i-th block of count elements ends at member i">;
-def Comm_ExscanOp : Comm_CollectiveOp<"exscan", "Exscan",
-    (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type, I64Attr:$count),
-    "An exclusive prefix reduction in group order (member 0 gets none)">;
-def Comm_OneToAllOp : Comm_CollectiveOp<"one_to_all", "OneToAll",
-    (ins I64Attr:$root, I64Attr:$block),
-    "The root sends its block to every member (C^3 one-to-all)">;
-def Comm_AllToOneOp : Comm_CollectiveOp<"all_to_one", "AllToOne",
-    (ins I64Attr:$root, I64Attr:$block),
-    "Every member sends its block to the root (C^3 all-to-one)">;
+
+// Family Dataless.
 def Comm_BarrierOp : Comm_CollectiveOp<"barrier", "Barrier", (ins),
     "A barrier over the group (moves no data)">;
 def Comm_LocalOp : Comm_CollectiveOp<"local", "Local",

@@ -32,30 +32,14 @@
 namespace phasec {
 namespace target {
 
-struct MPIOptions {
-  /// Write the header of the file instead (`--emit=mpi-header`): the
-  /// element and program types and the prototypes of the public functions
-  /// (each operation, the finalize function, the program); `main` is
-  /// ignored.
-  bool header = false;
-  /// Emit `int main` (the verifying, timing harness).
-  bool main = false;
+struct MPIOptions : CFileOptions {
   /// Transposes (chained): receive through a derived datatype instead of
   /// into a buffer plus an unpack loop.
   bool derivedDatatypes = true;
-  /// Default timed iterations and warm-up runs of the harness (the program
-  /// takes -i N / -w N or PHASEC_ITERATIONS / PHASEC_WARMUP).
-  int iterations = 10;
-  int warmup = 2;
   /// With `main`: rank 0 also prints `PHASEC_SIM_TIME <median seconds>` and
   /// `PHASEC_SIM_VERIFIED <wrong bytes>`, the lines the SimGrid runner
   /// parses (the simulator target builds this harness with smpicc).
   bool simTimeLine = false;
-  /// Prefix of every public symbol: each operation's function (and with it
-  /// its static helpers), `phasec_program` -> PREFIXprogram and
-  /// `phasec_program_t` -> PREFIXprogram_t. Two files with different
-  /// prefixes link into one program. Empty: the operations' own names.
-  std::string symbolPrefix;
 };
 
 /// Writes one C file for `plans`. Fails (setting `error`) on an empty list,

@@ -31,26 +31,12 @@
 namespace phasec {
 namespace target {
 
-struct SHMEMOptions {
-  /// Write the header of the file instead (`--emit=shmem-header`): the
-  /// element and program types and the prototypes of the public functions
-  /// (each operation, the finalize function, the program); `main` is
-  /// ignored.
-  bool header = false;
-  /// Emit `int main` (the verifying, timing harness).
-  bool main = false;
+struct SHMEMOptions : CFileOptions {
   /// Block transfers with shmem_putmem_nbi (completed by the phase's
   /// shmem_quiet) instead of shmem_putmem.
   bool nonBlocking = true;
   /// Direct deposit: try shmem_ptr stores first (else always puts).
   bool useShmemPtr = true;
-  int iterations = 10;
-  int warmup = 2;
-  /// Prefix of every public symbol: each operation's function (and with it
-  /// its static helpers), `phasec_program` -> PREFIXprogram and
-  /// `phasec_program_t` -> PREFIXprogram_t. Two files with different
-  /// prefixes link into one program. Empty: the operations' own names.
-  std::string symbolPrefix;
 };
 
 /// Writes one C file for `plans`. Fails (setting `error`) on an empty list

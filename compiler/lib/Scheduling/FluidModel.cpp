@@ -1,0 +1,409 @@
+//===- FluidModel.cpp - messages posted at once, as fluid flows -----------===//
+//
+// Part of phasec.
+//
+//===----------------------------------------------------------------------===//
+//
+// The time of a schedule posted at once (a direct schedule without
+// barriers): every message a flow over its route's links (and ports), the
+// links shared fairly (water filling), as SimGrid's fluid network does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CostModelDetail.h"
+#include "Orbits.h"
+
+#include "phasec/Scheduling/Problem.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+#include <mutex>
+
+using namespace phasec;
+using namespace phasec::cost_detail;
+
+namespace {
+uint64_t mix(uint64_t x) {
+  // splitmix64's finaliser: a well-spread hash of one transfer.
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+} // namespace
+
+namespace phasec::cost_detail {
+void appendResources(const Topology &topo, const Transfer &x, bool ports,
+                     llvm::SmallVectorImpl<LinkId> &route,
+                     std::vector<uint32_t> &res) {
+  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+  size_t numLinks = topo.numLinks(), numNodes = topo.numNodes();
+  topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
+  for (LinkId l : route)
+    res.push_back(static_cast<uint32_t>(l));
+  if (ports) {
+    res.push_back(static_cast<uint32_t>(numLinks + s));
+    res.push_back(static_cast<uint32_t>(numLinks + numNodes + dn));
+  }
+}
+
+std::vector<double> resourceCapacities(const Topology &topo, double injection) {
+  size_t numLinks = topo.numLinks();
+  std::vector<double> capacity(numLinks, 0.0);
+  for (size_t l = 0; l < numLinks; ++l)
+    capacity[l] = topo.link(static_cast<LinkId>(l)).bandwidth;
+  if (injection > 0)
+    capacity.resize(numLinks + 2 * topo.numNodes(), injection);
+  return capacity;
+}
+} // namespace phasec::cost_detail
+
+std::pair<uint64_t, uint64_t> cost_detail::scheduleKey(const Topology &topo,
+                                                       const Schedule &schedule,
+                                                       bool ordered) {
+  std::pair<uint64_t, uint64_t> key{0, 0};
+  // Unordered, the key is a sum over transfers: any order gives it.
+  PhaseReader read(topo, schedule, /*sorted=*/ordered);
+  for (size_t j = 0; j < read.size(); ++j) {
+    const std::vector<Transfer> &transfers = read[j].transfers;
+    for (size_t k = 0; k < transfers.size(); ++k) {
+      const Transfer &x = transfers[k];
+      uint64_t h = mix(rankPairKey(x.src, x.dst));
+      h = mix(h ^ uint64_t(x.bytes));
+      h = mix(h ^ x.ties);
+      if (ordered)
+        h = mix(h ^ ((uint64_t(j) << 32) | uint64_t(k)));
+      key.first += h;
+      key.second += mix(h);
+    }
+  }
+  return key;
+}
+
+/// `schedule` with every transfer on the route its pair's first transfer
+/// takes, where some pair's transfers take different ones (else none):
+/// posted at once, a pair's messages are routed as the network routes the
+/// pair, one way (SimGrid's platform, as emitSimGrid writes it from the
+/// schedule, and a torus's routing tables), whatever ties the phases
+/// chose for its pieces.
+static std::optional<Schedule> onPairRoutes(const Topology &topo,
+                                            const Schedule &schedule) {
+  llvm::DenseMap<uint64_t, TieMask> first;
+  bool differ = false;
+  auto mask = [&](const Transfer &t) {
+    return t.ties &
+           topo.tieMask(topo.nodeOfRank(t.src), topo.nodeOfRank(t.dst));
+  };
+  // Most schedules send each pair in one transfer: a bit per rank pair
+  // finds the pairs sent twice without a map of every pair (64 M entries
+  // on a 20x20x20 all-to-all), and only theirs are compared.
+  int64_t numRanks = topo.numRanks();
+  std::vector<uint64_t> seen, twice;
+  // Where the bitmaps are smaller than a map of the pairs would be: a bit
+  // per rank pair against tens of bytes per transfer (32x32x32: 128 MB
+  // each, where the map of 1 G pairs ran out of memory).
+  uint64_t pairs = static_cast<uint64_t>(numRanks) * numRanks;
+  bool bits = pairs <= (uint64_t(1) << 28) ||
+              (pairs <= (uint64_t(1) << 33) &&
+               pairs <= 64 * static_cast<uint64_t>(schedule.numTransfers()));
+  if (bits) {
+    size_t words = (static_cast<size_t>(numRanks * numRanks) + 63) / 64;
+    seen.assign(words, 0);
+    twice.assign(words, 0);
+  }
+  bool anyTwice = false;
+  auto bit = [&](const Transfer &t) {
+    return static_cast<size_t>(int64_t(t.src) * numRanks + t.dst);
+  };
+  if (bits) {
+    PhaseReader anyOrder(topo, schedule, /*sorted=*/false);
+    for (size_t j = 0; j < anyOrder.size(); ++j)
+      for (const Transfer &t : anyOrder[j].transfers) {
+        if (!isCharged(t, numRanks))
+          continue;
+        size_t b = bit(t);
+        if (seen[b / 64] >> (b % 64) & 1) {
+          twice[b / 64] |= uint64_t(1) << (b % 64);
+          anyTwice = true;
+        }
+        seen[b / 64] |= uint64_t(1) << (b % 64);
+      }
+  }
+  if (bits && !anyTwice)
+    return std::nullopt;
+  // In the listed order: a pair's first transfer decides.
+  PhaseReader read(topo, schedule);
+  for (size_t j = 0; j < read.size(); ++j)
+    for (const Transfer &t : read[j].transfers) {
+      if (!isCharged(t, numRanks))
+        continue;
+      if (bits && !(twice[bit(t) / 64] >> (bit(t) % 64) & 1))
+        continue;
+      auto [it, inserted] =
+          first.try_emplace(rankPairKey(t.src, t.dst), mask(t));
+      differ |= !inserted && it->second != mask(t);
+    }
+  if (!differ)
+    return std::nullopt;
+  Schedule out = schedule;
+  expandRules(topo, out);
+  for (Phase &phase : out.phases)
+    for (Transfer &t : phase.transfers) {
+      auto it = first.find(rankPairKey(t.src, t.dst));
+      if (it != first.end())
+        t.ties = it->second;
+    }
+  return out;
+}
+
+std::optional<Schedule> cost_detail::listedCopy(const Topology &topo,
+                                                const Schedule &schedule) {
+  if (!schedule.hasRules())
+    return std::nullopt;
+  Schedule listed = schedule;
+  expandRules(topo, listed);
+  return listed;
+}
+
+double CostModel::fluidTime(const Schedule &original) const {
+  std::optional<Schedule> rerouted = onPairRoutes(*topo_, original);
+  const Schedule &schedule = rerouted ? *rerouted : original;
+  std::pair<uint64_t, uint64_t> key = scheduleKey(*topo_, schedule, false);
+  {
+    std::lock_guard<std::mutex> lock(fluidCache_->mutex);
+    auto it = fluidCache_->times.find(key);
+    if (it != fluidCache_->times.end())
+      return it->second;
+  }
+  double t = computeFluidTime(schedule);
+  std::lock_guard<std::mutex> lock(fluidCache_->mutex);
+  fluidCache_->times.emplace(key, t);
+  return t;
+}
+
+double CostModel::computeFluidTime(const Schedule &schedule) const {
+  const Topology &topo = *topo_;
+  int64_t numRanks = topo.numRanks();
+  size_t numLinks = topo.numLinks();
+  size_t numNodes = topo.numNodes();
+  bool ports = injection_ > 0;
+  size_t numResources = numLinks + (ports ? 2 * numNodes : 0);
+  // Flows in CSR form: resources of flow f are res[first[f] .. first[f+1]).
+  // The first water-filling step alone visits every entry of res: where
+  // that passes the work budget below, the whole exchange is charged at its
+  // bottleneck (the most loaded resource over its capacity, which the fluid
+  // time can only exceed) without keeping the flows (at 8x8x8 one-port the
+  // arrays were half of a compile's peak memory).
+  constexpr uint64_t kWorkBudget = uint64_t(8) << 20;
+  std::vector<uint32_t> first{0}, res;
+  std::vector<double> left;
+  std::vector<double> capacity = resourceCapacities(topo, injection_);
+  std::vector<double> load; // non-empty: charged at the bottleneck
+  // Adds each of `flows`' bytes to each of its resources.
+  auto addLoads = [&](auto &&flows, std::vector<double> &into) {
+    for (uint32_t f : flows)
+      for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+        into[res[i]] += left[f];
+  };
+  // The most loaded resource's load over its capacity.
+  auto bottleneck = [&](const std::vector<double> &of) {
+    double t = 0;
+    for (size_t r = 0; r < numResources; ++r)
+      t = std::max(t, of[r] / capacity[r]);
+    return t;
+  };
+  // From now on only the loads: the flows listed so far become theirs.
+  auto toLoads = [&] {
+    load.assign(numResources, 0.0);
+    addLoads(llvm::seq<uint32_t>(0, static_cast<uint32_t>(left.size())), load);
+    std::vector<uint32_t>().swap(first);
+    std::vector<double>().swap(left);
+    std::vector<uint32_t>().swap(res);
+  };
+  const int64_t envelope = topo.desc().messageEnvelope;
+  // The bytes of a transfer's flow; 0 for none (nothing charged, or
+  // between the ranks of one node).
+  auto flowBytes = [&](const Transfer &x) {
+    if (!isCharged(x, numRanks) ||
+        topo.nodeOfRank(x.src) == topo.nodeOfRank(x.dst))
+      return 0.0;
+    return static_cast<double>(x.bytes + envelope);
+  };
+  // Phases held by rule (Orbits.h) add to their group's orbits' loads
+  // (links, then injection and ejection ports of node orbits), spread over
+  // the orbits' members at the end: every member carries its orbit's load.
+  ScheduleOrbits orbits(topo, schedule.translations);
+  // By group index: summed in a fixed order.
+  std::map<uint32_t, std::pair<const TranslationOrbits *, std::vector<double>>>
+      orbitLoads;
+  llvm::SmallVector<LinkId, 64> route;
+  PhaseReader read(topo, schedule, /*sorted=*/false);
+  for (size_t j = 0; j < read.size(); ++j) {
+    if (const TranslationOrbits *o = orbits.of(schedule.phases[j])) {
+      const Phase &phase = schedule.phases[j];
+      bool big = !load.empty();
+      if (!big) {
+        // The entries the phase's flows would hold.
+        uint64_t entries = 0;
+        for (const PhaseRule &rule : phase.rules)
+          for (const Transfer &x : rule.reps)
+            if (isCharged(x, numRanks))
+              entries += static_cast<uint64_t>(topo.hops(
+                             topo.nodeOfRank(x.src), topo.nodeOfRank(x.dst))) +
+                         (ports ? 2 : 0);
+        big = res.size() + entries * o->size() > kWorkBudget;
+      }
+      if (big) {
+        if (load.empty())
+          toLoads();
+        auto &[orbitsOf, acc] = orbitLoads[phase.rules.front().group];
+        orbitsOf = o;
+        size_t numLinkOrbits = o->numLinkOrbits();
+        acc.resize(numLinkOrbits + (ports ? 2 * o->numNodeOrbits() : 0), 0.0);
+        for (const PhaseRule &rule : phase.rules)
+          for (const Transfer &x : rule.reps) {
+            double bytes = flowBytes(x);
+            if (bytes == 0)
+              continue;
+            NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+            messageRoute(topo, x, route);
+            for (LinkId l : route)
+              acc[o->linkOrbit(topo, l)] += bytes;
+            if (ports) {
+              acc[numLinkOrbits + o->nodeOrbit(s)] += bytes;
+              acc[numLinkOrbits + o->numNodeOrbits() + o->nodeOrbit(dn)] +=
+                  bytes;
+            }
+          }
+        continue;
+      }
+    }
+    for (const Transfer &x : read[j].transfers) {
+      double bytes = flowBytes(x);
+      if (bytes == 0)
+        continue;
+      if (!load.empty()) {
+        res.clear();
+        appendResources(topo, x, ports, route, res);
+        for (uint32_t r : res)
+          load[r] += bytes;
+        continue;
+      }
+      appendResources(topo, x, ports, route, res);
+      first.push_back(static_cast<uint32_t>(res.size()));
+      left.push_back(bytes);
+      if (res.size() > kWorkBudget)
+        toLoads();
+    }
+  }
+  for (const auto &entry : orbitLoads) {
+    const auto &[o, acc] = entry.second;
+    size_t numLinkOrbits = o->numLinkOrbits();
+    for (size_t l = 0; l < numLinks; ++l)
+      load[l] += acc[o->linkOrbit(topo, static_cast<LinkId>(l))];
+    if (ports)
+      for (size_t n = 0; n < numNodes; ++n) {
+        uint32_t no = o->nodeOrbit(static_cast<NodeId>(n));
+        load[numLinks + n] += acc[numLinkOrbits + no];
+        load[numLinks + numNodes + n] +=
+            acc[numLinkOrbits + o->numNodeOrbits() + no];
+      }
+  }
+  if (!load.empty())
+    return bottleneck(load);
+  size_t numFlows = left.size();
+  if (numFlows == 0)
+    return 0;
+  // Resource -> flows, for the water filling.
+  std::vector<uint32_t> byResFirst(numResources + 1, 0), byRes(res.size());
+  for (uint32_t r : res)
+    ++byResFirst[r + 1];
+  for (size_t r = 0; r < numResources; ++r)
+    byResFirst[r + 1] += byResFirst[r];
+  {
+    std::vector<uint32_t> fill(byResFirst.begin(), byResFirst.end() - 1);
+    for (size_t f = 0; f < numFlows; ++f)
+      for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+        byRes[fill[res[i]]++] = static_cast<uint32_t>(f);
+  }
+
+  std::vector<char> frozen(numFlows, 1);
+  std::vector<double> rate(numFlows), rem(numResources);
+  std::vector<uint32_t> count(numResources), active(numFlows);
+  for (size_t f = 0; f < numFlows; ++f)
+    active[f] = static_cast<uint32_t>(f);
+  std::vector<double> finish;
+  double now = 0;
+  // The water filling is exact; time advances in steps. A step ends when
+  // the first 1/16 of the active flows have finished at the step's rates
+  // (at least one): the flows that finish earlier in the step leave their
+  // share unused until its end, so the result can only err long, by a
+  // little, and the number of steps grows with the log of the flow count
+  // instead of the count. Past a work budget the rest is charged at its
+  // bottleneck (the most loaded resource's remaining bytes over its
+  // capacity), which the fluid time can only exceed.
+  uint64_t work = 0;
+  ShareHeap heap(numResources);
+  while (!active.empty()) {
+    if (work > kWorkBudget) {
+      std::vector<double> rest(numResources, 0.0);
+      addLoads(active, rest);
+      return now + bottleneck(rest);
+    }
+    // Max-min fair rates by water filling: the resource with the smallest
+    // fair share fixes the rates of its flows, which then leave the others.
+    std::fill(count.begin(), count.end(), 0);
+    for (uint32_t f : active) {
+      frozen[f] = 0;
+      for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+        ++count[res[i]];
+      work += first[f + 1] - first[f];
+    }
+    for (size_t r = 0; r < numResources; ++r) {
+      rem[r] = capacity[r];
+      if (count[r])
+        heap.set(static_cast<uint32_t>(r), rem[r] / count[r]);
+    }
+    while (!heap.empty()) {
+      uint32_t r = heap.top();
+      double share = heap.keyOf(r);
+      heap.erase(r);
+      for (uint32_t k = byResFirst[r]; k < byResFirst[r + 1]; ++k) {
+        uint32_t f = byRes[k];
+        if (frozen[f])
+          continue;
+        frozen[f] = 1;
+        rate[f] = share;
+        for (uint32_t i = first[f]; i < first[f + 1]; ++i) {
+          uint32_t q = res[i];
+          rem[q] = std::max(0.0, rem[q] - share);
+          // r itself is done once its loop ends (its count reaches 0).
+          if (--count[q] > 0 && q != r)
+            heap.set(q, rem[q] / count[q]);
+          else if (q != r)
+            heap.erase(q);
+        }
+      }
+      work += byResFirst[r + 1] - byResFirst[r];
+    }
+    finish.clear();
+    for (uint32_t f : active)
+      finish.push_back(left[f] / rate[f]);
+    size_t k = std::max<size_t>(1, finish.size() / 16) - 1;
+    std::nth_element(finish.begin(), finish.begin() + k, finish.end());
+    double dt = finish[k];
+    now += dt;
+    // Flows that end within rounding of the step's end end with it.
+    llvm::erase_if(active, [&](uint32_t f) {
+      left[f] -= rate[f] * dt;
+      return left[f] <= 1e-9 * rate[f] * std::max(dt, now);
+    });
+  }
+  return now;
+}
