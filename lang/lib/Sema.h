@@ -232,7 +232,11 @@ private:
     /// Runs after the generic part; null if the row needs nothing more.
     OpCheck check;
   };
-  static const OpSpec opSpecs[];
+  /// The operations: one row per CollectiveKind, built from the kinds'
+  /// families (specOf) but for the kinds with rows of their own.
+  static const OpSpec ownSpecs[];
+  static OpSpec specOf(CollectiveKind kind);
+  static const std::vector<OpSpec> opSpecs;
   /// The PAPERS aggregates (seed 004): what a `papers on GROUP { ... }`
   /// block names; at the top level those whose keyword no operation above
   /// takes.

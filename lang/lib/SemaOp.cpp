@@ -89,9 +89,9 @@ static const std::string kShapeList = [] {
   return out;
 }();
 
-const Sema::OpSpec Sema::opSpecs[] = {
-    {"alltoall", CollectiveKind::Alltoall, Aggregate::None, "block", "block",
-     "operation", "'block = SIZE;'", &Sema::checkBlockOp},
+/// The operations whose data is not blocks or reductions: each its own
+/// directives and check.
+const Sema::OpSpec Sema::ownSpecs[] = {
     {"alltoallv", CollectiveKind::Alltoallv, Aggregate::None, "sizes", "sizes",
      "alltoallv", "'sizes = EXPR SIZE_UNIT;' or 'sizes = file(\"...\");'",
      &Sema::checkAlltoallv},
@@ -101,36 +101,45 @@ const Sema::OpSpec Sema::opSpecs[] = {
     {"permute", CollectiveKind::Permute, Aggregate::None,
      "pattern block from to style", "pattern", "permute", "'pattern = ...;'",
      &Sema::checkPermute},
-    {"gather", CollectiveKind::Gather, Aggregate::None, "root block", "block",
-     "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"scatter", CollectiveKind::Scatter, Aggregate::None, "root block", "block",
-     "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"allgather", CollectiveKind::Allgather, Aggregate::None, "block", "block",
-     "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"broadcast", CollectiveKind::Broadcast, Aggregate::None, "root block",
-     "block", "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"reduce", CollectiveKind::Reduce, Aggregate::None, "root op type count",
-     "op", "operation", "'op = add|mul|min|max|and|or|xor;'",
-     &Sema::checkReduction},
-    {"allreduce", CollectiveKind::Allreduce, Aggregate::None, "op type count",
-     "op", "operation", "'op = add|mul|min|max|and|or|xor;'",
-     &Sema::checkReduction},
-    {"scan", CollectiveKind::Scan, Aggregate::None, "op type count", "op",
-     "operation", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
-    {"exscan", CollectiveKind::Exscan, Aggregate::None, "op type count", "op",
-     "operation", "'op = add|mul|min|max|and|or|xor;'", &Sema::checkReduction},
-    {"reduce_scatter", CollectiveKind::ReduceScatter, Aggregate::None,
-     "op type count", "op", "operation", "'op = add|mul|min|max|and|or|xor;'",
-     &Sema::checkReduction},
-    {"one_to_all", CollectiveKind::OneToAll, Aggregate::None, "root block",
-     "block", "operation", "'block = SIZE;'", &Sema::checkBlockOp},
-    {"all_to_one", CollectiveKind::AllToOne, Aggregate::None, "root block",
-     "block", "operation", "'block = SIZE;'", &Sema::checkBlockOp},
     {"barrier", CollectiveKind::Barrier, Aggregate::None, "", "", "", "",
      nullptr},
     {"local", CollectiveKind::Local, Aggregate::None, "call", "", "", "",
      &Sema::checkLocal},
 };
+
+/// The operation of `kind`: its own row, or its family's (blocks take a
+/// block, reductions an operator, type and count; a root where the kind
+/// has one). The keyword is the vocabulary's spelling.
+Sema::OpSpec Sema::specOf(CollectiveKind kind) {
+  for (const OpSpec &own : ownSpecs)
+    if (own.kind == kind)
+      return own;
+  const CollectiveTraits &t = getTraits(kind);
+  assert(t.shape == DataShape::Blocks && "a kind without an operation row");
+  OpSpec spec{stringifyCollectiveKind(kind).data(),
+              kind,
+              Aggregate::None,
+              t.rooted ? "root block" : "block",
+              "block",
+              "operation",
+              "'block = SIZE;'",
+              &Sema::checkBlockOp};
+  if (t.reduces) {
+    spec.directives = t.rooted ? "root op type count" : "op type count";
+    spec.required = "op";
+    spec.needs = "'op = add|mul|min|max|and|or|xor;'";
+    spec.check = &Sema::checkReduction;
+  }
+  return spec;
+}
+
+/// One row per CollectiveKind, in case order (the "operations:" note's).
+const std::vector<Sema::OpSpec> Sema::opSpecs = [] {
+  std::vector<OpSpec> specs;
+  for (unsigned v = 0; v <= getMaxEnumValForCollectiveKind(); ++v)
+    specs.push_back(specOf(static_cast<CollectiveKind>(v)));
+  return specs;
+}();
 
 // The PAPERS aggregates. Each maps onto the CollectiveKind that moves its
 // data; the back ends add the aggregate's own function (its value in, its
@@ -177,9 +186,9 @@ const Sema::OpSpec Sema::papersSpecs[] = {
 const Sema::OpSpec *Sema::findSpec(StringRef kind, bool inPapers) {
   auto is = [&](const OpSpec &s) { return kind == s.keyword; };
   if (!inPapers) {
-    const OpSpec *spec = llvm::find_if(opSpecs, is);
-    if (spec != std::end(opSpecs))
-      return spec;
+    auto spec = llvm::find_if(opSpecs, is);
+    if (spec != opSpecs.end())
+      return &*spec;
   }
   const OpSpec *spec = llvm::find_if(papersSpecs, is);
   return spec == std::end(papersSpecs) ? nullptr : spec;

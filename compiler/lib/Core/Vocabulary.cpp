@@ -103,6 +103,13 @@ constexpr CollectiveTraits kTraits[] = {
   {K::Scan, F::Reduction, false, true, true, true, P::One,
    {D::Whole, H::Every}, {D::Whole, H::Every}, S::Blocks, K::Scan,
    "MPI_Scan", kScanAlgorithms, {}},
+  {K::Exscan, F::Reduction, false, true, true, true, P::One,
+   {D::Whole, H::Every}, {D::Whole, H::AllButFirst}, S::Blocks, K::Exscan,
+   "MPI_Exscan", kScanAlgorithms, {}},
+
+  {K::ReduceScatter, F::Reduction, false, true, true, false, P::PerMember,
+   {D::PerMember, H::Every}, {D::Own, H::Every}, S::Blocks, K::ReduceScatter,
+   "MPI_Reduce_scatter_block", kReduceScatterAlgorithms, {}},
   {K::OneToAll, F::Rooted, true, false, false, false, P::PerMember,
    {D::PerMember, H::Root}, {D::Own, H::Every}, S::Blocks, K::Scatter,
    nullptr, kScatterGatherAlgorithms, {}},
@@ -115,12 +122,6 @@ constexpr CollectiveTraits kTraits[] = {
   {K::Local, F::Dataless, false, false, false, false, P::None,
    {D::None, H::Every}, {D::None, H::Every}, S::None, K::Local,
    nullptr, {}, {}},
-  {K::ReduceScatter, F::Reduction, false, true, true, false, P::PerMember,
-   {D::PerMember, H::Every}, {D::Own, H::Every}, S::Blocks, K::ReduceScatter,
-   "MPI_Reduce_scatter_block", kReduceScatterAlgorithms, {}},
-  {K::Exscan, F::Reduction, false, true, true, true, P::One,
-   {D::Whole, H::Every}, {D::Whole, H::AllButFirst}, S::Blocks, K::Exscan,
-   "MPI_Exscan", kScanAlgorithms, {}},
 };
 // clang-format on
 constexpr bool inCaseOrder() {

@@ -146,12 +146,9 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     spec.chunkBytes = collective.blockBytes / chunks;
     return true;
   };
-  switch (kind) {
-  case CollectiveKind::Broadcast:
-  case CollectiveKind::Reduce:
-  case CollectiveKind::Allreduce:
-  case CollectiveKind::Scan:
-  case CollectiveKind::Exscan: {
+  // By how the kind's data is cut (the barrier returned above).
+  switch (getTraits(kind).chunkParts) {
+  case ChunkParts::One: {
     bool ok = true;
     switch (choice.algorithm) {
     case Algorithm::Chain:
@@ -208,12 +205,7 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
       return failure();
     return spec;
   }
-  case CollectiveKind::ReduceScatter:
-  case CollectiveKind::Scatter:
-  case CollectiveKind::Gather:
-  case CollectiveKind::OneToAll:
-  case CollectiveKind::AllToOne:
-  case CollectiveKind::Allgather:
+  case ChunkParts::PerMember:
     if ((choice.algorithm == Algorithm::RecursiveHalving ||
          choice.algorithm == Algorithm::RecursiveDoubling) &&
         failed(requirePowerOfTwo(name, n,
@@ -237,11 +229,11 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     spec.numChunks = n;
     spec.chunkBytes = collective.blockBytes;
     return spec;
-  case CollectiveKind::Alltoall:
+  case ChunkParts::PerPair:
     spec.numChunks = n * n;
     spec.chunkBytes = collective.blockBytes;
     return spec;
-  default:
+  case ChunkParts::None:
     break;
   }
   error = ("not supported: algorithm '" + name + "' for '" +

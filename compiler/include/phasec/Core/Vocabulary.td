@@ -92,6 +92,7 @@ def Phasec_Distribution : Phasec_Enum<"Distribution",
 
 // The .sched keyword of each communication operation; the comm op of the
 // same name; the schedule JSON's `collective.kind` (permutes: `permute`).
+// The case order is the order the front end lists the operations in.
 def Phasec_CollectiveKind : Phasec_Enum<"CollectiveKind",
     "communication operation", [
   I32EnumAttrCase<"Alltoall", 0, "alltoall">,
@@ -105,16 +106,16 @@ def Phasec_CollectiveKind : Phasec_Enum<"CollectiveKind",
   I32EnumAttrCase<"Reduce", 8, "reduce">,
   I32EnumAttrCase<"Allreduce", 9, "allreduce">,
   I32EnumAttrCase<"Scan", 10, "scan">,
-  I32EnumAttrCase<"OneToAll", 11, "one_to_all">,
-  I32EnumAttrCase<"AllToOne", 12, "all_to_one">,
-  // A barrier over the group (no data).
-  I32EnumAttrCase<"Barrier", 13, "barrier">,
-  // Local computation only, e.g. PAPERS population/enumerate.
-  I32EnumAttrCase<"Local", 14, "local">,
-  // Member i ends with block i of the reduction of every member's data.
-  I32EnumAttrCase<"ReduceScatter", 15, "reduce_scatter">,
   // Exclusive prefix reduction: member i ends with members 0..i-1's.
-  I32EnumAttrCase<"Exscan", 16, "exscan">]>;
+  I32EnumAttrCase<"Exscan", 11, "exscan">,
+  // Member i ends with block i of the reduction of every member's data.
+  I32EnumAttrCase<"ReduceScatter", 12, "reduce_scatter">,
+  I32EnumAttrCase<"OneToAll", 13, "one_to_all">,
+  I32EnumAttrCase<"AllToOne", 14, "all_to_one">,
+  // A barrier over the group (no data).
+  I32EnumAttrCase<"Barrier", 15, "barrier">,
+  // Local computation only, e.g. PAPERS population/enumerate.
+  I32EnumAttrCase<"Local", 16, "local">]>;
 
 // The PAPERS aggregate (seed 004) an operation was written as; Sema maps
 // each onto a CollectiveKind (docs/language.md).

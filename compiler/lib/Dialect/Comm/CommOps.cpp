@@ -593,13 +593,20 @@ static FailureOr<GroupOp> verifyPlacement(CollectiveOpInterface op,
   LogicalResult OP::verifySymbolUses(SymbolTableCollection &symbolTable) {     \
     return verifyPlacement(*this, symbolTable, std::nullopt);                  \
   }
-#define COMM_ROOTED_SYMBOL_USES(OP)                                            \
-  LogicalResult OP::verifySymbolUses(SymbolTableCollection &symbolTable) {     \
-    return verifyPlacement(*this, symbolTable, getRoot());                     \
-  }
 
-LogicalResult AlltoallOp::verify() { return verifyBlockOp(*this, getBlock()); }
-COMM_TRIVIAL_SYMBOL_USES(AlltoallOp)
+LogicalResult phasec::comm::detail::verifyFamilyOp(CollectiveOpInterface op) {
+  std::optional<int64_t> root = op.getRootMember();
+  if (auto blocks = dyn_cast<BlockOpInterface>(op.getOperation()))
+    return verifyBlockOp(op, blocks.getBlockBytes(), root);
+  auto reduction = cast<ReductionOpInterface>(op.getOperation());
+  return verifyReductionOp(op, reduction.getReduceElementType(),
+                           reduction.getReduceCount(), root);
+}
+
+LogicalResult phasec::comm::detail::verifyFamilySymbolUses(
+    CollectiveOpInterface op, SymbolTableCollection &symbolTable) {
+  return verifyPlacement(op, symbolTable, op.getRootMember());
+}
 
 LogicalResult AlltoallvOp::verify() {
   if (failed(verifyDirectives(*this)))
@@ -696,59 +703,6 @@ LogicalResult PermuteOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
            << table->size() << " entries, the permutation needs " << n;
   return success();
 }
-
-LogicalResult GatherOp::verify() {
-  return verifyBlockOp(*this, getBlock(), getRoot());
-}
-COMM_ROOTED_SYMBOL_USES(GatherOp)
-
-LogicalResult ScatterOp::verify() {
-  return verifyBlockOp(*this, getBlock(), getRoot());
-}
-COMM_ROOTED_SYMBOL_USES(ScatterOp)
-
-LogicalResult AllgatherOp::verify() { return verifyBlockOp(*this, getBlock()); }
-COMM_TRIVIAL_SYMBOL_USES(AllgatherOp)
-
-LogicalResult BroadcastOp::verify() {
-  return verifyBlockOp(*this, getBlock(), getRoot());
-}
-COMM_ROOTED_SYMBOL_USES(BroadcastOp)
-
-LogicalResult ReduceOp::verify() {
-  return verifyReductionOp(*this, getElementType(), getCount(), getRoot());
-}
-COMM_ROOTED_SYMBOL_USES(ReduceOp)
-
-LogicalResult AllreduceOp::verify() {
-  return verifyReductionOp(*this, getElementType(), getCount());
-}
-COMM_TRIVIAL_SYMBOL_USES(AllreduceOp)
-
-LogicalResult ScanOp::verify() {
-  return verifyReductionOp(*this, getElementType(), getCount());
-}
-COMM_TRIVIAL_SYMBOL_USES(ScanOp)
-
-LogicalResult ReduceScatterOp::verify() {
-  return verifyReductionOp(*this, getElementType(), getCount());
-}
-COMM_TRIVIAL_SYMBOL_USES(ReduceScatterOp)
-
-LogicalResult ExscanOp::verify() {
-  return verifyReductionOp(*this, getElementType(), getCount());
-}
-COMM_TRIVIAL_SYMBOL_USES(ExscanOp)
-
-LogicalResult OneToAllOp::verify() {
-  return verifyBlockOp(*this, getBlock(), getRoot());
-}
-COMM_ROOTED_SYMBOL_USES(OneToAllOp)
-
-LogicalResult AllToOneOp::verify() {
-  return verifyBlockOp(*this, getBlock(), getRoot());
-}
-COMM_ROOTED_SYMBOL_USES(AllToOneOp)
 
 LogicalResult BarrierOp::verify() { return verifyDirectives(*this); }
 COMM_TRIVIAL_SYMBOL_USES(BarrierOp)

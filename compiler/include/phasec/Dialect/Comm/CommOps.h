@@ -25,6 +25,16 @@
 namespace phasec::comm {
 class ScheduleOp;
 class UserScheduleOp;
+class CollectiveOpInterface;
+namespace detail {
+/// The verifiers of the op families (Comm_BlocksOp, Comm_RootedOp,
+/// Comm_ReductionOp): directives, block or element type and count, root;
+/// machine, group and root against the symbols.
+mlir::LogicalResult verifyFamilyOp(CollectiveOpInterface op);
+mlir::LogicalResult
+verifyFamilySymbolUses(CollectiveOpInterface op,
+                       mlir::SymbolTableCollection &symbolTable);
+} // namespace detail
 } // namespace phasec::comm
 
 #include "phasec/Dialect/Comm/CommInterfaces.h.inc"

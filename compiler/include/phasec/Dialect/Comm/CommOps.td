@@ -177,12 +177,33 @@ class Comm_CollectiveOp<string mnemonic, string kind, dag extraArgs,
 /// Equal blocks between members (family Blocks).
 class Comm_BlocksOp<string mnemonic, string kind, string summaryText>
     : Comm_CollectiveOp<mnemonic, kind, (ins I64Attr:$block), summaryText,
-                        [Comm_BlockOpInterface]>;
+                        [Comm_BlockOpInterface]> {
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::verify() {
+      return ::phasec::comm::detail::verifyFamilyOp(*this);
+    }
+    ::mlir::LogicalResult
+    $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &symbolTable) {
+      return ::phasec::comm::detail::verifyFamilySymbolUses(*this,
+                                                            symbolTable);
+    }
+  }];
+}
 
 /// Blocks to or from a root member (family Rooted).
 class Comm_RootedOp<string mnemonic, string kind, string summaryText>
     : Comm_CollectiveOp<mnemonic, kind, (ins I64Attr:$root, I64Attr:$block),
                         summaryText, [Comm_BlockOpInterface]> {
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::verify() {
+      return ::phasec::comm::detail::verifyFamilyOp(*this);
+    }
+    ::mlir::LogicalResult
+    $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &symbolTable) {
+      return ::phasec::comm::detail::verifyFamilySymbolUses(*this,
+                                                            symbolTable);
+    }
+  }];
   let extraClassDeclaration = [{
     ::phasec::CollectiveKind getCollectiveKind() {
       return ::phasec::CollectiveKind::}] # kind # [{;
@@ -198,7 +219,18 @@ class Comm_ReductionOp<string mnemonic, string kind, string summaryText,
     : Comm_CollectiveOp<mnemonic, kind,
         !con(rootArg, (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type,
                            I64Attr:$count)),
-        summaryText, [Comm_ReductionOpInterface]>;
+        summaryText, [Comm_ReductionOpInterface]> {
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::verify() {
+      return ::phasec::comm::detail::verifyFamilyOp(*this);
+    }
+    ::mlir::LogicalResult
+    $cppClass::verifySymbolUses(::mlir::SymbolTableCollection &symbolTable) {
+      return ::phasec::comm::detail::verifyFamilySymbolUses(*this,
+                                                            symbolTable);
+    }
+  }];
+}
 
 def Comm_AlltoallOp : Comm_BlocksOp<"alltoall", "Alltoall",
     "Every member sends a block to every other member">;
