@@ -63,6 +63,14 @@ OperationPlan plan(const Collective &req, const Schedule &s) {
   return succeeded(p) ? *p : OperationPlan();
 }
 
+/// The plan keeps tables, of `reps` representatives, that expand to its
+/// own.
+void expectTables(const OperationPlan &p, size_t reps) {
+  ASSERT_FALSE(p.useFormulas);
+  EXPECT_EQ(p.tableReps.size(), reps);
+  expectExpansionExact(p);
+}
+
 TEST(Translations, DigitArithmetic) {
   std::vector<int64_t> radix{4, 8}; // m = 8 a + b
   EXPECT_EQ(addDigits(radix, 8 * 3 + 7, 8 * 2 + 3), 8 * 1 + 2);
@@ -84,10 +92,7 @@ TEST(Translations, PercsScheduleHasOneTablePerNode) {
         error = report.error;
         return r;
       });
-  OperationPlan p = plan(req, s);
-  ASSERT_FALSE(p.useFormulas);
-  EXPECT_EQ(p.tableReps.size(), 4u);
-  expectExpansionExact(p);
+  expectTables(plan(req, s), 4);
 }
 
 TEST(Translations, XorScheduleOnARing) {
@@ -96,10 +101,7 @@ TEST(Translations, XorScheduleOnARing) {
   // itself, so 4 of the 8 members keep tables.
   Collective req = alltoall(8, 16);
   Schedule s = test::scheduleOn("torus:8", req, scheduleXor);
-  OperationPlan p = plan(req, s);
-  ASSERT_FALSE(p.useFormulas);
-  EXPECT_EQ(p.tableReps.size(), 4u);
-  expectExpansionExact(p);
+  expectTables(plan(req, s), 4);
 }
 
 TEST(Translations, NoneWithoutSymmetry) {
