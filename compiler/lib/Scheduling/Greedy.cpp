@@ -145,24 +145,80 @@ sortPending(std::vector<uint32_t> &pending, KeyOf keyOf, SizeOf sizeOf,
     pending[i] = recs[i].idx;
 }
 
+namespace {
+/// The route options of the pending transfers, laid out flat: every tie
+/// option's route (`options` indexes `routes`), and each link's expected
+/// remaining load in seconds, ties split evenly over their options.
+struct RouteTables {
+  explicit RouteTables(const Topology &topo)
+      : topo(topo), invBw(topo.numLinks()), remLoad(topo.numLinks(), 0.0) {
+    for (size_t l = 0; l < invBw.size(); ++l)
+      invBw[l] = 1.0 / topo.link(static_cast<LinkId>(l)).bandwidth;
+  }
+  /// Appends the options of `bytes` from node s to node t (option 0, no
+  /// tie taken, first); returns the index of the first.
+  uint64_t add(NodeId s, NodeId t, int64_t bytes, uint32_t &numOpts) {
+    tieOptions(topo.tieMask(s, t), opts);
+    double share = static_cast<double>(bytes) / opts.size();
+    uint64_t first = options.size();
+    numOpts = static_cast<uint32_t>(opts.size());
+    for (TieMask m : opts) {
+      topo.route(s, t, m, route);
+      options.push_back({m, static_cast<uint32_t>(route.size()),
+                         static_cast<uint64_t>(routes.size())});
+      routes.insert(routes.end(), route.begin(), route.end());
+      for (LinkId l : route)
+        remLoad[l] += share * invBw[l];
+    }
+    return first;
+  }
+
+  const Topology &topo;
+  std::vector<double> invBw;
+  std::vector<LinkId> routes;
+  std::vector<RouteOption> options;
+  std::vector<double> remLoad;
+
+private:
+  llvm::SmallVector<LinkId, 64> route;
+  llvm::SmallVector<TieMask, 16> opts;
+};
+
+/// What one phase has taken so far, reset by stamping each entry with the
+/// phase's id: per link its owner (a source rank) and busy time, per node
+/// (with one-port injection) the seconds it sends and receives; and the
+/// load placed so far per link, for balancing tie directions.
+struct PhaseState {
+  PhaseState(const Topology &topo, double inj)
+      : stamp(topo.numLinks(), 0), owner(topo.numLinks(), -1),
+        phaseTime(topo.numLinks(), 0.0),
+        nodeStamp(inj > 0 ? topo.numNodes() : 0, 0), nodeSend(nodeStamp.size()),
+        nodeRecv(nodeStamp.size()), committed(topo.numLinks(), 0.0) {}
+  std::vector<uint32_t> stamp;
+  std::vector<RankId> owner;
+  std::vector<double> phaseTime;
+  std::vector<uint32_t> nodeStamp;
+  std::vector<double> nodeSend, nodeRecv;
+  std::vector<double> committed;
+};
+} // namespace
+
 /// One greedy run, transfers ordered by `priority`.
 static void greedyRun(const Problem &problem, Schedule &schedule,
                       GreedyPriority priority, double inj) {
   const Topology &topo = problem.topology();
   const TransferSet &ts = problem.transfers();
   size_t numLinks = topo.numLinks();
-  std::vector<double> invBw(numLinks);
-  for (size_t l = 0; l < numLinks; ++l)
-    invBw[l] = 1.0 / topo.link(static_cast<LinkId>(l)).bandwidth;
+  RouteTables tables(topo);
+  std::vector<double> &invBw = tables.invBw;
+  std::vector<LinkId> &routes = tables.routes;
+  std::vector<RouteOption> &optionTable = tables.options;
+  std::vector<double> &remLoad = tables.remLoad;
 
   std::vector<Item> items;
   items.reserve(ts.size());
-  std::vector<LinkId> routes;
-  std::vector<RouteOption> optionTable;
   std::vector<Transfer> local;
-  std::vector<double> remLoad(numLinks, 0.0);
   llvm::SmallVector<LinkId, 64> route;
-  llvm::SmallVector<TieMask, 16> opts;
   for (const Demand &d : ts) {
     NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
     if (s == t) {
@@ -170,23 +226,10 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       continue;
     }
     Item it{d.src, d.dst, s, t, d.bytes, topo.tieMask(s, t), 0, 0, 0};
-    // Expected load: ties split evenly over their options.
-    tieOptions(it.ties, opts);
-    double share = static_cast<double>(d.bytes) / opts.size();
-    it.optBegin = optionTable.size();
-    it.numOpts = static_cast<uint32_t>(opts.size());
-    for (TieMask m : opts) {
-      topo.route(s, t, m, route);
-      optionTable.push_back({m, static_cast<uint32_t>(route.size()),
-                             static_cast<uint64_t>(routes.size())});
-      if (m == 0) {
-        it.routeOff = routes.size();
-        it.routeLen = static_cast<uint32_t>(route.size());
-      }
-      routes.insert(routes.end(), route.begin(), route.end());
-      for (LinkId l : route)
-        remLoad[l] += share * invBw[l];
-    }
+    it.optBegin = tables.add(s, t, d.bytes, it.numOpts);
+    // The key looks at option 0's route (no tie taken).
+    it.routeOff = optionTable[it.optBegin].off;
+    it.routeLen = optionTable[it.optBegin].len;
     items.push_back(it);
   }
 
@@ -247,15 +290,11 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
 
   schedule = Schedule();
   schedule.algorithm = "greedy-priority";
-  // Per-phase link state, reset by stamping.
-  std::vector<uint32_t> stamp(numLinks, 0);
-  std::vector<RankId> owner(numLinks, -1);
-  std::vector<double> phaseTime(numLinks, 0.0);
-  // Injection (one-port): seconds each node sends / receives in the phase.
-  std::vector<uint32_t> nodeStamp(inj > 0 ? topo.numNodes() : 0, 0);
-  std::vector<double> nodeSend(nodeStamp.size()), nodeRecv(nodeStamp.size());
-  // Load placed so far per link (seconds), for balancing tie directions.
-  std::vector<double> committed(numLinks, 0.0);
+  PhaseState state(topo, inj);
+  std::vector<uint32_t> &stamp = state.stamp, &nodeStamp = state.nodeStamp;
+  std::vector<RankId> &owner = state.owner;
+  std::vector<double> &phaseTime = state.phaseTime, &nodeSend = state.nodeSend,
+                      &nodeRecv = state.nodeRecv, &committed = state.committed;
   uint32_t phaseId = 0;
   size_t sinceSort = 0;
   while (!pendingHeads.empty()) {
@@ -489,21 +528,19 @@ static void splitRun(const Problem &problem, Schedule &schedule,
   const int64_t granule = splitGranule(ts);
   const double g = static_cast<double>(granule);
   size_t numLinks = topo.numLinks();
-  std::vector<double> invBw(numLinks);
-  for (size_t l = 0; l < numLinks; ++l)
-    invBw[l] = 1.0 / topo.link(static_cast<LinkId>(l)).bandwidth;
+  // Remaining seconds per link (ties split evenly over their options) and
+  // per injection port (2n: sending, 2n+1: receiving).
+  RouteTables tables(topo);
+  std::vector<double> &invBw = tables.invBw;
+  std::vector<LinkId> &routes = tables.routes;
+  std::vector<RouteOption> &optionTable = tables.options;
+  std::vector<double> &remLoad = tables.remLoad;
+  std::vector<double> portLeft(inj > 0 ? 2 * topo.numNodes() : 0, 0.0);
 
   std::vector<SplitItem> items;
   items.reserve(ts.size());
-  std::vector<LinkId> routes;
-  std::vector<RouteOption> optionTable;
   std::vector<Transfer> local;
-  // Remaining seconds per link (ties split evenly over their options) and
-  // per injection port (2n: sending, 2n+1: receiving).
-  std::vector<double> remLoad(numLinks, 0.0);
-  std::vector<double> portLeft(inj > 0 ? 2 * topo.numNodes() : 0, 0.0);
   llvm::SmallVector<LinkId, 64> route;
-  llvm::SmallVector<TieMask, 16> opts;
   for (const Demand &d : ts) {
     NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
     if (s == t) {
@@ -512,18 +549,7 @@ static void splitRun(const Problem &problem, Schedule &schedule,
     }
     SplitItem it{d.src, d.dst, s, t, d.bytes / granule, 0, 0, 0};
     it.order = static_cast<uint32_t>(items.size());
-    tieOptions(topo.tieMask(s, t), opts);
-    double share = static_cast<double>(d.bytes) / opts.size();
-    it.optBegin = optionTable.size();
-    it.numOpts = static_cast<uint32_t>(opts.size());
-    for (TieMask m : opts) {
-      topo.route(s, t, m, route);
-      optionTable.push_back({m, static_cast<uint32_t>(route.size()),
-                             static_cast<uint64_t>(routes.size())});
-      routes.insert(routes.end(), route.begin(), route.end());
-      for (LinkId l : route)
-        remLoad[l] += share * invBw[l];
-    }
+    it.optBegin = tables.add(s, t, d.bytes, it.numOpts);
     if (inj > 0) {
       portLeft[2 * s] += d.bytes / inj;
       portLeft[2 * t + 1] += d.bytes / inj;
@@ -578,12 +604,11 @@ static void splitRun(const Problem &problem, Schedule &schedule,
 
   schedule = Schedule();
   schedule.algorithm = "greedy-split";
-  std::vector<uint32_t> stamp(numLinks, 0);
-  std::vector<RankId> owner(numLinks, -1);
-  std::vector<double> phaseTime(numLinks, 0.0);
-  std::vector<uint32_t> nodeStamp(inj > 0 ? topo.numNodes() : 0, 0);
-  std::vector<double> nodeSend(nodeStamp.size()), nodeRecv(nodeStamp.size());
-  std::vector<double> committed(numLinks, 0.0);
+  PhaseState state(topo, inj);
+  std::vector<uint32_t> &stamp = state.stamp, &nodeStamp = state.nodeStamp;
+  std::vector<RankId> &owner = state.owner;
+  std::vector<double> &phaseTime = state.phaseTime, &nodeSend = state.nodeSend,
+                      &nodeRecv = state.nodeRecv, &committed = state.committed;
   std::vector<uint32_t> rest;
   uint32_t phaseId = 0;
   size_t sinceSort = 0;
