@@ -112,32 +112,6 @@ double CostModel::PhaseCost::finish() {
     return linkTime;
   return std::max(linkTime, portBytes / model_.injectionBandwidth());
 }
-namespace phasec::cost_detail {
-double messageLatency(const TopologyDesc &d, const Topology &topo,
-                      llvm::ArrayRef<LinkId> route, int64_t bytes) {
-  double t = d.linkLatency * static_cast<double>(route.size());
-  if (d.switching == Switching::StoreAndForward && route.size() > 1) {
-    int64_t unit = d.packetLength > 0 ? std::min(bytes, d.packetLength) : bytes;
-    for (size_t i = 0; i + 1 < route.size(); ++i)
-      t += static_cast<double>(unit) / topo.link(route[i]).bandwidth;
-  }
-  return t;
-}
-
-double messageSetup(const TopologyDesc &d, size_t hops) {
-  return d.sends == SendProtocol::Blocking
-             ? 2 * (d.setupCost + d.linkLatency * static_cast<double>(hops))
-             : d.setupCost;
-}
-
-void messageRoute(const Topology &topo, const Transfer &x,
-                  llvm::SmallVectorImpl<LinkId> &route) {
-  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
-  route.clear();
-  if (s != dn)
-    topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
-}
-} // namespace phasec::cost_detail
 
 namespace {
 /// The set-up and latency terms of messages run as one (a phase, or

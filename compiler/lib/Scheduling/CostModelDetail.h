@@ -57,30 +57,73 @@ inline bool isCharged(const Transfer &t, int64_t numRanks) {
   return isMessage(t, numRanks) && t.bytes > 0;
 }
 
+// Called for every message of the models' hot loops: defined here, so
+// that every model's file inlines them.
+
 /// Latency of one message over `hops` hops of `route`: wormhole pays the
 /// hop latencies once; store-and-forward also lets every hop but the last
 /// receive a whole packet (or the whole message) before passing it on.
-double messageLatency(const TopologyDesc &d, const Topology &topo,
-                      llvm::ArrayRef<LinkId> route, int64_t bytes);
+inline double messageLatency(const TopologyDesc &d, const Topology &topo,
+                             llvm::ArrayRef<LinkId> route, int64_t bytes) {
+  double t = d.linkLatency * static_cast<double>(route.size());
+  if (d.switching == Switching::StoreAndForward && route.size() > 1) {
+    int64_t unit = d.packetLength > 0 ? std::min(bytes, d.packetLength) : bytes;
+    for (size_t i = 0; i + 1 < route.size(); ++i)
+      t += static_cast<double>(unit) / topo.link(route[i]).bandwidth;
+  }
+  return t;
+}
+
 /// What one message keeps its sender busy: its set-up, or for C^3's
 /// blocking send the set-up and latency there and back.
-double messageSetup(const TopologyDesc &d, size_t hops);
+inline double messageSetup(const TopologyDesc &d, size_t hops) {
+  return d.sends == SendProtocol::Blocking
+             ? 2 * (d.setupCost + d.linkLatency * static_cast<double>(hops))
+             : d.setupCost;
+}
+
 /// The route of a message of the machine (isMessage): none between the
 /// ranks of one node.
-void messageRoute(const Topology &topo, const Transfer &x,
-                  llvm::SmallVectorImpl<LinkId> &route);
+inline void messageRoute(const Topology &topo, const Transfer &x,
+                         llvm::SmallVectorImpl<LinkId> &route) {
+  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+  route.clear();
+  if (s != dn)
+    topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
+}
 
 /// The resources a message between two nodes holds, for the fluid and
 /// dataflow models: the links of its route (left in `route`), then, where
 /// ports are limited, the sender's injection and the receiver's ejection
 /// port (numbered after the links).
-void appendResources(const Topology &topo, const Transfer &x, bool ports,
-                     llvm::SmallVectorImpl<LinkId> &route,
-                     std::vector<uint32_t> &res);
+inline void appendResources(const Topology &topo, const Transfer &x, bool ports,
+                            llvm::SmallVectorImpl<LinkId> &route,
+                            std::vector<uint32_t> &res) {
+  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
+  size_t numLinks = topo.numLinks(), numNodes = topo.numNodes();
+  topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
+  for (LinkId l : route)
+    res.push_back(static_cast<uint32_t>(l));
+  if (ports) {
+    res.push_back(static_cast<uint32_t>(numLinks + s));
+    res.push_back(static_cast<uint32_t>(numLinks + numNodes + dn));
+  }
+}
+
 /// The capacity of every resource appendResources numbers: the links'
 /// bandwidths, then, where `injection` limits the ports, every node's
 /// injection and ejection port.
-std::vector<double> resourceCapacities(const Topology &topo, double injection);
+inline std::vector<double> resourceCapacities(const Topology &topo,
+                                              double injection) {
+  size_t numLinks = topo.numLinks();
+  std::vector<double> capacity(numLinks, 0.0);
+  for (size_t l = 0; l < numLinks; ++l)
+    capacity[l] = topo.link(static_cast<LinkId>(l)).bandwidth;
+  if (injection > 0)
+    capacity.resize(numLinks + 2 * topo.numNodes(), injection);
+  return capacity;
+}
+
 /// A 128-bit hash of a schedule's transfers for the model caches: of their
 /// multiset, or with `ordered` also of each one's phase and place in it.
 std::pair<uint64_t, uint64_t>

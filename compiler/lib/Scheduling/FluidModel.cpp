@@ -38,31 +38,6 @@ uint64_t mix(uint64_t x) {
 }
 } // namespace
 
-namespace phasec::cost_detail {
-void appendResources(const Topology &topo, const Transfer &x, bool ports,
-                     llvm::SmallVectorImpl<LinkId> &route,
-                     std::vector<uint32_t> &res) {
-  NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
-  size_t numLinks = topo.numLinks(), numNodes = topo.numNodes();
-  topo.route(s, dn, x.ties & topo.tieMask(s, dn), route);
-  for (LinkId l : route)
-    res.push_back(static_cast<uint32_t>(l));
-  if (ports) {
-    res.push_back(static_cast<uint32_t>(numLinks + s));
-    res.push_back(static_cast<uint32_t>(numLinks + numNodes + dn));
-  }
-}
-
-std::vector<double> resourceCapacities(const Topology &topo, double injection) {
-  size_t numLinks = topo.numLinks();
-  std::vector<double> capacity(numLinks, 0.0);
-  for (size_t l = 0; l < numLinks; ++l)
-    capacity[l] = topo.link(static_cast<LinkId>(l)).bandwidth;
-  if (injection > 0)
-    capacity.resize(numLinks + 2 * topo.numNodes(), injection);
-  return capacity;
-}
-} // namespace phasec::cost_detail
 
 std::pair<uint64_t, uint64_t> cost_detail::scheduleKey(const Topology &topo,
                                                        const Schedule &schedule,
