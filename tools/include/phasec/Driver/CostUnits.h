@@ -7,12 +7,12 @@
 ///
 /// \file
 /// `--emit=cost` and `--emit=cost-json`: every scheduled operation's
-/// algorithm charged in seed 003's C^3 units (phasec/Scheduling/C3Units.h),
-/// per superstep and in total, as set-ups x s + coefficient x L and at the
-/// message sizes asked for, with the best algorithm per message size for
-/// each kind of operation. This file reads the machine description and the
-/// algorithms' supersteps out of the IR; the charging is the Scheduling
-/// library's.
+/// algorithm charged in seed 003's C^3 units, per superstep and in total,
+/// as set-ups x s + coefficient x L and at the message sizes asked for,
+/// with the best algorithm per message size for each kind of operation.
+/// This file reads the machines and operations out of the IR; the rounds,
+/// the charging and the report are the scheduling library's
+/// (phasec/Scheduling/C3Report.h).
 ///
 /// The unit: the time one packet (the machine's `packet_length` l) takes
 /// over one link at the machine's `bandwidth`, l / bandwidth. The set-up
@@ -24,7 +24,7 @@
 #ifndef PHASEC_DRIVER_COSTUNITS_H
 #define PHASEC_DRIVER_COSTUNITS_H
 
-#include "phasec/Scheduling/C3Units.h"
+#include "phasec/Scheduling/C3Report.h"
 #include "phasec/Transforms/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -35,17 +35,9 @@
 
 namespace phasec::driver {
 
-struct CostOptions {
-  /// Message sizes L (bytes) to evaluate the exact charge at.
-  std::vector<int64_t> sizes = {16, 512, 4096, 16384};
-  /// s in units, replacing every machine's setup_cost.
-  std::optional<double> setupUnits;
-  /// --c3-routing and --c3-sends, replacing every machine's `switching`
-  /// and `sends` (unset: the machine's own).
-  std::optional<Switching> routing;
-  std::optional<SendProtocol> sends;
-  bool json = false;
-};
+/// What the report shows and at which sizes (--cost-sizes, --c3-setup,
+/// --c3-routing, --c3-sends, --emit=cost-json).
+using CostOptions = c3::ReportOptions;
 
 /// Writes the table (or JSON) of every operation of `scheduled`. Fails,
 /// after a diagnostic at the machine or the operation and before writing
