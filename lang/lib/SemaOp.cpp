@@ -40,13 +40,6 @@ llvm::SmallVector<StringRef, 8> keyList(StringRef list) {
   return keys;
 }
 
-/// Transposes and element-level permutes: operations on arrays, whose
-/// copies the `style` directive chooses.
-bool isArrayOperation(const Operation &op) {
-  return phasec::getTraits(op.kind).shape == phasec::DataShape::Matrix ||
-         op.elementLevel;
-}
-
 /// One root's blocks, one to each member (scatter, one_to_all).
 bool isOneToAll(phasec::CollectiveKind kind) {
   phasec::DataSide send = phasec::getTraits(kind).send;
@@ -587,7 +580,7 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     dir.sync = *sync;
   }
   if (const Property *p = c.get("style")) {
-    if (!isArrayOperation(op)) {
+    if (!isArrayOperation(op.kind, op.elementLevel)) {
       diag.error(p->loc, "'style' applies to array operations (transpose, "
                          "element-level permute)");
       return false;
@@ -619,7 +612,7 @@ bool Sema::checkCommonDirectives(OpContext &c) {
       dir.style = TransferStyle::Packing;
   } else if (op.permuteKind == PermuteKind::Runtime) {
     dir.style = TransferStyle::Packing;
-  } else if (isArrayOperation(op)) {
+  } else if (isArrayOperation(op.kind, op.elementLevel)) {
     // The copy-transfer model chooses for array operations; it keeps
     // packing where copies are free (docs/machine-model.md).
     dir.style = TransferStyle::Auto;

@@ -190,7 +190,7 @@ void detail::emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan) {
      << " * transfer style: " << stringifyTransferStyle(plan.options.style)
      << ", phase sync: "
      << stringifySyncKind(plan.options.sync);
-  if (isTranspose(plan))
+  if (plan.isTranspose())
     os << ", loop order: "
        << (plan.options.order == LoopOrder::ContiguousLoads
                ? "contiguous loads, strided stores"
@@ -537,58 +537,56 @@ static void emitPairSizeDisplacements(llvm::raw_ostream &os,
                                       const OperationPlan &plan) {
   const std::string &n = plan.name;
   int64_t p = plan.numMembers();
-  {
-    os << "/* alltoallv: per-member rows of the size matrix and their "
-          "prefix sums. */\n";
-    for (int64_t m = 0; m < p; ++m) {
-      int64_t sd = 0, rd = 0;
-      std::string ssz, rsz, sdi, rdi;
-      for (int64_t q = 0; q < p; ++q) {
-        std::string sep = q ? ", " : "";
-        ssz += sep + std::to_string(plan.sizes[m * p + q]);
-        rsz += sep + std::to_string(plan.sizes[q * p + m]);
-        sdi += sep + std::to_string(sd);
-        rdi += sep + std::to_string(rd);
-        sd += plan.sizes[m * p + q];
-        rd += plan.sizes[q * p + m];
-      }
-      os << "static const int64_t " << n << "_ssize_m" << m << "[] = {" << ssz
-         << "};\nstatic const int64_t " << n << "_rsize_m" << m << "[] = {"
-         << rsz << "};\nstatic const int64_t " << n << "_sdispl_m" << m
-         << "[] = {" << sdi << "};\nstatic const int64_t " << n
-         << "_rdispl_m" << m << "[] = {" << rdi << "};\n";
-      os << "#define " << n << "_STOTAL_M" << m << " " << sd << "\n#define "
-         << n << "_RTOTAL_M" << m << " " << rd << "\n";
+  os << "/* alltoallv: per-member rows of the size matrix and their "
+        "prefix sums. */\n";
+  for (int64_t m = 0; m < p; ++m) {
+    int64_t sd = 0, rd = 0;
+    std::string ssz, rsz, sdi, rdi;
+    for (int64_t q = 0; q < p; ++q) {
+      std::string sep = q ? ", " : "";
+      ssz += sep + std::to_string(plan.sizes[m * p + q]);
+      rsz += sep + std::to_string(plan.sizes[q * p + m]);
+      sdi += sep + std::to_string(sd);
+      rdi += sep + std::to_string(rd);
+      sd += plan.sizes[m * p + q];
+      rd += plan.sizes[q * p + m];
     }
-    for (llvm::StringRef t : {"ssize", "rsize", "sdispl", "rdispl"}) {
-      // Only the harness's check reads the receive sizes (a PAPERS putget
-      // has no such check).
-      os << (t == "rsize" ? "__attribute__((unused)) " : "")
-         << "static const int64_t *const " << n << "_" << t << "[" << n
-         << "_P] = {";
-      for (int64_t m = 0; m < p; ++m)
-        os << (m ? ", " : "") << n << "_" << t << "_m" << m;
-      os << "};\n";
-    }
-    int64_t maxS = 0, maxR = 0;
-    for (int64_t m = 0; m < p; ++m) {
-      int64_t s = 0, r = 0;
-      for (int64_t q = 0; q < p; ++q) {
-        s += plan.sizes[m * p + q];
-        r += plan.sizes[q * p + m];
-      }
-      maxS = std::max(maxS, s);
-      maxR = std::max(maxR, r);
-    }
-    os << "#define " << n << "_SEND_MAX " << maxS << "\n#define " << n
-       << "_RECV_MAX " << maxR << "\n"
-       << "static inline int64_t " << n
-       << "_sdispl_of(int me, int peer) { return " << n
-       << "_sdispl[me][peer]; }\n"
-       << "static inline int64_t " << n
-       << "_rdispl_of(int me, int peer) { return " << n
-       << "_rdispl[me][peer]; }\n\n";
+    os << "static const int64_t " << n << "_ssize_m" << m << "[] = {" << ssz
+       << "};\nstatic const int64_t " << n << "_rsize_m" << m << "[] = {" << rsz
+       << "};\nstatic const int64_t " << n << "_sdispl_m" << m << "[] = {"
+       << sdi << "};\nstatic const int64_t " << n << "_rdispl_m" << m
+       << "[] = {" << rdi << "};\n";
+    os << "#define " << n << "_STOTAL_M" << m << " " << sd << "\n#define " << n
+       << "_RTOTAL_M" << m << " " << rd << "\n";
   }
+  for (llvm::StringRef t : {"ssize", "rsize", "sdispl", "rdispl"}) {
+    // Only the harness's check reads the receive sizes (a PAPERS putget
+    // has no such check).
+    os << (t == "rsize" ? "__attribute__((unused)) " : "")
+       << "static const int64_t *const " << n << "_" << t << "[" << n
+       << "_P] = {";
+    for (int64_t m = 0; m < p; ++m)
+      os << (m ? ", " : "") << n << "_" << t << "_m" << m;
+    os << "};\n";
+  }
+  int64_t maxS = 0, maxR = 0;
+  for (int64_t m = 0; m < p; ++m) {
+    int64_t s = 0, r = 0;
+    for (int64_t q = 0; q < p; ++q) {
+      s += plan.sizes[m * p + q];
+      r += plan.sizes[q * p + m];
+    }
+    maxS = std::max(maxS, s);
+    maxR = std::max(maxR, r);
+  }
+  os << "#define " << n << "_SEND_MAX " << maxS << "\n#define " << n
+     << "_RECV_MAX " << maxR << "\n"
+     << "static inline int64_t " << n
+     << "_sdispl_of(int me, int peer) { return " << n
+     << "_sdispl[me][peer]; }\n"
+     << "static inline int64_t " << n
+     << "_rdispl_of(int me, int peer) { return " << n
+     << "_rdispl[me][peer]; }\n\n";
 }
 
 /// Blocks: where the data for / from a peer sits in the buffers: block
@@ -596,7 +594,7 @@ static void emitPairSizeDisplacements(llvm::raw_ostream &os,
 static void emitBlockDisplacements(llvm::raw_ostream &os,
                                    const OperationPlan &plan) {
   const std::string &n = plan.name;
-  const CollectiveTraits &traits = getTraits(plan.kind);
+  const CollectiveTraits &traits = plan.traits();
   std::string perPeer = "(int64_t)peer * " + n + "_BLOCK";
   std::string sd = traits.send.part == DataPart::PerMember ? perPeer : "0";
   std::string rd = traits.recv.part == DataPart::PerMember ? perPeer : "0";
@@ -898,7 +896,7 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
      << " /* most sends of a member in one phase */\n"
      << "#define " << n << "_MAXRECV " << std::max<int64_t>(1, maxRecvsPerPhase(plan))
      << " /* most receives of a member in one phase */\n";
-  if (isTranspose(plan) && !plan.isSquare()) {
+  if (plan.isTranspose() && !plan.isSquare()) {
     os << "#define " << n << "_NA " << plan.cols << " /* columns of A */\n"
        << "#define " << n << "_NB " << plan.n << " /* columns of B */\n"
        << "#define " << n << "_RA " << plan.rowsPerMember()
@@ -907,11 +905,11 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
        << " /* rows of B per member */\n"
        << "#define " << n << "_TILE " << std::max<int64_t>(1, plan.options.tile)
        << "\n";
-  } else if (isTranspose(plan)) {
+  } else if (plan.isTranspose()) {
     os << "#define " << n << "_N " << plan.n << "\n#define " << n << "_R "
        << plan.rowsPerMember() << "\n#define " << n << "_TILE "
        << std::max<int64_t>(1, plan.options.tile) << "\n";
-  } else if (isPermute(plan)) {
+  } else if (plan.isElementPermute()) {
     os << "#define " << n << "_N " << plan.n << "\n#define " << n << "_L "
        << plan.n / plan.numMembers() << "\n";
   } else {
@@ -919,7 +917,8 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
   }
   if (plan.root >= 0)
     os << "#define " << n << "_ROOT " << plan.root << "\n";
-  if (!isBlockOp(plan))
+  // Arrays move elements of a C type; blocks are bytes.
+  if (isArrayOperation(plan.kind, plan.elementLevel))
     os << "typedef " << plan.elem.cType << " " << n << "_elem_t; /* "
        << plan.elem.name << " */\n";
   os << "\n";
@@ -933,9 +932,9 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
   const bool builtPerm = isBuiltPermutation(plan);
   if (plan.isPermutation())
     emitPermutation(os, plan, builtPerm);
-  if (isPermute(plan))
+  if (plan.isElementPermute())
     emitPermuteLists(os, plan, builtPerm);
-  if (isTranspose(plan))
+  if (plan.isTranspose())
     emitTransposeKernels(os, plan);
 }
 
@@ -978,7 +977,7 @@ public:
   /// one per member; only at the root where a side is the root's.
   std::string visitBlocks(const OperationPlan &plan) {
     const std::string &n = plan.name;
-    const CollectiveTraits &traits = getTraits(plan.kind);
+    const CollectiveTraits &traits = plan.traits();
     std::string B = n + "_BLOCK", own = " + (int64_t)me * " + B;
     bool atRoot = traits.send.rootOnly() || traits.recv.rootOnly();
     return (atRoot ? "  if (me == " + n + "_ROOT)\n    " : "  ") + "memcpy(r" +

@@ -266,13 +266,6 @@ std::string reductionValueExpression(const OperationPlan &plan);
 std::string combineScalars(ReduceKind op, llvm::StringRef acc,
                            llvm::StringRef x);
 
-/// True if the op is a transpose / an element permutation.
-inline bool isTranspose(const OperationPlan &p) { return p.isTranspose(); }
-inline bool isPermute(const OperationPlan &p) { return p.isElementPermute(); }
-inline bool isBlockOp(const OperationPlan &p) {
-  return !isTranspose(p) && !isPermute(p);
-}
-
 /// The C macro names of a transpose's shape. Square transposes use NAME_R
 /// (rows per member) and NAME_N (the edge) for all four; rectangular ones
 /// NAME_RA / NAME_RB (rows of A / of B per member) and NAME_NA / NAME_NB

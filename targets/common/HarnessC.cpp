@@ -38,7 +38,7 @@ public:
   /// (s, P, i).
   HarnessText visitBlocks(const OperationPlan &plan) {
     const std::string &n = plan.name;
-    const CollectiveTraits &traits = getTraits(plan.kind);
+    const CollectiveTraits &traits = plan.traits();
     HarnessText t;
     auto bytesOf = [&](DataPart part) {
       return part == DataPart::PerMember
@@ -57,14 +57,12 @@ public:
     else
       fill << "  phasec_fill(s, " << n << "_BLOCK, me, " << n << "_P, 0);\n";
     if (traits.recv.part == DataPart::PerMember) {
-      std::string indent = "    ";
-      if (traits.recv.rootOnly()) {
+      // At the root only: one level deeper, under its test.
+      std::string in = traits.recv.rootOnly() ? "  " : "";
+      if (traits.recv.rootOnly())
         check << "  if (me == " << n << "_ROOT)\n";
-        indent = "      ";
-      }
-      check << (traits.recv.rootOnly() ? "    " : "  ")
-            << "for (int s = 0; s < " << n << "_P; ++s)\n"
-            << indent << "bad += phasec_check(st, \"block\", r + " << n
+      check << in << "  for (int s = 0; s < " << n << "_P; ++s)\n"
+            << in << "    bad += phasec_check(st, \"block\", r + " << n
             << "_rdispl_of(me, s), " << n << "_BLOCK, s, "
             << (personal ? "me" : n + "_P") << ", 0, (size_t)" << n
             << "_rdispl_of(me, s));\n";
@@ -220,7 +218,7 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
                                llvm::StringRef allocRecv,
                                llvm::StringRef freeRecv, bool timeLine) {
   const std::string &n = plan.name;
-  bool typed = isTranspose(plan) || isPermute(plan);
+  bool typed = plan.isTranspose() || plan.isElementPermute();
   std::string T = n + "_elem_t";
   std::string rank = tr.rankVar;
   // The runner's locals (s, r, t, me, ...) may shadow the operation's

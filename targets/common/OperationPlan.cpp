@@ -177,7 +177,8 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
     return llvm::failure();
   }
   bool matrix = traits.shape == DataShape::Matrix;
-  bool arrays = matrix || collective.isElementPermute();
+  bool arrays =
+      isArrayOperation(collective.kind, collective.isElementPermute());
   // The generators lay out an array as slabs of rows, n/P elements per
   // member in row-major order: other layouts would move other elements.
   if (arrays && ((collective.from &&

@@ -1,5 +1,4 @@
-//===- PlanVisitor.h - OperationPlan visitor with shape fallbacks -*- C++
-//-*-===//
+//===- PlanVisitor.h - OperationPlan visitor, shape fallbacks ---*- C++ -*-===//
 //
 // Part of phasec. Internal to targets/ (not installed).
 //
@@ -40,7 +39,7 @@ class PlanVisitor {
 public:
   ResultType dispatchPlanVisitor(const OperationPlan &plan, ExtraArgs... args) {
     auto *self = static_cast<ConcreteType *>(this);
-    switch (getTraits(plan.kind).shape) {
+    switch (plan.traits().shape) {
     case DataShape::Blocks:
       return self->visitBlocks(plan, args...);
     case DataShape::PairSizes:

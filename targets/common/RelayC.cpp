@@ -186,7 +186,7 @@ std::string detail::combineScalars(ReduceKind op, llvm::StringRef acc,
 }
 
 /// The condition (with " && ", or empty) under which member `me` holds
-/// `side`'s data.
+/// `side`'s data (its input, or its result).
 static std::string holdsResult(const OperationPlan &plan, DataSide side) {
   switch (side.holders) {
   case DataHolders::Every:
@@ -312,9 +312,8 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
   // Where the caller's data sits in the work space, as the traits say
   // (chunk c of C is the work space's c-th piece): a member's own block at
   // its place, alltoall's P blocks as the member's row, else the whole.
-  const CollectiveTraits &traits = getTraits(plan.kind);
+  const CollectiveTraits &traits = plan.traits();
   bool perPair = traits.chunkParts == ChunkParts::PerPair;
-  std::string atRoot = "me == " + n + "_ROOT && ";
   if (traits.send.part == DataPart::Own)
     os << "  memcpy(D + (size_t)me * " << block << ", sendbuf, " << block
        << ");\n";
@@ -322,7 +321,7 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
     os << "  memcpy(D + (size_t)me * " << n << "_P * " << block
        << ", sendbuf, (size_t)" << n << "_P * " << block << ");\n";
   else
-    os << "  if (" << (traits.send.rootOnly() ? atRoot : "")
+    os << "  if (" << holdsResult(plan, traits.send)
        << "D != (const char *)sendbuf)\n    memcpy(D, sendbuf, " << all
        << ");\n";
   os << "}\n\nstatic void " << n
@@ -558,7 +557,7 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
   std::string sendBytes = all, recvBytes = all, size = all;
   // A member's block, alltoall's P blocks, else the whole work space; the
   // OSU size is one block where the data is cut per member.
-  const CollectiveTraits &traits = getTraits(plan.kind);
+  const CollectiveTraits &traits = plan.traits();
   bool perPair = traits.chunkParts == ChunkParts::PerPair;
   auto bytesOf = [&](DataPart part) {
     if (part == DataPart::Own)

@@ -381,7 +381,7 @@ describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
   // SMPI's selector of the same MPI call: the MPI name without "MPI_", in
   // lower case; SMPI selects reduce_scatter_block's algorithms with
   // reduce_scatter's.
-  const CollectiveTraits &traits = getTraits(getTraits(plan.kind).generatedAs);
+  const CollectiveTraits &traits = getTraits(plan.traits().generatedAs);
   assert(traits.mpiName && "a relaying kind without an MPI collective");
   llvm::StringRef mpi = llvm::StringRef(traits.mpiName).drop_front(4);
   mpi.consume_back("_block");

@@ -483,7 +483,7 @@ void MPIWriter::emitFunction() {
   }
   emitLocalCopy(os, plan);
   emitGroupComm();
-  bool transpose = isTranspose(plan), permute = isPermute(plan);
+  bool transpose = plan.isTranspose(), permute = plan.isElementPermute();
   std::string T = n + "_elem_t";
   if (transpose)
     emitTransposeSupport();
@@ -637,9 +637,9 @@ void MPIWriter::emitFunction() {
 /// (the first error is returned).
 void MPIWriter::emitRelease() {
   bool transpose =
-      !plan.relaying && plan.aggregate == Aggregate::None && isTranspose(plan);
-  bool permute =
-      !plan.relaying && plan.aggregate == Aggregate::None && isPermute(plan);
+      !plan.relaying && plan.aggregate == Aggregate::None && plan.isTranspose();
+  bool permute = !plan.relaying && plan.aggregate == Aggregate::None &&
+                 plan.isElementPermute();
   bool runtimePermute = plan.runtimeDestinations();
   os << "static int " << n << "_release(void) {\n"
      << "  int rc = MPI_SUCCESS, r;\n";
@@ -711,8 +711,8 @@ void MPIWriter::emitRunner() {
   }
   emitHarnessHelpers(os, plan);
   // Direct-deposit transposes put their output into a shared window.
-  bool dd = isTranspose(plan) &&
-            plan.options.style == TransferStyle::DirectDeposit;
+  bool dd =
+      plan.isTranspose() && plan.options.style == TransferStyle::DirectDeposit;
   std::string allocRecv =
       dd ? "  " + n + "_elem_t *out = NULL;\n  PHASEC_MPI_CHECK(" + n +
                "_alloc_output(MPI_COMM_WORLD, &out));\n"
@@ -741,7 +741,7 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
   // through its MPI_Type_vector (direct deposit's fallback included) sends
   // the block with MPI_Sendrecv's int count.
   for (const OperationPlan &p : plans) {
-    if (p.relaying || p.aggregate != Aggregate::None || !isTranspose(p) ||
+    if (p.relaying || p.aggregate != Aggregate::None || !p.isTranspose() ||
         p.options.style == TransferStyle::Packing || !options.derivedDatatypes)
       continue;
     for (const PlannedPhase &ph : p.phases)

@@ -73,7 +73,7 @@ void SHMEMWriter::emitBlockBody(bool formula) {
 void SHMEMWriter::emitWorkspace() {
   std::string T = n + "_elem_t";
   TransferStyle style = plan.options.style;
-  if (isTranspose(plan)) {
+  if (plan.isTranspose()) {
     TransposeShape sh = getTransposeShape(plan);
     os << "#define " << n << "_RR ((int64_t)" << sh.ra << " * " << sh.rb
        << ")\n"
@@ -387,7 +387,7 @@ void SHMEMWriter::emitFunction() {
     return;
   }
   emitLocalCopy(os, plan);
-  bool transpose = isTranspose(plan), permute = isPermute(plan);
+  bool transpose = plan.isTranspose(), permute = plan.isElementPermute();
   std::string T = n + "_elem_t";
   if (transpose || permute)
     emitWorkspace();
@@ -502,13 +502,13 @@ static void emitSHMEMRelease(llvm::raw_ostream &os, const OperationPlan &plan) {
       symmetric(n + b);
     return;
   }
-  if (isTranspose(plan)) {
+  if (plan.isTranspose()) {
     heap(n + "_strip");
     heap(n + "_sbuf");
     symmetric(n + "_scr");
     return;
   }
-  if (!isPermute(plan))
+  if (!plan.isElementPermute())
     return; // blocks allocate nothing
   heap(n + "_sbuf");
   heap(n + "_scroff");

@@ -218,7 +218,6 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
   std::vector<Item> items;
   items.reserve(ts.size());
   std::vector<Transfer> local;
-  llvm::SmallVector<LinkId, 64> route;
   for (const Demand &d : ts) {
     NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
     if (s == t) {
@@ -227,7 +226,6 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
     }
     Item it{d.src, d.dst, s, t, d.bytes, topo.tieMask(s, t), 0, 0, 0};
     it.optBegin = tables.add(s, t, d.bytes, it.numOpts);
-    // The key looks at option 0's route (no tie taken).
     it.routeOff = optionTable[it.optBegin].off;
     it.routeLen = optionTable[it.optBegin].len;
     items.push_back(it);
@@ -527,7 +525,6 @@ static void splitRun(const Problem &problem, Schedule &schedule,
   const TransferSet &ts = problem.transfers();
   const int64_t granule = splitGranule(ts);
   const double g = static_cast<double>(granule);
-  size_t numLinks = topo.numLinks();
   // Remaining seconds per link (ties split evenly over their options) and
   // per injection port (2n: sending, 2n+1: receiving).
   RouteTables tables(topo);
@@ -540,7 +537,6 @@ static void splitRun(const Problem &problem, Schedule &schedule,
   std::vector<SplitItem> items;
   items.reserve(ts.size());
   std::vector<Transfer> local;
-  llvm::SmallVector<LinkId, 64> route;
   for (const Demand &d : ts) {
     NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
     if (s == t) {

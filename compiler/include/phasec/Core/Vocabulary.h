@@ -145,6 +145,14 @@ inline bool gathersToAll(CollectiveKind kind) {
          t.recv.holders == DataHolders::Every;
 }
 
+/// Operations on arrays (transposes, element-level permutes): they move
+/// elements, and their copies are a choice (the `style` directive).
+inline bool isArrayOperation(CollectiveKind kind, bool elementLevel) {
+  DataShape shape = getTraits(kind).shape;
+  return shape == DataShape::Matrix ||
+         (shape == DataShape::Permutation && elementLevel);
+}
+
 /// The kinds with a root member.
 inline bool isRooted(CollectiveKind kind) { return getTraits(kind).rooted; }
 

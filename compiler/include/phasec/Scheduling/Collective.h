@@ -145,7 +145,7 @@ public:
   /// element-level permute) choose between packing and chained copies;
   /// block operations send from and receive into the user's buffers.
   static bool hasTransferStyle(CollectiveKind kind, bool elementPermute) {
-    return getCopyPattern(kind, elementPermute) != CopyPattern::Contiguous;
+    return isArrayOperation(kind, elementPermute);
   }
   /// Barriers and local operations move no data: no traffic, no schedule.
   bool movesNoData() const {

@@ -1,5 +1,4 @@
-//===- CostUnits.h - phasec --emit=cost: C^3 units per operation -*- C++
-//-*-===//
+//===- CostUnits.h - phasec --emit=cost: C^3 units per op -------*- C++ -*-===//
 //
 // Part of phasec.
 //
