@@ -11,6 +11,7 @@
 ///   phasec-translate --import-sched FILE.sched           .sched -> comm
 ///   phasec-opt --comm-schedule-pipeline                  schedule, verify
 ///   phasec-translate --export-schedule-json | --export-schedule-stats
+///                    --export-cost | --export-cost-json
 ///                    --export-mpi | --export-shmem [--emit-main]
 ///                    --export-simgrid [--simgrid-dir DIR]
 ///

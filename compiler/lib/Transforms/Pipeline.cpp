@@ -10,6 +10,7 @@
 #include "phasec/Scheduling/Registry.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 #include "phasec/Transforms/CollectiveIR.h"
+#include "phasec/Transforms/CostUnits.h"
 #include "phasec/Transforms/Passes.h"
 #include "phasec/Transforms/ScheduleIR.h"
 
@@ -437,11 +438,11 @@ FailureOr<ScheduledModule> phasec::collectSchedulesForExport(Operation *op,
   return collectSchedules(module, /*requireEveryOperation=*/true, keepRules);
 }
 
-/// One --export-* translation around a writer of this file. (The
+/// One --export-* translation around a writer of this library. (The
 /// registration object only fills MLIR's global registry; it need not live.)
 static void registerWriter(StringRef name, StringRef description,
-                           void (*write)(const ScheduledModule &,
-                                         llvm::raw_ostream &)) {
+                           LogicalResult (*write)(const ScheduledModule &,
+                                                  llvm::raw_ostream &)) {
   TranslateFromMLIRRegistration(
       name, description,
       [write](Operation *op, llvm::raw_ostream &os) -> LogicalResult {
@@ -450,8 +451,7 @@ static void registerWriter(StringRef name, StringRef description,
             collectSchedulesForExport(op, /*keepRules=*/true);
         if (failed(scheduled))
           return failure();
-        write(*scheduled, os);
-        return success();
+        return write(*scheduled, os);
       },
       registerPhasecDialects);
 }
@@ -472,11 +472,30 @@ bool phasec::solverBudgetExhausted(ModuleOp module) {
 void phasec::registerScheduleTranslations() {
   registerWriter("export-schedule-json",
                  "verified schedules in the phasec-schedule/1 JSON format",
-                 writeScheduleJSON);
+                 [](const ScheduledModule &scheduled, llvm::raw_ostream &os) {
+                   writeScheduleJSON(scheduled, os);
+                   return success();
+                 });
   registerWriter("export-schedule-stats",
                  "phases, lower bound and time/bound per operation, beside "
                  "the baselines",
                  [](const ScheduledModule &scheduled, llvm::raw_ostream &os) {
                    writeScheduleStats(scheduled, os);
+                   return success();
+                 });
+  // The C^3 report with its default sizes and each machine's own
+  // switching, sends and set-up cost (phasec's --emit=cost options are the
+  // driver's).
+  registerWriter("export-cost",
+                 "every operation's algorithm in seed 003's C^3 units",
+                 [](const ScheduledModule &scheduled, llvm::raw_ostream &os) {
+                   return writeCostUnits(scheduled, CostOptions(), os);
+                 });
+  registerWriter("export-cost-json",
+                 "the C^3 units as JSON (phasec-c3-units/1)",
+                 [](const ScheduledModule &scheduled, llvm::raw_ostream &os) {
+                   CostOptions options;
+                   options.json = true;
+                   return writeCostUnits(scheduled, options, os);
                  });
 }

@@ -136,8 +136,9 @@ void writeScheduleJSON(const ScheduledModule &scheduled, llvm::raw_ostream &os);
 void writeScheduleStats(const ScheduledModule &scheduled, llvm::raw_ostream &os,
                         bool baselines = true);
 
-/// `--export-schedule-json` and `--export-schedule-stats`: collectSchedules
-/// (every operation required) on a scheduled module, then the writers above.
+/// `--export-schedule-json`, `--export-schedule-stats`, `--export-cost` and
+/// `--export-cost-json`: collectSchedules (every operation required) on a
+/// scheduled module, then the writers above and CostUnits.h's.
 void registerScheduleTranslations();
 
 } // namespace phasec

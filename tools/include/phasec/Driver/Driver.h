@@ -22,9 +22,9 @@
 #ifndef PHASEC_DRIVER_DRIVER_H
 #define PHASEC_DRIVER_DRIVER_H
 
-#include "phasec/Driver/CostUnits.h"
 #include "phasec/Lang/Parser.h"
 #include "phasec/Target/Ns3/Ns3Target.h"
+#include "phasec/Transforms/CostUnits.h"
 #include "phasec/Transforms/Pipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"

@@ -11,7 +11,9 @@
 /// with the best algorithm per message size for each kind of operation.
 /// This file reads the machines and operations out of the IR; the rounds,
 /// the charging and the report are the scheduling library's
-/// (phasec/Scheduling/C3Report.h).
+/// (phasec/Scheduling/C3Report.h). phasec-translate's `--export-cost` and
+/// `--export-cost-json` (registerScheduleTranslations) write the same
+/// report with the default options.
 ///
 /// The unit: the time one packet (the machine's `packet_length` l) takes
 /// over one link at the machine's `bandwidth`, l / bandwidth. The set-up
@@ -20,8 +22,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef PHASEC_DRIVER_COSTUNITS_H
-#define PHASEC_DRIVER_COSTUNITS_H
+#ifndef PHASEC_TRANSFORMS_COSTUNITS_H
+#define PHASEC_TRANSFORMS_COSTUNITS_H
 
 #include "phasec/Scheduling/C3Report.h"
 #include "phasec/Transforms/Pipeline.h"
@@ -32,7 +34,7 @@
 #include <optional>
 #include <vector>
 
-namespace phasec::driver {
+namespace phasec {
 
 /// What the report shows and at which sizes (--cost-sizes, --c3-setup,
 /// --c3-routing, --c3-sends, --emit=cost-json).
@@ -46,6 +48,6 @@ mlir::LogicalResult writeCostUnits(const ScheduledModule &scheduled,
                                    const CostOptions &options,
                                    llvm::raw_ostream &out);
 
-} // namespace phasec::driver
+} // namespace phasec
 
-#endif // PHASEC_DRIVER_COSTUNITS_H
+#endif // PHASEC_TRANSFORMS_COSTUNITS_H

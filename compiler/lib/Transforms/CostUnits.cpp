@@ -1,4 +1,4 @@
-//===- CostUnits.cpp - phasec --emit=cost: C^3 units per operation --------===//
+//===- CostUnits.cpp - --emit=cost / --export-cost: C^3 units ------------===//
 //
 // Part of phasec.
 //
@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "phasec/Driver/CostUnits.h"
+#include "phasec/Transforms/CostUnits.h"
 #include "phasec/Scheduling/C3Report.h"
 #include "phasec/Transforms/CollectiveIR.h"
 
@@ -22,7 +22,6 @@
 
 using namespace mlir;
 using namespace phasec;
-using namespace phasec::driver;
 
 /// The machine's parameters, or a diagnostic at the machine.
 static FailureOr<c3::MachineUnits> getMachineUnits(comm::MachineOp machine,
@@ -140,9 +139,9 @@ chargeAll(const ScheduledModule &scheduled, const CostOptions &options,
   return result;
 }
 
-LogicalResult phasec::driver::writeCostUnits(const ScheduledModule &scheduled,
-                                             const CostOptions &options,
-                                             llvm::raw_ostream &out) {
+LogicalResult phasec::writeCostUnits(const ScheduledModule &scheduled,
+                                     const CostOptions &options,
+                                     llvm::raw_ostream &out) {
   std::map<Operation *, c3::MachineUnits> machineUnits;
   FailureOr<std::vector<c3::ChargedOperation>> charged =
       chargeAll(scheduled, options, machineUnits);
