@@ -423,3 +423,65 @@ llvm::LogicalResult phasec::scheduleAuto(const Problem &problem,
   return runScheduler(getScheduler(options.algorithm), problem, schedule,
                       options, report);
 }
+
+std::optional<SchedulerAlgorithm>
+phasec::getDirectScheduler(Algorithm directive, int64_t kLevels,
+                           const Problem &problem) {
+  switch (directive) {
+  case Algorithm::Auto:
+  case Algorithm::Direct:
+  case Algorithm::Schedule:
+  case Algorithm::GatherEvaluate:
+    return SchedulerAlgorithm::Auto;
+  case Algorithm::LinearShift:
+    return SchedulerAlgorithm::LinearShift;
+  case Algorithm::Xor:
+    return SchedulerAlgorithm::Xor;
+  case Algorithm::Pairwise:
+    return getScheduler(SchedulerAlgorithm::Xor)
+                   .applies(problem, SchedulerOptions(), nullptr)
+               ? SchedulerAlgorithm::Xor
+               : SchedulerAlgorithm::LinearShift;
+  case Algorithm::KLevel:
+    // More levels relay (needsRelaying), which is not direct traffic.
+    if (kLevels == 1)
+      return SchedulerAlgorithm::Auto;
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::optional<GatherEvaluateCandidate>
+phasec::chooseGatherEvaluate(const Topology &topo, const Collective &relayed,
+                             Aggregate aggregate, Algorithm directive,
+                             const CostModel &model, double relayTime,
+                             const SchedulerOptions &options) {
+  // Under `auto` only: a named relay algorithm is the user's choice.
+  if (!evaluatesEveryValue(aggregate) || directive != Algorithm::Auto)
+    return std::nullopt;
+  Collective gathered = relayed;
+  gathered.kind = CollectiveKind::Allgather;
+  gathered.root = -1;
+  std::string error;
+  llvm::FailureOr<TransferSet> set = gathered.lower(error);
+  if (failed(set))
+    return std::nullopt;
+  GatherEvaluateCandidate candidate{Problem(topo, std::move(*set), model),
+                                    Schedule(), SchedulerReport()};
+  // Nothing to gather (a group of one) costs what the relay does: a tie.
+  if (failed(candidate.problem.check(error)) ||
+      candidate.problem.transfers().empty())
+    return std::nullopt;
+  SchedulerOptions auto_ = options;
+  auto_.algorithm = SchedulerAlgorithm::Auto;
+  if (failed(runScheduler(getScheduler(SchedulerAlgorithm::Auto),
+                          candidate.problem, candidate.schedule, auto_,
+                          candidate.report)) ||
+      candidate.report.fellBack)
+    return std::nullopt;
+  if (!(candidate.problem.cost(candidate.schedule).machine.total() <
+        relayTime * (1 - 1e-9)))
+    return std::nullopt;
+  return candidate;
+}

@@ -6,11 +6,11 @@
 ///
 /// \file
 /// Schedules every transfer set that has no schedule yet with the scheduling
-/// library (the registry's entry of the chosen algorithm: scheduleAuto's
-/// candidates or a baseline) and records the
-/// result, its proven lower bound and the gap in a comm.schedule. The
-/// choices here are only which algorithm and budget to ask for; everything
-/// else happens in phasec/Scheduling.
+/// library and records the result, its proven lower bound and the gap in a
+/// comm.schedule. As CIRCT's SSP scheduling pass, it loads (the operation's
+/// problem from the IR), checks, schedules and saves; what to run and what
+/// to prefer is the registry's (Registry.h: getDirectScheduler,
+/// chooseGatherEvaluate, scheduleAuto; Relay.h: scheduleRelaying).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -49,11 +49,13 @@ struct SchedulePhasesPass
   /// The algorithm to run for `record`, or failure() after an error.
   FailureOr<SchedulerAlgorithm> chooseAlgorithm(OperationRecord &record,
                                                 const Problem &problem);
+  /// The budget and cache of `record`'s schedulers (the pass's options,
+  /// else the operation's `rlimit`).
+  SchedulerOptions getSchedulerOptions(OperationRecord &record) const;
   /// Runs the chosen scheduler on `problem` (a direct operation's
   /// traffic); failure() after an error at the operation.
   LogicalResult runDirect(OperationRecord &record, const Problem &problem,
-                          Schedule &schedule, SchedulerReport &report,
-                          bool quiet = false);
+                          Schedule &schedule, SchedulerReport &report);
   /// Writes `schedule` of a direct operation after `after` (its transfer
   /// set), with its costs.
   void emitDirectSchedule(OpBuilder &builder, OperationRecord &record,
@@ -62,11 +64,10 @@ struct SchedulePhasesPass
                           const SchedulerReport &report,
                           llvm::StringRef prefix = "");
   /// Schedules a relayed operation (Relay.h); failure() after an error.
-  /// A PAPERS reduce, scan, any, all or bcast under `auto`: schedules the
-  /// allgather of seed 004's gather and local evaluation too and takes it
-  /// when its machine time beats the relay's (`relayTime`); then the
-  /// operation's algorithm becomes gather_evaluate. failure() when the
-  /// relay stays.
+  /// Where the registry prefers seed 004's gather and local evaluation
+  /// (chooseGatherEvaluate, given the relay's machine time `relayTime`),
+  /// saves that instead and the operation's algorithm becomes
+  /// gather_evaluate; failure() when the relay stays.
   LogicalResult tryGatherEvaluate(OperationRecord &record, const Topology &topo,
                                   const Collective &relayed,
                                   const CostModel &model, double relayTime,
@@ -94,37 +95,28 @@ SchedulePhasesPass::chooseAlgorithm(OperationRecord &record,
              << ")";
     return *parsed;
   }
-  switch (record.op.getAlgorithmDirective()) {
-  case Algorithm::Auto:
-  case Algorithm::Direct:
-  case Algorithm::Schedule:
-  case Algorithm::GatherEvaluate: // the allgather of the members' values
-    return SchedulerAlgorithm::Auto;
-  case Algorithm::LinearShift:
-    return SchedulerAlgorithm::LinearShift;
-  case Algorithm::Xor:
-    return SchedulerAlgorithm::Xor;
-  case Algorithm::Pairwise:
-    // Pairwise exchange: the XOR pattern where it exists, else the shift.
-    return getScheduler(SchedulerAlgorithm::Xor)
-                   .applies(problem, SchedulerOptions(), nullptr)
-               ? SchedulerAlgorithm::Xor
-               : SchedulerAlgorithm::LinearShift;
-  case Algorithm::KLevel: {
-    // 1-lev-dir (seed 003) sends every block straight to its destination:
-    // exactly the direct transfers the scheduler phases anyway. More levels
-    // relay (isRelayedOperation) and never get here.
-    if (record.op.getKLevelsDirective() == 1)
-      return SchedulerAlgorithm::Auto;
-    break;
-  }
-  default:
-    break;
-  }
+  if (std::optional<SchedulerAlgorithm> chosen =
+          getDirectScheduler(record.op.getAlgorithmDirective(),
+                             record.op.getKLevelsDirective(), problem))
+    return *chosen;
   // Relaying algorithms never get here (isRelayedOperation).
   return emitError(record.op.getLoc(), "algorithm '")
          << stringifyAlgorithm(record.op.getAlgorithmDirective())
          << "' does not apply to '" << record.op.getCollectiveName() << "'";
+}
+
+SchedulerOptions
+SchedulePhasesPass::getSchedulerOptions(OperationRecord &record) const {
+  SchedulerOptions options;
+  if (rlimit != 0)
+    options.rlimit = rlimit;
+  else if (record.op.getRlimitDirective() > 0)
+    options.rlimit = static_cast<uint64_t>(record.op.getRlimitDirective());
+  options.cacheDir = cacheDir;
+  // comm.phase holds rules; every reader of the IR's schedules expands them
+  // or reads them through PhaseReader.
+  options.phaseRules = true;
+  return options;
 }
 
 /// The machine time of the chosen schedule where the machine charges more
@@ -204,28 +196,11 @@ static ScheduleOp createScheduleOp(OpBuilder &builder, CollectiveOpInterface op,
 LogicalResult SchedulePhasesPass::tryGatherEvaluate(
     OperationRecord &record, const Topology &topo, const Collective &relayed,
     const CostModel &model, double relayTime, OpBuilder &builder) {
-  // Under `auto` only: a named relay algorithm is the user's choice.
-  if (!evaluatesEveryValue(record.op.getAggregateKind()) ||
-      record.op.getAlgorithmDirective() != Algorithm::Auto)
-    return failure();
-  Collective gathered = relayed;
-  gathered.kind = CollectiveKind::Allgather;
-  gathered.root = -1;
-  std::string error;
-  FailureOr<TransferSet> set = gathered.lower(error);
-  if (failed(set))
-    return failure();
-  Problem problem(topo, *set, model);
-  if (failed(problem.check(error)))
-    return failure();
-  Schedule schedule;
-  SchedulerReport report;
-  // A candidate only: no diagnostics of its own (the relay stands).
-  if (failed(runDirect(record, problem, schedule, report, /*quiet=*/true)) ||
-      report.fellBack)
-    return failure();
-  // A tie keeps the relay (fewer bytes).
-  if (!(problem.cost(schedule).machine.total() < relayTime * (1 - 1e-9)))
+  std::optional<GatherEvaluateCandidate> candidate =
+      chooseGatherEvaluate(topo, relayed, record.op.getAggregateKind(),
+                           record.op.getAlgorithmDirective(), model, relayTime,
+                           getSchedulerOptions(record));
+  if (!candidate)
     return failure();
   // The choice is written as the directive, so that every later pass and
   // back end sees the traffic it scheduled (getCollective).
@@ -234,8 +209,10 @@ LogicalResult SchedulePhasesPass::tryGatherEvaluate(
       AlgorithmAttr::get(record.op.getContext(), Algorithm::GatherEvaluate));
   builder.setInsertionPointAfter(record.op);
   TransferSetOp transferSet = createTransferSetOp(
-      builder, record.op.getLoc(), record.op.getCollectiveName(), *set);
-  emitDirectSchedule(builder, record, transferSet, problem, schedule, report,
+      builder, record.op.getLoc(), record.op.getCollectiveName(),
+      candidate->problem.transfers());
+  emitDirectSchedule(builder, record, transferSet, candidate->problem,
+                     candidate->schedule, candidate->report,
                      "gather_evaluate: ");
   return success();
 }
@@ -363,22 +340,13 @@ void SchedulePhasesPass::runOnOperation() {
 LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
                                             const Problem &problem,
                                             Schedule &schedule,
-                                            SchedulerReport &report,
-                                            bool quiet) {
+                                            SchedulerReport &report) {
   FailureOr<SchedulerAlgorithm> chosen = chooseAlgorithm(record, problem);
   if (failed(chosen))
     return failure();
-  SchedulerOptions options;
+  SchedulerOptions options = getSchedulerOptions(record);
   options.algorithm = *chosen;
-  if (rlimit != 0)
-    options.rlimit = rlimit;
-  else if (record.op.getRlimitDirective() > 0)
-    options.rlimit = static_cast<uint64_t>(record.op.getRlimitDirective());
-  options.cacheDir = cacheDir;
-  // comm.phase holds rules; every reader of the IR's schedules expands them
-  // or reads them through PhaseReader.
-  options.phaseRules = true;
-  if (progress && !quiet)
+  if (progress)
     options.progress = [&](llvm::StringRef line) {
       record.op.emitRemark("scheduling '")
           << record.op.getCollectiveName() << "': " << line;
@@ -392,8 +360,6 @@ LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
     report.timeOptimal = report.phaseOptimal = true;
   } else if (failed(runScheduler(getScheduler(*chosen), problem, schedule,
                                  options, report))) {
-    if (quiet)
-      return failure();
     // Tools tell a spent budget from a bad input (phasec's exit code 3).
     if (report.budgetExhausted)
       record.op->setAttr(kBudgetExhaustedAttr,
@@ -404,10 +370,9 @@ LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
   }
   // A bad cache entry changes nothing but the time: the schedule is the
   // one computed without it. Say so, so that the cache can be repaired.
-  if (!quiet)
-    for (const std::string &line : report.cacheIgnored)
-      record.op.emitWarning(line);
-  if (report.fellBack && !quiet)
+  for (const std::string &line : report.cacheIgnored)
+    record.op.emitWarning(line);
+  if (report.fellBack)
     record.op.emitWarning("solver budget ran out for '")
         << record.op.getCollectiveName() << "': using the " << report.algorithm
         << " schedule of " << schedule.phases.size() << " phases at "

@@ -240,3 +240,56 @@ TEST(Registry, BaselinesByName) {
   EXPECT_EQ(error,
             "unknown baseline 'magic' (expected linear_shift, xor, greedy)");
 }
+
+// What a direct operation's `algorithm` directive asks the registry for.
+TEST(Registry, DirectSchedulerOfADirective) {
+  Topology torus = makeTopology("torus:4x4");
+  Topology ring = makeTopology("torus:6");
+  Problem pow2(torus, benchCollective(torus, CollectiveKind::Alltoall));
+  Problem six(ring, benchCollective(ring, CollectiveKind::Alltoall));
+  for (Algorithm a : {Algorithm::Auto, Algorithm::Direct, Algorithm::Schedule,
+                      Algorithm::GatherEvaluate})
+    EXPECT_EQ(getDirectScheduler(a, 0, pow2), SchedulerAlgorithm::Auto);
+  EXPECT_EQ(getDirectScheduler(Algorithm::LinearShift, 0, pow2),
+            SchedulerAlgorithm::LinearShift);
+  // Pairwise: XOR where the group is a power of two, else the shift.
+  EXPECT_EQ(getDirectScheduler(Algorithm::Pairwise, 0, pow2),
+            SchedulerAlgorithm::Xor);
+  EXPECT_EQ(getDirectScheduler(Algorithm::Pairwise, 0, six),
+            SchedulerAlgorithm::LinearShift);
+  // 1-lev-dir is direct traffic; two levels and the relays are not.
+  EXPECT_EQ(getDirectScheduler(Algorithm::KLevel, 1, pow2),
+            SchedulerAlgorithm::Auto);
+  EXPECT_EQ(getDirectScheduler(Algorithm::KLevel, 2, pow2), std::nullopt);
+  EXPECT_EQ(getDirectScheduler(Algorithm::Bruck, 0, pow2), std::nullopt);
+}
+
+// Seed 004's gather and local evaluation against a relay's time.
+TEST(Registry, GatherEvaluateOnlyWhenFasterUnderAuto) {
+  Topology torus = makeTopology("torus:4x4");
+  Collective reduce =
+      phasec::test::collectiveOver(torus, CollectiveKind::Reduce);
+  reduce.root = 0;
+  reduce.blockBytes = 8;
+  CostModel model(torus);
+  SchedulerOptions options;
+  auto choose = [&](Aggregate aggregate, Algorithm directive, double relay) {
+    return chooseGatherEvaluate(torus, reduce, aggregate, directive, model,
+                                relay, options);
+  };
+  std::optional<GatherEvaluateCandidate> taken =
+      choose(Aggregate::Reduce, Algorithm::Auto, 1e30);
+  ASSERT_TRUE(taken.has_value());
+  // The allgather of every member's value, verified.
+  EXPECT_EQ(taken->problem.transfers().size(), 16u * 15u);
+  llvm::SmallVector<ScheduleViolation> violations;
+  EXPECT_TRUE(succeeded(taken->problem.verify(taken->schedule, violations)));
+  double time = taken->problem.cost(taken->schedule).machine.total();
+  // A relay as fast keeps the relay (a tie), and so does every directive
+  // but auto and every aggregate that does not need every value.
+  EXPECT_FALSE(choose(Aggregate::Reduce, Algorithm::Auto, time).has_value());
+  EXPECT_TRUE(
+      choose(Aggregate::Reduce, Algorithm::Auto, time * 1.01).has_value());
+  EXPECT_FALSE(choose(Aggregate::Reduce, Algorithm::Bruck, 1e30).has_value());
+  EXPECT_FALSE(choose(Aggregate::Rank, Algorithm::Auto, 1e30).has_value());
+}

@@ -24,6 +24,7 @@
 #define PHASEC_SCHEDULING_REGISTRY_H
 
 #include "phasec/Scheduling/Algorithms.h"
+#include "phasec/Scheduling/Collective.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -91,6 +92,45 @@ bool isBaseline(llvm::StringRef name);
 /// reason in `error`: not a baseline, or why it does not apply.
 llvm::LogicalResult runBaseline(llvm::StringRef name, const Problem &problem,
                                 Schedule &schedule, std::string &error);
+
+//===----------------------------------------------------------------------===//
+// The choice an operation's directives leave to phasec
+//===----------------------------------------------------------------------===//
+// The comm-schedule-phases pass loads an operation, asks here what to run,
+// runs it and saves the result; what to prefer lives here, beside the
+// entries it chooses among.
+
+/// The scheduler a direct operation's `algorithm` directive asks for:
+/// `auto`, `direct`, `schedule` and `gather_evaluate` (the allgather of
+/// the members' values) leave the choice to `auto`; `linear_shift` and
+/// `xor` are the baselines; `pairwise` is the XOR pattern where it exists
+/// on `problem`, else the shift; `k_level(1)` (seed 003's 1-lev-dir) sends
+/// every block straight to its destination, the direct transfers `auto`
+/// phases. Nothing for a directive that does not schedule direct traffic
+/// (the relaying algorithms, k_level with more levels).
+std::optional<SchedulerAlgorithm> getDirectScheduler(Algorithm directive,
+                                                     int64_t kLevels,
+                                                     const Problem &problem);
+
+/// Seed 004's gather and local evaluation, the candidate beside the relay
+/// of a PAPERS aggregate that needs every member's value
+/// (evaluatesEveryValue): the allgather of the values, scheduled by `auto`.
+struct GatherEvaluateCandidate {
+  Problem problem;
+  Schedule schedule;
+  SchedulerReport report;
+};
+
+/// The candidate for `relayed` (the aggregate's relaying collective) when
+/// the user left the algorithm to phasec (`directive` auto), the allgather
+/// can be scheduled in `options`' budget without falling back, and its
+/// machine time on `model` beats `relayTime`, the relay's (a tie keeps the
+/// relay, which moves fewer bytes). Nothing otherwise.
+std::optional<GatherEvaluateCandidate>
+chooseGatherEvaluate(const Topology &topo, const Collective &relayed,
+                     Aggregate aggregate, Algorithm directive,
+                     const CostModel &model, double relayTime,
+                     const SchedulerOptions &options);
 
 } // namespace phasec
 
