@@ -182,10 +182,8 @@ bool Sema::bindIteration(
 }
 
 bool Sema::checkPutget(OpContext &c) {
-  Operation &op = c.op;
-  Env &env = c.env;
-  int64_t n = c.n;
   const Property *p = c.get("source");
+  Operation &op = c.op;
   // Without `source` each member names its source when it calls (seed
   // 004's p_putget(d, s)): every member's value reaches every member.
   if (!p) {
@@ -194,12 +192,13 @@ bool Sema::checkPutget(OpContext &c) {
   }
   if (!sizeMatrixFits(c, /*quoteLimit=*/false))
     return false;
+  const int64_t n = c.n;
   op.sizes.assign(n * n, 0);
   for (int64_t i = 0; i < n; ++i) {
-    if (!bindIteration(env, p->value.loc,
+    if (!bindIteration(c.env, p->value.loc,
                        {{"rank", op.group->ranks[i]}, {"index", i}}))
       return false;
-    OptInt s = evalPlainInt(p->value, env, "source");
+    OptInt s = evalPlainInt(p->value, c.env, "source");
     if (!s)
       return false;
     int64_t si = (*s >= 0 && *s <= INT32_MAX)
@@ -214,7 +213,7 @@ bool Sema::checkPutget(OpContext &c) {
     op.sizes[si * n + i] += op.blockBytes;
   }
   op.blockBytes = 0;
-  env.vars.clear();
+  c.env.vars.clear();
   return true;
 }
 

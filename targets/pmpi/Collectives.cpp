@@ -451,38 +451,46 @@ OpPtr buildAllgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
   return op;
 }
 
-/// MPI_Gather and MPI_Scatter: a block's bytes are the root's `rootCount`
-/// of `rootType` and every other rank's `count` of `type` (the standard
-/// makes them equal).
-static bool serveRooted(MPI_Comm comm, Function f, int rootCount,
-                        MPI_Datatype rootType, int count, MPI_Datatype type,
-                        RelayCall &call, Plan &plan,
-                        std::shared_ptr<CompiledRelay> &relay, int &rank) {
-  State &s = state();
-  if (s.initialized && comm != MPI_COMM_NULL) {
-    PMPI_Comm_rank(comm, &rank);
-    call.count =
-        rank == call.root ? bytesOf(rootCount, rootType) : bytesOf(count, type);
+/// MPI_Gather and MPI_Scatter served by relay: a block's bytes are the
+/// root's `rootCount` of `rootType` and every other rank's `count` of `type`
+/// (the standard makes them equal).
+struct RootedRelay {
+  RelayCall call;
+  Plan plan;
+  std::shared_ptr<CompiledRelay> relay;
+  int rank = -1;
+
+  /// The operation, or null where the call is not served.
+  std::unique_ptr<RelayOp> serve(MPI_Comm comm, Function f, int rootCount,
+                                 MPI_Datatype rootType, int count,
+                                 MPI_Datatype type, bool blocking) {
+    State &s = state();
+    if (s.initialized && comm != MPI_COMM_NULL) {
+      PMPI_Comm_rank(comm, &rank);
+      call.count = rank == call.root ? bytesOf(rootCount, rootType)
+                                     : bytesOf(count, type);
+    }
+    if (!serveRelay(s, comm, f, call, kNumReasons, plan, relay))
+      return nullptr;
+    return std::make_unique<RelayOp>(plan, relay, blocking);
   }
-  return serveRelay(s, comm, f, call, kNumReasons, plan, relay);
-}
+};
 
 OpPtr buildGather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm, Function f, bool blocking) {
-  Plan plan;
-  std::shared_ptr<CompiledRelay> relay;
-  RelayCall call{CollectiveKind::Gather, root, true};
-  int rank = -1;
-  if (!serveRooted(comm, f, recvcount, recvtype, sendcount, sendtype, call,
-                   plan, relay, rank))
+  RootedRelay r{{CollectiveKind::Gather, root, true}};
+  std::unique_ptr<RelayOp> op =
+      r.serve(comm, f, recvcount, recvtype, sendcount, sendtype, blocking);
+  if (!op)
     return nullptr;
-  const int64_t n = plan.numMembers(), block = call.count;
-  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  const Plan &plan = r.plan;
+  const int rank = r.rank;
+  const int64_t n = plan.numMembers(), block = r.call.count;
   ByteView &sendView = op->view();
   if (sendbuf != MPI_IN_PLACE)
     viewSend(sendbuf, sendcount, sendtype, sendView);
-  op->layout = {relay->perBlock, block, 1};
+  op->layout = {r.relay->perBlock, block, 1};
   if (rank != root) {
     // Every block has its place in the work space: a tree gathers others'
     // blocks here on their way to the root.
@@ -513,26 +521,24 @@ OpPtr buildGather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 OpPtr buildScatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, Function f, bool blocking) {
-  Plan plan;
-  std::shared_ptr<CompiledRelay> relay;
-  RelayCall call{CollectiveKind::Scatter, root, true};
-  int rank = -1;
-  if (!serveRooted(comm, f, sendcount, sendtype, recvcount, recvtype, call,
-                   plan, relay, rank))
+  RootedRelay r{{CollectiveKind::Scatter, root, true}};
+  std::unique_ptr<RelayOp> op =
+      r.serve(comm, f, sendcount, sendtype, recvcount, recvtype, blocking);
+  if (!op)
     return nullptr;
-  const int64_t n = plan.numMembers(), block = call.count;
-  auto op = std::make_unique<RelayOp>(plan, relay, blocking);
+  const Plan &plan = r.plan;
+  const int64_t n = plan.numMembers(), block = r.call.count;
   // The blocks in member order in the work space (the root's from its send
   // buffer, in comm rank order).
   char *D = spaceFor(*op, plan, blocking, n * block);
-  if (rank == root) {
+  if (r.rank == root) {
     ByteView &sendView = op->view();
     viewSend(sendbuf, sendcount * n, sendtype, sendView);
     for (int64_t m = 0; m < n; ++m)
       std::memcpy(D + m * block, sendView.bytes + plan.rankOf(m) * block,
                   static_cast<size_t>(block));
   }
-  op->layout = {relay->perBlock, block, 1};
+  op->layout = {r.relay->perBlock, block, 1};
   op->D = D;
   if (recvbuf != MPI_IN_PLACE) {
     if (!blocking)
@@ -598,6 +604,38 @@ PHASEC_BLOCKING(Scan, scan, PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,
                                       comm, kScan, true))
 PHASEC_BLOCKING(Exscan, exscan, PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,
                 buildExscan(PHASEC_COMBINE_ARGS, comm, kExscan, true))
+PHASEC_BLOCKING(Reduce, reduce, PHASEC_COMBINE_PARAMS PHASEC_COMMA int root,
+                PHASEC_COMBINE_ARGS PHASEC_COMMA root,
+                buildReduce(PHASEC_COMBINE_ARGS, root, comm, kReduce, true))
+PHASEC_BLOCKING(Reduce_scatter_block, reduce_scatter_block,
+                PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,
+                buildReduceScatterBlock(PHASEC_COMBINE_ARGS, comm,
+                                        kReduce_scatter_block, true))
+PHASEC_BLOCKING(Bcast, bcast,
+                void *buffer PHASEC_COMMA int count PHASEC_COMMA MPI_Datatype
+                    datatype PHASEC_COMMA int root,
+                buffer PHASEC_COMMA count PHASEC_COMMA datatype PHASEC_COMMA
+                    root,
+                buildBcast(buffer, count, datatype, root, comm, kBcast, true))
+// The v and w forms: SEND and RECV declare the types.
+#define PHASEC_V_PARAMS(SEND, RECV)                                            \
+  const void *sendbuf, const int sendcounts[], const int sdispls[], SEND,      \
+      void *recvbuf, const int recvcounts[], const int rdispls[], RECV
+#define PHASEC_V_ARGS(SEND, RECV)                                              \
+  sendbuf, sendcounts, sdispls, SEND, recvbuf, recvcounts, rdispls, RECV
+PHASEC_BLOCKING(Alltoallv, alltoallv,
+                PHASEC_V_PARAMS(MPI_Datatype sendtype, MPI_Datatype recvtype),
+                PHASEC_V_ARGS(sendtype, recvtype),
+                buildAlltoallv(PHASEC_V_ARGS(sendtype, recvtype), comm,
+                               kAlltoallv, true))
+PHASEC_BLOCKING(Alltoallw, alltoallw,
+                PHASEC_V_PARAMS(const MPI_Datatype sendtypes[],
+                                const MPI_Datatype recvtypes[]),
+                PHASEC_V_ARGS(sendtypes, recvtypes),
+                buildAlltoallw(PHASEC_V_ARGS(sendtypes, recvtypes), comm,
+                               kAlltoallw, true))
+#undef PHASEC_V_ARGS
+#undef PHASEC_V_PARAMS
 #undef PHASEC_COMMA
 #undef PHASEC_COMBINE_ARGS
 #undef PHASEC_COMBINE_PARAMS
@@ -605,78 +643,9 @@ PHASEC_BLOCKING(Exscan, exscan, PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,
 #undef PHASEC_BLOCKS_PARAMS
 #undef PHASEC_BLOCKING
 
-int MPI_Alltoallv(const void *sendbuf, const int sendcounts[],
-                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                  const int recvcounts[], const int rdispls[],
-                  MPI_Datatype recvtype, MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildAlltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                              recvcounts, rdispls, recvtype, comm, kAlltoallv,
-                              true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                               recvcounts, rdispls, recvtype, comm, r);
-      });
-}
-
-int MPI_Alltoallw(const void *sendbuf, const int sendcounts[],
-                  const int sdispls[], const MPI_Datatype sendtypes[],
-                  void *recvbuf, const int recvcounts[], const int rdispls[],
-                  const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildAlltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                              recvcounts, rdispls, recvtypes, comm, kAlltoallw,
-                              true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
-                               recvcounts, rdispls, recvtypes, comm, r);
-      });
-}
-
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
-              MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildBcast(buffer, count, datatype, root, comm, kBcast, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Ibcast(buffer, count, datatype, root, comm, r);
-      });
-}
-
 int MPI_Barrier(MPI_Comm comm) {
   return runBlocking([&] { return buildBarrier(comm, kBarrier, true); },
                      [&](MPI_Request *r) { return PMPI_Ibarrier(comm, r); });
-}
-
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
-               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildReduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-                           kReduce, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm,
-                            r);
-      });
-}
-
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return runBlocking(
-      [&] {
-        return buildReduceScatterBlock(sendbuf, recvbuf, recvcount, datatype,
-                                       op, comm, kReduce_scatter_block, true);
-      },
-      [&](MPI_Request *r) {
-        return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype,
-                                          op, comm, r);
-      });
 }
 
 } // extern "C"

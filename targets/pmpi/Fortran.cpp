@@ -109,42 +109,87 @@ MPI_Fint *statusAt(MPI_Fint *statuses, int i) {
 
 // One implementation per routine; the spellings below call it.
 
-// alltoall and allgather: (sendbuf, sendcount, sendtype, recvbuf,
-// recvcount, recvtype, comm); gather and scatter (PHASEC_ROOTED) add the
-// root.
-#define PHASEC_BLOCKS(lower, Upper)                                            \
-  void lower(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,     \
-             MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {                       \
-    call(ie, [&] {                                                             \
-      return MPI_##Upper(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),       \
-                         comm(cm));                                            \
-    });                                                                        \
+// The collectives' Fortran parameters before the communicator (..._P) and
+// their names (..._N), parenthesised; the spellings below share them.
+#define PHASEC_UNPAREN(...) __VA_ARGS__
+#define PHASEC_A2A_P                                                           \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt)
+#define PHASEC_A2A_N (sb, sc, st, rb, rc, rt)
+#define PHASEC_V_P                                                             \
+  (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, \
+   MPI_Fint *rd, MPI_Fint *rt)
+#define PHASEC_V_N (sb, sc, sd, st, rb, rc, rd, rt)
+#define PHASEC_RED_P (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o)
+#define PHASEC_RED_N (sb, rb, n, t, o)
+#define PHASEC_ROOTRED_P                                                       \
+  (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *root)
+#define PHASEC_ROOTRED_N (sb, rb, n, t, o, root)
+#define PHASEC_BCAST_P (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root)
+#define PHASEC_BCAST_N (b, n, t, root)
+#define PHASEC_ROOT_P                                                          \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
+   MPI_Fint *root)
+#define PHASEC_ROOT_N (sb, sc, st, rb, rc, rt, root)
+#define PHASEC_AGV_P                                                           \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
+   MPI_Fint *dis, MPI_Fint *rt)
+#define PHASEC_AGV_N (sb, sc, st, rb, rc, dis, rt)
+#define PHASEC_GV_P                                                            \
+  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
+   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root)
+#define PHASEC_GV_N (sb, sc, st, rb, rc, dis, rt, root)
+#define PHASEC_SV_P                                                            \
+  (void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,              \
+   MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root)
+#define PHASEC_SV_N (sb, sc, dis, st, rb, rc, rt, root)
+
+// A collective and its nonblocking twin: P, the Fortran parameters before
+// the communicator; C, the C arguments made of them.
+#define PHASEC_ROUTINE(lower, Upper, P, C)                                     \
+  void lower(PHASEC_UNPAREN P, MPI_Fint *cm, MPI_Fint *ie) {                   \
+    call(ie, [&] { return MPI_##Upper(PHASEC_UNPAREN C, comm(cm)); });         \
   }                                                                            \
-  void i##lower(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,  \
-                MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {      \
+  void i##lower(PHASEC_UNPAREN P, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {  \
     start(rq, ie, [&](MPI_Request *r) {                                        \
-      return MPI_I##lower(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),      \
-                          comm(cm), r);                                        \
+      return MPI_I##lower(PHASEC_UNPAREN C, comm(cm), r);                      \
     });                                                                        \
   }
-PHASEC_BLOCKS(alltoall, Alltoall)
-PHASEC_BLOCKS(allgather, Allgather)
-#undef PHASEC_BLOCKS
-void alltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
-               MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm,
-               MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Alltoallv(buf(sb), sc, sd, type(st), buf(rb), rc, rd, type(rt),
-                         comm(cm));
-  });
+#define PHASEC_BLOCKS_C (buf(sb), *sc, type(st), buf(rb), *rc, type(rt))
+PHASEC_ROUTINE(alltoall, Alltoall, PHASEC_A2A_P, PHASEC_BLOCKS_C)
+PHASEC_ROUTINE(allgather, Allgather, PHASEC_A2A_P, PHASEC_BLOCKS_C)
+PHASEC_ROUTINE(alltoallv, Alltoallv, PHASEC_V_P,
+               (buf(sb), sc, sd, type(st), buf(rb), rc, rd, type(rt)))
+PHASEC_ROUTINE(gather, Gather, PHASEC_ROOT_P,
+               (PHASEC_UNPAREN PHASEC_BLOCKS_C, *root))
+PHASEC_ROUTINE(scatter, Scatter, PHASEC_ROOT_P,
+               (PHASEC_UNPAREN PHASEC_BLOCKS_C, *root))
+#undef PHASEC_BLOCKS_C
+PHASEC_ROUTINE(allgatherv, Allgatherv, PHASEC_AGV_P,
+               (buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt)))
+PHASEC_ROUTINE(gatherv, Gatherv, PHASEC_GV_P,
+               (buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt), *root))
+PHASEC_ROUTINE(scatterv, Scatterv, PHASEC_SV_P,
+               (buf(sb), sc, dis, type(st), buf(rb), *rc, type(rt), *root))
+PHASEC_ROUTINE(bcast, Bcast, PHASEC_BCAST_P, (buf(b), *n, type(t), *root))
+#define PHASEC_RED_C (buf(sb), buf(rb), *n, type(t), op(o))
+PHASEC_ROUTINE(reduce, Reduce, PHASEC_ROOTRED_P,
+               (PHASEC_UNPAREN PHASEC_RED_C, *root))
+PHASEC_ROUTINE(allreduce, Allreduce, PHASEC_RED_P, PHASEC_RED_C)
+PHASEC_ROUTINE(scan, Scan, PHASEC_RED_P, PHASEC_RED_C)
+PHASEC_ROUTINE(exscan, Exscan, PHASEC_RED_P, PHASEC_RED_C)
+PHASEC_ROUTINE(reduce_scatter_block, Reduce_scatter_block, PHASEC_RED_P,
+               PHASEC_RED_C)
+#undef PHASEC_RED_C
+// reduce_scatter's count argument is the array of counts.
+PHASEC_ROUTINE(reduce_scatter, Reduce_scatter, PHASEC_RED_P,
+               (buf(sb), buf(rb), n, type(t), op(o)))
+#undef PHASEC_ROUTINE
+
+void barrier(MPI_Fint *cm, MPI_Fint *ie) {
+  call(ie, [&] { return MPI_Barrier(comm(cm)); });
 }
-void ialltoallv(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
-                MPI_Fint *rc, MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm,
-                MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Ialltoallv(buf(sb), sc, sd, type(st), buf(rb), rc, rd, type(rt),
-                          comm(cm), r);
-  });
+void ibarrier(MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
+  start(rq, ie, [&](MPI_Request *r) { return MPI_Ibarrier(comm(cm), r); });
 }
 
 /// The datatypes of an alltoallw side (`n` of them; none in place).
@@ -205,152 +250,6 @@ void ialltoallw(void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb,
     *rq = MPI_Request_c2f(r);
   if (ie)
     *ie = rc_;
-}
-
-void bcast(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *cm,
-           MPI_Fint *ie) {
-  call(ie, [&] { return MPI_Bcast(buf(b), *n, type(t), *root, comm(cm)); });
-}
-void ibcast(void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *cm,
-            MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Ibcast(buf(b), *n, type(t), *root, comm(cm), r);
-  });
-}
-void barrier(MPI_Fint *cm, MPI_Fint *ie) {
-  call(ie, [&] { return MPI_Barrier(comm(cm)); });
-}
-void ibarrier(MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) { return MPI_Ibarrier(comm(cm), r); });
-}
-void reduce(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,
-            MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Reduce(buf(sb), buf(rb), *n, type(t), op(o), *root, comm(cm));
-  });
-}
-void ireduce(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,
-             MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Ireduce(buf(sb), buf(rb), *n, type(t), op(o), *root, comm(cm),
-                       r);
-  });
-}
-
-// allreduce, scan, exscan: (sendbuf, recvbuf, count, type, op, comm).
-#define PHASEC_REDUCTION(lower, Upper)                                         \
-  void lower(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,        \
-             MPI_Fint *cm, MPI_Fint *ie) {                                     \
-    call(ie, [&] {                                                             \
-      return MPI_##Upper(buf(sb), buf(rb), *n, type(t), op(o), comm(cm));      \
-    });                                                                        \
-  }                                                                            \
-  void i##lower(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,     \
-                MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {                    \
-    start(rq, ie, [&](MPI_Request *r) {                                        \
-      return MPI_I##lower(buf(sb), buf(rb), *n, type(t), op(o), comm(cm), r);  \
-    });                                                                        \
-  }
-PHASEC_REDUCTION(allreduce, Allreduce)
-PHASEC_REDUCTION(scan, Scan)
-PHASEC_REDUCTION(exscan, Exscan)
-#undef PHASEC_REDUCTION
-
-void reduce_scatter_block(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t,
-                          MPI_Fint *o, MPI_Fint *cm, MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Reduce_scatter_block(buf(sb), buf(rb), *n, type(t), op(o),
-                                    comm(cm));
-  });
-}
-void ireduce_scatter_block(void *sb, void *rb, MPI_Fint *n, MPI_Fint *t,
-                           MPI_Fint *o, MPI_Fint *cm, MPI_Fint *rq,
-                           MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Ireduce_scatter_block(buf(sb), buf(rb), *n, type(t), op(o),
-                                     comm(cm), r);
-  });
-}
-void reduce_scatter(void *sb, void *rb, MPI_Fint *counts, MPI_Fint *t,
-                    MPI_Fint *o, MPI_Fint *cm, MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Reduce_scatter(buf(sb), buf(rb), counts, type(t), op(o),
-                              comm(cm));
-  });
-}
-void ireduce_scatter(void *sb, void *rb, MPI_Fint *counts, MPI_Fint *t,
-                     MPI_Fint *o, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Ireduce_scatter(buf(sb), buf(rb), counts, type(t), op(o),
-                               comm(cm), r);
-  });
-}
-
-void allgatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-                MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Allgatherv(buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt),
-                          comm(cm));
-  });
-}
-void iallgatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-                 MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq,
-                 MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Iallgatherv(buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt),
-                           comm(cm), r);
-  });
-}
-#define PHASEC_ROOTED(lower, Upper)                                            \
-  void lower(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,     \
-             MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie) {       \
-    call(ie, [&] {                                                             \
-      return MPI_##Upper(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),       \
-                         *root, comm(cm));                                     \
-    });                                                                        \
-  }                                                                            \
-  void i##lower(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,  \
-                MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq,      \
-                MPI_Fint *ie) {                                                \
-    start(rq, ie, [&](MPI_Request *r) {                                        \
-      return MPI_I##lower(buf(sb), *sc, type(st), buf(rb), *rc, type(rt),      \
-                          *root, comm(cm), r);                                 \
-    });                                                                        \
-  }
-PHASEC_ROOTED(gather, Gather)
-PHASEC_ROOTED(scatter, Scatter)
-#undef PHASEC_ROOTED
-void gatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-             MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm,
-             MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Gatherv(buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt),
-                       *root, comm(cm));
-  });
-}
-void igatherv(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,
-              MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm,
-              MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Igatherv(buf(sb), *sc, type(st), buf(rb), rc, dis, type(rt),
-                        *root, comm(cm), r);
-  });
-}
-void scatterv(void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,
-              MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm,
-              MPI_Fint *ie) {
-  call(ie, [&] {
-    return MPI_Scatterv(buf(sb), sc, dis, type(st), buf(rb), *rc, type(rt),
-                        *root, comm(cm));
-  });
-}
-void iscatterv(void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,
-               MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm,
-               MPI_Fint *rq, MPI_Fint *ie) {
-  start(rq, ie, [&](MPI_Request *r) {
-    return MPI_Iscatterv(buf(sb), sc, dis, type(st), buf(rb), *rc, type(rt),
-                         *root, comm(cm), r);
-  });
 }
 
 // Set-up and tear-down: the library's MPI_Init reads its configuration and
@@ -545,64 +444,15 @@ void testsome(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *outcount, MPI_Fint *indices,
   void MPI_##UPPER PARAMS { lower ARGS; }                                      \
   void mpi_##lower##_f08_ PARAMS { lower ARGS; }
 
-#define PHASEC_A2A_P                                                           \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
-   MPI_Fint *cm, MPI_Fint *ie)
-#define PHASEC_A2A_A (sb, sc, st, rb, rc, rt, cm, ie)
-#define PHASEC_IA2A_P                                                          \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
-   MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie)
-#define PHASEC_IA2A_A (sb, sc, st, rb, rc, rt, cm, rq, ie)
-#define PHASEC_V_P                                                             \
-  (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, \
-   MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie)
-#define PHASEC_V_A (sb, sc, sd, st, rb, rc, rd, rt, cm, ie)
-#define PHASEC_IV_P                                                            \
-  (void *sb, MPI_Fint *sc, MPI_Fint *sd, MPI_Fint *st, void *rb, MPI_Fint *rc, \
-   MPI_Fint *rd, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie)
-#define PHASEC_IV_A (sb, sc, sd, st, rb, rc, rd, rt, cm, rq, ie)
-#define PHASEC_RED_P                                                           \
-  (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *cm,    \
-   MPI_Fint *ie)
-#define PHASEC_RED_A (sb, rb, n, t, o, cm, ie)
-#define PHASEC_IRED_P                                                          \
-  (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o, MPI_Fint *cm,    \
-   MPI_Fint *rq, MPI_Fint *ie)
-#define PHASEC_IRED_A (sb, rb, n, t, o, cm, rq, ie)
-#define PHASEC_ROOT_P                                                          \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
-   MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie)
-#define PHASEC_ROOT_A (sb, sc, st, rb, rc, rt, root, cm, ie)
-#define PHASEC_IROOT_P                                                         \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, \
-   MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie)
-#define PHASEC_IROOT_A (sb, sc, st, rb, rc, rt, root, cm, rq, ie)
-#define PHASEC_AGV_P                                                           \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
-   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *ie)
-#define PHASEC_AGV_A (sb, sc, st, rb, rc, dis, rt, cm, ie)
-#define PHASEC_IAGV_P                                                          \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
-   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie)
-#define PHASEC_IAGV_A (sb, sc, st, rb, rc, dis, rt, cm, rq, ie)
-#define PHASEC_GV_P                                                            \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
-   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie)
-#define PHASEC_GV_A (sb, sc, st, rb, rc, dis, rt, root, cm, ie)
-#define PHASEC_IGV_P                                                           \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc,               \
-   MPI_Fint *dis, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq,    \
-   MPI_Fint *ie)
-#define PHASEC_IGV_A (sb, sc, st, rb, rc, dis, rt, root, cm, rq, ie)
-#define PHASEC_SV_P                                                            \
-  (void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,              \
-   MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie)
-#define PHASEC_SV_A (sb, sc, dis, st, rb, rc, rt, root, cm, ie)
-#define PHASEC_ISV_P                                                           \
-  (void *sb, MPI_Fint *sc, MPI_Fint *dis, MPI_Fint *st, void *rb,              \
-   MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq,     \
-   MPI_Fint *ie)
-#define PHASEC_ISV_A (sb, sc, dis, st, rb, rc, rt, root, cm, rq, ie)
+// A collective and its nonblocking twin, whose request comes before ierror:
+// P and N are the parameters and their names before the communicator.
+#define PHASEC_SPELL_BOTH(lower, UPPER, P, N)                                  \
+  PHASEC_SPELL(lower, UPPER, (PHASEC_UNPAREN P, MPI_Fint * cm, MPI_Fint * ie), \
+               (PHASEC_UNPAREN N, cm, ie))                                     \
+  PHASEC_SPELL(                                                                \
+      i##lower, I##UPPER,                                                      \
+      (PHASEC_UNPAREN P, MPI_Fint * cm, MPI_Fint * rq, MPI_Fint * ie),         \
+      (PHASEC_UNPAREN N, cm, rq, ie))
 
 extern "C" {
 PHASEC_SPELL(init, INIT, (MPI_Fint * ie), (ie))
@@ -611,55 +461,26 @@ PHASEC_SPELL(init_thread, INIT_THREAD,
              (required, provided, ie))
 PHASEC_SPELL(finalize, FINALIZE, (MPI_Fint * ie), (ie))
 PHASEC_SPELL(op_free, OP_FREE, (MPI_Fint * o, MPI_Fint *ie), (o, ie))
-PHASEC_SPELL(alltoall, ALLTOALL, PHASEC_A2A_P, PHASEC_A2A_A)
-PHASEC_SPELL(ialltoall, IALLTOALL, PHASEC_IA2A_P, PHASEC_IA2A_A)
-PHASEC_SPELL(alltoallv, ALLTOALLV, PHASEC_V_P, PHASEC_V_A)
-PHASEC_SPELL(ialltoallv, IALLTOALLV, PHASEC_IV_P, PHASEC_IV_A)
-PHASEC_SPELL(alltoallw, ALLTOALLW, PHASEC_V_P, PHASEC_V_A)
-PHASEC_SPELL(ialltoallw, IALLTOALLW, PHASEC_IV_P, PHASEC_IV_A)
-PHASEC_SPELL(bcast, BCAST,
-             (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *cm,
-              MPI_Fint *ie),
-             (b, n, t, root, cm, ie))
-PHASEC_SPELL(ibcast, IBCAST,
-             (void *b, MPI_Fint *n, MPI_Fint *t, MPI_Fint *root, MPI_Fint *cm,
-              MPI_Fint *rq, MPI_Fint *ie),
-             (b, n, t, root, cm, rq, ie))
+PHASEC_SPELL_BOTH(alltoall, ALLTOALL, PHASEC_A2A_P, PHASEC_A2A_N)
+PHASEC_SPELL_BOTH(alltoallv, ALLTOALLV, PHASEC_V_P, PHASEC_V_N)
+PHASEC_SPELL_BOTH(alltoallw, ALLTOALLW, PHASEC_V_P, PHASEC_V_N)
+PHASEC_SPELL_BOTH(bcast, BCAST, PHASEC_BCAST_P, PHASEC_BCAST_N)
 PHASEC_SPELL(barrier, BARRIER, (MPI_Fint * cm, MPI_Fint *ie), (cm, ie))
 PHASEC_SPELL(ibarrier, IBARRIER, (MPI_Fint * cm, MPI_Fint *rq, MPI_Fint *ie),
              (cm, rq, ie))
-PHASEC_SPELL(reduce, REDUCE,
-             (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,
-              MPI_Fint *root, MPI_Fint *cm, MPI_Fint *ie),
-             (sb, rb, n, t, o, root, cm, ie))
-PHASEC_SPELL(ireduce, IREDUCE,
-             (void *sb, void *rb, MPI_Fint *n, MPI_Fint *t, MPI_Fint *o,
-              MPI_Fint *root, MPI_Fint *cm, MPI_Fint *rq, MPI_Fint *ie),
-             (sb, rb, n, t, o, root, cm, rq, ie))
-PHASEC_SPELL(allreduce, ALLREDUCE, PHASEC_RED_P, PHASEC_RED_A)
-PHASEC_SPELL(iallreduce, IALLREDUCE, PHASEC_IRED_P, PHASEC_IRED_A)
-PHASEC_SPELL(scan, SCAN, PHASEC_RED_P, PHASEC_RED_A)
-PHASEC_SPELL(iscan, ISCAN, PHASEC_IRED_P, PHASEC_IRED_A)
-PHASEC_SPELL(exscan, EXSCAN, PHASEC_RED_P, PHASEC_RED_A)
-PHASEC_SPELL(iexscan, IEXSCAN, PHASEC_IRED_P, PHASEC_IRED_A)
-PHASEC_SPELL(reduce_scatter_block, REDUCE_SCATTER_BLOCK, PHASEC_RED_P,
-             PHASEC_RED_A)
-PHASEC_SPELL(ireduce_scatter_block, IREDUCE_SCATTER_BLOCK, PHASEC_IRED_P,
-             PHASEC_IRED_A)
-PHASEC_SPELL(reduce_scatter, REDUCE_SCATTER, PHASEC_RED_P, PHASEC_RED_A)
-PHASEC_SPELL(ireduce_scatter, IREDUCE_SCATTER, PHASEC_IRED_P, PHASEC_IRED_A)
-PHASEC_SPELL(allgather, ALLGATHER, PHASEC_A2A_P, PHASEC_A2A_A)
-PHASEC_SPELL(iallgather, IALLGATHER, PHASEC_IA2A_P, PHASEC_IA2A_A)
-PHASEC_SPELL(allgatherv, ALLGATHERV, PHASEC_AGV_P, PHASEC_AGV_A)
-PHASEC_SPELL(iallgatherv, IALLGATHERV, PHASEC_IAGV_P, PHASEC_IAGV_A)
-PHASEC_SPELL(gather, GATHER, PHASEC_ROOT_P, PHASEC_ROOT_A)
-PHASEC_SPELL(igather, IGATHER, PHASEC_IROOT_P, PHASEC_IROOT_A)
-PHASEC_SPELL(gatherv, GATHERV, PHASEC_GV_P, PHASEC_GV_A)
-PHASEC_SPELL(igatherv, IGATHERV, PHASEC_IGV_P, PHASEC_IGV_A)
-PHASEC_SPELL(scatter, SCATTER, PHASEC_ROOT_P, PHASEC_ROOT_A)
-PHASEC_SPELL(iscatter, ISCATTER, PHASEC_IROOT_P, PHASEC_IROOT_A)
-PHASEC_SPELL(scatterv, SCATTERV, PHASEC_SV_P, PHASEC_SV_A)
-PHASEC_SPELL(iscatterv, ISCATTERV, PHASEC_ISV_P, PHASEC_ISV_A)
+PHASEC_SPELL_BOTH(reduce, REDUCE, PHASEC_ROOTRED_P, PHASEC_ROOTRED_N)
+PHASEC_SPELL_BOTH(allreduce, ALLREDUCE, PHASEC_RED_P, PHASEC_RED_N)
+PHASEC_SPELL_BOTH(scan, SCAN, PHASEC_RED_P, PHASEC_RED_N)
+PHASEC_SPELL_BOTH(exscan, EXSCAN, PHASEC_RED_P, PHASEC_RED_N)
+PHASEC_SPELL_BOTH(reduce_scatter_block, REDUCE_SCATTER_BLOCK, PHASEC_RED_P,
+                  PHASEC_RED_N)
+PHASEC_SPELL_BOTH(reduce_scatter, REDUCE_SCATTER, PHASEC_RED_P, PHASEC_RED_N)
+PHASEC_SPELL_BOTH(allgather, ALLGATHER, PHASEC_A2A_P, PHASEC_A2A_N)
+PHASEC_SPELL_BOTH(allgatherv, ALLGATHERV, PHASEC_AGV_P, PHASEC_AGV_N)
+PHASEC_SPELL_BOTH(gather, GATHER, PHASEC_ROOT_P, PHASEC_ROOT_N)
+PHASEC_SPELL_BOTH(gatherv, GATHERV, PHASEC_GV_P, PHASEC_GV_N)
+PHASEC_SPELL_BOTH(scatter, SCATTER, PHASEC_ROOT_P, PHASEC_ROOT_N)
+PHASEC_SPELL_BOTH(scatterv, SCATTERV, PHASEC_SV_P, PHASEC_SV_N)
 PHASEC_SPELL(wait, WAIT, (MPI_Fint * rq, MPI_Fint *status, MPI_Fint *ie),
              (rq, status, ie))
 PHASEC_SPELL(test, TEST,

@@ -203,6 +203,18 @@ struct PhaseState {
 };
 } // namespace
 
+/// The end of a greedy run: the transfers within a node (which use no
+/// link) go into the first phase, and the schedule into canonical form.
+static void finishSchedule(Schedule &schedule, llvm::ArrayRef<Transfer> local) {
+  if (!local.empty()) {
+    if (schedule.phases.empty())
+      schedule.phases.emplace_back();
+    auto &first = schedule.phases.front().transfers;
+    first.insert(first.end(), local.begin(), local.end());
+  }
+  schedule.canonicalize();
+}
+
 /// One greedy run, transfers ordered by `priority`.
 static void greedyRun(const Problem &problem, Schedule &schedule,
                       GreedyPriority priority, double inj) {
@@ -415,13 +427,7 @@ static void greedyRun(const Problem &problem, Schedule &schedule,
       sinceSort = 0;
     }
   }
-  if (!local.empty()) {
-    if (schedule.phases.empty())
-      schedule.phases.emplace_back();
-    auto &first = schedule.phases.front().transfers;
-    first.insert(first.end(), local.begin(), local.end());
-  }
-  schedule.canonicalize();
+  finishSchedule(schedule, local);
 }
 
 /// Merges every phase into an earlier one (within a window) where that is
@@ -714,13 +720,7 @@ static void splitRun(const Problem &problem, Schedule &schedule,
       sinceSort = 0;
     }
   }
-  if (!local.empty()) {
-    if (schedule.phases.empty())
-      schedule.phases.emplace_back();
-    auto &first = schedule.phases.front().transfers;
-    first.insert(first.end(), local.begin(), local.end());
-  }
-  schedule.canonicalize();
+  finishSchedule(schedule, local);
 }
 
 /// The priorities of the whole-transfer runs for `n` transfers: two where

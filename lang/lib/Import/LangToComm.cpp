@@ -103,14 +103,14 @@ void Converter::convertMachine(const lang::Machine &m) {
   usedNames.insert(m.name);
   // What TopologyDesc does not hold: PERCS per-class latencies and the
   // routing the file asks for.
-  auto f64 = [&](double v) { return builder.getF64FloatAttr(v); };
   if (m.kind == TopologyKind::Percs) {
-    if (m.llLatency > 0)
-      op.setLlLatencyAttr(f64(m.llLatency));
-    if (m.lrLatency > 0)
-      op.setLrLatencyAttr(f64(m.lrLatency));
-    if (m.dLatency > 0)
-      op.setDLatencyAttr(f64(m.dLatency));
+    using Setter = void (MachineOp::*)(FloatAttr);
+    for (auto [latency, set] :
+         {std::pair<double, Setter>{m.llLatency, &MachineOp::setLlLatencyAttr},
+          {m.lrLatency, &MachineOp::setLrLatencyAttr},
+          {m.dLatency, &MachineOp::setDLatencyAttr}})
+      if (latency > 0)
+        (op.*set)(builder.getF64FloatAttr(latency));
   }
   op.setRouting(m.routing);
 }

@@ -21,6 +21,7 @@
 #define PHASEC_TARGET_NS3_NS3TARGET_H
 
 #include "phasec/Scheduling/Problem.h"
+#include "phasec/Target/SimulatedOperation.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/LogicalResult.h"
@@ -32,15 +33,7 @@
 namespace phasec {
 namespace ns3target {
 
-struct Ns3Operation {
-  std::string name;
-  const Topology *topology = nullptr;
-  const Problem *problem = nullptr;
-  const Schedule *schedule = nullptr;
-  /// The operation synchronises its phases with barriers (sync = barrier);
-  /// otherwise its code posts every message at once in phase order.
-  bool phaseBarriers = true;
-};
+using Ns3Operation = target::SimulatedOperation;
 
 struct Ns3Options {
   /// The output directory (-o); one subdirectory per operation when there

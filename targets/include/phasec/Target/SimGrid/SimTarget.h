@@ -29,6 +29,7 @@
 
 #include "phasec/Scheduling/Problem.h"
 #include "phasec/Target/SimGrid/Runner.h"
+#include "phasec/Target/SimulatedOperation.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/LogicalResult.h"
@@ -40,11 +41,7 @@
 namespace phasec {
 namespace simgrid {
 
-struct SimOperation {
-  std::string name;
-  const Topology *topology = nullptr;
-  const Problem *problem = nullptr;
-  const Schedule *schedule = nullptr;
+struct SimOperation : target::SimulatedOperation {
   /// Set for a relaying operation (a chunk schedule): the generated MPI
   /// program and the built-in call (SimGrid.h). `--compare` then runs every
   /// algorithm of its collective (collectiveBuiltins); there are no
@@ -54,10 +51,8 @@ struct SimOperation {
   /// permute, gather, ...): which built-ins `--compare` runs for a direct
   /// operation (directBuiltinCall). Empty: the all-to-all of its demands.
   std::string kind;
-  /// The operation's `sync`: false (`none`) runs its phases without
-  /// barriers (relaying: the generated code already does what `sync` says;
-  /// this only labels the row).
-  bool phaseBarriers = true;
+  // phaseBarriers: for a relaying operation the generated code already
+  // does what `sync` says; it only labels the row.
   /// The machine's set-up cost, seconds per message (< 0: the option's,
   /// SimTargetOptions::platform.setupCost).
   double setupCost = -1;

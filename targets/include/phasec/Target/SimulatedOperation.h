@@ -1,0 +1,34 @@
+//===- SimulatedOperation.h - One operation for a simulator -----*- C++ -*-===//
+//
+// Part of phasec. MLIR-free.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// What the simulator back ends (SimGrid, SimTarget.h; ns-3, Ns3Target.h)
+/// are given of one scheduled operation; each adds what only it needs.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef PHASEC_TARGET_SIMULATEDOPERATION_H
+#define PHASEC_TARGET_SIMULATEDOPERATION_H
+
+#include "phasec/Scheduling/Problem.h"
+
+#include <string>
+
+namespace phasec::target {
+
+struct SimulatedOperation {
+  std::string name;
+  const Topology *topology = nullptr;
+  const Problem *problem = nullptr;
+  const Schedule *schedule = nullptr;
+  /// The operation's `sync`: barriers between its phases (true), or none
+  /// (false: every message posted at once, in phase order).
+  bool phaseBarriers = true;
+};
+
+} // namespace phasec::target
+
+#endif // PHASEC_TARGET_SIMULATEDOPERATION_H
