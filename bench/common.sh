@@ -9,6 +9,8 @@
 #   run LABEL NP COMMAND...   one launch, appended to LOG under a header that
 #                             names LABEL, NP and the round $r
 #   summarize                 the table of best and median times from LOG
+#   each_launch FN            FN SIZE NP for ROUNDS rounds of every SIZES and
+#                             NP in NPS (default "2 4"), interleaved
 #
 #===----------------------------------------------------------------------===#
 OUT=${BENCH_WORK:-$BUILD/bench/$NAME}
@@ -33,4 +35,14 @@ run() { # label np command...
 summarize() {
   echo "raw log: $LOG"
   "${PYTHON:-python3}" "$(dirname "${BASH_SOURCE[0]}")/summarize.py" "$LOG"
+}
+
+each_launch() { # fn: called as fn size np, every round (r), size and np
+  for r in $(seq 1 "$ROUNDS"); do
+    for b in $SIZES; do
+      for np in ${NPS:-2 4}; do
+        "$1" "$b" "$np"
+      done
+    done
+  done
 }

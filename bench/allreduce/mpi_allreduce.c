@@ -18,27 +18,16 @@
 #include <string.h>
 
 int main(int argc, char **argv) {
-  phasec_mpi_init(&argc, &argv);
   long count = 1;
   int iters = 100, warmup = 10, rank, p;
-  bench_options(argc, argv, "-n", &count, &iters, &warmup);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  bench_init(&argc, &argv, "-n", &count, &iters, &warmup, &rank, &p);
   double *s = PHASEC_XMALLOC(sizeof(double) * (size_t)count, "send buffer");
   double *r = PHASEC_XMALLOC(sizeof(double) * (size_t)count, "receive buffer");
   for (long i = 0; i < count; ++i)
     s[i] = (double)(rank + 1 + i % 1024);
-  double *t = PHASEC_XMALLOC(sizeof(double) * iters, "times");
-  for (int it = -warmup; it < iters; ++it) {
-    if (it == 0)
-      phasec_poison(r, sizeof(double) * (size_t)count);
-    PHASEC_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    double t0 = phasec_wtime();
-    PHASEC_MPI_CHECK(
-        MPI_Allreduce(s, r, (int)count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
-    if (it >= 0)
-      t[it] = phasec_wtime() - t0;
-  }
+  BENCH_TIMED_LOOP(t, iters, warmup, r, sizeof(double) * (size_t)count,
+                   PHASEC_MPI_CHECK(MPI_Allreduce(s, r, (int)count, MPI_DOUBLE,
+                                                  MPI_SUM, MPI_COMM_WORLD)));
   uint64_t bad = 0;
   for (long i = 0; i < count; ++i) {
     double want =
@@ -50,14 +39,6 @@ int main(int argc, char **argv) {
       ++bad;
     }
   }
-  bad = phasec_mpi_sum(MPI_COMM_WORLD, bad);
-  phasec_stats stats = phasec_mpi_reduce_times(MPI_COMM_WORLD, t, iters);
-  if (rank == 0) {
-    phasec_print_header("MPI_Allreduce");
-    phasec_print_timing(sizeof(double) * (size_t)count, &stats);
-    printf("# MPI_Allreduce: median %.2f us; %s\n", stats.median * 1e6,
-           bad ? "WRONG BYTES" : "every element verified");
-  }
-  phasec_mpi_finalize();
-  return bad ? 1 : 0;
+  return bench_finish("MPI_Allreduce", sizeof(double) * (size_t)count, t, iters,
+                      bad, "every element verified");
 }

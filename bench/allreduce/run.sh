@@ -46,16 +46,14 @@ SCHED
 done
 mpicc -O3 "$HERE/mpi_allreduce.c" $FLAGS -o "$OUT/mpi_allreduce"
 
-for r in $(seq 1 "$ROUNDS"); do
-  for b in $SIZES; do
-    for np in 2 4; do
-      it=$(iters $b)
-      run "MPI_Allreduce" $np $MPIRUN -np $np "$OUT/mpi_allreduce" -n $((b / 8)) $it
-      run "phasec allreduce" $np $MPIRUN -np $np "$OUT/allreduce.$np.$b" $it
-      run "phasec allreduce, sync = none" $np $MPIRUN -np $np "$OUT/nosync.$np.$b" $it
-    done
-  done
-done
+launch() { # size np
+  local b=$1 np=$2 it
+  it=$(iters "$b")
+  run "MPI_Allreduce" $np $MPIRUN -np $np "$OUT/mpi_allreduce" -n $((b / 8)) $it
+  run "phasec allreduce" $np $MPIRUN -np $np "$OUT/allreduce.$np.$b" $it
+  run "phasec allreduce, sync = none" $np $MPIRUN -np $np "$OUT/nosync.$np.$b" $it
+}
+each_launch launch
 echo "phasec's choices (--emit=schedule-stats):"
 for np in 2 4; do
   for b in $SIZES; do

@@ -33,15 +33,13 @@ for np in 2 4; do
 done
 mpicc -O3 "$HERE/mpi_alltoall.c" $FLAGS -o "$OUT/mpi_alltoall"
 
-for r in $(seq 1 "$ROUNDS"); do
-  for b in $SIZES; do
-    for np in 2 4; do
-      it=$(iters $b)
-      run "MPI_Alltoall" $np $MPIRUN -np $np "$OUT/mpi_alltoall" -b $b $it
-      run "generated MPI (phase barrier)" $np $MPIRUN -np $np "$OUT/mpi-barrier.$np.$b" $it
-      run "generated OpenSHMEM (putmem_nbi)" $np $OSHRUN -np $np "$OUT/shmem.$np.$b" $it
-      run "generated MPI (no barrier)" $np $MPIRUN -np $np "$OUT/mpi-none.$np.$b" $it
-    done
-  done
-done
+launch() { # size np
+  local b=$1 np=$2 it
+  it=$(iters "$b")
+  run "MPI_Alltoall" $np $MPIRUN -np $np "$OUT/mpi_alltoall" -b $b $it
+  run "generated MPI (phase barrier)" $np $MPIRUN -np $np "$OUT/mpi-barrier.$np.$b" $it
+  run "generated OpenSHMEM (putmem_nbi)" $np $OSHRUN -np $np "$OUT/shmem.$np.$b" $it
+  run "generated MPI (no barrier)" $np $MPIRUN -np $np "$OUT/mpi-none.$np.$b" $it
+}
+each_launch launch
 summarize

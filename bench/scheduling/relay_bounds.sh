@@ -27,10 +27,8 @@
 set -uo pipefail
 . "$(dirname "$0")/../simgrid/bench_dirs.sh"
 bench_dirs relay_bounds.sh "${1:-}" "${2:-}"
-TORI=${TORI:-"4x4 8x8"}
-COLLS=${COLLS:-"broadcast allreduce scan"}
-ALGOS=${ALGOS:-"chain(1024)"}
-BYTES=${BYTES:-1048576}
+bench_defaults TORI="4x4 8x8" COLLS="broadcast allreduce scan" \
+  ALGOS="chain(1024)" BYTES="1048576"
 VERIFY=${VERIFY:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/tools/verify_schedule.py}
 [ -f "$VERIFY" ] || { echo "relay_bounds.sh: no verifier at $VERIFY" >&2; exit 2; }
 

@@ -1,4 +1,4 @@
-# bench/simgrid/bench_dirs.sh - sourced by relay.sh and sync.sh.
+# bench/simgrid/bench_dirs.sh - sourced by the SimGrid and relay benchmarks.
 #
 # bench_dirs SCRIPT BUILD_DIR OUT_DIR sets BUILD and OUT to absolute paths
 # (the simulations run in directories of their own), creates OUT and sets
@@ -11,4 +11,14 @@ bench_dirs() {
   mkdir -p "$3" || exit 2
   OUT=$(cd "$3" && pwd)
   PHASEC=$BUILD/bin/phasec
+}
+
+# bench_defaults NAME=VALUE...: each NAME as the environment gives it, else
+# VALUE (the scripts' documented defaults).
+bench_defaults() {
+  local kv name
+  for kv in "$@"; do
+    name=${kv%%=*}
+    [ -n "${!name:-}" ] || printf -v "$name" '%s' "${kv#*=}"
+  done
 }

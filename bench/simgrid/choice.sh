@@ -39,9 +39,9 @@
 set -uo pipefail
 . "$(dirname "$0")/bench_dirs.sh"
 bench_dirs choice.sh "${1:-}" "${2:-}"
-TORI=${TORI:-"4x4x4 8x8"}
-COLLS=${COLLS:-"alltoall alltoallv permute broadcast allreduce"}
-SIZES=${SIZES:-"8 256 4096 65536 1048576"}
+bench_defaults TORI="4x4x4 8x8" \
+  COLLS="alltoall alltoallv permute broadcast allreduce" \
+  SIZES="8 256 4096 65536 1048576"
 MAX_KEYS=16777216
 
 log() { echo "[choice.sh $(date -u +%H:%M:%S)] $*" >&2; }

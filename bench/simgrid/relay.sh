@@ -29,10 +29,8 @@
 set -uo pipefail
 . "$(dirname "$0")/bench_dirs.sh"
 bench_dirs relay.sh "${1:-}" "${2:-}"
-TORI=${TORI:-"4x4 8x8"}
-COLLS=${COLLS:-"broadcast allreduce scan"}
-SIZES=${SIZES:-"8 64 512 4096 32768 65536 262144 1048576"}
-NAMED=${NAMED:-1}
+bench_defaults TORI="4x4 8x8" COLLS="broadcast allreduce scan" \
+  SIZES="8 64 512 4096 32768 65536 262144 1048576" NAMED="1"
 
 named() { # collective -> phasec's named algorithms for it
   case $1 in

@@ -26,10 +26,8 @@
 set -uo pipefail
 . "$(dirname "$0")/bench_dirs.sh"
 bench_dirs sync.sh "${1:-}" "${2:-}"
-TORI=${TORI:-"4x4x4 8x8"}
-SIZES=${SIZES:-"64 65536"}
-PARTS=${PARTS:-"alltoall kinds"}
-SETUP=${SETUP:-0}
+bench_defaults TORI="4x4x4 8x8" SIZES="64 65536" PARTS="alltoall kinds" \
+  SETUP="0"
 
 machine() { # torus -> the machine
   local setup=

@@ -226,42 +226,31 @@ static void bcast(int N, int s, int r, int root) {
   free(buf), free(want);
 }
 
-static void allgather(int N, int s, int r) {
-  char name[96];
-  snprintf(name, sizeof name, "allgather %s->%s", typeName[s], typeName[r]);
-  int sc = N / intsPer[s], rc = N / intsPer[r];
-  size_t sspan = (size_t)sc * spanOf[s], rspan = (size_t)rc * spanOf[r];
-  int *send = ints(sspan), *recv = ints(rspan * size),
-      *want = ints(rspan * size), *other = ints(sspan);
-  fill(send, sspan, rank, 4);
-  memset(recv, 0xff, rspan * size * sizeof(int));
-  memset(want, 0xff, rspan * size * sizeof(int));
-  COLL(MPI_Allgather, MPI_Iallgather, send, sc, types[s], recv, rc, types[r],
-       comm);
-  for (int i = 0; i < size; ++i) {
-    fill(other, sspan, i, 4);
-    move(other, types[s], sc, want + rspan * i, types[r], rc);
-  }
-  check(name, recv, want, rspan * size);
-  free(send), free(recv), free(want), free(other);
-}
-
+/* MPI_Gather to `root`, or MPI_Allgather where root < 0. */
 static void gather(int N, int s, int r, int root) {
   char name[96];
-  snprintf(name, sizeof name, "gather %s->%s root %d", typeName[s],
-           typeName[r], root);
+  if (root < 0)
+    snprintf(name, sizeof name, "allgather %s->%s", typeName[s], typeName[r]);
+  else
+    snprintf(name, sizeof name, "gather %s->%s root %d", typeName[s],
+             typeName[r], root);
+  const int salt = root < 0 ? 4 : 5;
   int sc = N / intsPer[s], rc = N / intsPer[r];
   size_t sspan = (size_t)sc * spanOf[s], rspan = (size_t)rc * spanOf[r];
   int *send = ints(sspan), *recv = ints(rspan * size),
       *want = ints(rspan * size), *other = ints(sspan);
-  fill(send, sspan, rank, 5);
+  fill(send, sspan, rank, salt);
   memset(recv, 0xff, rspan * size * sizeof(int));
   memset(want, 0xff, rspan * size * sizeof(int));
-  COLL(MPI_Gather, MPI_Igather, send, sc, types[s], recv, rc, types[r], root,
-       comm);
-  if (rank == root)
+  if (root < 0)
+    COLL(MPI_Allgather, MPI_Iallgather, send, sc, types[s], recv, rc, types[r],
+         comm);
+  else
+    COLL(MPI_Gather, MPI_Igather, send, sc, types[s], recv, rc, types[r], root,
+         comm);
+  if (root < 0 || rank == root)
     for (int i = 0; i < size; ++i) {
-      fill(other, sspan, i, 5);
+      fill(other, sspan, i, salt);
       move(other, types[s], sc, want + rspan * i, types[r], rc);
     }
   check(name, recv, want, rspan * size);
@@ -695,7 +684,7 @@ int main(int argc, char **argv) {
         alltoall(N, s, r);
         alltoallv(N, s, r);
         bcast(N, s, r, size - 1);
-        allgather(N, s, r);
+        gather(N, s, r, -1);
         gather(N, s, r, 0);
         scatter(N, s, r, size / 2);
         gathervs(N, s, r, -1);

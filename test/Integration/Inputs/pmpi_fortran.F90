@@ -67,16 +67,12 @@ program pmpi_fortran
   end do
   call mpi_allreduce(MPI_IN_PLACE, sums, 4, MPI_INTEGER8, MPI_SUM, &
                      MPI_COMM_WORLD, ierr)
-  do i = 1, 4
-    if (sums(i) /= want8(i)) bad = bad + 1
-  end do
+  bad = bad + count(sums /= want8)
   call report('allreduce in place', bad)
   vals = dble(rank + 1)
   call mpi_allreduce(MPI_IN_PLACE, vals, 5, MPI_DOUBLE_PRECISION, MPI_MAX, &
                      MPI_COMM_WORLD, ierr)
-  do i = 1, 5
-    if (vals(i) /= dble(nprocs)) bad = bad + 1
-  end do
+  bad = bad + count(vals(1:5) /= dble(nprocs))
   call report('allreduce max', bad)
 
   ! bcast from the last rank

@@ -206,8 +206,7 @@ TEST(Product, NotApplicable) {
   Collective req = request(t, "gather");
   Problem p(t, build(req));
   Schedule s;
-  SchedulerOptions o;
-  o.algorithm = SchedulerAlgorithm::Product;
+  SchedulerOptions o = use(SchedulerAlgorithm::Product);
   SchedulerReport r;
   EXPECT_TRUE(failed(scheduleAuto(p, s, o, r)));
   EXPECT_NE(r.error.find("complete all-to-all"), std::string::npos);
@@ -250,15 +249,14 @@ TEST(Heuristics, TorusQuotient) {
   Topology t = makeTopology("torus:8x8x8");
   Problem p(t, build(request(t, "alltoall")));
   Schedule s;
-  SchedulerOptions o;
-  o.algorithm = SchedulerAlgorithm::TorusQuotient;
-  SchedulerReport r = run(p, s, o);
+  SchedulerReport r = run(p, s, use(SchedulerAlgorithm::TorusQuotient));
   EXPECT_LE(r.gap, 1.25);
   // Not applicable to mixed extents.
   Topology t2 = makeTopology("torus:4x6");
   Problem p2(t2, build(request(t2, "alltoall")));
   SchedulerReport r2;
-  EXPECT_TRUE(failed(scheduleTorusQuotient(p2, s, o, r2)));
+  EXPECT_TRUE(failed(scheduleTorusQuotient(
+      p2, s, use(SchedulerAlgorithm::TorusQuotient), r2)));
 }
 
 /// The mesh quotient packs whole orbits under the mirror images of the mesh:
@@ -455,8 +453,7 @@ TEST(Quotient, ChainsReachBound) {
   Topology t = makeTopology("torus:16x16;injection=link");
   Problem p(t, build(request(t, "alltoall")));
   Schedule with, without;
-  SchedulerOptions o;
-  o.algorithm = SchedulerAlgorithm::TorusQuotient;
+  SchedulerOptions o = use(SchedulerAlgorithm::TorusQuotient);
   run(p, with, o);
   o.quotientChains = false;
   run(p, without, o);
@@ -630,9 +627,7 @@ TEST(Exact, SmallTorus) {
   Topology t = makeTopology("torus:4x4");
   Problem p(t, build(request(t, "alltoall")));
   Schedule s;
-  SchedulerOptions o;
-  o.algorithm = SchedulerAlgorithm::Z3Exact;
-  SchedulerReport r = run(p, s, o);
+  SchedulerReport r = run(p, s, use(SchedulerAlgorithm::Z3Exact));
   EXPECT_EQ(r.algorithm, "z3-exact");
   EXPECT_TRUE(r.timeOptimal);
   EXPECT_FALSE(r.proof.empty());

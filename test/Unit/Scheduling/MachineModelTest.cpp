@@ -193,6 +193,15 @@ static Phase relayPhaseOf(std::initializer_list<Transfer> transfers) {
   return p;
 }
 
+/// A relay schedule of these phases, every transfer moving chunk 0.
+static Schedule
+relayOf(std::initializer_list<std::initializer_list<Transfer>> phases) {
+  Schedule s;
+  for (const auto &transfers : phases)
+    s.phases.push_back(relayPhaseOf(transfers));
+  return s;
+}
+
 TEST(MachineModel, RelayThatForwardsNothingIsPostedAtOnce) {
   // Ring of 8, 1 MB/s, 1 us per hop. Rank 0 sends chunk 0 to 1, then to 2:
   // it sends only what it held at the start, so without barriers both go
@@ -201,25 +210,20 @@ TEST(MachineModel, RelayThatForwardsNothingIsPostedAtOnce) {
   Topology t = makeTopology("torus:8;bw=1e6;latency=1e-6");
   CostModel m(t);
   m.setSync(SyncKind::None);
-  Schedule fan;
-  fan.phases.push_back(relayPhaseOf({{0, 1, 1000}}));
-  fan.phases.push_back(relayPhaseOf({{0, 2, 1000}}));
+  Schedule fan = relayOf({{{0, 1, 1000}}, {{0, 2, 1000}}});
   EXPECT_TRUE(forwardsNothing(fan));
   MachineTime once = m.machineTime(fan, allRanks(t), /*relaying=*/true);
   EXPECT_NEAR(once.total(), 2.002e-3, 1e-12);
   EXPECT_NEAR(once.latency, 2e-6, 1e-15);
 
   // Rank 1 passing on what it received in phase 0 is a chain: lock step.
-  Schedule chain;
-  chain.phases.push_back(relayPhaseOf({{0, 1, 1000}}));
-  chain.phases.push_back(relayPhaseOf({{1, 2, 1000}}));
+  Schedule chain = relayOf({{{0, 1, 1000}}, {{1, 2, 1000}}});
   EXPECT_FALSE(forwardsNothing(chain));
   EXPECT_NEAR(m.machineTime(chain, allRanks(t), true).total(), 2.002e-3,
               1e-12);
   // A phase reads the state at its start: receiving and sending the same
   // chunk in one phase forwards nothing; a direct schedule is not a relay.
-  Schedule swap;
-  swap.phases.push_back(relayPhaseOf({{0, 1, 1000}, {1, 0, 1000}}));
+  Schedule swap = relayOf({{{0, 1, 1000}, {1, 0, 1000}}});
   EXPECT_TRUE(forwardsNothing(swap));
   Schedule direct;
   direct.phases.push_back(phaseOf({{0, 1, 1000}}));
