@@ -1,8 +1,9 @@
 /*===- bench/bench_options.h - the options of the MPI loops -------*- C -*-===*
  *
- * Part of phasec. Included by the MPI loops of bench/allreduce and
- * bench/alltoall, after phasec_runtime_mpi.h: their options, set-up, timed
- * loop and report, timed and printed as the generated harness does.
+ * Part of phasec. Included by the MPI loops of bench/allreduce,
+ * bench/alltoall and bench/transpose, after phasec_runtime_mpi.h: their
+ *options, set-up, timed loop and report, timed and printed as the generated
+ *harness does.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef PHASEC_BENCH_OPTIONS_H
@@ -53,10 +54,11 @@ static inline void bench_init(int *argc, char ***argv, const char *sizeFlag,
   }
 
 /* Rank 0 prints the OSU lines and the verdict (`bad` wrong units over all
- * ranks, `what` says what was checked); finalises MPI and gives the exit
- * status. */
-static inline int bench_finish(const char *name, size_t bytes, double *times,
-                               int iters, uint64_t bad, const char *what) {
+ * ranks, `what` says what was checked). Returns the wrong units over all
+ * ranks. */
+static inline uint64_t bench_report(const char *name, size_t bytes,
+                                    const double *times, int iters,
+                                    uint64_t bad, const char *what) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   bad = phasec_mpi_sum(MPI_COMM_WORLD, bad);
@@ -67,6 +69,13 @@ static inline int bench_finish(const char *name, size_t bytes, double *times,
     printf("# %s: median %.2f us; %s\n", name, stats.median * 1e6,
            bad ? "WRONG BYTES" : what);
   }
+  return bad;
+}
+
+/* bench_report, then MPI finalised; the program's exit status. */
+static inline int bench_finish(const char *name, size_t bytes, double *times,
+                               int iters, uint64_t bad, const char *what) {
+  bad = bench_report(name, bytes, times, iters, bad, what);
   phasec_mpi_finalize();
   return bad ? 1 : 0;
 }

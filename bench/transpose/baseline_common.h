@@ -11,6 +11,8 @@
 #include "phasec_runtime_mpi.h"
 #include "transpose_kernels.h"
 
+#include "../bench_options.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,31 +20,18 @@
 /* -n N -i ITERS -w WARMUP from the command line. */
 static void parse_args(int argc, char **argv, long *n, int *iters,
                        int *warmup) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (!strcmp(argv[i], "-n"))
-      *n = atol(argv[++i]);
-    else if (!strcmp(argv[i], "-i"))
-      *iters = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "-w"))
-      *warmup = atoi(argv[++i]);
-  }
+  bench_options(argc, argv, "-n", n, iters, warmup);
 }
 
-/* Prints the OSU line and the median line the bench scripts parse. */
+/* The OSU line, the median line and the verdict the bench scripts parse. */
 static void report(const char *name, size_t size, const double *t, int iters,
                    uint64_t bad) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  bad = phasec_mpi_sum(MPI_COMM_WORLD, bad);
-  phasec_stats s = phasec_mpi_reduce_times(MPI_COMM_WORLD, t, iters);
-  if (rank == 0) {
-    phasec_print_header(name);
-    phasec_print_timing(size, &s);
-    printf("# %s: median %.2f us; %s\n", name, s.median * 1e6,
-           bad ? "WRONG BYTES" : "every byte verified");
+  bad = bench_report(name, size, t, iters, bad, "every byte verified");
+  if (rank == 0)
     printf(bad ? "# FAILED: %llu wrong bytes\n" : "# OK: every byte verified\n",
            (unsigned long long)bad);
-  }
 }
 
 #endif
