@@ -8,9 +8,9 @@
 /// \file
 /// Turns the fuzzer's bytes into a small machine (a torus, mesh or hypercube
 /// of at most 32 ranks) and a collective over a sub-group of it (direct:
-/// alltoall, alltoallv, a rank permutation, gather, scatter; relaying:
-/// broadcast, reduce, allreduce, reduce_scatter, scan, exscan, allgather,
-/// gather, scatter, with auto or a named algorithm), schedules it through
+/// every kind with direct traffic of blocks, per-pair sizes or a
+/// permutation; relaying: every kind with relaying algorithms, under auto
+/// or a named one; both lists from the traits table), schedules it through
 /// the library as the compiler does, and checks the result with the
 /// verifier, which is independent of the algorithms: a schedule that does
 /// not verify aborts (a finding), as does a schedule that does not survive
@@ -124,20 +124,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   const int64_t n = (*topo)->numRanks();
 
-  static const CollectiveKind direct[] = {
-      CollectiveKind::Alltoall, CollectiveKind::Alltoallv,
-      CollectiveKind::Permute, CollectiveKind::Gather,
-      CollectiveKind::Scatter};
-  static const CollectiveKind relaying[] = {
-      CollectiveKind::Broadcast,     CollectiveKind::Reduce,
-      CollectiveKind::Allreduce,     CollectiveKind::ReduceScatter,
-      CollectiveKind::Scan,          CollectiveKind::Exscan,
-      CollectiveKind::Allgather,     CollectiveKind::Gather,
-      CollectiveKind::Scatter};
+  // Every kind with direct traffic of blocks, sizes or a permutation, and
+  // every kind with relaying algorithms (the traits table's lists).
+  static const auto [direct, relaying] = [] {
+    std::vector<CollectiveKind> d, r;
+    for (uint32_t k = 0; k <= getMaxEnumValForCollectiveKind(); ++k) {
+      const CollectiveTraits &t = getTraits(static_cast<CollectiveKind>(k));
+      if (!t.relays && t.family != CollectiveFamily::Dataless &&
+          t.shape != DataShape::Matrix)
+        d.push_back(t.kind);
+      if (!getRelayAlgorithms(t.kind).empty())
+        r.push_back(t.kind);
+    }
+    return std::make_pair(d, r);
+  }();
   const bool relay = in.ConsumeBool();
+  const std::vector<CollectiveKind> &kinds = relay ? relaying : direct;
   Collective c;
-  c.kind = relay ? relaying[in.ConsumeIntegralInRange<size_t>(0, 8)]
-                 : direct[in.ConsumeIntegralInRange<size_t>(0, 4)];
+  c.kind = kinds[in.ConsumeIntegralInRange<size_t>(0, kinds.size() - 1)];
   // A non-empty sub-group in increasing rank order.
   for (int64_t r = 0; r < n; ++r)
     if (in.ConsumeIntegralInRange<int>(0, 3) != 0)

@@ -13,6 +13,8 @@
 
 #include "Sema.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <algorithm>
 
 using namespace phasec::lang;
@@ -56,12 +58,18 @@ bool Sema::cutIntoChunks(Operation &op, llvm::SMLoc at) {
   const int64_t n = op.group->size();
   const int64_t parts = getChunkParts(op.kind, n);
   if (!parts) {
+    // The kinds schedule JSON /2 cuts into chunks, from the vocabulary.
+    llvm::SmallVector<llvm::StringRef> relaying;
+    for (uint32_t k = 0; k <= getMaxEnumValForCollectiveKind(); ++k)
+      if (getChunkParts(static_cast<CollectiveKind>(k), 1) != 0)
+        relaying.push_back(
+            stringifyCollectiveKind(static_cast<CollectiveKind>(k)));
+    std::string list = llvm::join(llvm::ArrayRef(relaying).drop_back(), ", ") +
+                       " and " + relaying.back().str();
     diag.error(at, "sends of '" + op.name + "' (" + kind +
-                       ") carry bytes, not chunks (relaying "
-                       "schedules exist for broadcast, scatter, gather, "
-                       "allgather, alltoall, reduce, allreduce, "
-                       "reduce_scatter, scan, exscan, one_to_all and "
-                       "all_to_one)");
+                       ") carry bytes, not chunks (relaying schedules exist "
+                       "for " +
+                       list + ")");
     return false;
   }
   int64_t chunks = scheduleRun.requestedChunks ? scheduleRun.requestedChunks : parts;

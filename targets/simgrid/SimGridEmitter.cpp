@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Core/UserFiles.h"
+#include "phasec/Target/SimGrid/Runner.h"
 #include "phasec/Target/SimGrid/SimGrid.h"
 
 #include "SimGridPrivate.h"
@@ -238,13 +239,15 @@ int64_t simgrid::uniformAlltoallBlock(const Topology &topo,
 }
 
 bool BuiltinCall::selectable() const {
-  // SimGrid 3.32 has no selector for MPI_Scan / MPI_Exscan: one algorithm.
-  return collective != "scan" && collective != "exscan";
+  // SimGrid 3.32 has selectors for some calls only (MPI_Scan and
+  // MPI_Exscan have none): the others run their one algorithm.
+  return collectiveBuiltins(collective).size() > 1;
 }
 
 std::string BuiltinCall::settingFor(StringRef algorithm) const {
-  if (!selectable())
-    return collective == "scan" ? "MPI_Scan" : "MPI_Exscan";
+  if (!selectable()) // the call itself, as MPI spells it
+    return "MPI_" + StringRef(collective).take_front(1).upper() +
+           StringRef(collective).drop_front(1).str();
   return "smpi/" + collective + ":" + algorithm.str();
 }
 

@@ -375,8 +375,7 @@ simgrid::collectiveBuiltins(StringRef collective) {
       .Case("barrier", barrier)
       .Case("alltoall", alltoall)
       .Case("alltoallv", alltoallv)
-      .Cases("scan", "exscan", single)
-      .Default({});
+      .Default(single);
 }
 
 std::string simgrid::builtinSkipReason(StringRef algorithm) {

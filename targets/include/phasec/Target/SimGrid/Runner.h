@@ -142,8 +142,8 @@ struct VariantResult {
 std::string builtinSkipReason(llvm::StringRef algorithm);
 
 /// Every algorithm SimGrid 3.32 offers for smpi/<collective> (its own list,
-/// in its order; `default` only for scan and exscan, which have no
-/// selector), or an empty list for an unknown collective.
+/// in its order), or just `default` for a call without a selector (scan,
+/// exscan: the call's one algorithm).
 llvm::ArrayRef<const char *> collectiveBuiltins(llvm::StringRef collective);
 
 struct SimulationResult {

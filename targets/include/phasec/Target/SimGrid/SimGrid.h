@@ -76,9 +76,8 @@ struct PlatformOptions {
 /// MPI call that runs the same operation and the `smpi/<collective>`
 /// setting that selects its algorithm.
 struct BuiltinCall {
-  /// The MPI collective and its SMPI selector: alltoall, alltoallv, bcast,
-  /// reduce, allreduce, scan, exscan, reduce_scatter, allgather, gather,
-  /// scatter, barrier (scan and exscan have no selector: one algorithm).
+  /// The MPI collective (MPI's name without `MPI_`, lower case) and its
+  /// SMPI selector where SimGrid has one (collectiveBuiltins).
   std::string collective;
   /// Run by coll.c (`coll COLLECTIVE COUNT TYPE ROOT`: the plain call,
   /// verified) rather than program.c's alltoall mode (MPI_Alltoall or
