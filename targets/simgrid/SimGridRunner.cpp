@@ -307,6 +307,16 @@ std::string path(StringRef dir, StringRef name) {
 
 } // namespace
 
+/// Whether `collective` is one of the MPI calls phasec's kinds are
+/// generated as (a traits row's MPI name, without "MPI_").
+static bool isGeneratedCall(StringRef collective) {
+  for (uint32_t k = 0; k <= getMaxEnumValForCollectiveKind(); ++k)
+    if (const char *mpi = getTraits(static_cast<CollectiveKind>(k)).mpiName)
+      if (StringRef(mpi).drop_front(4).equals_insensitive(collective))
+        return true;
+  return false;
+}
+
 llvm::ArrayRef<const char *>
 simgrid::collectiveBuiltins(StringRef collective) {
   // SimGrid 3.32's lists (src/smpi/colls/smpi_coll.cpp; smpirun prints them
@@ -375,7 +385,8 @@ simgrid::collectiveBuiltins(StringRef collective) {
       .Case("barrier", barrier)
       .Case("alltoall", alltoall)
       .Case("alltoallv", alltoallv)
-      .Default(single);
+      .Default(isGeneratedCall(collective) ? llvm::ArrayRef(single)
+                                           : llvm::ArrayRef<const char *>());
 }
 
 std::string simgrid::builtinSkipReason(StringRef algorithm) {

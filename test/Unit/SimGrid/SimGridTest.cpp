@@ -414,7 +414,7 @@ TEST(SimGridRelay, ReportIsRefusedBeforeAnythingIsWritten) {
   Schedule schedule;
   RelayProgram relay;
   relay.builtin.collective = "bcast";
-  SimOperation op{"b", &topo, &problem, &schedule, &relay};
+  SimOperation op{{"b", &topo, &problem, &schedule}, &relay};
   SimTargetOptions options;
   options.outDir = "/nonexistent/phasec-sim-test";
   options.reportDir = "/nonexistent/phasec-sim-report";
