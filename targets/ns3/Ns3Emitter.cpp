@@ -15,10 +15,12 @@
 #include "phasec/Target/Ns3/Ns3Target.h"
 
 #include "phasec/Core/UserFiles.h"
+#include "phasec/Scheduling/Baselines.h"
 #include "phasec/Scheduling/Registry.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -66,125 +68,19 @@ struct Network {
   double barrier;
 };
 
-/// What the phase model expects of a variant on the packet network: the
-/// cost model's bandwidth time with every payload byte carrying its share
-/// of the packet's header, plus a
-/// barrier after every phase but the last for phased variants (stepped:
-/// the steps' times, no barrier); posted at once or in order, the fluid
-/// model's time (max-min fair shares of every link and port, what a
-/// network without buffers or packets would do).
-/// With a set-up cost, each sender is busy `setup` seconds per message
-/// before its first packet (the scenario's `setup`): per phase or step the
-/// most messages one node sends, summed; posted at once or in order, the
-/// most one node sends in all.
+/// The cost model's expectation of a variant on the packet network
+/// (CostModel::executionTime), the scenario's `mode` read as its Execution.
 double predictTime(const Problem &problem, const Schedule &schedule,
                    const char *mode, int64_t payload, int64_t header,
                    double barrier) {
-  double wire = double(payload + header) / double(payload);
-  const CostModel &model = problem.costModel();
-  const Topology &topo = problem.topology();
-  llvm::StringRef m(mode);
-  bool perPhase = m == "stepped" || m == "phased";
-  double setups = 0;
-  if (double setup = topo.desc().setupCost; setup > 0) {
-    std::vector<int64_t> sends(topo.numNodes(), 0);
-    int64_t most = 0;
-    PhaseReader read(topo, schedule, /*sorted=*/false);
-    for (size_t j = 0; j < read.size(); ++j) {
-      if (perPhase) {
-        setups += setup * double(most);
-        std::fill(sends.begin(), sends.end(), 0);
-        most = 0;
-      }
-      for (const Transfer &t : read[j].transfers) {
-        NodeId s = topo.nodeOfRank(t.src);
-        if (s != topo.nodeOfRank(t.dst))
-          most = std::max(most, ++sends[s]);
-      }
-    }
-    setups += setup * double(most);
-  }
-  if (m == "stepped")
-    return model.time(schedule) * wire + setups;
-  if (m == "phased")
-    return model.time(schedule) * wire + setups +
-           barrier *
-               double(schedule.phases.empty() ? 0 : schedule.phases.size() - 1);
-  return model.fluidTime(schedule) * wire + setups;
-}
-
-/// Seed 000's conventional all-to-all ("independent loop through all
-/// destinations", "no phases"): every member sends to the member after it,
-/// two after it, ... in turn, each message whole before the next, as MPI's
-/// basic_linear posts them and as a T3D processor's remote stores went
-/// out, and the network resolves what collides. phasec's transfers (their
-/// routes and ties kept), grouped by their distance in the operation's
-/// members, mod n: run in order without barriers, each NIC's queue is that
-/// loop.
-Schedule loopSchedule(const Topology &topo, const Problem &problem,
-                      const Schedule &schedule) {
-  std::vector<RankId> members = problem.members();
-  std::vector<int64_t> index(topo.numRanks(), 0);
-  for (size_t i = 0; i < members.size(); ++i)
-    index[members[i]] = static_cast<int64_t>(i);
-  int64_t n = std::max<int64_t>(1, static_cast<int64_t>(members.size()));
-  Schedule loop;
-  loop.phases.resize(n);
-  PhaseReader read(topo, schedule);
-  for (size_t j = 0; j < read.size(); ++j)
-    for (const Transfer &t : read[j].transfers)
-      loop.phases[((index[t.dst] - index[t.src]) % n + n) % n]
-          .transfers.push_back(t);
-  loop.phases.erase(
-      std::remove_if(loop.phases.begin(), loop.phases.end(),
-                     [](const Phase &p) { return p.transfers.empty(); }),
-      loop.phases.end());
-  loop.bound = schedule.bound;
-  loop.algorithm = "loop";
-  return loop;
-}
-
-/// Relaying all-to-alls of a complete exchange of uniform
-/// blocks among the problem's members, as steps (phase k = step k) for the
-/// stepped mode: a node starts step k + 1 once its step-k sends have
-/// arrived and its step-k receives are in, so a step forwards only data
-/// that has come in.
-///  - bruck (Open MPI's modified_bruck, MPICH's short-message algorithm):
-///    ceil(log2 n) steps; in step k member i sends member i + 2^k (mod n)
-///    every block whose distance has bit k set;
-///  - ring: the textbook relaying ring (no MPI library ships it as an
-///    all-to-all): n - 1 steps; in step k member i sends member i + 1 the
-///    n - k blocks still travelling.
-/// The local rotations and copies between steps cost no network time and
-/// are not simulated. Empty when the exchange is not such an all-to-all.
-std::optional<Schedule> relayingSchedule(const Problem &problem,
-                                         llvm::StringRef kind) {
-  const std::vector<RankId> *members = problem.transfers().allPairsMembers();
-  std::optional<int64_t> block = problem.transfers().uniformBytes();
-  if (!members || !block || members->size() < 2)
-    return std::nullopt;
-  int64_t n = static_cast<int64_t>(members->size());
-  Schedule s;
-  s.algorithm = kind.str();
-  if (kind == "ring") {
-    for (int64_t k = 1; k < n; ++k) {
-      Phase &step = s.phases.emplace_back();
-      for (int64_t i = 0; i < n; ++i)
-        step.transfers.push_back(
-            {(*members)[i], (*members)[(i + 1) % n], (n - k) * *block});
-    }
-    return s;
-  }
-  for (int64_t bit = 1; bit < n; bit <<= 1) {
-    int64_t blocks = 0;
-    for (int64_t d = 1; d < n; ++d)
-      blocks += (d & bit) ? 1 : 0;
-    Phase &step = s.phases.emplace_back();
-    for (int64_t i = 0; i < n; ++i)
-      step.transfers.push_back(
-          {(*members)[i], (*members)[(i + bit) % n], blocks * *block});
-  }
-  return s;
+  using Execution = CostModel::Execution;
+  Execution execution = llvm::StringSwitch<Execution>(mode)
+                            .Case("phased", Execution::Phased)
+                            .Case("stepped", Execution::Stepped)
+                            .Case("ordered", Execution::Ordered)
+                            .Default(Execution::Posted);
+  return problem.costModel().executionTime(
+      schedule, execution, double(payload + header) / double(payload), barrier);
 }
 
 /// Whether link `l` closes its ring: the "+" link out of the last
@@ -614,7 +510,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       variants.push_back({"ordered", op.schedule, "ordered"});
     Schedule loop;
     if (wanted("loop")) {
-      loop = loopSchedule(topo, *op.problem, *op.schedule);
+      loop = scheduleLoop(*op.problem, *op.schedule);
       variants.push_back({"loop", &loop, "ordered"});
     }
     if (wanted("posted"))
@@ -644,13 +540,14 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     for (const char *kind : {"ring", "bruck"}) {
       if (!wanted(kind))
         continue;
-      std::optional<Schedule> s = relayingSchedule(*op.problem, kind);
-      if (!s) {
-        diag << "note: " << op.name << ": " << kind
-             << " skipped: it needs a complete all-to-all of equal blocks\n";
+      Schedule s;
+      std::string error;
+      if (failed(runComparison(kind, *op.problem, *op.schedule, s, error))) {
+        diag << "note: " << op.name << ": " << kind << " skipped: " << error
+             << "\n";
         continue;
       }
-      relaying.push_back(std::move(*s));
+      relaying.push_back(std::move(s));
       variants.push_back({kind, &relaying.back(), "stepped"});
     }
     if (variants.empty()) {

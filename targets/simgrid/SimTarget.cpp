@@ -37,36 +37,6 @@ llvm::ArrayRef<const char *> simgrid::defaultBuiltins() {
   return names;
 }
 
-/// Seed 002's all-to-all for one PERCS supernode (Totoni and Kale).
-static LogicalResult schedulePercsSeed(const Problem &problem, Schedule &out,
-                                       std::string &error) {
-  const Topology &topo = problem.topology();
-  if (!topo.isPercs() || topo.numSupernodes() != 1) {
-    error = "percs-seed needs a PERCS machine of one supernode";
-    return failure();
-  }
-  int64_t n = topo.numNodes(), c = topo.ranksPerNode();
-  out = Schedule();
-  out.algorithm = "percs-seed";
-  for (int64_t i = 0; i < n; ++i) {
-    Phase phase;
-    for (int64_t m = 0; m < n; ++m)
-      for (int64_t j = 0; j < c; ++j) {
-        RankId src = static_cast<RankId>(m * c + j);
-        int64_t node = (m + j + i) % n;
-        for (int64_t k = 0; k < c; ++k) {
-          RankId dst = static_cast<RankId>(node * c + k);
-          int64_t bytes = problem.transfers().lookup(src, dst);
-          if (src != dst && bytes > 0)
-            phase.transfers.push_back({src, dst, bytes, 0});
-        }
-      }
-    out.phases.push_back(std::move(phase));
-  }
-  out.bound = computeLowerBound(problem);
-  return success();
-}
-
 LogicalResult simgrid::buildBaseline(StringRef name, const Problem &problem,
                                      Schedule &out, std::string &error) {
   // The registry's baselines, plus seed 002's PERCS pattern, which only the
@@ -75,7 +45,7 @@ LogicalResult simgrid::buildBaseline(StringRef name, const Problem &problem,
   if (isBaseline(registryName))
     return runBaseline(registryName, problem, out, error);
   if (name == "percs-seed")
-    return schedulePercsSeed(problem, out, error);
+    return runComparison(name, problem, Schedule(), out, error);
   error = "unknown baseline '" + name.str() +
           "' (expected linear_shift, xor, greedy, percs-seed)";
   return failure();

@@ -161,3 +161,148 @@ LogicalResult phasec::scheduleGreedy(const Problem &problem, Schedule &schedule,
   schedule.bound = problem.bound();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// The simulators' comparison patterns
+//===----------------------------------------------------------------------===//
+
+Schedule phasec::scheduleLoop(const Problem &problem,
+                              const Schedule &schedule) {
+  const Topology &topo = problem.topology();
+  std::vector<RankId> members = problem.members();
+  std::vector<int64_t> index(topo.numRanks(), 0);
+  for (size_t i = 0; i < members.size(); ++i)
+    index[members[i]] = static_cast<int64_t>(i);
+  int64_t n = std::max<int64_t>(1, static_cast<int64_t>(members.size()));
+  Schedule loop;
+  loop.phases.resize(n);
+  PhaseReader read(topo, schedule);
+  for (size_t j = 0; j < read.size(); ++j)
+    for (const Transfer &t : read[j].transfers)
+      loop.phases[((index[t.dst] - index[t.src]) % n + n) % n]
+          .transfers.push_back(t);
+  loop.phases.erase(
+      std::remove_if(loop.phases.begin(), loop.phases.end(),
+                     [](const Phase &p) { return p.transfers.empty(); }),
+      loop.phases.end());
+  loop.bound = schedule.bound;
+  loop.algorithm = "loop";
+  return loop;
+}
+
+/// The members and block of a complete all-to-all of uniform blocks, or
+/// failure with why the relaying exchanges do not apply.
+static LogicalResult completeExchange(const Problem &problem,
+                                      const std::vector<RankId> *&members,
+                                      int64_t &block, std::string &error) {
+  members = problem.transfers().allPairsMembers();
+  std::optional<int64_t> uniform = problem.transfers().uniformBytes();
+  if (!members || !uniform || members->size() < 2) {
+    error = "it needs a complete all-to-all of equal blocks";
+    return failure();
+  }
+  block = *uniform;
+  return success();
+}
+
+LogicalResult phasec::scheduleRelayingRing(const Problem &problem,
+                                           Schedule &out, std::string &error) {
+  const std::vector<RankId> *members;
+  int64_t block;
+  if (failed(completeExchange(problem, members, block, error)))
+    return failure();
+  int64_t n = static_cast<int64_t>(members->size());
+  out = Schedule();
+  out.algorithm = "ring";
+  for (int64_t k = 1; k < n; ++k) {
+    Phase &step = out.phases.emplace_back();
+    for (int64_t i = 0; i < n; ++i)
+      step.transfers.push_back(
+          {(*members)[i], (*members)[(i + 1) % n], (n - k) * block});
+  }
+  return success();
+}
+
+LogicalResult phasec::scheduleRelayingBruck(const Problem &problem,
+                                            Schedule &out, std::string &error) {
+  const std::vector<RankId> *members;
+  int64_t block;
+  if (failed(completeExchange(problem, members, block, error)))
+    return failure();
+  int64_t n = static_cast<int64_t>(members->size());
+  out = Schedule();
+  out.algorithm = "bruck";
+  for (int64_t bit = 1; bit < n; bit <<= 1) {
+    int64_t blocks = 0;
+    for (int64_t d = 1; d < n; ++d)
+      blocks += (d & bit) ? 1 : 0;
+    Phase &step = out.phases.emplace_back();
+    for (int64_t i = 0; i < n; ++i)
+      step.transfers.push_back(
+          {(*members)[i], (*members)[(i + bit) % n], blocks * block});
+  }
+  return success();
+}
+
+LogicalResult phasec::schedulePercsSeed(const Problem &problem, Schedule &out,
+                                        std::string &error) {
+  const Topology &topo = problem.topology();
+  if (!topo.isPercs() || topo.numSupernodes() != 1) {
+    error = "percs-seed needs a PERCS machine of one supernode";
+    return failure();
+  }
+  int64_t n = topo.numNodes(), c = topo.ranksPerNode();
+  out = Schedule();
+  out.algorithm = "percs-seed";
+  for (int64_t i = 0; i < n; ++i) {
+    Phase phase;
+    for (int64_t m = 0; m < n; ++m)
+      for (int64_t j = 0; j < c; ++j) {
+        RankId src = static_cast<RankId>(m * c + j);
+        int64_t node = (m + j + i) % n;
+        for (int64_t k = 0; k < c; ++k) {
+          RankId dst = static_cast<RankId>(node * c + k);
+          int64_t bytes = problem.transfers().lookup(src, dst);
+          if (src != dst && bytes > 0)
+            phase.transfers.push_back({src, dst, bytes, 0});
+        }
+      }
+    out.phases.push_back(std::move(phase));
+  }
+  out.bound = computeLowerBound(problem);
+  return success();
+}
+
+/// A comparison built from the problem alone.
+template <LogicalResult (*Build)(const Problem &, Schedule &, std::string &)>
+static LogicalResult fromProblem(const Problem &problem, const Schedule &,
+                                 Schedule &out, std::string &error) {
+  return Build(problem, out, error);
+}
+
+static LogicalResult loopOf(const Problem &problem, const Schedule &scheduled,
+                            Schedule &out, std::string &) {
+  out = scheduleLoop(problem, scheduled);
+  return success();
+}
+
+llvm::ArrayRef<ComparisonEntry> phasec::getComparisons() {
+  static const ComparisonEntry entries[] = {
+      {"loop", loopOf},
+      {"ring", fromProblem<scheduleRelayingRing>},
+      {"bruck", fromProblem<scheduleRelayingBruck>},
+      {"percs-seed", fromProblem<schedulePercsSeed>},
+  };
+  return entries;
+}
+
+LogicalResult phasec::runComparison(llvm::StringRef name,
+                                    const Problem &problem,
+                                    const Schedule &scheduled, Schedule &out,
+                                    std::string &error) {
+  for (const ComparisonEntry &entry : getComparisons())
+    if (entry.name == name)
+      return entry.build(problem, scheduled, out, error);
+  error = ("unknown comparison '" + name + "'").str();
+  return failure();
+}

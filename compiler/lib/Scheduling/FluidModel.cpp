@@ -382,3 +382,40 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   }
   return now;
 }
+
+double CostModel::executionTime(const Schedule &schedule, Execution mode,
+                                double wireFactor, double barrier) const {
+  const bool perPhase = mode == Execution::Stepped || mode == Execution::Phased;
+  const Topology &topo = topology();
+  double setups = 0;
+  if (double setup = topo.desc().setupCost; setup > 0) {
+    std::vector<int64_t> sends(topo.numNodes(), 0);
+    int64_t most = 0;
+    PhaseReader read(topo, schedule, /*sorted=*/false);
+    for (size_t j = 0; j < read.size(); ++j) {
+      if (perPhase) {
+        setups += setup * double(most);
+        std::fill(sends.begin(), sends.end(), 0);
+        most = 0;
+      }
+      for (const Transfer &t : read[j].transfers) {
+        NodeId s = topo.nodeOfRank(t.src);
+        if (s != topo.nodeOfRank(t.dst))
+          most = std::max(most, ++sends[s]);
+      }
+    }
+    setups += setup * double(most);
+  }
+  switch (mode) {
+  case Execution::Stepped:
+    return time(schedule) * wireFactor + setups;
+  case Execution::Phased:
+    return time(schedule) * wireFactor + setups +
+           barrier *
+               double(schedule.phases.empty() ? 0 : schedule.phases.size() - 1);
+  case Execution::Ordered:
+  case Execution::Posted:
+    break;
+  }
+  return fluidTime(schedule) * wireFactor + setups;
+}

@@ -147,3 +147,71 @@ TEST(Baselines, RejectsBadProblems) {
 }
 
 } // namespace
+
+// The simulators' comparison patterns: what each moves, and when it does
+// not apply.
+TEST(Comparisons, MoveTheProblemsBytes) {
+  Topology t = makeTopology("torus:5");
+  Problem p(t, alltoall(t, 64));
+  Schedule phased, s;
+  std::string error;
+  ASSERT_TRUE(succeeded(scheduleLinearShift(p, phased, error))) << error;
+  // The loop: phasec's transfers by distance, one group per distance.
+  ASSERT_TRUE(succeeded(runComparison("loop", p, phased, s, error))) << error;
+  ASSERT_EQ(s.phases.size(), 4u);
+  for (size_t d = 0; d < 4; ++d)
+    for (const Transfer &x : s.phases[d].transfers)
+      EXPECT_EQ((x.dst - x.src + 5) % 5, int64_t(d + 1));
+  // The ring forwards n - k blocks in step k; Bruck the blocks whose
+  // distance has the step's bit: 4 + 3 + 2 + 1 and 2 + 2 + 1 blocks.
+  auto blocksPerMember = [](const Schedule &x) {
+    int64_t sum = 0;
+    for (const Phase &ph : x.phases)
+      sum += ph.transfers.front().bytes / 64;
+    return sum;
+  };
+  ASSERT_TRUE(succeeded(runComparison("ring", p, phased, s, error)));
+  EXPECT_EQ(s.phases.size(), 4u);
+  EXPECT_EQ(blocksPerMember(s), 10);
+  ASSERT_TRUE(succeeded(runComparison("bruck", p, phased, s, error)));
+  EXPECT_EQ(s.phases.size(), 3u);
+  EXPECT_EQ(blocksPerMember(s), 5);
+  // Not an all-to-all of equal blocks, not a PERCS supernode, unknown.
+  Problem gather(t, TransferSet({{1, 0, 8}, {2, 0, 8}}));
+  EXPECT_TRUE(failed(runComparison("ring", gather, phased, s, error)));
+  EXPECT_EQ(error, "it needs a complete all-to-all of equal blocks");
+  EXPECT_TRUE(failed(runComparison("percs-seed", p, phased, s, error)));
+  EXPECT_EQ(error, "percs-seed needs a PERCS machine of one supernode");
+  EXPECT_TRUE(failed(runComparison("magic", p, phased, s, error)));
+  EXPECT_EQ(error, "unknown comparison 'magic'");
+}
+
+// Seed 002's pattern on one supernode moves every block once and verifies.
+TEST(Comparisons, PercsSeedOnOneSupernode) {
+  Topology t = makeTopology("percs:supernodes=1,drawers=1,nodes=4,ranks=2");
+  Problem p(t, alltoall(t, 16));
+  Schedule s;
+  std::string error;
+  ASSERT_TRUE(succeeded(runComparison("percs-seed", p, Schedule(), s, error)))
+      << error;
+  EXPECT_EQ(s.phases.size(), 4u);
+  llvm::SmallVector<ScheduleViolation> vs;
+  EXPECT_TRUE(succeeded(p.verify(s, vs))) << describe(vs);
+}
+
+// The packet-network expectation: phased adds the barriers, stepped not;
+// the wire factor scales the bandwidth time.
+TEST(Comparisons, ExecutionTimeByMode) {
+  Topology t = makeTopology("torus:4;bw=1e6");
+  Problem p(t, alltoall(t, 1000));
+  Schedule s;
+  std::string error;
+  ASSERT_TRUE(succeeded(scheduleLinearShift(p, s, error)));
+  const CostModel &m = p.costModel();
+  using E = CostModel::Execution;
+  double base = m.time(s);
+  EXPECT_DOUBLE_EQ(m.executionTime(s, E::Stepped, 1.0, 0.5), base);
+  EXPECT_DOUBLE_EQ(m.executionTime(s, E::Phased, 2.0, 0.5),
+                   2 * base + 0.5 * double(s.phases.size() - 1));
+  EXPECT_DOUBLE_EQ(m.executionTime(s, E::Posted, 1.0, 0.5), m.fluidTime(s));
+}

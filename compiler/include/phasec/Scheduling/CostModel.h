@@ -224,6 +224,29 @@ public:
   /// without latency or set-up; every transfer of a rank pair on the route
   /// of the pair's first (the network routes a pair one way).
   double fluidTime(const Schedule &schedule) const;
+
+  /// How a simulator runs a schedule's messages (the ns-3 target's modes).
+  enum class Execution {
+    /// Phase by phase with a barrier between phases.
+    Phased,
+    /// Step by step, each step once the previous one's data is in, no
+    /// barrier (a relaying exchange's steps, MPI's pairwise exchange).
+    Stepped,
+    /// In phase order without barriers.
+    Ordered,
+    /// Every message at once.
+    Posted,
+  };
+  /// What this model expects of `schedule` run as `mode` on a packet
+  /// network: the bandwidth time with every payload byte carrying
+  /// `wireFactor` (its share of the packet header), plus `barrier` seconds
+  /// after every phase but the last when phased (stepped: the steps' times,
+  /// no barrier); ordered or posted, the fluid model's time. With a set-up
+  /// cost, each sender is busy `setup_cost` per message before its first
+  /// packet: per phase or step the most messages one node sends, summed;
+  /// ordered or posted, the most one node sends in all.
+  double executionTime(const Schedule &schedule, Execution mode,
+                       double wireFactor, double barrier) const;
   /// One line saying where the machine time goes, e.g. "12.3 us = 5.1 us
   /// bandwidth + 2.0 us set-up + 1.2 us latency + 63 barriers x 0.06 us".
   static std::string describe(const MachineTime &t);
