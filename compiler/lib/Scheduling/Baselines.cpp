@@ -190,58 +190,59 @@ Schedule phasec::scheduleLoop(const Problem &problem,
   return loop;
 }
 
-/// The members and block of a complete all-to-all of uniform blocks, or
-/// failure with why the relaying exchanges do not apply.
-static LogicalResult completeExchange(const Problem &problem,
-                                      const std::vector<RankId> *&members,
-                                      int64_t &block, std::string &error) {
-  members = problem.transfers().allPairsMembers();
-  std::optional<int64_t> uniform = problem.transfers().uniformBytes();
-  if (!members || !uniform || members->size() < 2) {
+/// A relaying exchange `name` among the members of a complete all-to-all
+/// of uniform blocks: step k sends each member i's `blocks(k)` blocks to
+/// member i + `offset(k)` (mod n), for the steps `steps(n)` lists.
+static LogicalResult
+relayingExchange(const Problem &problem, llvm::StringRef name,
+                 std::vector<std::pair<int64_t, int64_t>> (*steps)(int64_t),
+                 Schedule &out, std::string &error) {
+  const std::vector<RankId> *members = problem.transfers().allPairsMembers();
+  std::optional<int64_t> block = problem.transfers().uniformBytes();
+  if (!members || !block || members->size() < 2) {
     error = "it needs a complete all-to-all of equal blocks";
     return failure();
   }
-  block = *uniform;
+  int64_t n = static_cast<int64_t>(members->size());
+  out = Schedule();
+  out.algorithm = name.str();
+  for (auto [offset, blocks] : steps(n)) {
+    Phase &step = out.phases.emplace_back();
+    for (int64_t i = 0; i < n; ++i)
+      step.transfers.push_back(
+          {(*members)[i], (*members)[(i + offset) % n], blocks * *block});
+  }
   return success();
 }
 
 LogicalResult phasec::scheduleRelayingRing(const Problem &problem,
                                            Schedule &out, std::string &error) {
-  const std::vector<RankId> *members;
-  int64_t block;
-  if (failed(completeExchange(problem, members, block, error)))
-    return failure();
-  int64_t n = static_cast<int64_t>(members->size());
-  out = Schedule();
-  out.algorithm = "ring";
-  for (int64_t k = 1; k < n; ++k) {
-    Phase &step = out.phases.emplace_back();
-    for (int64_t i = 0; i < n; ++i)
-      step.transfers.push_back(
-          {(*members)[i], (*members)[(i + 1) % n], (n - k) * block});
-  }
-  return success();
+  return relayingExchange(
+      problem, "ring",
+      [](int64_t n) {
+        std::vector<std::pair<int64_t, int64_t>> steps;
+        for (int64_t k = 1; k < n; ++k)
+          steps.push_back({1, n - k});
+        return steps;
+      },
+      out, error);
 }
 
 LogicalResult phasec::scheduleRelayingBruck(const Problem &problem,
                                             Schedule &out, std::string &error) {
-  const std::vector<RankId> *members;
-  int64_t block;
-  if (failed(completeExchange(problem, members, block, error)))
-    return failure();
-  int64_t n = static_cast<int64_t>(members->size());
-  out = Schedule();
-  out.algorithm = "bruck";
-  for (int64_t bit = 1; bit < n; bit <<= 1) {
-    int64_t blocks = 0;
-    for (int64_t d = 1; d < n; ++d)
-      blocks += (d & bit) ? 1 : 0;
-    Phase &step = out.phases.emplace_back();
-    for (int64_t i = 0; i < n; ++i)
-      step.transfers.push_back(
-          {(*members)[i], (*members)[(i + bit) % n], blocks * block});
-  }
-  return success();
+  return relayingExchange(
+      problem, "bruck",
+      [](int64_t n) {
+        std::vector<std::pair<int64_t, int64_t>> steps;
+        for (int64_t bit = 1; bit < n; bit <<= 1) {
+          int64_t blocks = 0;
+          for (int64_t d = 1; d < n; ++d)
+            blocks += (d & bit) ? 1 : 0;
+          steps.push_back({bit, blocks});
+        }
+        return steps;
+      },
+      out, error);
 }
 
 LogicalResult phasec::schedulePercsSeed(const Problem &problem, Schedule &out,
