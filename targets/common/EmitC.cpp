@@ -1020,3 +1020,25 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << LocalCopy().dispatchPlanVisitor(plan);
   os << "}\n\n";
 }
+
+void detail::emitTransposePackAll(llvm::raw_ostream &os,
+                                  const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  TransposeShape sh = getTransposeShape(plan);
+  os << "  for (int q = 0; q < " << n
+     << "_P; ++q) /* pack everything, transposed */\n"
+     << "    if (q != me)\n      " << n << "_tblock(" << n
+     << "_sbuf + (int64_t)q * " << n << "_RR, " << sh.ra
+     << ", a + (int64_t)q * " << sh.rb << ", " << sh.na << ");\n";
+}
+
+void detail::emitTransposeUnpackAll(llvm::raw_ostream &os,
+                                    const OperationPlan &plan,
+                                    llvm::StringRef recvArea) {
+  const std::string &n = plan.name;
+  TransposeShape sh = getTransposeShape(plan);
+  os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
+     << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * " << sh.ra
+     << ", " << sh.nb << ", " << recvArea << " + (int64_t)q * " << n
+     << "_RR);\n";
+}

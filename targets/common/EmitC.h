@@ -275,6 +275,25 @@ struct TransposeShape {
 };
 TransposeShape getTransposeShape(const OperationPlan &plan);
 
+/// Packing transposes: every block this member sends, transposed into
+/// NAME_sbuf before the first phase; every block it received, from the
+/// receive area `recvArea` (an expression) into b after the last.
+void emitTransposePackAll(llvm::raw_ostream &os, const OperationPlan &plan);
+void emitTransposeUnpackAll(llvm::raw_ostream &os, const OperationPlan &plan,
+                            llvm::StringRef recvArea);
+
+/// What a back end's writer of one operation holds: the stream, the plan,
+/// the back end's options and the plan's name (the prefix of its C names).
+template <typename Options> struct PlanWriter {
+  PlanWriter(llvm::raw_ostream &os, const OperationPlan &plan,
+             const Options &options)
+      : os(os), plan(plan), options(options), n(plan.name) {}
+  llvm::raw_ostream &os;
+  const OperationPlan &plan;
+  const Options &options;
+  const std::string &n;
+};
+
 /// The number of phases in which some member sends more than once, the
 /// largest number of sends / receives a member has in one phase.
 int64_t maxSendsPerPhase(const OperationPlan &plan);

@@ -22,11 +22,9 @@ using namespace phasec::target::detail;
 
 namespace {
 
-class MPIWriter {
+class MPIWriter : PlanWriter<MPIOptions> {
 public:
-  MPIWriter(llvm::raw_ostream &os, const OperationPlan &plan,
-            const MPIOptions &options)
-      : os(os), plan(plan), options(options), n(plan.name) {}
+  using PlanWriter::PlanWriter;
 
   void emitFunction();
   void emitRelease();
@@ -42,11 +40,6 @@ private:
   void emitTransposeDepositBody(bool formula);
   void emitPermuteBody(bool formula);
   void emitPhaseSync();
-
-  llvm::raw_ostream &os;
-  const OperationPlan &plan;
-  const MPIOptions &options;
-  const std::string &n;
 };
 
 } // namespace
@@ -608,19 +601,11 @@ void MPIWriter::emitFunction() {
        << "_alloc_output (or ranks on several nodes): chained. */\n";
   }
   if (style == TransferStyle::Packing) {
-    TransposeShape sh = getTransposeShape(plan);
-    os << "  for (int q = 0; q < " << n
-       << "_P; ++q) /* pack everything, transposed */\n"
-       << "    if (q != me)\n      " << n << "_tblock(" << n
-       << "_sbuf + (int64_t)q * " << n << "_RR, " << sh.ra
-       << ", a + (int64_t)q * " << sh.rb << ", " << sh.na << ");\n";
+    emitTransposePackAll(os, plan);
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
       emitTransposePackingBody(f);
     });
-    os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
-       << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * "
-       << sh.ra << ", " << sh.nb << ", " << n << "_rbuf + (int64_t)q * " << n
-       << "_RR);\n";
+    emitTransposeUnpackAll(os, plan, n + "_rbuf");
   } else {
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
       emitTransposeChainedBody(f);

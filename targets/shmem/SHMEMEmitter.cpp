@@ -22,11 +22,9 @@ using namespace phasec::target::detail;
 
 namespace {
 
-class SHMEMWriter {
+class SHMEMWriter : PlanWriter<SHMEMOptions> {
 public:
-  SHMEMWriter(llvm::raw_ostream &os, const OperationPlan &plan,
-              const SHMEMOptions &options)
-      : os(os), plan(plan), options(options), n(plan.name) {}
+  using PlanWriter::PlanWriter;
 
   void emitFunction();
   void emitRunner();
@@ -37,11 +35,6 @@ private:
   void emitTransposeBody(bool formula);
   void emitPermuteBody(bool formula);
   void emitPhaseSync();
-
-  llvm::raw_ostream &os;
-  const OperationPlan &plan;
-  const SHMEMOptions &options;
-  const std::string &n;
 };
 
 } // namespace
@@ -434,22 +427,14 @@ void SHMEMWriter::emitFunction() {
   os << "  " << n << "_local(me, a, b);\n";
   TransferStyle style = plan.options.style;
   if (transpose) {
-    TransposeShape sh = getTransposeShape(plan);
     if (style == TransferStyle::Packing)
-      os << "  for (int q = 0; q < " << n
-         << "_P; ++q) /* pack everything, transposed */\n"
-         << "    if (q != me)\n      " << n << "_tblock(" << n
-         << "_sbuf + (int64_t)q * " << n << "_RR, " << sh.ra
-         << ", a + (int64_t)q * " << sh.rb << ", " << sh.na << ");\n";
+      emitTransposePackAll(os, plan);
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
       emitTransposeBody(f);
     });
     os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n";
     if (style == TransferStyle::Packing)
-      os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
-         << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * "
-         << sh.ra << ", " << sh.nb << ", " << n << "_scr + (int64_t)q * " << n
-         << "_RR);\n";
+      emitTransposeUnpackAll(os, plan, n + "_scr");
     os << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
     return;
   }
