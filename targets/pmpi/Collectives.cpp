@@ -65,6 +65,15 @@ std::function<int()> gatheredInto(const Plan &plan, bool direct, char *D,
 
 namespace phasec::pmpi {
 
+/// The operation of an all-to-all call phasec serves (with its plan), or
+/// null where it leaves the call to MPI.
+static std::unique_ptr<AlltoallOp> startAlltoall(MPI_Comm comm, Function f,
+                                                 Plan &plan) {
+  if (!serveAlltoall(state(), comm, f, plan))
+    return nullptr;
+  return std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
+}
+
 //===----------------------------------------------------------------------===//
 // Alltoall, alltoallv, alltoallw
 //===----------------------------------------------------------------------===//
@@ -72,12 +81,11 @@ namespace phasec::pmpi {
 OpPtr buildAlltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
                     MPI_Comm comm, Function f, bool blocking) {
-  State &s = state();
   Plan plan;
-  if (!serveAlltoall(s, comm, f, plan))
+  std::unique_ptr<AlltoallOp> op = startAlltoall(comm, f, plan);
+  if (!op)
     return nullptr;
   const int64_t p = plan.numMembers();
-  auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
   if (!blocking)
     recvtype = op->hold(recvtype);
   ByteView &recvView = op->view(), &sendView = op->view();
@@ -109,9 +117,9 @@ OpPtr buildAlltoallv(const void *sendbuf, const int sendcounts[],
                      const int recvcounts[], const int rdispls[],
                      MPI_Datatype recvtype, MPI_Comm comm, Function f,
                      bool blocking) {
-  State &s = state();
   Plan plan;
-  if (!serveAlltoall(s, comm, f, plan))
+  std::unique_ptr<AlltoallOp> op = startAlltoall(comm, f, plan);
+  if (!op)
     return nullptr;
   const int64_t p = plan.numMembers();
   // Byte views over the whole extent the displacements reach.
@@ -121,7 +129,6 @@ OpPtr buildAlltoallv(const void *sendbuf, const int sendcounts[],
       end = std::max<int64_t>(end, int64_t(displs[i]) + counts[i]);
     return end;
   };
-  auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
   if (!blocking)
     recvtype = op->hold(recvtype);
   ByteView &recvView = op->view(), &sendView = op->view();
@@ -154,13 +161,12 @@ OpPtr buildAlltoallw(const void *sendbuf, const int sendcounts[],
                      void *recvbuf, const int recvcounts[], const int rdispls[],
                      const MPI_Datatype recvtypes[], MPI_Comm comm, Function f,
                      bool blocking) {
-  State &s = state();
   Plan plan;
-  if (!serveAlltoall(s, comm, f, plan))
+  std::unique_ptr<AlltoallOp> op = startAlltoall(comm, f, plan);
+  if (!op)
     return nullptr;
   const int64_t p = plan.numMembers();
   const bool inPlace = sendbuf == MPI_IN_PLACE;
-  auto op = std::make_unique<AlltoallOp>(plan, plan.info->alltoall);
   // Each block has its own datatype; displacements are in bytes. Blocks
   // whose types are all the identity move straight from and to the
   // caller's buffers; otherwise every block is packed into one buffer (in

@@ -284,46 +284,53 @@ void op_free(MPI_Fint *o, MPI_Fint *ie) {
 // Completion. MPI_Wait and MPI_Test do not write a status's MPI_ERROR, so
 // the C status starts as the Fortran one.
 
+/// One status, in and out of Fortran's (MPI_STATUS_IGNORE where Fortran
+/// passed MPI_STATUS_IGNORE).
+struct OneStatus {
+  explicit OneStatus(MPI_Fint *f) : f(f) {
+    if (!ignored(f))
+      MPI_Status_f2c(f, &c);
+  }
+  MPI_Status *get() { return ignored(f) ? MPI_STATUS_IGNORE : &c; }
+  /// Back to Fortran, when the call says the status is set.
+  void put(bool set = true) {
+    if (set && !ignored(f))
+      MPI_Status_c2f(&c, f);
+  }
+  MPI_Fint *f;
+  MPI_Status c;
+};
+
 void wait(MPI_Fint *rq, MPI_Fint *status, MPI_Fint *ie) {
   call(ie, [&] {
     MPI_Request r = MPI_Request_f2c(*rq);
-    MPI_Status s;
-    if (!ignored(status))
-      MPI_Status_f2c(status, &s);
-    int rc = MPI_Wait(&r, ignored(status) ? MPI_STATUS_IGNORE : &s);
+    OneStatus s(status);
+    int rc = MPI_Wait(&r, s.get());
     *rq = MPI_Request_c2f(r);
-    if (!ignored(status))
-      MPI_Status_c2f(&s, status);
+    s.put();
     return rc;
   });
 }
 void test(MPI_Fint *rq, MPI_Fint *flag, MPI_Fint *status, MPI_Fint *ie) {
   call(ie, [&] {
     MPI_Request r = MPI_Request_f2c(*rq);
-    MPI_Status s;
+    OneStatus s(status);
     int done = 0;
-    if (!ignored(status))
-      MPI_Status_f2c(status, &s);
-    int rc = MPI_Test(&r, &done, ignored(status) ? MPI_STATUS_IGNORE : &s);
+    int rc = MPI_Test(&r, &done, s.get());
     *flag = done ? 1 : 0;
     *rq = MPI_Request_c2f(r);
-    if (done && !ignored(status))
-      MPI_Status_c2f(&s, status);
+    s.put(done);
     return rc;
   });
 }
 void request_get_status(MPI_Fint *rq, MPI_Fint *flag, MPI_Fint *status,
                         MPI_Fint *ie) {
   call(ie, [&] {
-    MPI_Status s;
+    OneStatus s(status);
     int done = 0;
-    if (!ignored(status))
-      MPI_Status_f2c(status, &s);
-    int rc = MPI_Request_get_status(MPI_Request_f2c(*rq), &done,
-                                    ignored(status) ? MPI_STATUS_IGNORE : &s);
+    int rc = MPI_Request_get_status(MPI_Request_f2c(*rq), &done, s.get());
     *flag = done ? 1 : 0;
-    if (done && !ignored(status))
-      MPI_Status_c2f(&s, status);
+    s.put(done);
     return rc;
   });
 }
@@ -343,25 +350,17 @@ struct Statuses {
   std::vector<MPI_Status> c;
 };
 
-void waitall(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *statuses, MPI_Fint *ie) {
+/// Waitall (flag null) and testall.
+void all(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *flag, MPI_Fint *statuses,
+         MPI_Fint *ie) {
   call(ie, [&] {
     std::vector<MPI_Request> r = requestsOf(*n, rqs);
     Statuses s(*n, statuses);
-    int rc = MPI_Waitall(*n, r.data(), s.data());
-    putRequests(*n, r, rqs);
-    for (int i = 0; i < *n; ++i)
-      s.put(i);
-    return rc;
-  });
-}
-void testall(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *flag, MPI_Fint *statuses,
-             MPI_Fint *ie) {
-  call(ie, [&] {
-    std::vector<MPI_Request> r = requestsOf(*n, rqs);
-    Statuses s(*n, statuses);
-    int done = 0;
-    int rc = MPI_Testall(*n, r.data(), &done, s.data());
-    *flag = done ? 1 : 0;
+    int done = 1;
+    int rc = flag ? MPI_Testall(*n, r.data(), &done, s.data())
+                  : MPI_Waitall(*n, r.data(), s.data());
+    if (flag)
+      *flag = done ? 1 : 0;
     putRequests(*n, r, rqs);
     if (done)
       for (int i = 0; i < *n; ++i)
@@ -369,41 +368,37 @@ void testall(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *flag, MPI_Fint *statuses,
     return rc;
   });
 }
-/// Waitany and testany: `index` is 1-based in Fortran.
-void waitany(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *index, MPI_Fint *status,
+void waitall(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *statuses, MPI_Fint *ie) {
+  all(n, rqs, nullptr, statuses, ie);
+}
+void testall(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *flag, MPI_Fint *statuses,
              MPI_Fint *ie) {
+  all(n, rqs, flag, statuses, ie);
+}
+/// Waitany (flag null) and testany: `index` is 1-based in Fortran.
+void any(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *index, MPI_Fint *flag,
+         MPI_Fint *status, MPI_Fint *ie) {
   call(ie, [&] {
     std::vector<MPI_Request> r = requestsOf(*n, rqs);
-    MPI_Status s;
-    if (!ignored(status))
-      MPI_Status_f2c(status, &s);
-    int i = MPI_UNDEFINED;
-    int rc =
-        MPI_Waitany(*n, r.data(), &i, ignored(status) ? MPI_STATUS_IGNORE : &s);
+    OneStatus s(status);
+    int i = MPI_UNDEFINED, done = 1;
+    int rc = flag ? MPI_Testany(*n, r.data(), &i, &done, s.get())
+                  : MPI_Waitany(*n, r.data(), &i, s.get());
     putRequests(*n, r, rqs);
+    if (flag)
+      *flag = done ? 1 : 0;
     *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
-    if (!ignored(status))
-      MPI_Status_c2f(&s, status);
+    s.put(done);
     return rc;
   });
 }
+void waitany(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *index, MPI_Fint *status,
+             MPI_Fint *ie) {
+  any(n, rqs, index, nullptr, status, ie);
+}
 void testany(MPI_Fint *n, MPI_Fint *rqs, MPI_Fint *index, MPI_Fint *flag,
              MPI_Fint *status, MPI_Fint *ie) {
-  call(ie, [&] {
-    std::vector<MPI_Request> r = requestsOf(*n, rqs);
-    MPI_Status s;
-    if (!ignored(status))
-      MPI_Status_f2c(status, &s);
-    int i = MPI_UNDEFINED, done = 0;
-    int rc = MPI_Testany(*n, r.data(), &i, &done,
-                         ignored(status) ? MPI_STATUS_IGNORE : &s);
-    putRequests(*n, r, rqs);
-    *flag = done ? 1 : 0;
-    *index = i == MPI_UNDEFINED ? MPI_UNDEFINED : i + 1;
-    if (done && !ignored(status))
-      MPI_Status_c2f(&s, status);
-    return rc;
-  });
+  any(n, rqs, index, flag, status, ie);
 }
 /// Waitsome and testsome: `indices` are 1-based in Fortran.
 template <typename F>

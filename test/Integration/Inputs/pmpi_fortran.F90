@@ -1,7 +1,9 @@
 ! An unmodified Fortran program (use mpi; use mpi_f08 with -DF08) calling
 ! what real codes call:
-! alltoall, allreduce (also in place), bcast, allgatherv, barrier, and a
-! nonblocking alltoall completed by mpi_wait. Every rank checks every value
+! alltoall, allreduce (also in place), bcast, allgatherv, barrier, and
+! nonblocking alltoalls and allreduces completed by every completion routine
+! (wait, test, testall, waitall, waitany, testany, request_get_status).
+! Every rank checks every value
 ! against what MPI defines and prints one line per check; exit code 1 on any
 ! wrong value. libphasec-pmpi must serve these calls (its report counts
 ! them as Fortran's) and give the same output.
@@ -12,16 +14,21 @@ program pmpi_fortran
   use mpi
 #endif
   implicit none
-  integer :: ierr, rank, nprocs, i, j, n, bad
+  integer :: ierr, rank, nprocs, i, j, k, n, bad, idx, done
+  logical :: flag
+  integer(kind=8) :: vsum(4)
+  character(len=24), parameter :: ways(6) = [character(len=24) :: &
+      'testall', 'waitany', 'testany', 'waitall', 'test', &
+      'request_get_status']
   integer, allocatable :: sendb(:), recvb(:), counts(:), displs(:)
   integer(kind=8), allocatable :: sums(:), want8(:)
   double precision :: vals(5)
 #ifdef F08
-  type(MPI_Request) :: req
-  type(MPI_Status) :: status
+  type(MPI_Request) :: req, reqs(2)
+  type(MPI_Status) :: status, sts(2)
 #else
-  integer :: req
-  integer :: status(MPI_STATUS_SIZE)
+  integer :: req, reqs(2)
+  integer :: status(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 2)
 #endif
 
   call mpi_init(ierr)
@@ -58,6 +65,61 @@ program pmpi_fortran
   end do
   if (req /= MPI_REQUEST_NULL) bad = bad + 1
   call report('ialltoall', bad)
+
+  ! an ialltoall and an in-place iallreduce at once, completed each way
+  do k = 1, 6
+    recvb = -1
+    vsum = int(rank + 1, 8)
+    call mpi_ialltoall(sendb, n, MPI_INTEGER, recvb, n, MPI_INTEGER, &
+                       MPI_COMM_WORLD, reqs(1), ierr)
+    call mpi_iallreduce(MPI_IN_PLACE, vsum, 4, MPI_INTEGER8, MPI_SUM, &
+                        MPI_COMM_WORLD, reqs(2), ierr)
+    select case (k)
+    case (1)
+      flag = .false.
+      do while (.not. flag)
+        call mpi_testall(2, reqs, flag, sts, ierr)
+      end do
+    case (2)
+      call mpi_waitany(2, reqs, idx, status, ierr)
+      j = idx
+      call mpi_waitany(2, reqs, idx, status, ierr)
+      if (j + idx /= 3) bad = bad + 1
+    case (3)
+      done = 0
+      do while (done < 2)
+        call mpi_testany(2, reqs, idx, flag, status, ierr)
+        if (flag .and. idx /= MPI_UNDEFINED) done = done + 1
+      end do
+    case (4)
+      call mpi_waitall(2, reqs, sts, ierr)
+    case (5)
+      do i = 1, 2
+        flag = .false.
+        do while (.not. flag)
+          call mpi_test(reqs(i), flag, status, ierr)
+        end do
+      end do
+    case (6)
+      do i = 1, 2
+        flag = .false.
+        do while (.not. flag)
+          call mpi_request_get_status(reqs(i), flag, status, ierr)
+        end do
+        call mpi_wait(reqs(i), status, ierr)
+      end do
+    end select
+    do j = 0, nprocs - 1
+      do i = 1, n
+        if (recvb(j * n + i) /= j * 1000 + rank * 10 + i) bad = bad + 1
+      end do
+    end do
+    bad = bad + count(vsum /= int(nprocs * (nprocs + 1) / 2, 8))
+    do i = 1, 2
+      if (reqs(i) /= MPI_REQUEST_NULL) bad = bad + 1
+    end do
+    call report(trim(ways(k)), bad)
+  end do
 
   ! allreduce of 8-byte integers, then in place
   allocate(sums(4), want8(4))
