@@ -317,6 +317,17 @@ static MPI_Op SUM;
 
 /* Reductions over a type that reorders its ints: every rank uses the same
  * type, so the sum lands where the inputs lie. */
+/* want = the sum of what members 0 .. members-1 contribute (fill with
+ * salt 8), element-wise; `other` is scratch of `span` ints. */
+static void sumOfFills(int *want, int *other, size_t span, int members) {
+  memset(want, 0, span * sizeof(int));
+  for (int i = 0; i < members; ++i) {
+    fill(other, span, i, 8);
+    for (size_t k = 0; k < span; ++k)
+      want[k] += other[k];
+  }
+}
+
 static void reductions(int N, int t) {
   int count = N / intsPer[t];
   size_t span = (size_t)count * spanOf[t];
@@ -327,12 +338,7 @@ static void reductions(int N, int t) {
   /* allreduce */
   memset(out, 0, span * sizeof(int));
   COLL(MPI_Allreduce, MPI_Iallreduce, in, out, count, types[t], SUM, comm);
-  memset(want, 0, span * sizeof(int));
-  for (int i = 0; i < size; ++i) {
-    fill(other, span, i, 8);
-    for (size_t k = 0; k < span; ++k)
-      want[k] += other[k];
-  }
+  sumOfFills(want, other, span, size);
   snprintf(name, sizeof name, "allreduce %s", typeName[t]);
   check(name, out, want, span);
   /* reduce to the last rank */
@@ -344,12 +350,7 @@ static void reductions(int N, int t) {
   /* scan and exscan */
   memset(out, 0, span * sizeof(int));
   COLL(MPI_Scan, MPI_Iscan, in, out, count, types[t], SUM, comm);
-  memset(want, 0, span * sizeof(int));
-  for (int i = 0; i <= rank; ++i) {
-    fill(other, span, i, 8);
-    for (size_t k = 0; k < span; ++k)
-      want[k] += other[k];
-  }
+  sumOfFills(want, other, span, rank + 1);
   snprintf(name, sizeof name, "scan %s", typeName[t]);
   check(name, out, want, span);
   memset(out, 0, span * sizeof(int));

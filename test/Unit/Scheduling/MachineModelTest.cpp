@@ -22,6 +22,17 @@ using namespace phasec::test;
 
 namespace {
 
+Phase phaseOf(std::initializer_list<Transfer> transfers);
+
+/// A schedule of these phases.
+Schedule
+scheduleOf(std::initializer_list<std::initializer_list<Transfer>> phases) {
+  Schedule s;
+  for (const auto &transfers : phases)
+    s.phases.push_back(phaseOf(transfers));
+  return s;
+}
+
 Phase phaseOf(std::initializer_list<Transfer> transfers) {
   Phase p;
   p.transfers = transfers;
@@ -104,8 +115,7 @@ TEST(MachineModel, StoreAndForwardAndBlockingSends) {
   Topology sf =
       makeTopology("torus:4;bw=1e6;latency=1e-6;switching=store_and_forward;"
                    "packet=100");
-  Schedule s;
-  s.phases.push_back(phaseOf({{0, 2, 1000}}));
+  Schedule s = scheduleOf({{{0, 2, 1000}}});
   MachineTime mt = CostModel(sf).machineTime(s, {0, 2}, false);
   EXPECT_NEAR(mt.latency, 100e-6 + 2e-6, 1e-15);
   // Without packets the whole message waits at the middle node.
@@ -133,8 +143,7 @@ TEST(MachineModel, FluidSharesLinksMaxMinFairly) {
   EXPECT_NEAR(m.time(s), 4e-3, 1e-12);
   // A flow limited elsewhere leaves its share to the others: 1->2 and 0->2
   // share 1->2; 3->0 is alone.
-  Schedule t2;
-  t2.phases.push_back(phaseOf({{1, 2, 1000}, {0, 2, 1000}, {3, 0, 4000}}));
+  Schedule t2 = scheduleOf({{{1, 2, 1000}, {0, 2, 1000}, {3, 0, 4000}}});
   EXPECT_NEAR(m.fluidTime(t2), 4e-3, 1e-12);
 }
 
@@ -144,9 +153,7 @@ TEST(MachineModel, FluidRoutesAPairOneWay) {
   // one way, the first half's: 2000 B over 0->1->2 at 1 MB/s.
   Topology t = makeTopology("torus:4;bw=1e6");
   CostModel m(t);
-  Schedule split;
-  split.phases.push_back(phaseOf({{0, 2, 1000}}));
-  split.phases.push_back(phaseOf({{0, 2, 1000}}));
+  Schedule split = scheduleOf({{{0, 2, 1000}}, {{0, 2, 1000}}});
   split.phases[1].transfers[0].ties = 1;
   EXPECT_NEAR(m.fluidTime(split), 2e-3, 1e-12);
   // Each phase alone still takes its own way: 1 ms each.
@@ -225,8 +232,7 @@ TEST(MachineModel, RelayThatForwardsNothingIsPostedAtOnce) {
   // chunk in one phase forwards nothing; a direct schedule is not a relay.
   Schedule swap = relayOf({{{0, 1, 1000}, {1, 0, 1000}}});
   EXPECT_TRUE(forwardsNothing(swap));
-  Schedule direct;
-  direct.phases.push_back(phaseOf({{0, 1, 1000}}));
+  Schedule direct = scheduleOf({{{0, 1, 1000}}});
   EXPECT_FALSE(forwardsNothing(direct));
 }
 
@@ -252,9 +258,7 @@ TEST(MachineModel, RelayWithoutBarriersRunsAsDataArrives) {
   // 0->1 moves alone from 1 us to 3 us (2 B), then both at 0.5 MB/s: 0->1
   // ends at 3 + 998 / 0.5 = 1999 us, 7->2 has 2 B left at 1 MB/s: 2001 us.
   // Phase after phase: 1001 + 1003 us.
-  Schedule overlap;
-  overlap.phases.push_back(phaseOf({{0, 1, 1000}}));
-  overlap.phases.push_back(phaseOf({{7, 2, 1000}}));
+  Schedule overlap = scheduleOf({{{0, 1, 1000}}, {{7, 2, 1000}}});
   MachineTime shared = m.machineTime(overlap, allRanks(t), true);
   EXPECT_NEAR(shared.total(), 2.001e-3, 1e-12);
   EXPECT_NEAR(shared.latency, 3e-6, 1e-15);
@@ -267,17 +271,14 @@ TEST(MachineModel, RelayWithoutBarriersRunsAsDataArrives) {
   Topology setup = makeTopology("torus:8;bw=1e6;latency=1e-6;setup=1e-6");
   CostModel withSetup(setup);
   withSetup.setSync(SyncKind::None);
-  Schedule fan;
-  fan.phases.push_back(phaseOf({{0, 1, 1000}, {0, 7, 1000}}));
+  Schedule fan = scheduleOf({{{0, 1, 1000}, {0, 7, 1000}}});
   MachineTime sent = withSetup.machineTime(fan, allRanks(setup), true);
   EXPECT_NEAR(sent.total(), 1.003e-3, 1e-12);
   EXPECT_NEAR(sent.setup, 2e-6, 1e-15);
   EXPECT_NEAR(sent.latency, 1e-6, 1e-15);
   // Send order matters (and the cache knows it): 0->7 first, then 0->1,
   // which phase 1 forwards 1->2: 1 + 2 (set-ups) + 1000 us, then 1 + 1000.
-  Schedule forward;
-  forward.phases.push_back(phaseOf({{0, 1, 1000}, {0, 7, 1000}}));
-  forward.phases.push_back(phaseOf({{1, 2, 1000}}));
+  Schedule forward = scheduleOf({{{0, 1, 1000}, {0, 7, 1000}}, {{1, 2, 1000}}});
   Schedule swapped = forward;
   std::swap(swapped.phases[0].transfers[0], swapped.phases[0].transfers[1]);
   EXPECT_NEAR(withSetup.machineTime(forward, allRanks(setup), true).total(),
@@ -292,9 +293,8 @@ TEST(MachineModel, DataflowEdgeCases) {
   m.setSync(SyncKind::None);
   // Empty messages (a relayed barrier's) are sent and waited for: two
   // rounds of one set-up and one hop.
-  Schedule barrier;
-  barrier.phases.push_back(phaseOf({{0, 1, 0}, {1, 0, 0}}));
-  barrier.phases.push_back(phaseOf({{1, 2, 0}, {2, 1, 0}}));
+  Schedule barrier =
+      scheduleOf({{{0, 1, 0}, {1, 0, 0}}, {{1, 2, 0}, {2, 1, 0}}});
   EXPECT_NEAR(m.machineTime(barrier, allRanks(t), true).total(), 4e-6, 1e-15);
   // A tiny message late in a long schedule: its step is below the clock's
   // resolution at 1000 s, and it still ends (0->1 1e9 B, then 1 B 1->2 and
@@ -302,9 +302,7 @@ TEST(MachineModel, DataflowEdgeCases) {
   Topology plain = makeTopology("torus:8;bw=1e6;latency=1e-6");
   CostModel p(plain);
   p.setSync(SyncKind::None);
-  Schedule late;
-  late.phases.push_back(phaseOf({{0, 1, 1000000000}}));
-  late.phases.push_back(phaseOf({{1, 2, 1}, {3, 4, 5}}));
+  Schedule late = scheduleOf({{{0, 1, 1000000000}}, {{1, 2, 1}, {3, 4, 5}}});
   MachineTime lt = p.machineTime(late, allRanks(plain), true);
   EXPECT_NEAR(lt.total(), 1000.000003, 1e-9);
 }
@@ -333,9 +331,7 @@ TEST(MachineModel, EnvelopeBytesRideWithEveryMessage) {
   ASSERT_TRUE(succeeded(t)) << error;
   CostModel m(*t);
   EXPECT_TRUE(m.chargesBeyondBandwidth());
-  Schedule s;
-  s.phases.push_back(phaseOf({{0, 1, 1000}}));
-  s.phases.push_back(phaseOf({{1, 0, 1000}}));
+  Schedule s = scheduleOf({{{0, 1, 1000}}, {{1, 0, 1000}}});
   MachineTime mt = m.machineTime(s, {0, 1}, false);
   EXPECT_NEAR(mt.bandwidth, 2 * 1016e-6, 1e-12);
   EXPECT_NEAR(m.barrierTime({0, 1}), 16e-6, 1e-15);
@@ -458,8 +454,7 @@ TEST(MachineModel, AMissingCopyRateIsFree) {
   // The machine gives contiguous and strided rates, no gather rate: an
   // element permute's copies cost nothing, and auto keeps packing.
   Topology t = makeTopology("torus:4;bw=1e6;copy=1e6;copy_strided=1e6");
-  Schedule s;
-  s.phases.push_back(phaseOf({{0, 1, 8}, {1, 2, 8}}));
+  Schedule s = scheduleOf({{{0, 1, 8}, {1, 2, 8}}});
   CostModel m(t);
   m.setCopy(CopyPattern::Gather, TransferStyle::Auto);
   EXPECT_EQ(m.copyRate(), 0);
@@ -480,9 +475,7 @@ TEST(MachineModel, CopiesCanMakeStreamingWin) {
   // each stream 1000 B (10 ms + 10 ms); posted at once they overlap
   // (10 ms), so auto gives up the barriers.
   Topology t = makeTopology("torus:4;bw=1e9;copy_gather=1e5");
-  Schedule s;
-  s.phases.push_back(phaseOf({{0, 1, 1000}}));
-  s.phases.push_back(phaseOf({{2, 3, 1000}}));
+  Schedule s = scheduleOf({{{0, 1, 1000}}, {{2, 3, 1000}}});
   CostModel m(t);
   m.setCopy(CopyPattern::Gather, TransferStyle::Chained);
   m.setSync(SyncKind::Auto);
