@@ -20,14 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int me, np;
-
-static uint64_t fnv(const void *data, size_t n, uint64_t h) {
-  const unsigned char *p = (const unsigned char *)data;
-  for (size_t i = 0; i < n; ++i)
-    h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
+#include "loop_common.h"
 
 /* Rank 0 prints `label` and every rank's digest of `data`. */
 static void report(MPI_Comm comm, const char *label, const void *data,
@@ -35,7 +28,7 @@ static void report(MPI_Comm comm, const char *label, const void *data,
   int r, p;
   MPI_Comm_rank(comm, &r);
   MPI_Comm_size(comm, &p);
-  uint64_t h = fnv(data, n, 1469598103934665603ull);
+  uint64_t h = fnv(data, n, FNV_START);
   uint64_t *all = (uint64_t *)malloc(sizeof(uint64_t) * p);
   MPI_Gather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, comm);
   if (r == 0) {
@@ -52,11 +45,9 @@ static unsigned char byte_of(int src, int dst, long i) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &np);
-  int iterations = argc > 1 ? atoi(argv[1]) : 20;
-  long maxBytes = argc > 2 ? atol(argv[2]) : 65536;
+  int iterations;
+  long maxBytes;
+  loop_init(&argc, &argv, &iterations, &maxBytes);
   char *send = (char *)malloc((size_t)maxBytes * np);
   char *recv = (char *)malloc((size_t)maxBytes * np);
   if (me == 0)

@@ -27,22 +27,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int me, np;
+#include "loop_common.h"
+
 static uint64_t digest[4096];
 static int ndigests;
 static const char *labels[4096];
 
-static uint64_t fnv(const void *data, size_t n) {
-  const unsigned char *p = (const unsigned char *)data;
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; ++i)
-    h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 static void keep(const char *label, const void *data, size_t n) {
   labels[ndigests] = label;
-  digest[ndigests++] = fnv(data, n);
+  digest[ndigests++] = fnv(data, n, FNV_START);
 }
 
 /* Rank 0 prints each digest of every rank, by MPI_Send / MPI_Recv. */
@@ -225,11 +218,9 @@ static char *label(const char *fmt, const char *a, long b) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &np);
-  int iterations = argc > 1 ? atoi(argv[1]) : 20;
-  long maxBytes = argc > 2 ? atol(argv[2]) : 65536;
+  int iterations;
+  long maxBytes;
+  loop_init(&argc, &argv, &iterations, &maxBytes);
   int timing = argc > 3 && strcmp(argv[3], "timing") == 0;
   const char *only = argc > 4 ? argv[4] : NULL;
   long big = 1 << 20;
