@@ -81,12 +81,16 @@ TEST(Bounds, Torus4x4x4OnePort) {
   EXPECT_NE(b.reason.find("injection"), std::string::npos) << b.reason;
 }
 
+/// The bound of the all-to-all of `block` bytes on the machine `spec`.
+static LowerBound alltoallBound(const char *spec, int64_t block) {
+  Topology t = makeTopology(spec);
+  return computeLowerBound(Problem(t, alltoall(t, block)));
+}
+
 TEST(Bounds, Mesh8x8) {
   // The middle link of a row: 4 sources x 4 destination columns x 8 rows =
   // k^3/4 = 128.
-  Topology t = makeTopology("mesh:8x8");
-  Problem p(t, alltoall(t, 10));
-  LowerBound b = computeLowerBound(p);
+  LowerBound b = alltoallBound("mesh:8x8", 10);
   EXPECT_DOUBLE_EQ(b.blocks, 128);
   EXPECT_DOUBLE_EQ(b.time, 1280);
 }
