@@ -342,7 +342,6 @@ OpPtr buildReduce(const void *sendbuf, void *recvbuf, int count,
   return op;
 }
 
-/// MPI_Allreduce and MPI_Scan: every rank combines into its receive buffer.
 OpPtr buildCombineInReceive(CollectiveKind kind, const void *sendbuf,
                             void *recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op mop, MPI_Comm comm, Function f,
@@ -352,21 +351,14 @@ OpPtr buildCombineInReceive(CollectiveKind kind, const void *sendbuf,
   RelayCall call{kind, -1, false, count, 1, datatype, mop};
   if (!serveReduction(comm, f, call, plan, relay))
     return nullptr;
-  OpPtr op = reduceOver(plan, relay, call, sendbuf,
-                        static_cast<char *>(recvbuf), blocking);
-  countServed(f);
-  return op;
-}
-
-OpPtr buildExscan(const void *sendbuf, void *recvbuf, int count,
-                  MPI_Datatype datatype, MPI_Op mop, MPI_Comm comm, Function f,
-                  bool blocking) {
-  Plan plan;
-  std::shared_ptr<CompiledRelay> relay;
-  RelayCall call{CollectiveKind::Exscan, -1, false, count, 1, datatype, mop};
-  if (!serveReduction(comm, f, call, plan, relay))
-    return nullptr;
-  // Rank 0's receive buffer is left as it was (MPI leaves it undefined).
+  if (getTraits(kind).recv.holders == DataHolders::Every) {
+    OpPtr op = reduceOver(plan, relay, call, sendbuf,
+                          static_cast<char *>(recvbuf), blocking);
+    countServed(f);
+    return op;
+  }
+  // An exclusive prefix: the first rank's receive buffer is left as it was
+  // (MPI leaves it undefined), so the result comes through a work space.
   const int64_t bytes = call.count * call.elementBytes;
   auto op = std::make_unique<RelayOp>(plan, relay, blocking);
   char *D = spaceFor(*op, plan, blocking, bytes);
@@ -600,16 +592,13 @@ PHASEC_BLOCKING(Gather, gather, PHASEC_BLOCKS_PARAMS PHASEC_COMMA int root,
 PHASEC_BLOCKING(Scatter, scatter, PHASEC_BLOCKS_PARAMS PHASEC_COMMA int root,
                 PHASEC_BLOCKS_ARGS PHASEC_COMMA root,
                 buildScatter(PHASEC_BLOCKS_ARGS, root, comm, kScatter, true))
-PHASEC_BLOCKING(Allreduce, allreduce, PHASEC_COMBINE_PARAMS,
-                PHASEC_COMBINE_ARGS,
-                buildCombineInReceive(CollectiveKind::Allreduce,
-                                      PHASEC_COMBINE_ARGS, comm, kAllreduce,
-                                      true))
-PHASEC_BLOCKING(Scan, scan, PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,
-                buildCombineInReceive(CollectiveKind::Scan, PHASEC_COMBINE_ARGS,
-                                      comm, kScan, true))
-PHASEC_BLOCKING(Exscan, exscan, PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,
-                buildExscan(PHASEC_COMBINE_ARGS, comm, kExscan, true))
+#define PHASEC_COMBINE_BLOCKING(Upper, lower, UPPER)                           \
+  PHASEC_BLOCKING(Upper, lower, PHASEC_COMBINE_PARAMS, PHASEC_COMBINE_ARGS,    \
+                  buildCombineInReceive(CollectiveKind::Upper,                 \
+                                        PHASEC_COMBINE_ARGS, comm, k##Upper,   \
+                                        true))
+PHASEC_PMPI_COMBINE_CALLS(PHASEC_COMBINE_BLOCKING)
+#undef PHASEC_COMBINE_BLOCKING
 PHASEC_BLOCKING(Reduce, reduce, PHASEC_COMBINE_PARAMS PHASEC_COMMA int root,
                 PHASEC_COMBINE_ARGS PHASEC_COMMA root,
                 buildReduce(PHASEC_COMBINE_ARGS, root, comm, kReduce, true))

@@ -174,9 +174,10 @@ PHASEC_ROUTINE(bcast, Bcast, PHASEC_BCAST_P, (buf(b), *n, type(t), *root))
 #define PHASEC_RED_C (buf(sb), buf(rb), *n, type(t), op(o))
 PHASEC_ROUTINE(reduce, Reduce, PHASEC_ROOTRED_P,
                (PHASEC_UNPAREN PHASEC_RED_C, *root))
-PHASEC_ROUTINE(allreduce, Allreduce, PHASEC_RED_P, PHASEC_RED_C)
-PHASEC_ROUTINE(scan, Scan, PHASEC_RED_P, PHASEC_RED_C)
-PHASEC_ROUTINE(exscan, Exscan, PHASEC_RED_P, PHASEC_RED_C)
+#define PHASEC_COMBINE_ROUTINE(Upper, lower, UPPER)                            \
+  PHASEC_ROUTINE(lower, Upper, PHASEC_RED_P, PHASEC_RED_C)
+PHASEC_PMPI_COMBINE_CALLS(PHASEC_COMBINE_ROUTINE)
+#undef PHASEC_COMBINE_ROUTINE
 PHASEC_ROUTINE(reduce_scatter_block, Reduce_scatter_block, PHASEC_RED_P,
                PHASEC_RED_C)
 #undef PHASEC_RED_C
@@ -464,9 +465,10 @@ PHASEC_SPELL(barrier, BARRIER, (MPI_Fint * cm, MPI_Fint *ie), (cm, ie))
 PHASEC_SPELL(ibarrier, IBARRIER, (MPI_Fint * cm, MPI_Fint *rq, MPI_Fint *ie),
              (cm, rq, ie))
 PHASEC_SPELL_BOTH(reduce, REDUCE, PHASEC_ROOTRED_P, PHASEC_ROOTRED_N)
-PHASEC_SPELL_BOTH(allreduce, ALLREDUCE, PHASEC_RED_P, PHASEC_RED_N)
-PHASEC_SPELL_BOTH(scan, SCAN, PHASEC_RED_P, PHASEC_RED_N)
-PHASEC_SPELL_BOTH(exscan, EXSCAN, PHASEC_RED_P, PHASEC_RED_N)
+#define PHASEC_COMBINE_SPELL(Upper, lower, UPPER)                              \
+  PHASEC_SPELL_BOTH(lower, UPPER, PHASEC_RED_P, PHASEC_RED_N)
+PHASEC_PMPI_COMBINE_CALLS(PHASEC_COMBINE_SPELL)
+#undef PHASEC_COMBINE_SPELL
 PHASEC_SPELL_BOTH(reduce_scatter_block, REDUCE_SCATTER_BLOCK, PHASEC_RED_P,
                   PHASEC_RED_N)
 PHASEC_SPELL_BOTH(reduce_scatter, REDUCE_SCATTER, PHASEC_RED_P, PHASEC_RED_N)

@@ -270,50 +270,25 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
       });
 }
 
-int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                   MPI_Request *request) {
-  return runNonblocking(
-      request,
-      [&] {
-        return buildCombineInReceive(CollectiveKind::Allreduce, sendbuf,
-                                     recvbuf, count, datatype, op, comm,
-                                     kIallreduce, false);
-      },
-      [&] {
-        return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm,
-                               request);
-      });
-}
-
-int MPI_Iscan(const void *sendbuf, void *recvbuf, int count,
-              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-              MPI_Request *request) {
-  return runNonblocking(
-      request,
-      [&] {
-        return buildCombineInReceive(CollectiveKind::Scan, sendbuf, recvbuf,
-                                     count, datatype, op, comm, kIscan, false);
-      },
-      [&] {
-        return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-      });
-}
-
-int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
-                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                MPI_Request *request) {
-  return runNonblocking(
-      request,
-      [&] {
-        return buildExscan(sendbuf, recvbuf, count, datatype, op, comm,
-                           kIexscan, false);
-      },
-      [&] {
-        return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm,
-                            request);
-      });
-}
+// The reductions of PHASEC_PMPI_COMBINE_CALLS.
+#define PHASEC_COMBINE_NONBLOCKING(Upper, lower, UPPER)                        \
+  int MPI_I##lower(const void *sendbuf, void *recvbuf, int count,              \
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,            \
+                   MPI_Request *request) {                                     \
+    return runNonblocking(                                                     \
+        request,                                                               \
+        [&] {                                                                  \
+          return buildCombineInReceive(CollectiveKind::Upper, sendbuf,         \
+                                       recvbuf, count, datatype, op, comm,     \
+                                       kI##lower, false);                      \
+        },                                                                     \
+        [&] {                                                                  \
+          return PMPI_I##lower(sendbuf, recvbuf, count, datatype, op, comm,    \
+                               request);                                       \
+        });                                                                    \
+  }
+PHASEC_PMPI_COMBINE_CALLS(PHASEC_COMBINE_NONBLOCKING)
+#undef PHASEC_COMBINE_NONBLOCKING
 
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

@@ -187,6 +187,17 @@ struct Stats {
   X(Iscatterv) \
   X(Ibarrier)
 // clang-format on
+
+/// The reductions every rank of which combines into its own receive buffer
+/// (sendbuf, recvbuf, count, datatype, op, comm), each with its C name, its
+/// Fortran names and its CollectiveKind (the same as the C name): their C
+/// (blocking and nonblocking) and Fortran bindings are made from this list.
+// clang-format off
+#define PHASEC_PMPI_COMBINE_CALLS(X) \
+  X(Allreduce, allreduce, ALLREDUCE) \
+  X(Scan, scan, SCAN) \
+  X(Exscan, exscan, EXSCAN)
+// clang-format on
 enum Function {
 #define PHASEC_PMPI_ENUM(name) k##name,
   PHASEC_PMPI_FUNCTIONS(PHASEC_PMPI_ENUM)
@@ -626,14 +637,13 @@ OpPtr buildBarrier(MPI_Comm comm, Function f, bool blocking);
 OpPtr buildReduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                   Function f, bool blocking);
-/// MPI_Allreduce and MPI_Scan (`kind`).
+/// The calls of PHASEC_PMPI_COMBINE_CALLS (`kind`): every rank's result
+/// in its receive buffer where the kind's traits say it has one (not
+/// exscan's first rank, whose buffer MPI leaves undefined).
 OpPtr buildCombineInReceive(CollectiveKind kind, const void *sendbuf,
                             void *recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, Function f,
                             bool blocking);
-OpPtr buildExscan(const void *sendbuf, void *recvbuf, int count,
-                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, Function f,
-                  bool blocking);
 OpPtr buildReduceScatterBlock(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               Function f, bool blocking);
