@@ -473,11 +473,8 @@ phasec::chooseGatherEvaluate(const Topology &topo, const Collective &relayed,
   if (failed(candidate.problem.check(error)) ||
       candidate.problem.transfers().empty())
     return std::nullopt;
-  SchedulerOptions auto_ = options;
-  auto_.algorithm = SchedulerAlgorithm::Auto;
-  if (failed(runScheduler(getScheduler(SchedulerAlgorithm::Auto),
-                          candidate.problem, candidate.schedule, auto_,
-                          candidate.report)) ||
+  if (failed(runScheduler(getScheduler(options.algorithm), candidate.problem,
+                          candidate.schedule, options, candidate.report)) ||
       candidate.report.fellBack)
     return std::nullopt;
   if (!(candidate.problem.cost(candidate.schedule).machine.total() <

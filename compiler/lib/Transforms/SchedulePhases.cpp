@@ -196,10 +196,19 @@ static ScheduleOp createScheduleOp(OpBuilder &builder, CollectiveOpInterface op,
 LogicalResult SchedulePhasesPass::tryGatherEvaluate(
     OperationRecord &record, const Topology &topo, const Collective &relayed,
     const CostModel &model, double relayTime, OpBuilder &builder) {
-  std::optional<GatherEvaluateCandidate> candidate =
-      chooseGatherEvaluate(topo, relayed, record.op.getAggregateKind(),
-                           record.op.getAlgorithmDirective(), model, relayTime,
-                           getSchedulerOptions(record));
+  // The allgather is scheduled as the operation's direct traffic would be
+  // (the pass's algorithm option, else auto).
+  SchedulerOptions options = getSchedulerOptions(record);
+  if (!algorithm.empty()) {
+    std::optional<SchedulerAlgorithm> parsed =
+        symbolizeSchedulerAlgorithm(algorithm);
+    if (!parsed)
+      return failure();
+    options.algorithm = *parsed;
+  }
+  std::optional<GatherEvaluateCandidate> candidate = chooseGatherEvaluate(
+      topo, relayed, record.op.getAggregateKind(),
+      record.op.getAlgorithmDirective(), model, relayTime, options);
   if (!candidate)
     return failure();
   // The choice is written as the directive, so that every later pass and

@@ -114,7 +114,8 @@ std::optional<SchedulerAlgorithm> getDirectScheduler(Algorithm directive,
 
 /// Seed 004's gather and local evaluation, the candidate beside the relay
 /// of a PAPERS aggregate that needs every member's value
-/// (evaluatesEveryValue): the allgather of the values, scheduled by `auto`.
+/// (evaluatesEveryValue): the allgather of the values, scheduled by
+/// `options.algorithm` (`auto` unless the tool asked for another).
 struct GatherEvaluateCandidate {
   Problem problem;
   Schedule schedule;
