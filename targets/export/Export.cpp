@@ -250,18 +250,10 @@ static LogicalResult addProgram(ModuleOp module, SymbolTable &symbols,
       return;
     }
     auto it = byName.find(getCName(collective.getCollectiveName()));
-    if (it == byName.end()) {
-      // What has no function cannot be a step: a plain barrier.
-      if (isa<comm::BarrierOp>(operation)) {
-        collective.emitError("not supported: barrier '")
-            << collective.getCollectiveName()
-            << "' without a schedule in a program with 'call' steps (give it "
-               "an algorithm, e.g. dissemination, or call a barrier from a "
-               "local step's C)";
-        ok = false;
-      }
+    // Every operation has its function (a barrier without an algorithm is
+    // scheduled too, comm::isRelayedOperation).
+    if (it == byName.end())
       return;
-    }
     OperationPlan &plan = *it->second;
     if (plan.aggregate != Aggregate::None) {
       collective.emitError("not supported: PAPERS aggregate '")

@@ -54,8 +54,17 @@ bool phasec::comm::isRelayedOperation(CollectiveOpInterface op) {
   // Seed 004's gather and local evaluation moves the values directly.
   if (op.getAlgorithmDirective() == Algorithm::GatherEvaluate)
     return false;
-  return needsRelaying(op.getCollectiveKind()) ||
-         isRelayAlgorithm(op.getAlgorithmDirective()) || isKLevelRelay(op);
+  if (needsRelaying(op.getCollectiveKind()) ||
+      isRelayAlgorithm(op.getAlgorithmDirective()) || isKLevelRelay(op))
+    return true;
+  // A barrier without an algorithm is the machine's best relaying barrier
+  // (the relay's `auto`), except a PAPERS wait, which is the transport's own
+  // barrier (MPI_Barrier, shmem_barrier) unless it names an algorithm.
+  const CollectiveTraits &traits = getTraits(op.getCollectiveKind());
+  return traits.family == CollectiveFamily::Dataless &&
+         !getRelayAlgorithms(traits.kind).empty() &&
+         op.getAggregateKind() == Aggregate::None &&
+         op.getAlgorithmDirective() == Algorithm::Auto;
 }
 
 RelayChoice phasec::comm::getRelayChoice(CollectiveOpInterface op) {
