@@ -140,7 +140,25 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
   Location scheduleLoc = scheduleOp->getLoc();
   bool handWritten = isa<UserScheduleOp>(scheduleOp);
   StringRef what = handWritten ? "hand-written schedule" : "schedule";
+  // A hand-written schedule of bytes that sends data to a member that did
+  // not ask for it is often a relay written the way seed 003 writes one
+  // (forward, then deliver): say how phasec reads such schedules, once.
+  bool relayHintGiven =
+      !handWritten ||
+      getChunkParts(record.op.getCollectiveKind(),
+                    static_cast<int64_t>(problem.members().size())) == 0;
   for (const ScheduleViolation &v : violations) {
+    if (v.kind == ViolationKind::Unrequested && !relayHintGiven) {
+      relayHintGiven = true;
+      InFlightDiagnostic diag =
+          emitError(transferLoc(phases, v.phase, v.transferA, scheduleLoc))
+          << what << " of '" << name << "' is invalid: " << v.message;
+      diag.attachNote(scheduleLoc)
+          << "a schedule that forwards data through other members is "
+             "written with chunks: 'send A -> B chunks IDS;' moves the chunks "
+             "A holds (docs/relaying.md, \"Hand-written relaying schedules\")";
+      continue;
+    }
     switch (v.kind) {
     case ViolationKind::Congestion: {
       InFlightDiagnostic diag =
