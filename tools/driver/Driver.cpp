@@ -79,8 +79,7 @@ LogicalResult phasec::driver::writeScheduled(ModuleOp module,
     return target::exportNs3(module, scheduled, ns3, out, diagOS);
   }
   case EmitKind::ScheduleJSON:
-    writeScheduleJSON(scheduled, out);
-    return success();
+    return writeScheduleJSON(scheduled, out);
   case EmitKind::ScheduleStats:
     writeScheduleStats(scheduled, out, options.statsBaselines);
     return success();

@@ -41,11 +41,12 @@ ChunkConditions getChunkConditions(const ChunkSpec &spec);
 
 /// Replays `schedule` against `spec` and appends at most `maxViolations`
 /// violations (transfers with ranks outside [0, numRanks) are skipped: the
-/// caller reports them).
+/// caller reports them). `rules` says whether a barrier's reductions may
+/// overlap (ReplayRules in Problem.h).
 void replayChunks(const ChunkSpec &spec, const Schedule &schedule,
                   int64_t numRanks,
                   llvm::SmallVectorImpl<ScheduleViolation> &violations,
-                  unsigned maxViolations);
+                  unsigned maxViolations, ReplayRules rules);
 
 } // namespace phasec
 

@@ -293,12 +293,15 @@ static std::string describeTag(const llvm::BitVector &tag,
 void phasec::replayChunks(const ChunkSpec &spec, const Schedule &schedule,
                           int64_t numRanks,
                           llvm::SmallVectorImpl<ScheduleViolation> &violations,
-                          unsigned maxViolations) {
+                          unsigned maxViolations, ReplayRules rules) {
   size_t start = violations.size();
   auto full = [&] { return violations.size() - start >= maxViolations; };
   ChunkConditions cond = getChunkConditions(spec);
   std::vector<llvm::BitVector> &tags = cond.tags;
   const int64_t C = spec.numChunks;
+  const bool overlapJoins =
+      rules == ReplayRules::Phasec &&
+      getTraits(spec.kind).family == CollectiveFamily::Dataless;
 
   // held[rank][c]: the tag rank holds chunk c with, -1 = not held. Any rank
   // of the machine may relay, so ranks outside the group get state too.
@@ -437,7 +440,7 @@ void phasec::replayChunks(const ChunkSpec &spec, const Schedule &schedule,
                                   c, dst));
           continue;
         }
-        if (tags[tag].anyCommon(tags[in.tag])) {
+        if (!overlapJoins && tags[tag].anyCommon(tags[in.tag])) {
           llvm::BitVector both = tags[tag];
           both &= tags[in.tag];
           violation(ViolationKind::CountedTwice,

@@ -793,7 +793,8 @@ Problem::verify(const Schedule &schedule,
 
   if (chunks_)
     replayChunks(*chunks_, schedule, numRanks, violations,
-                 maxViolations - (violations.size() - before));
+                 maxViolations - (violations.size() - before),
+                 ReplayRules::Phasec);
 
   bool exact = again.empty() && pieces.empty();
   for (size_t i = 0; i < demands.size() && !full(); ++i) {

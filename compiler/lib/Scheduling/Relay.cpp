@@ -18,6 +18,7 @@
 #include "RelayGrid.h"
 #include "RelayInternal.h"
 
+#include "phasec/Scheduling/ScheduleJSON.h"
 #include "phasec/Solver/Z3Solver.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -113,10 +114,9 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     return failure();
   }
   if (getTraits(kind).family == CollectiveFamily::Dataless) {
-    if (choice.algorithm == Algorithm::Dissemination &&
-        failed(requirePowerOfTwo(
-            name, n, "its last round would count members twice", error)))
-      return failure();
+    // Dissemination runs on any count: on one that is not a power of two
+    // its last round tells some members of arrivals they know of
+    // (ReplayRules).
     spec.numChunks = 1;
     spec.chunkBytes = 0;
     return spec;
@@ -498,6 +498,13 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
       std::string why;
       FailureOr<RelaySchedule> one =
           buildOne(topo, model, collective, candidate, why);
+      // The default has a schedule JSON document, as every choice but a
+      // written dissemination barrier on a count that is not a power of
+      // two does: the statistics, the document and the code then agree.
+      if (succeeded(one) &&
+          failed(checkScheduleDocument(Problem(topo, one->chunks, model),
+                                       one->schedule, why)))
+        one = failure();
       if (failed(one)) {
         tried.push_back(describeRelayChoice(candidate) + ": " + why);
         if (firstError.empty())

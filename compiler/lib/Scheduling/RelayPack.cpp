@@ -72,7 +72,14 @@ FailureOr<Schedule> phasec::packRounds(const Topology &topo,
                                        std::string &error) {
   Schedule schedule;
   llvm::SmallVector<LinkId, 64> route;
-  for (size_t r = 0; r < rounds.size(); ++r) {
+  // A barrier's chunk only carries news of arrivals, and a member that
+  // forwards more news than it had when the round began does no harm
+  // (ReplayRules): where keeping the reads first would congest (a
+  // dissemination round on a ring of 5), its rounds may spread over phases
+  // in any order.
+  const bool mayReadLate =
+      getTraits(spec.kind).family == CollectiveFamily::Dataless;
+  auto packRound = [&](size_t r, bool orderReads) -> LogicalResult {
     const RelayRound &round = rounds[r];
     const size_t m = round.size();
     // A transfer that reads a (rank, chunk) must not come after one that
@@ -88,7 +95,7 @@ FailureOr<Schedule> phasec::packRounds(const Topology &topo,
     for (size_t i = 0; i < m; ++i)
       for (int64_t c : round[i].chunks)
         edges.push_back({keyOf(round[i].dst, c), i}); // key -> writer
-    for (size_t i = 0; i < m; ++i)
+    for (size_t i = 0; i < m && orderReads; ++i)
       for (int64_t c : round[i].chunks) {
         auto it = keys.find({round[i].src, c});
         if (it != keys.end())
@@ -244,6 +251,13 @@ FailureOr<Schedule> phasec::packRounds(const Topology &topo,
       }
       schedule.phases.push_back(std::move(phase));
     }
+    return success();
+  };
+  for (size_t r = 0; r < rounds.size(); ++r) {
+    if (succeeded(packRound(r, /*orderReads=*/true)))
+      continue;
+    if (!mayReadLate || failed(packRound(r, /*orderReads=*/false)))
+      return failure();
   }
   schedule.canonicalize();
   return schedule;

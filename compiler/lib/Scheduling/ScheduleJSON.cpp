@@ -14,6 +14,8 @@
 
 #include "phasec/Scheduling/ScheduleJSON.h"
 
+#include "ChunkReplay.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
 
@@ -219,6 +221,26 @@ static void writeBody(llvm::raw_ostream &os, const Problem &problem,
 /// `/2` where a document relays (a /2 reader accepts /1 documents inside).
 static llvm::StringRef formatOf(bool relaying) {
   return relaying ? "phasec-schedule/2" : "phasec-schedule/1";
+}
+
+llvm::LogicalResult phasec::checkScheduleDocument(const Problem &problem,
+                                                  const Schedule &schedule,
+                                                  std::string &error) {
+  const ChunkSpec *spec = problem.chunkSpec();
+  if (!spec)
+    return llvm::success();
+  llvm::SmallVector<ScheduleViolation, 1> violations;
+  replayChunks(*spec, schedule, problem.topology().numRanks(), violations,
+               /*maxViolations=*/1, ReplayRules::Spec);
+  if (violations.empty())
+    return llvm::success();
+  error = "schedule JSON /2 cannot hold its schedule, whose replay counts "
+          "a contribution twice (" +
+          violations.front().message +
+          "): a dissemination barrier on a member count that is not a power "
+          "of two hears of some arrivals twice, which the spec forbids; "
+          "'algorithm = recursive_doubling' has a document";
+  return llvm::failure();
 }
 
 void phasec::writeScheduleJSON(llvm::raw_ostream &os, const Problem &problem,

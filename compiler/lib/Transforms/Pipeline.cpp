@@ -123,17 +123,22 @@ FailureOr<ScheduledModule> phasec::collectSchedules(ModuleOp module,
   return result;
 }
 
-void phasec::writeScheduleJSON(const ScheduledModule &scheduled,
-                               llvm::raw_ostream &os) {
+LogicalResult phasec::writeScheduleJSON(const ScheduledModule &scheduled,
+                                        llvm::raw_ostream &os) {
   std::vector<ScheduleDocument> documents;
-  for (const ScheduledOperation &op : scheduled.operations)
+  for (const ScheduledOperation &op : scheduled.operations) {
+    std::string error;
+    if (failed(checkScheduleDocument(*op.problem, op.schedule, error)))
+      return op.op->emitError("'") << op.name << "': " << error;
     documents.push_back({op.problem.get(), &op.schedule, {op.name, op.kind}});
+  }
   if (documents.size() == 1) {
     writeScheduleJSON(os, *documents[0].problem, *documents[0].schedule,
                       documents[0].info);
-    return;
+    return success();
   }
   writeScheduleJSON(os, documents);
+  return success();
 }
 
 namespace {
@@ -473,8 +478,7 @@ void phasec::registerScheduleTranslations() {
   registerWriter("export-schedule-json",
                  "verified schedules in the phasec-schedule/1 JSON format",
                  [](const ScheduledModule &scheduled, llvm::raw_ostream &os) {
-                   writeScheduleJSON(scheduled, os);
-                   return success();
+                   return writeScheduleJSON(scheduled, os);
                  });
   registerWriter("export-schedule-stats",
                  "phases, lower bound and time/bound per operation, beside "

@@ -14,6 +14,7 @@
 #include "../TestUtil.h"
 
 #include "phasec/Scheduling/Relay.h"
+#include "phasec/Scheduling/ScheduleJSON.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -491,6 +492,43 @@ TEST_F(Replay, ContributionCountedTwice) {
       spec(CollectiveKind::Reduce, 4, 1, 0), ViolationKind::CountedTwice,
       "phase 1: transfer 0 (2 -> 0): reducing chunk 0 into "
       "rank 0 counts the contributions of {1} twice");
+}
+
+TEST_F(Replay, BarrierMayHearOfAnArrivalTwice) {
+  // Dissemination on 3 members: distance 1, then 2. In the second round
+  // every member hears of itself again: harmless news for a barrier
+  // (ReplayRules::Phasec), a contribution counted twice for the spec.
+  Topology ring = makeTopology("torus:3");
+  ChunkSpec barrier = spec(CollectiveKind::Barrier, 3, 1);
+  barrier.chunkBytes = 0;
+  auto empty = [](Phase p) {
+    for (Transfer &t : p.transfers)
+      t.bytes = 0;
+    return p;
+  };
+  Schedule s;
+  s.phases = {
+      empty(phase({{0, 1, {0}, true}, {1, 2, {0}, true}, {2, 0, {0}, true}})),
+      empty(phase({{0, 2, {0}, true}, {1, 0, {0}, true}, {2, 1, {0}, true}}))};
+  Problem problem(ring, barrier, CostModel(ring));
+  llvm::SmallVector<ScheduleViolation, 4> v;
+  EXPECT_TRUE(succeeded(problem.verify(s, v))) << v.front().message;
+  std::string error;
+  EXPECT_TRUE(failed(checkScheduleDocument(problem, s, error)));
+  EXPECT_NE(error.find("phase 1: transfer 1 (1 -> 0): reducing chunk 0 into "
+                       "rank 0 counts the contributions of {0} twice"),
+            std::string::npos)
+      << error;
+  // Without the second round nobody hears of everyone: still incomplete.
+  s.phases.pop_back();
+  v.clear();
+  EXPECT_TRUE(failed(problem.verify(s, v)));
+  // Any other kind's reductions stay disjoint.
+  ChunkSpec allreduce = spec(CollectiveKind::Allreduce, 3, 1);
+  s.phases = {phase({{0, 1, {0}, true}, {1, 2, {0}, true}, {2, 0, {0}, true}}),
+              phase({{0, 2, {0}, true}, {1, 0, {0}, true}, {2, 1, {0}, true}})};
+  EXPECT_EQ(firstViolation(ring, allreduce, s).kind,
+            ViolationKind::CountedTwice);
 }
 
 TEST_F(Replay, RankEndsWithoutAChunk) {

@@ -324,6 +324,15 @@ struct ScheduleCost {
   double machineBound = 0;
 };
 
+/// Whether a reduction may meet contributions its receiver already holds.
+/// The interchange format forbids it for every kind (Spec: schedule JSON /2,
+/// "Replay"). phasec's own verifier lets a barrier's reductions overlap
+/// (Phasec): the barrier's chunk carries only news of arrivals, and hearing
+/// of an arrival twice is harmless. MPI's dissemination barrier on a member
+/// count that is not a power of two relies on that; such a schedule has no
+/// /2 document (checkScheduleDocument refuses it).
+enum class ReplayRules { Spec, Phasec };
+
 /// One thing verify() found wrong.
 struct ScheduleViolation {
   /// What is wrong (Vocabulary.td's ViolationKind says each case).
@@ -405,9 +414,10 @@ public:
   /// transfer lists chunks whose bytes are its bytes, a rank sends only
   /// chunks it holds when the phase starts, every transfer takes effect when
   /// the phase ends, a reduce needs the chunk at the receiver and joins
-  /// disjoint tags, two copies into one rank in one phase agree, and every
-  /// rank ends with what the postcondition promises (BadChunks ...
-  /// WrongContributions). Memory: O(ranks * chunks).
+  /// disjoint tags (a barrier's may overlap: ReplayRules::Phasec), two
+  /// copies into one rank in one phase agree, and every rank ends with what
+  /// the postcondition promises (BadChunks ... WrongContributions). Memory:
+  /// O(ranks * chunks).
   llvm::LogicalResult
   verify(const Schedule &schedule,
          llvm::SmallVectorImpl<ScheduleViolation> &violations,

@@ -37,7 +37,9 @@
 ///   (MPICH's; powers of two);
 /// - reduce_broadcast: allreduce as binomial reduce plus broadcast;
 /// - bruck: allgather and alltoall in ceil(log2 n) rounds;
-/// - dissemination: barrier (powers of two);
+/// - dissemination: barrier, ceil(log2 n) rounds on any count (the last
+///   round of a count that is not a power of two repeats some arrivals,
+///   which a barrier allows: ReplayRules);
 /// - dimension_wise(p): allreduce and allgather as rings along each grid
 ///   dimension in turn, p parts on different dimensions at once
 ///   (RelayGrid.h);

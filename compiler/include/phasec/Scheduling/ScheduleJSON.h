@@ -57,8 +57,16 @@ struct ScheduleDocument {
   CollectiveInfo info;
 };
 
+/// Whether `schedule`, which passed problem.verify(), has a document the
+/// spec's replay accepts: a barrier whose reductions overlap (a
+/// dissemination barrier on a member count that is not a power of two,
+/// ReplayRules) has none; `error` then says why.
+llvm::LogicalResult checkScheduleDocument(const Problem &problem,
+                                          const Schedule &schedule,
+                                          std::string &error);
+
 /// One document with its "format" key. The schedule must have passed
-/// Problem::verify() (ranks in range).
+/// Problem::verify() (ranks in range) and checkScheduleDocument.
 void writeScheduleJSON(llvm::raw_ostream &os, const Problem &problem,
                        const Schedule &schedule, const CollectiveInfo &info);
 /// {"format": "phasec-schedule/1", "operations": [doc, ...]}.

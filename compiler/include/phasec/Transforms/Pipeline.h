@@ -126,8 +126,11 @@ mlir::FailureOr<ScheduledModule>
 collectSchedulesForExport(mlir::Operation *op, bool keepRules = false);
 
 /// The spec's JSON: one document for one operation, else
-/// {"format": ..., "operations": [...]}.
-void writeScheduleJSON(const ScheduledModule &scheduled, llvm::raw_ostream &os);
+/// {"format": ..., "operations": [...]}. An operation whose schedule has no
+/// document (checkScheduleDocument) is an error at its location, and
+/// nothing is written.
+mlir::LogicalResult writeScheduleJSON(const ScheduledModule &scheduled,
+                                      llvm::raw_ostream &os);
 
 /// Per operation: phases, lower bound, time / bound, and (unless
 /// `baselines` is false: each is scheduled again, which can double a long
