@@ -300,19 +300,17 @@ bool Sema::checkTranspose(OpContext &c) {
                                   fromArray->group->name + "'");
     return false;
   }
-  if (toArray->distribution != fromArray->distribution) {
-    diag.error(d.loc, "not supported: transpose '" + d.name +
-                          "' between a rows- and a cols-distributed array "
-                          "(it moves no data between ranks)");
-    return false;
-  }
+  op.elementType = fromArray->elementType;
+  // Between a rows- and a cols-distributed array every member transposes
+  // its own slab: nothing moves, no block.
+  if (toArray->distribution != fromArray->distribution)
+    return true;
   // The block of one pair: what a hand-written `send` moves by default
   // (docs/language.md). Both extents divide by n: Sema checked that each
   // array's group divides its distributed extent, and the two arrays are
-  // transposes.
+  // transposes distributed alike.
   int64_t rowsPer = fromArray->shape[0] / n, colsPer = fromArray->shape[1] / n;
   op.blockBytes = rowsPer * colsPer * elementTypeBytes(fromArray->elementType);
-  op.elementType = fromArray->elementType;
   return true;
 }
 

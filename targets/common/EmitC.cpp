@@ -68,9 +68,24 @@ void detail::emitCommonTypes(llvm::raw_ostream &os) {
 
 TransposeShape detail::getTransposeShape(const OperationPlan &plan) {
   const std::string &n = plan.name;
-  if (plan.isSquare())
-    return {n + "_R", n + "_R", n + "_N", n + "_N"};
-  return {n + "_RA", n + "_RB", n + "_NA", n + "_NB"};
+  TransposeShape sh =
+      plan.isSquare()
+          ? TransposeShape{n + "_R", n + "_R", n + "_N", n + "_N"}
+          : TransposeShape{n + "_RA", n + "_RB", n + "_NA", n + "_NB"};
+  if (plan.localTranspose()) {
+    sh.sb = sh.db = "0";
+    sh.lda = sh.na;
+    sh.ldb = sh.nb;
+    return sh;
+  }
+  std::string block = "(" + sh.ra + " * " + sh.rb + ")";
+  bool colsA = plan.fromDist == Distribution::Cols;
+  bool colsB = plan.toDist == Distribution::Cols;
+  sh.sb = colsA ? block : sh.rb;
+  sh.lda = colsA ? sh.rb : sh.na;
+  sh.db = colsB ? block : sh.ra;
+  sh.ldb = colsB ? sh.ra : sh.nb;
+  return sh;
 }
 
 int64_t detail::maxSendsPerPhase(const OperationPlan &plan) {
@@ -896,7 +911,23 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
      << " /* most sends of a member in one phase */\n"
      << "#define " << n << "_MAXRECV " << std::max<int64_t>(1, maxRecvsPerPhase(plan))
      << " /* most receives of a member in one phase */\n";
-  if (plan.isTranspose() && !plan.isSquare()) {
+  if (plan.localTranspose()) {
+    // The member's whole slab is the block: RA x RB of A, rows NA apart,
+    // into RB x RA of B, rows NB apart.
+    bool rowsA = plan.fromDist == Distribution::Rows;
+    int64_t p = plan.numMembers();
+    int64_t ra = rowsA ? plan.n / p : plan.n;
+    int64_t rb = rowsA ? plan.cols : plan.cols / p;
+    os << "/* A local transpose: A by " << stringifyDistribution(plan.fromDist)
+       << ", B by " << stringifyDistribution(plan.toDist)
+       << ", so every member transposes its own slab. */\n"
+       << "#define " << n << "_NA " << rb << " /* row length of A's slab */\n"
+       << "#define " << n << "_NB " << ra << " /* row length of B's slab */\n"
+       << "#define " << n << "_RA " << ra << " /* rows of A's slab */\n"
+       << "#define " << n << "_RB " << rb << " /* rows of B's slab */\n"
+       << "#define " << n << "_TILE " << std::max<int64_t>(1, plan.options.tile)
+       << "\n";
+  } else if (plan.isTranspose() && !plan.isSquare()) {
     os << "#define " << n << "_NA " << plan.cols << " /* columns of A */\n"
        << "#define " << n << "_NB " << plan.n << " /* columns of B */\n"
        << "#define " << n << "_RA " << plan.rowsPerMember()
@@ -923,7 +954,9 @@ void detail::emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan) {
        << plan.elem.name << " */\n";
   os << "\n";
   emitMemberMap(os, plan);
-  emitPhaseData(os, plan);
+  // A local transpose has no phases, and no tables to read.
+  if (!plan.localTranspose())
+    emitPhaseData(os, plan);
   Displacements().dispatchPlanVisitor(plan, os);
   if (plan.runtimeDestinations()) {
     emitRuntimePermuteSupport(os, plan);
@@ -998,9 +1031,12 @@ public:
   std::string visitMatrix(const OperationPlan &plan) {
     const std::string &n = plan.name;
     TransposeShape sh = getTransposeShape(plan);
-    return "  " + n + "_tblock((" + n + "_elem_t *)r + (int64_t)me * " + sh.ra +
-           ", " + sh.nb + ", (const " + n + "_elem_t *)s + (int64_t)me * " +
-           sh.rb + ", " + sh.na + ");\n";
+    if (plan.localTranspose())
+      return "  " + n + "_tblock((" + n + "_elem_t *)r, " + sh.ldb +
+             ", (const " + n + "_elem_t *)s, " + sh.lda + ");\n";
+    return "  " + n + "_tblock((" + n + "_elem_t *)r + (int64_t)me * " + sh.db +
+           ", " + sh.ldb + ", (const " + n + "_elem_t *)s + (int64_t)me * " +
+           sh.sb + ", " + sh.lda + ");\n";
   }
   std::string visitPairSizes(const OperationPlan &plan) {
     const std::string &n = plan.name;
@@ -1021,6 +1057,128 @@ void detail::emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "}\n\n";
 }
 
+namespace {
+/// The bytes member m reads from sendbuf, and how its buffers are laid out.
+struct SendExtent : PlanVisitor<SendExtent, int64_t, int64_t> {
+  int64_t visitBlocks(const OperationPlan &plan, int64_t m) {
+    DataSide side = plan.traits().send;
+    bool holds = side.holders == DataHolders::Every ||
+                 (side.holders == DataHolders::Root && m == plan.root) ||
+                 (side.holders == DataHolders::AllButFirst && m > 0);
+    if (!holds || side.part == DataPart::None)
+      return 0;
+    return side.part == DataPart::PerMember
+               ? plan.numMembers() * plan.blockBytes
+               : plan.blockBytes;
+  }
+  int64_t visitPairSizes(const OperationPlan &plan, int64_t m) {
+    int64_t p = plan.numMembers(), sum = 0;
+    for (int64_t q = 0; q < p; ++q)
+      sum += plan.sizes[m * p + q];
+    return sum;
+  }
+  int64_t visitDataless(const OperationPlan &, int64_t) { return 0; }
+  int64_t visitArrays(const OperationPlan &, int64_t) { return 0; }
+};
+
+/// "P blocks of B bytes (block d for member d)", as the side's part says.
+std::string describeSide(const OperationPlan &plan, DataSide side,
+                         llvm::StringRef what, llvm::StringRef toOrFrom) {
+  if (side.part == DataPart::None)
+    return "";
+  std::string B = std::to_string(plan.blockBytes);
+  // A relay's whole vector is all of its chunks.
+  std::string whole = std::to_string(plan.relaying ? plan.chunks.totalBytes()
+                                                   : plan.blockBytes);
+  std::string text = side.part == DataPart::PerMember
+                         ? std::to_string(plan.numMembers()) + " blocks of " +
+                               B + " bytes, block d " + toOrFrom.str() +
+                               " member d"
+                     : side.part == DataPart::Own ? B + " bytes"
+                                                  : whole + " bytes";
+  text = what.str() + ": " + text;
+  if (side.rootOnly())
+    text += " (at the root only)";
+  else if (side.holders == DataHolders::AllButFirst)
+    text += " (at members > 0 only)";
+  return text;
+}
+} // namespace
+
+void detail::emitInPlaceSupport(llvm::raw_ostream &os,
+                                const OperationPlan &plan) {
+  const std::string &n = plan.name;
+  os << "/* The bytes member m's call reads from sendbuf; called in place "
+        "(sendbuf ==\n   recvbuf), it copies them into "
+     << n << "_stage first (grown as needed). */\n"
+     << "static const int64_t " << n << "_sext[" << n << "_P] = {";
+  for (int64_t m = 0; m < plan.numMembers(); ++m)
+    os << (m ? ", " : "") << SendExtent().dispatchPlanVisitor(plan, m);
+  os << "};\nstatic char *" << n << "_stage;\nstatic size_t " << n
+     << "_stage_cap;\n\n";
+}
+
+void detail::emitStageInPlace(
+    llvm::raw_ostream &os, const OperationPlan &plan,
+    llvm::StringRef inPlaceConstant,
+    llvm::function_ref<std::string(llvm::StringRef, llvm::StringRef)> alloc) {
+  const std::string &n = plan.name;
+  if (!inPlaceConstant.empty())
+    os << "  if (sendbuf == " << inPlaceConstant << ")\n"
+       << "    sendbuf = recvbuf;\n";
+  os << "  if (sendbuf == recvbuf && " << n << "_sext[me] > 0) {\n"
+     << "    /* In place: what arrives would overwrite data still to be sent. "
+        "*/\n"
+     << "    if (" << n << "_stage_cap < (size_t)" << n << "_sext[me]) {\n"
+     << "      free(" << n << "_stage);\n"
+     << "      " << n << "_stage = NULL;\n"
+     << "      " << n << "_stage_cap = 0;\n"
+     << "      " << alloc(n + "_stage", "(size_t)" + n + "_sext[me]") << ";\n"
+     << "      " << n << "_stage_cap = (size_t)" << n << "_sext[me];\n"
+     << "    }\n"
+     << "    memcpy(" << n << "_stage, sendbuf, (size_t)" << n
+     << "_sext[me]);\n"
+     << "    sendbuf = " << n << "_stage;\n  }\n";
+}
+
+std::string detail::describeBuffers(const OperationPlan &plan,
+                                    llvm::StringRef inPlaceConstant) {
+  const CollectiveTraits &traits = plan.traits();
+  std::string text;
+  if (plan.traits().shape == DataShape::PairSizes) {
+    text = "sendbuf: member m's row of " + plan.name +
+           "'s size table, the data for member d at its displacement; "
+           "recvbuf: the column, likewise. ";
+  } else {
+    std::string send = describeSide(plan, traits.send, "sendbuf", "for");
+    std::string recv = describeSide(plan, traits.recv, "recvbuf", "from");
+    if (!send.empty())
+      text += send + "; ";
+    if (!recv.empty())
+      text += recv + "; ";
+  }
+  text += "the buffers must not overlap, except that they may be one buffer "
+          "(sendbuf == recvbuf";
+  if (!inPlaceConstant.empty())
+    text += ", or sendbuf " + inPlaceConstant.str();
+  text += "): the call then copies its input first.";
+  return wrapComment(text);
+}
+
+std::string detail::wrapComment(llvm::StringRef text) {
+  std::string out, line = "  ";
+  llvm::SmallVector<llvm::StringRef> words;
+  text.split(words, ' ', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef w : words) {
+    if (line.size() + 1 + w.size() > 78 && line.size() > 2) {
+      out += line + "\n";
+      line = "  ";
+    }
+    line += " " + w.str();
+  }
+  return out + line;
+}
+
 void detail::emitTransposePackAll(llvm::raw_ostream &os,
                                   const OperationPlan &plan) {
   const std::string &n = plan.name;
@@ -1029,7 +1187,7 @@ void detail::emitTransposePackAll(llvm::raw_ostream &os,
      << "_P; ++q) /* pack everything, transposed */\n"
      << "    if (q != me)\n      " << n << "_tblock(" << n
      << "_sbuf + (int64_t)q * " << n << "_RR, " << sh.ra
-     << ", a + (int64_t)q * " << sh.rb << ", " << sh.na << ");\n";
+     << ", a + (int64_t)q * " << sh.sb << ", " << sh.lda << ");\n";
 }
 
 void detail::emitTransposeUnpackAll(llvm::raw_ostream &os,
@@ -1038,7 +1196,7 @@ void detail::emitTransposeUnpackAll(llvm::raw_ostream &os,
   const std::string &n = plan.name;
   TransposeShape sh = getTransposeShape(plan);
   os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack everything */\n"
-     << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * " << sh.ra
-     << ", " << sh.nb << ", " << recvArea << " + (int64_t)q * " << n
+     << "    if (q != me)\n      " << n << "_tunpack(b + (int64_t)q * " << sh.db
+     << ", " << sh.ldb << ", " << recvArea << " + (int64_t)q * " << n
      << "_RR);\n";
 }

@@ -143,6 +143,33 @@ void emitProgram(llvm::raw_ostream &os, llvm::ArrayRef<OperationPlan> plans,
 /// *recvbuf)`, the part of the operation that stays on the member.
 void emitLocalCopy(llvm::raw_ostream &os, const OperationPlan &plan);
 
+/// Operations on blocks called in place (sendbuf == recvbuf): the table
+/// `NAME_sext[m]`, the bytes member m's call reads from sendbuf, and the
+/// private copy `NAME_stage` the call puts them in before anything arrives
+/// (emitStageInPlace). `NAME_stage` is freed by the operation's release.
+void emitInPlaceSupport(llvm::raw_ostream &os, const OperationPlan &plan);
+/// The statements that stage an in-place call's input; `inPlaceConstant`
+/// (MPI_IN_PLACE) also means in place; `alloc(ptr, bytes)` is the
+/// transport's statement that allocates ptr.
+void emitStageInPlace(
+    llvm::raw_ostream &os, const OperationPlan &plan,
+    llvm::StringRef inPlaceConstant,
+    llvm::function_ref<std::string(llvm::StringRef, llvm::StringRef)> alloc);
+/// What the buffers of an operation on blocks or of a relay must be, as the
+/// lines of a C comment (`   text`, without the comment's end): the
+/// function's comment, and so the header, states it. Both may be called in
+/// place.
+std::string describeBuffers(const OperationPlan &plan,
+                            llvm::StringRef inPlaceConstant);
+/// `text` cut into lines of at most 78 columns, each starting with three
+/// spaces (a comment's continuation lines).
+std::string wrapComment(llvm::StringRef text);
+
+/// Whether the harness also runs the operation in place (relays and
+/// operations on blocks), in the receive buffer, which NAME_buffer_bytes()
+/// sizes for both sides.
+bool hasInPlaceRun(const OperationPlan &plan);
+
 /// Harness helpers: NAME_send_bytes/recv_bytes(me), NAME_fill(me, buf),
 /// NAME_check(me, buf, st), NAME_size() (the OSU "Size" column).
 void emitHarnessHelpers(llvm::raw_ostream &os, const OperationPlan &plan);
@@ -270,8 +297,19 @@ std::string combineScalars(ReduceKind op, llvm::StringRef acc,
 /// (rows per member) and NAME_N (the edge) for all four; rectangular ones
 /// NAME_RA / NAME_RB (rows of A / of B per member) and NAME_NA / NAME_NB
 /// (the row lengths of A and B: A's columns and rows).
+/// The names of a transpose's block (RA x RB elements: rows of A and of B
+/// per member), the leading dimensions of the local arrays, and where the
+/// block for (from) peer q starts: A's block q at q * sb with rows lda
+/// apart, B's block from q at q * db with rows ldb apart. A slab of rows
+/// has rows C (NA) and R (NB) long and its blocks side by side (sb = RB,
+/// db = RA); a slab of columns has rows RB and RA long and its blocks one
+/// under the other (sb = db = RA * RB). Moving block (l, m) of A to (m, l)
+/// of B is then one loop for all four pairs of distributions. A local
+/// transpose (rows to cols, cols to rows) is one block: the member's whole
+/// slab, RA x RB, with sb = db = 0.
 struct TransposeShape {
   std::string ra, rb, na, nb;
+  std::string sb, lda, db, ldb;
 };
 TransposeShape getTransposeShape(const OperationPlan &plan);
 

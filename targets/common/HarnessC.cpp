@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <string>
 
@@ -123,12 +124,32 @@ public:
         plan.isSquare() ? t.sendBytes : "(size_t)" + sh.rb + " * " + sh.nb + e;
     t.size = "(size_t)" + sh.nb + " * " + sh.na + e;
     llvm::raw_string_ostream fill(t.fill), check(t.check);
-    fill << "  phasec_fill_matrix(s, sizeof(" << n << "_elem_t), " << sh.ra
-         << ", " << sh.na << ", " << sh.na << ", (uint64_t)me * " << sh.ra
-         << ", 0);\n";
+    if (plan.fromDist == Distribution::Rows &&
+        plan.toDist == Distribution::Rows) {
+      fill << "  phasec_fill_matrix(s, sizeof(" << n << "_elem_t), " << sh.ra
+           << ", " << sh.na << ", " << sh.na << ", (uint64_t)me * " << sh.ra
+           << ", 0);\n";
+      check << "  bad += phasec_check_transposed(st, r, sizeof(" << n
+            << "_elem_t), " << sh.rb << ", " << sh.nb << ", " << sh.nb
+            << ", (uint64_t)me * " << sh.rb << ", 0);\n";
+      return t;
+    }
+    // Member me's slab of an R x C array by rows or by cols: its rows,
+    // columns, row length and where it starts in the whole array.
+    int64_t p = plan.numMembers();
+    auto slab = [&](Distribution d, int64_t rows, int64_t cols) {
+      return d == Distribution::Rows
+                 ? llvm::formatv("{0}, {1}, {1}, (uint64_t)me * {0}, 0",
+                                 rows / p, cols)
+                       .str()
+                 : llvm::formatv("{0}, {1}, {1}, 0, (uint64_t)me * {1}", rows,
+                                 cols / p)
+                       .str();
+    };
+    fill << "  phasec_fill_matrix(s, sizeof(" << n << "_elem_t), "
+         << slab(plan.fromDist, plan.n, plan.cols) << ");\n";
     check << "  bad += phasec_check_transposed(st, r, sizeof(" << n
-          << "_elem_t), " << sh.rb << ", " << sh.nb << ", " << sh.nb
-          << ", (uint64_t)me * " << sh.rb << ", 0);\n";
+          << "_elem_t), " << slab(plan.toDist, plan.cols, plan.n) << ");\n";
     return t;
   }
 
@@ -166,6 +187,13 @@ void detail::emitHarnessHelpers(llvm::raw_ostream &os,
      << t.sendBytes << "; }\n"
      << "static inline size_t " << n << "_recv_bytes(void) { return "
      << t.recvBytes << "; }\n"
+     << "/* The receive buffer the harness allocates: large enough for the "
+        "send data\n   too, for the run in place. */\n"
+     << "static inline size_t " << n << "_buffer_bytes(void) { return "
+     << (hasInPlaceRun(plan) ? n + "_send_bytes() > " + n + "_recv_bytes() ? " +
+                                   n + "_send_bytes() : " + n + "_recv_bytes()"
+                             : n + "_recv_bytes()")
+     << "; }\n"
      << "/* The OSU \"Size\" column: block bytes, or the whole array. */\n"
      << "static inline size_t " << n << "_size(void) { return " << t.size
      << "; }\n\n";
@@ -211,6 +239,14 @@ void detail::emitBarrierCheck(llvm::raw_ostream &os, const HarnessTransport &tr,
      << "    if (early)\n      " << call << ";\n"
      << "    " << p << "arrivals_close(&arr" << comm << ");\n"
      << "  }\n";
+}
+
+bool detail::hasInPlaceRun(const OperationPlan &plan) {
+  if (plan.relaying)
+    return true;
+  return plan.aggregate == Aggregate::None && !plan.isTranspose() &&
+         !plan.isElementPermute() && !plan.isDataless() &&
+         !plan.runtimeDestinations();
 }
 
 void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
@@ -266,24 +302,21 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   if (plan.isDataless())
     emitBarrierCheck(os, tr, n, n, plan.group.front(),
                      tr.checkedCall(fn + "(s, r" + tr.commArg + ")"));
-  // Relaying operations also run once in place: one buffer holds the input
-  // when the call starts and the output when it returns (the generated code
-  // copies the input into its work space before writing any output).
-  if (plan.relaying)
+  // Relays and operations on blocks also run once in place, in the receive
+  // buffer (NAME_buffer_bytes() holds either side): it holds the input when
+  // the call starts and the output when it returns (the generated code
+  // copies the input it sends before anything arrives).
+  if (hasInPlaceRun(plan))
     os << "  {\n"
-       << "    size_t ipBytes = " << n << "_send_bytes() > " << n
-       << "_recv_bytes() ? " << n << "_send_bytes() : " << n
-       << "_recv_bytes();\n"
-       << "    char *ip = (char *)PHASEC_XMALLOC(ipBytes, \"in-place "
-          "buffer\");\n"
-       << "    phasec_poison(ip, ipBytes);\n"
-       << "    if (me >= 0)\n      " << n << "_fill(me, ip);\n"
-       << "    " << tr.checkedCall(fn + "(ip, ip" + tr.commArg + ")") << ";\n"
+       << "    if (me >= 0) {\n"
+       << "      phasec_poison(r, " << n << "_buffer_bytes());\n"
+       << "      " << n << "_fill(me, r);\n    }\n"
+       << "    " << tr.checkedCall(fn + "(r, r" + tr.commArg + ")") << ";\n"
        << "    phasec_check_state ipst;\n"
        << "    phasec_check_init(&ipst, " << rank << ", \"" << n
        << " (in place)\");\n"
-       << "    if (me >= 0)\n      bad += " << n << "_check(me, ip, &ipst);\n"
-       << "    free(ip);\n  }\n";
+       << "    if (me >= 0)\n      bad += " << n << "_check(me, r, &ipst);\n"
+       << "  }\n";
   os << "  bad = " << tr.sumBad << ";\n"
      << "  phasec_stats stats = " << tr.reduceTimes << ";\n"
      << "  if (" << rank << " == 0) {\n"
@@ -296,7 +329,7 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "    printf(\"# " << n
      << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
      << "           bad ? \"WRONG BYTES\" : \"every byte verified"
-     << (plan.relaying ? ", also in place" : "") << "\");\n";
+     << (hasInPlaceRun(plan) ? ", also in place" : "") << "\");\n";
   if (timeLine)
     os << "    printf(\"PHASEC_SIM_TIME %.9e\\nPHASEC_SIM_VERIFIED %llu\\n\", "
           "stats.median,\n"

@@ -179,14 +179,15 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
   bool matrix = traits.shape == DataShape::Matrix;
   bool arrays =
       isArrayOperation(collective.kind, collective.isElementPermute());
-  // The generators lay out an array as slabs of rows, n/P elements per
-  // member in row-major order: other layouts would move other elements.
-  if (arrays && ((collective.from &&
-                  collective.from->distribution != Distribution::Rows) ||
-                 (collective.to &&
-                  collective.to->distribution != Distribution::Rows))) {
-    error = "not yet supported: generated code for arrays distributed by "
-            "cols";
+  // Permutes lay out an array as slabs of rows, n/P elements per member in
+  // row-major order: other layouts would move other elements. (Transposes
+  // take either distribution on either side.)
+  if (arrays && !matrix &&
+      ((collective.from &&
+        collective.from->distribution != Distribution::Rows) ||
+       (collective.to && collective.to->distribution != Distribution::Rows))) {
+    error = "not yet supported: generated code for a permute of arrays "
+            "distributed by cols";
     return llvm::failure();
   }
   if (arrays && collective.from->elementBytes != elem.size) {
@@ -212,6 +213,9 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
   if (matrix) {
     plan.n = collective.from->shape[0];
     plan.cols = collective.from->shape[1];
+    plan.fromDist = collective.from->distribution;
+    plan.toDist = collective.to ? collective.to->distribution
+                                : collective.from->distribution;
   } else if (plan.elementLevel) {
     plan.n = collective.from->numElements();
   }
@@ -220,6 +224,10 @@ llvm::FailureOr<OperationPlan> phasec::target::buildOperationPlan(
   plan.reduceOp = collective.reduceOp;
   plan.demands = std::move(*demands);
   plan.options = options;
+  // A local transpose moves nothing between members: no packing, no
+  // deposit, just the member's own transposing copy.
+  if (plan.localTranspose())
+    plan.options.style = TransferStyle::Chained;
   plan.schedule = schedule;
   int64_t p = plan.numMembers();
 

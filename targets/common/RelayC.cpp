@@ -48,6 +48,13 @@ using namespace phasec::target::detail;
 // The plan
 //===----------------------------------------------------------------------===//
 
+/// The bytes of a run of chunks `u` (a C expression's prefix: "u->"), from
+/// the chunk offsets.
+static std::string runBytes(const std::string &n, llvm::StringRef u) {
+  return "(" + n + "_OFF(" + u.str() + "chunk + " + u.str() + "count) - " + n +
+         "_OFF(" + u.str() + "chunk))";
+}
+
 /// Where each member stages what it receives (`roff`) and packs what it
 /// sends in more than one run (`soff`), and the scratch sizes: per phase,
 /// or over the whole schedule when everything is posted at once.
@@ -100,12 +107,13 @@ llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
   }
   if (chunks.root >= 0)
     plan.root = static_cast<int32_t>(collective.memberOf(chunks.root));
-  plan.blockBytes = chunks.chunksPerMember() * chunks.chunkBytes;
-  if (chunks.chunkBytes % plan.elem.size) {
-    error = "chunks of " + std::to_string(chunks.chunkBytes) +
-            " bytes split elements of " + std::to_string(plan.elem.size);
-    return llvm::failure();
-  }
+  plan.blockBytes = chunks.offsetOfChunk(chunks.chunksPerMember());
+  for (int64_t c = 0; c < chunks.numChunks; ++c)
+    if (chunks.sizeOfChunk(c) % plan.elem.size) {
+      error = "chunks of " + std::to_string(chunks.sizeOfChunk(c)) +
+              " bytes split elements of " + std::to_string(plan.elem.size);
+      return llvm::failure();
+    }
   plan.relayAllAtOnce =
       options.sync == SyncKind::None && forwardsNothing(schedule);
   for (const Phase &phase : schedule.phases) {
@@ -217,7 +225,7 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
   const char *per = plan.relayAllAtOnce ? "of all phases" : "per phase";
   os << "/*===---- " << n << ": " << stringifyCollectiveKind(plan.kind)
      << ", relayed (" << plan.schedule.algorithm << "), " << plan.numMembers()
-     << " members, " << c.numChunks << " chunks of " << c.chunkBytes
+     << " members, " << c.numChunks << " chunks of " << c.describeChunkBytes()
      << " bytes, " << plan.relayPhases.size() << " phases ----===*/\n"
      << "#define " << n << "_P " << plan.numMembers() << "\n"
      << "#define " << n << "_C " << c.numChunks << "\n"
@@ -231,7 +239,17 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "#define " << n << "_SSCR ((size_t)" << plan.relaySendScratch
      << ") /* send packing scratch " << per << " */\n"
      << "#define " << n << "_MAXREQ " << maxReq << "\n"
-     << "typedef " << plan.elem.cType << " " << n << "_elem_t;\n\n";
+     << "typedef " << plan.elem.cType << " " << n << "_elem_t;\n";
+  // Where chunk c starts in the work space: c chunks of _CB bytes, or, where
+  // the data did not divide evenly (_CB is then 0), a table.
+  if (c.chunkSizes.empty()) {
+    os << "#define " << n << "_OFF(c) ((size_t)(c) * " << n << "_CB)\n\n";
+  } else {
+    os << "static const size_t " << n << "_off[" << n << "_C + 1] = {";
+    for (int64_t i = 0; i <= c.numChunks; ++i)
+      os << (i ? "," : "") << (i % 12 ? " " : "\n  ") << c.offsetOfChunk(i);
+    os << "\n};\n#define " << n << "_OFF(c) (" << n << "_off[c])\n\n";
+  }
   emitMemberMap(os, plan);
   os << "#ifndef PHASEC_RELAY_TYPES\n#define PHASEC_RELAY_TYPES\n"
      << "/* One transfer of a relaying schedule (member indices): runs "
@@ -294,17 +312,17 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "      for (int32_t q = 0; q < x->nruns; ++q) {\n"
      << "        const phasec_relay_run_t *u = &" << n
      << "_runs[x->run0 + q];\n"
-     << "        const size_t bytes = (size_t)u->count * " << n << "_CB;\n";
+     << "        const size_t bytes = " << runBytes(n, "u->") << ";\n";
   if (isReduction(plan.kind))
-    os << "        if (pass)\n          " << n << "_combine(D + u->chunk * "
-       << n << "_CB, in, bytes);\n"
+    os << "        if (pass)\n          " << n << "_combine(D + " << n
+       << "_OFF(u->chunk), in, bytes);\n"
        << "        else\n  ";
-  os << "        memcpy(D + u->chunk * " << n << "_CB, in, bytes);\n"
+  os << "        memcpy(D + " << n << "_OFF(u->chunk), in, bytes);\n"
      << "        in += bytes;\n      }\n    }\n}\n\n";
 
   // Copy in and out of the work space.
-  std::string all = "(size_t)" + n + "_C * " + n + "_CB";
-  std::string block = "(size_t)" + n + "_K * " + n + "_CB";
+  std::string all = n + "_OFF(" + n + "_C)";
+  std::string block = n + "_OFF(" + n + "_K)";
   os << "/* The work space from the caller's input (copy in) and the output "
         "from it. */\n"
      << "static void " << n
@@ -362,12 +380,14 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
         "scratch. */\n"
      << "static char *" << n << "_D, *" << n << "_rscr, *" << n << "_sscr;\n"
      << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
-     << " over the group (members call it; other ranks return at once). */\n"
+     << " over the group (members call it; other ranks return at once).\n"
+     << describeBuffers(plan, "MPI_IN_PLACE") << " */\n"
      << "int " << n
      << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n";
   emitMPIPrologue(os, plan);
-  os << "  if (!" << n << "_D)\n    PHASEC_MPI_ALLOC(" << n << "_D, (size_t)"
-     << n << "_C * " << n << "_CB + 1);\n"
+  os << "  if (sendbuf == MPI_IN_PLACE)\n    sendbuf = recvbuf;\n";
+  os << "  if (!" << n << "_D)\n    PHASEC_MPI_ALLOC(" << n << "_D, " << n
+     << "_OFF(" << n << "_C) + 1);\n"
      << "  if (!" << n << "_rscr)\n    PHASEC_MPI_ALLOC(" << n << "_rscr, " << n
      << "_RSCR + 1);\n"
      << "  if (!" << n << "_sscr)\n    PHASEC_MPI_ALLOC(" << n << "_sscr, " << n
@@ -393,13 +413,13 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
        << in << "  if (x->src != me)\n"
        << in << "    continue;\n"
        << in << "  const phasec_relay_run_t *u = &" << n << "_runs[x->run0];\n"
-       << in << "  const char *buf = D + u->chunk * " << n << "_CB;\n"
+       << in << "  const char *buf = D + " << n << "_OFF(u->chunk);\n"
        << in << "  if (x->nruns > 1) { /* pack the runs */\n"
        << in << "    char *p = sscr + x->soff;\n"
        << in << "    for (int32_t q = 0; q < x->nruns; ++q) {\n"
-       << in << "      memcpy(p, D + u[q].chunk * " << n
-       << "_CB, (size_t)u[q].count * " << n << "_CB);\n"
-       << in << "      p += (size_t)u[q].count * " << n << "_CB;\n"
+       << in << "      memcpy(p, D + " << n << "_OFF(u[q].chunk), "
+       << runBytes(n, "u[q].") << ");\n"
+       << in << "      p += " << runBytes(n, "u[q].") << ";\n"
        << in << "    }\n"
        << in << "    buf = sscr + x->soff;\n"
        << in << "  }\n"
@@ -465,14 +485,15 @@ void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "_RSCR + 64; }\n\n"
      << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
      << ". Collective over all PEs (the scratch is allocated on the first "
-        "call). */\n"
+        "call).\n"
+     << describeBuffers(plan, "") << " */\n"
      << "int " << n << "(const void *sendbuf, void *recvbuf) {\n";
   emitSHMEMPrologue(os, plan);
   os << "  if (!" << n << "_scr) {\n"
      << "    " << n << "_scr = (char *)PHASEC_SHMEM_MALLOC(2 * " << n
      << "_RSCR + 64, \"receive scratch\");\n"
-     << "    " << n << "_D = (char *)PHASEC_XMALLOC((size_t)" << n << "_C * "
-     << n << "_CB + 1, \"work space\");\n  }\n"
+     << "    " << n << "_D = (char *)PHASEC_XMALLOC(" << n << "_OFF(" << n
+     << "_C) + 1, \"work space\");\n  }\n"
      << "  char *D = " << n << "_D;\n"
      << "  const int me = " << n << "_member(shmem_my_pe());\n"
      << "  if (me < 0) {\n"
@@ -491,8 +512,8 @@ void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "      for (int32_t q = 0; q < x->nruns; ++q) {\n"
      << "        const phasec_relay_run_t *u = &" << n
      << "_runs[x->run0 + q];\n"
-     << "        const size_t bytes = (size_t)u->count * " << n << "_CB;\n"
-     << "        shmem_putmem(scr + off, D + u->chunk * " << n << "_CB, bytes, "
+     << "        const size_t bytes = " << runBytes(n, "u->") << ";\n"
+     << "        shmem_putmem(scr + off, D + " << n << "_OFF(u->chunk), bytes, "
      << n << "_rank(x->dst));\n"
      << "        off += bytes;\n      }\n    }\n"
      << "    phasec_shmem_phase_barrier(); /* quiet + barrier: delivered */\n"
@@ -552,8 +573,8 @@ std::string detail::reductionValueExpression(const OperationPlan &plan) {
 void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
                                      const OperationPlan &plan) {
   const std::string &n = plan.name;
-  std::string all = "(size_t)" + n + "_C * " + n + "_CB";
-  std::string block = "(size_t)" + n + "_K * " + n + "_CB";
+  std::string all = n + "_OFF(" + n + "_C)";
+  std::string block = n + "_OFF(" + n + "_K)";
   std::string sendBytes = all, recvBytes = all, size = all;
   // A member's block, alltoall's P blocks, else the whole work space; the
   // OSU size is one block where the data is cut per member.
@@ -574,7 +595,10 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
      << "static inline size_t " << n << "_recv_bytes(void) { return "
      << recvBytes << "; }\n"
      << "static inline size_t " << n << "_size(void) { return " << size
-     << "; }\n\n";
+     << "; }\n"
+     << "static inline size_t " << n << "_buffer_bytes(void) { return " << n
+     << "_send_bytes() > " << n << "_recv_bytes() ? " << n
+     << "_send_bytes() : " << n << "_recv_bytes(); }\n\n";
 
   if (!isReduction(plan.kind)) {
     // Blocks: byte i of member s's block for member d is

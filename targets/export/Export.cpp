@@ -365,8 +365,8 @@ describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
   simgrid::BuiltinCall &call = relay.builtin;
   call.viaColl = true;
   const ChunkSpec &chunks = plan.chunks;
-  int64_t all = chunks.numChunks * chunks.chunkBytes;
-  int64_t block = chunks.chunksPerMember() * chunks.chunkBytes;
+  int64_t all = chunks.totalBytes();
+  int64_t block = chunks.offsetOfChunk(chunks.chunksPerMember());
   int64_t members = plan.numMembers();
   relay.dataBytes = all;
   call.root = plan.root >= 0 ? plan.group[plan.root] : 0;

@@ -215,7 +215,7 @@ void MPIWriter::emitTransposeSupport() {
      << "  PHASEC_MPI_TRY(MPI_Type_contiguous((int)sizeof(" << T
      << "), MPI_BYTE, &el));\n"
      << "  const int rc = MPI_Type_vector(" << sh.rb << ", " << sh.ra << ", "
-     << sh.nb << ", el, &rowblock);\n"
+     << sh.ldb << ", el, &rowblock);\n"
      << "  MPI_Type_free(&el);\n"
      << "  PHASEC_MPI_TRY(rc);\n"
      << "  const int committed = MPI_Type_commit(&rowblock);\n"
@@ -279,12 +279,12 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
   TransposeShape sh = getTransposeShape(plan);
   if (formula) {
     os << "    " << n << "_tblock(" << n << "_sbuf, " << sh.ra
-       << ", a + (int64_t)to * " << sh.rb << ", " << sh.na
+       << ", a + (int64_t)to * " << sh.sb << ", " << sh.lda
        << "); /* pack, transposed */\n";
     if (dt) {
       os << "    PHASEC_MPI_TRY(MPI_Sendrecv(" << n << "_sbuf, (int)" << n
          << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
-         << "                                  b + (int64_t)from * " << sh.ra
+         << "                                  b + (int64_t)from * " << sh.db
          << ", 1, " << n << "_rowblock, from, PHASEC_TAG,\n"
          << "                                  g, MPI_STATUS_IGNORE)); /* "
             "unpacked by the datatype */\n";
@@ -294,8 +294,8 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
          << "                                  " << n << "_rbuf, " << n
          << "_BLOCKBYTES, from, PHASEC_TAG,\n"
          << "                                  g, MPI_STATUS_IGNORE));\n"
-         << "    " << n << "_tunpack(b + (int64_t)from * " << sh.ra << ", "
-         << sh.nb << ", " << n << "_rbuf);\n";
+         << "    " << n << "_tunpack(b + (int64_t)from * " << sh.db << ", "
+         << sh.ldb << ", " << n << "_rbuf);\n";
     }
     emitPhaseSync();
     return;
@@ -307,7 +307,7 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
      << "    for (const phasec_xfer_t *x = r0; x < r1; ++x) {\n";
   if (dt)
     os << "      if (" << full << ") /* unpacked by the datatype */\n"
-       << "        PHASEC_MPI_TRY(MPI_Irecv(b + (int64_t)x->peer * " << sh.ra
+       << "        PHASEC_MPI_TRY(MPI_Irecv(b + (int64_t)x->peer * " << sh.db
        << ", 1, " << n
        << "_rowblock, x->peer, PHASEC_TAG, g, "
           "&req[nreq++]));\n      else\n  ";
@@ -321,11 +321,11 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
      << "_RR;\n"
      << "      if (" << full << ")\n"
      << "        " << n << "_tblock(pk, " << sh.ra
-     << ", a + (int64_t)x->peer * " << sh.rb << ", " << sh.na
+     << ", a + (int64_t)x->peer * " << sh.sb << ", " << sh.lda
      << "); /* pack, transposed */\n"
      << "      else\n"
-     << "        " << n << "_tpart(pk, 0, 1, a + (int64_t)x->peer * " << sh.rb
-     << ", " << sh.na << ", 0, x->offset / " << E
+     << "        " << n << "_tpart(pk, 0, 1, a + (int64_t)x->peer * " << sh.sb
+     << ", " << sh.lda << ", 0, x->offset / " << E
      << ", (x->offset + x->bytes) / " << E << ");\n"
      << "      PHASEC_MPI_TRY(phasec_mpi_isend(pk, x->bytes, x->peer, "
         "PHASEC_TAG, g, &req[nreq++]));\n"
@@ -337,12 +337,12 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
   if (dt)
     os << "      if (" << full << ")\n        continue;\n";
   os << "      if (" << full << ")\n"
-     << "        " << n << "_tunpack(b + (int64_t)x->peer * " << sh.ra << ", "
-     << sh.nb << ", in);\n"
+     << "        " << n << "_tunpack(b + (int64_t)x->peer * " << sh.db << ", "
+     << sh.ldb << ", in);\n"
      << "      else\n"
-     << "        " << n << "_tpart(b + (int64_t)x->peer * " << sh.ra << ", "
-     << sh.nb << ", 0, in, 0, 1, x->offset / " << E << ", (x->offset + x->bytes) / "
-     << E << ");\n"
+     << "        " << n << "_tpart(b + (int64_t)x->peer * " << sh.db << ", "
+     << sh.ldb << ", 0, in, 0, 1, x->offset / " << E
+     << ", (x->offset + x->bytes) / " << E << ");\n"
      << "    }\n";
   emitPhaseSync();
 }
@@ -380,19 +380,19 @@ void MPIWriter::emitTransposeDepositBody(bool formula) {
   TransposeShape sh = getTransposeShape(plan);
   if (formula) {
     os << "    " << n << "_tblock(" << n << "_peer_base[to] + (int64_t)me * "
-       << sh.ra << ", " << sh.nb << ", a + (int64_t)to * " << sh.rb << ", "
-       << sh.na << ");\n";
+       << sh.db << ", " << sh.ldb << ", a + (int64_t)to * " << sh.sb << ", "
+       << sh.lda << ");\n";
   } else {
     os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
        << "      " << n << "_elem_t *dst = " << n
-       << "_peer_base[x->peer] + (int64_t)me * " << sh.ra << ";\n"
+       << "_peer_base[x->peer] + (int64_t)me * " << sh.db << ";\n"
        << "      const " << n << "_elem_t *src = a + (int64_t)x->peer * "
-       << sh.rb << ";\n"
+       << sh.sb << ";\n"
        << "      if (x->offset == 0 && x->bytes == " << n << "_BLOCKBYTES)\n"
-       << "        " << n << "_tblock(dst, " << sh.nb << ", src, " << sh.na
+       << "        " << n << "_tblock(dst, " << sh.ldb << ", src, " << sh.lda
        << ");\n"
        << "      else\n"
-       << "        " << n << "_tpart(dst, " << sh.nb << ", 0, src, " << sh.na
+       << "        " << n << "_tpart(dst, " << sh.ldb << ", 0, src, " << sh.lda
        << ", 0, x->offset / " << E << ", (x->offset + x->bytes) / " << E
        << ");\n    }\n";
   }
@@ -520,10 +520,19 @@ void MPIWriter::emitFunction() {
   }
 
   // The operation.
-  os << "/* " << n << ": " << Collective::getKindName(plan.kind, plan.elementLevel)
+  if (!transpose && !permute)
+    emitInPlaceSupport(os, plan);
+  os << "/* " << n << ": "
+     << Collective::getKindName(plan.kind, plan.elementLevel)
      << ". Collective over comm (its ranks are the plan's ranks);\n   ranks "
         "outside the group only take part in splitting off the members' "
-        "communicator. */\n";
+        "communicator.";
+  if (!transpose && !permute)
+    os << "\n" << describeBuffers(plan, "MPI_IN_PLACE");
+  else
+    os << "\n   a and b must not overlap: a member that passes a == b gets "
+          "MPI_ERR_BUFFER.";
+  os << " */\n";
   if (transpose || permute)
     os << "int " << n << "(const " << T << " *a, " << T
        << " *b, MPI_Comm comm) {\n";
@@ -532,6 +541,11 @@ void MPIWriter::emitFunction() {
        << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n";
   emitMPIPrologue(os, plan);
   if (!transpose && !permute) {
+    emitStageInPlace(os, plan, "MPI_IN_PLACE",
+                     [](llvm::StringRef ptr, llvm::StringRef bytes) {
+                       return "PHASEC_MPI_ALLOC(" + ptr.str() + ", " +
+                              bytes.str() + ")";
+                     });
     os << "  const char *sb = (const char *)sendbuf;\n"
        << "  char *rb = (char *)recvbuf;\n"
        << "  " << n << "_local(me, sendbuf, recvbuf);\n";
@@ -545,6 +559,11 @@ void MPIWriter::emitFunction() {
     emitRelease();
     return;
   }
+  // Past the prologue: every rank took part in splitting the members'
+  // communicator, so a refusal cannot leave another rank waiting there.
+  os << "  if ((const void *)a == (const void *)b)\n"
+     << "    return MPI_ERR_BUFFER; /* the output would overwrite the input "
+        "*/\n";
   if (permute) {
     os << "  PHASEC_MPI_TRY(" << n << "_workspace(me));\n"
        << "  " << n << "_local(me, a, b);\n";
@@ -566,6 +585,14 @@ void MPIWriter::emitFunction() {
     return;
   }
   // Transposes.
+  if (plan.localTranspose()) {
+    os << "  " << n
+       << "_local(me, a, b); /* nothing moves between members "
+          "*/\n"
+       << "  return MPI_SUCCESS;\n}\n\n";
+    emitRelease();
+    return;
+  }
   os << "  PHASEC_MPI_TRY(" << n << "_workspace());\n"
      << "  " << n << "_local(me, a, b);\n";
   TransferStyle style = plan.options.style;
@@ -626,11 +653,17 @@ void MPIWriter::emitRelease() {
   bool permute = !plan.relaying && plan.aggregate == Aggregate::None &&
                  plan.isElementPermute();
   bool runtimePermute = plan.runtimeDestinations();
+  bool blocks = !plan.relaying && plan.aggregate == Aggregate::None &&
+                !transpose && !permute && !runtimePermute;
   os << "static int " << n << "_release(void) {\n"
      << "  int rc = MPI_SUCCESS, r;\n";
   auto freeBuf = [&](const std::string &b) {
     os << "  free(" << b << ");\n  " << b << " = NULL;\n";
   };
+  if (blocks) {
+    freeBuf(n + "_stage");
+    os << "  " << n << "_stage_cap = 0;\n";
+  }
   if (plan.relaying) {
     freeBuf(n + "_D");
     freeBuf(n + "_rscr");
@@ -690,7 +723,7 @@ void MPIWriter::emitRunner() {
     emitRelayHarnessHelpers(os, plan);
     emitHarnessRunner(os, plan, mpiHarness(),
                       "  char *r = (char *)PHASEC_XMALLOC(" + n +
-                          "_recv_bytes(), \"receive buffer\");\n",
+                          "_buffer_bytes(), \"receive buffer\");\n",
                       "  free(r);\n", options.simTimeLine);
     return;
   }
@@ -703,7 +736,7 @@ void MPIWriter::emitRunner() {
                "_alloc_output(MPI_COMM_WORLD, &out));\n"
                "  char *r = (char *)out;\n"
          : "  char *r = (char *)PHASEC_XMALLOC(" + n +
-               "_recv_bytes(), \"receive buffer\");\n";
+               "_buffer_bytes(), \"receive buffer\");\n";
   std::string freeRecv =
       dd ? "  PHASEC_MPI_CHECK(" + n + "_free_output((" + n + "_elem_t *)r));\n"
          : std::string("  free(r);\n");

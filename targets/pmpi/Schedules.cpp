@@ -457,7 +457,10 @@ findOrScheduleRelay(State &s, const std::vector<int> &ranks,
       scheduleRelaying(*s.machine, model, c, RelayChoice{}, why);
   if (llvm::failed(relay))
     return nullptr;
-  if (!path.empty())
+  // A count that the chunks do not divide gets chunk_sizes, which the
+  // library's own layout (ChunkLayout) cuts its own way: such a schedule is
+  // made afresh in each process rather than cached.
+  if (!path.empty() && relay->chunks.chunkSizes.empty())
     writeCache(path, Problem(*s.machine, relay->chunks, model), relay->schedule,
                {"pmpi", stringifyCollectiveKind(key.kind).str()});
   std::shared_ptr<CompiledRelay> out =

@@ -99,20 +99,20 @@ void SHMEMWriter::emitWorkspace() {
     os << "/* The block for member d as a put per contiguous run: TILE "
           "destination rows\n   are gathered into a strip (strided loads), "
           "then each row goes in one put. */\n"
-       << "static inline void " << n << "_tput(" << T << " *b, int me, int d, const "
-       << T << " *a) {\n"
-       << "  const " << T << " *src = a + (int64_t)d * " << sh.rb << ";\n"
+       << "static inline void " << n << "_tput(" << T
+       << " *b, int me, int d, const " << T << " *a) {\n"
+       << "  const " << T << " *src = a + (int64_t)d * " << sh.sb << ";\n"
        << "  for (int64_t m0 = 0; m0 < " << sh.rb << "; m0 += " << n
        << "_TILE) {\n"
        << "    const int64_t m1 = PHASEC_MIN(m0 + " << n << "_TILE, " << sh.rb
        << ");\n"
        << "    for (int64_t l = 0; l < " << sh.ra << "; ++l)\n"
        << "      for (int64_t m = m0; m < m1; ++m)\n"
-       << "        " << n << "_strip[(m - m0) * " << sh.ra
-       << " + l] = src[l * " << sh.na << " + m];\n"
+       << "        " << n << "_strip[(m - m0) * " << sh.ra << " + l] = src[l * "
+       << sh.lda << " + m];\n"
        << "    for (int64_t m = m0; m < m1; ++m)\n"
-       << "      shmem_putmem(b + m * " << sh.nb << " + (int64_t)me * "
-       << sh.ra << ", " << n << "_strip + (m - m0) * " << sh.ra << ",\n"
+       << "      shmem_putmem(b + m * " << sh.ldb << " + (int64_t)me * "
+       << sh.db << ", " << n << "_strip + (m - m0) * " << sh.ra << ",\n"
        << "                   sizeof(" << T << ") * " << sh.ra << ", " << n
        << "_rank(d));\n  }\n}\n\n";
     return;
@@ -202,9 +202,9 @@ void SHMEMWriter::emitTransposeBody(bool formula) {
       os << in << T << " *rb = (" << T << " *)shmem_ptr(b, " << n << "_rank("
          << peer << "));\n"
          << in << "if (rb) /* direct deposit: stores into the remote array */\n"
-         << in << "  " << n << "_tblock(rb + (int64_t)me * " << sh.ra
-         << ", " << sh.nb << ", a + (int64_t)" << peer << " * " << sh.rb
-         << ", " << sh.na << ");\n"
+         << in << "  " << n << "_tblock(rb + (int64_t)me * " << sh.db << ", "
+         << sh.ldb << ", a + (int64_t)" << peer << " * " << sh.sb << ", "
+         << sh.lda << ");\n"
          << in << "else /* not mapped: a put per contiguous run */\n"
          << in << "  " << n << "_tput(b, me, " << peer << ", a);\n";
       return;
@@ -225,21 +225,21 @@ void SHMEMWriter::emitTransposeBody(bool formula) {
      << "      /* A split block: elements [e0, e1) in transfer order. */\n"
      << "      const int64_t e0 = x->offset / " << E
      << ", e1 = (x->offset + x->bytes) / " << E << ";\n"
-     << "      const " << T << " *src = a + (int64_t)x->peer * " << sh.rb
+     << "      const " << T << " *src = a + (int64_t)x->peer * " << sh.sb
      << ";\n";
   if (dd)
     os << "      " << T << " *rp = (" << T << " *)shmem_ptr(b, " << n
        << "_rank(x->peer));\n"
        << "      if (rp) {\n"
-       << "        " << n << "_tpart(rp + (int64_t)me * " << sh.ra << ", "
-       << sh.nb << ", 0, src, " << sh.na << ", 0, e0, e1);\n"
+       << "        " << n << "_tpart(rp + (int64_t)me * " << sh.db << ", "
+       << sh.ldb << ", 0, src, " << sh.lda << ", 0, e0, e1);\n"
        << "        continue;\n      }\n";
   os << "      for (int64_t e = e0; e < e1; ++e) {\n"
      << "        const int64_t m = e / " << sh.ra << ", l = e % " << sh.ra
      << ";\n"
-     << "        shmem_putmem(b + m * " << sh.nb << " + (int64_t)me * "
-     << sh.ra << " + l, src + l * " << sh.na << " + m, sizeof(" << T
-     << "), " << n << "_rank(x->peer));\n      }\n"
+     << "        shmem_putmem(b + m * " << sh.ldb << " + (int64_t)me * "
+     << sh.db << " + l, src + l * " << sh.lda << " + m, sizeof(" << T << "), "
+     << n << "_rank(x->peer));\n      }\n"
      << "    }\n";
   emitPhaseSync();
 }
@@ -391,13 +391,21 @@ void SHMEMWriter::emitFunction() {
                               : 0);
   os << "#define " << n << "_NBARRIERS " << barriers
      << " /* barriers per call, for PEs outside the group */\n\n";
+  if (!transpose && !permute)
+    emitInPlaceSupport(os, plan);
   os << "/* " << n << ": " << Collective::getKindName(plan.kind, plan.elementLevel)
      << ". Collective over all PEs; the ";
   if (transpose || permute)
     os << "output array b";
   else
     os << "receive buffer";
-  os << " must be\n   symmetric (shmem_malloc). */\n";
+  os << " must be\n   symmetric (shmem_malloc).";
+  if (!transpose && !permute)
+    os << "\n" << describeBuffers(plan, "");
+  else
+    os << "\n   a and b must not overlap (the output would overwrite the "
+          "input).";
+  os << " */\n";
   if (transpose || permute)
     os << "int " << n << "(const " << T << " *a, " << T << " *b) {\n";
   else
@@ -410,8 +418,15 @@ void SHMEMWriter::emitFunction() {
     os << "  " << n << "_workspace(me);\n";
   os << "  if (me < 0) {\n"
      << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      shmem_barrier_all();\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
-     << "  shmem_barrier_all(); /* the previous use of every destination is "
+     << "      shmem_barrier_all();\n    return PHASEC_SHMEM_SUCCESS;\n  }\n";
+  // Before the barrier: once past it, other PEs put into recvbuf.
+  if (!transpose && !permute)
+    emitStageInPlace(os, plan, "",
+                     [](llvm::StringRef ptr, llvm::StringRef bytes) {
+                       return ptr.str() + " = (char *)PHASEC_XMALLOC(" +
+                              bytes.str() + ", \"in-place copy\")";
+                     });
+  os << "  shmem_barrier_all(); /* the previous use of every destination is "
         "over */\n";
   if (!transpose && !permute) {
     os << "  const char *sb = (const char *)sendbuf;\n"
@@ -426,6 +441,13 @@ void SHMEMWriter::emitFunction() {
   }
   os << "  " << n << "_local(me, a, b);\n";
   TransferStyle style = plan.options.style;
+  if (plan.localTranspose()) {
+    // Nothing moves between members; the barriers stay those the other PEs
+    // count (NAME_NBARRIERS).
+    os << "  phasec_shmem_phase_barrier();\n"
+       << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
+    return;
+  }
   if (transpose) {
     if (style == TransferStyle::Packing)
       emitTransposePackAll(os, plan);
@@ -493,8 +515,12 @@ static void emitSHMEMRelease(llvm::raw_ostream &os, const OperationPlan &plan) {
     symmetric(n + "_scr");
     return;
   }
-  if (!plan.isElementPermute())
-    return; // blocks allocate nothing
+  if (!plan.isElementPermute()) {
+    // Blocks: the copy of an in-place call's input.
+    heap(n + "_stage");
+    os << "  " << n << "_stage_cap = 0;\n";
+    return;
+  }
   heap(n + "_sbuf");
   heap(n + "_scroff");
   symmetric(n + "_scr");
@@ -531,10 +557,12 @@ void SHMEMWriter::emitRunner() {
     emitRelayHarnessHelpers(os, plan);
   else
     emitHarnessHelpers(os, plan);
-  emitHarnessRunner(os, plan, shmemHarness(),
-                    "  char *r = (char *)PHASEC_SHMEM_MALLOC(" + n +
-                        "_recv_bytes(), \"receive buffer\");\n",
-                    "  shmem_free(r);\n");
+  emitHarnessRunner(
+      os, plan, shmemHarness(),
+      "  char *r = (char *)PHASEC_SHMEM_MALLOC(" + n +
+          (hasInPlaceRun(plan) ? "_buffer_bytes()" : "_recv_bytes()") +
+          ", \"receive buffer\");\n",
+      "  shmem_free(r);\n");
 }
 
 llvm::LogicalResult phasec::target::emitSHMEM(
@@ -593,8 +621,10 @@ llvm::LogicalResult phasec::target::emitSHMEM(
     if (!p.call.empty())
       continue;
     if (p.aggregate == Aggregate::None)
-      prologue += "  heap += " + p.name + "_recv_bytes() + " + p.name +
-                  "_sym_bytes();\n";
+      prologue +=
+          "  heap += " + p.name +
+          (hasInPlaceRun(p) ? "_buffer_bytes() + " : "_recv_bytes() + ") +
+          p.name + "_sym_bytes();\n";
     else
       prologue += "  heap += " +
                   (p.movesData ? p.name + "_sym_bytes() + " : std::string()) +

@@ -52,6 +52,24 @@ int64_t ChunkSpec::totalBytes() const {
   return sum;
 }
 
+int64_t ChunkSpec::offsetOfChunk(int64_t c) const {
+  if (chunkSizes.empty())
+    return c * chunkBytes;
+  int64_t sum = 0;
+  for (int64_t i = 0; i < c; ++i)
+    sum += chunkSizes[i];
+  return sum;
+}
+
+std::string ChunkSpec::describeChunkBytes() const {
+  if (chunkSizes.empty())
+    return std::to_string(chunkBytes);
+  auto [lo, hi] = std::minmax_element(chunkSizes.begin(), chunkSizes.end());
+  if (*lo == *hi)
+    return std::to_string(*lo);
+  return std::to_string(*lo) + " to " + std::to_string(*hi);
+}
+
 int64_t ChunkSpec::firstChunkOf(int64_t member) const {
   if (memberChunks.empty())
     return member * chunksPerMember();

@@ -334,9 +334,11 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
     return TransferSet(std::move(demands));
   }
   case CollectiveKind::Transpose: {
-    // Member i owns R/P rows of A and C/P rows of B = A^T, so every pair
-    // exchanges an (R/P) x (C/P) block: the traffic of an all-to-all,
-    // square or not.
+    // Both by rows: member i owns R/P rows of A and C/P rows of B = A^T, so
+    // every pair exchanges an (R/P) x (C/P) block: the traffic of an
+    // all-to-all, square or not. Both by cols likewise (member i owns C/P
+    // columns of A and R/P of B). From rows to cols, B's columns are A's
+    // rows: member i already owns what it needs, and so from cols to rows.
     if (!from || from->shape.size() != 2) {
       error = "transpose needs a 2-d source array";
       return failure();
@@ -345,6 +347,19 @@ FailureOr<TransferSet> Collective::lower(std::string &error) const {
     if (rows <= 0 || cols <= 0 || from->elementBytes <= 0) {
       error = "transpose needs positive array extents and element size";
       return failure();
+    }
+    if (to && to->distribution != from->distribution) {
+      int64_t extent = from->distribution == Distribution::Rows ? rows : cols;
+      if (extent % p) {
+        error =
+            llvm::formatv("transpose of a {0} x {1} array by {2}: {3} do "
+                          "not divide evenly over {4} ranks",
+                          rows, cols, stringifyDistribution(from->distribution),
+                          extent, p)
+                .str();
+        return failure();
+      }
+      return TransferSet(std::vector<Demand>{});
     }
     if (rows % p || cols % p) {
       error = llvm::formatv("transpose of a {0} x {1} array: the extents do "

@@ -133,17 +133,29 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
   int64_t param =
       choice.param > 0 ? choice.param : defaultParam(choice.algorithm);
   int64_t pow2 = n > 0 ? int64_t(1) << llvm::Log2_64(n) : 0;
+  // `elements` cut into `parts` pieces as MPI's rings cut a count that does
+  // not divide (MPICH's ring allreduce): the first elements % parts take
+  // one element more; pieces may be empty.
+  auto cutEvenly = [&](int64_t parts) {
+    std::vector<int64_t> bytes(parts, elements / parts * unit);
+    for (int64_t i = 0; i < elements % parts; ++i)
+      bytes[i] += unit;
+    return bytes;
+  };
   // Kinds whose data is one vector of `elements`, cut into C chunks.
   auto cutVector = [&](int64_t chunks, llvm::StringRef why) -> bool {
-    if (chunks <= 0 || elements % chunks) {
-      error = llvm::formatv("{0} cuts the data into {1} chunks ({2}), which "
-                            "do not divide its {3} elements",
-                            name, chunks, why, elements)
+    if (chunks <= 0) {
+      error = llvm::formatv("{0} cuts the data into {1} chunks ({2})", name,
+                            chunks, why)
                   .str();
       return false;
     }
     spec.numChunks = chunks;
-    spec.chunkBytes = collective.blockBytes / chunks;
+    if (elements % chunks == 0) {
+      spec.chunkBytes = collective.blockBytes / chunks;
+      return true;
+    }
+    spec.chunkSizes = cutEvenly(chunks);
     return true;
   };
   // By how the kind's data is cut (the barrier returned above).
@@ -215,15 +227,20 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     // A dimension-wise allgather moves each member's block in `param`
     // parts, each along the dimensions in its own order.
     if (choice.algorithm == Algorithm::DimensionWise) {
-      if (param <= 0 || elements % param) {
-        error = llvm::formatv("{0} cuts every block into {1} parts, which do "
-                              "not divide its {2} elements",
-                              name, param, elements)
-                    .str();
+      if (param <= 0) {
+        error =
+            llvm::formatv("{0} cuts every block into {1} parts", name, param)
+                .str();
         return failure();
       }
       spec.numChunks = n * param;
-      spec.chunkBytes = collective.blockBytes / param;
+      if (elements % param == 0) {
+        spec.chunkBytes = collective.blockBytes / param;
+        return spec;
+      }
+      std::vector<int64_t> parts = cutEvenly(param);
+      for (int64_t i = 0; i < n; ++i)
+        llvm::append_range(spec.chunkSizes, parts);
       return spec;
     }
     spec.numChunks = n;

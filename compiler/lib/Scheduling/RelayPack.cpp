@@ -244,7 +244,9 @@ FailureOr<Schedule> phasec::packRounds(const Topology &topo,
       llvm::sort(slot);
       for (auto [v, ties] : slot) {
         const RelayStep &s = round[v];
-        int64_t bytes = static_cast<int64_t>(s.chunks.size()) * spec.chunkBytes;
+        int64_t bytes = 0;
+        for (int64_t c : s.chunks)
+          bytes += spec.sizeOfChunk(c);
         phase.transfers.push_back(
             {spec.group[s.src], spec.group[s.dst], bytes, ties});
         phase.chunks.push_back({s.chunks, s.reduce});

@@ -132,16 +132,13 @@ FailureOr<Collective> phasec::comm::getCollective(CollectiveOpInterface op,
             FailureOr<ArrayOp> to = array(typed.getToAttr());
             if (failed(from) || failed(to))
               return failure();
-            // The back ends lay out slabs of rows; the traffic of other
-            // layouts is not what they would move.
+            // Slabs of rows or of columns over the operation's own group
+            // (the traffic Collective::lower computes assumes it).
             if (from->getGroupAttr() != typed.getGroupAttr() ||
-                to->getGroupAttr() != typed.getGroupAttr() ||
-                from->getDistribution() != Distribution::Rows ||
-                to->getDistribution() != Distribution::Rows)
+                to->getGroupAttr() != typed.getGroupAttr())
               return typed.emitError(
-                  "not yet supported: a transpose of arrays "
-                  "that are not distributed by rows over the "
-                  "operation's group");
+                  "not supported: a transpose of arrays that are not "
+                  "distributed over the operation's group");
             collective.from = getLayout(*from);
             collective.to = getLayout(*to);
             return success();

@@ -290,7 +290,7 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
     const ChunkSpec *chunks = problem.chunkSpec();
     if (chunks)
       os << "operation " << op.name << " (" << op.kind << ", "
-         << chunks->numChunks << " chunks of " << chunks->chunkBytes
+         << chunks->numChunks << " chunks of " << chunks->describeChunkBytes()
          << " bytes, relayed) on " << topo.desc().str() << "\n";
     else
       os << "operation " << op.name << " (" << op.kind << ", "

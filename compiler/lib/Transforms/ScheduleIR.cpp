@@ -258,6 +258,10 @@ phasec::comm::getProblem(OperationRecord record, const Topology &topo) {
   if (std::optional<int64_t> root = record.op.getRootMember())
     spec.root = static_cast<RankId>(*root);
   std::tie(spec.numChunks, spec.chunkBytes) = *getScheduleChunks(record);
+  if (record.schedule)
+    if (std::optional<ArrayRef<int64_t>> sizes =
+            record.schedule.getChunkSizes())
+      spec.chunkSizes.assign(sizes->begin(), sizes->end());
   std::string error;
   Operation *scheduleOp = record.schedule ? record.schedule.getOperation()
                                           : record.userSchedule.getOperation();

@@ -189,6 +189,9 @@ static ScheduleOp createScheduleOp(OpBuilder &builder, CollectiveOpInterface op,
       flag(fellBack),
       chunks ? builder.getI64IntegerAttr(chunks->numChunks) : IntegerAttr(),
       chunks ? builder.getI64IntegerAttr(chunks->chunkBytes) : IntegerAttr(),
+      chunks && !chunks->chunkSizes.empty()
+          ? builder.getDenseI64ArrayAttr(chunks->chunkSizes)
+          : DenseI64ArrayAttr(),
       /*machine_time=*/FloatAttr(), /*machine_bound=*/FloatAttr(),
       /*translations=*/ArrayAttr());
 }

@@ -783,6 +783,28 @@ comm.schedule for @b algorithm "binomial" attributes {num_chunks = 1 : i64} {
 
 // -----
 
+// Chunks of different sizes (a count the chunks do not divide) list every
+// chunk's bytes, with chunk_bytes 0.
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.broadcast @b on @m group @all {root = 0 : i64, block = 9 : i64}
+// expected-error @below {{'comm.schedule' op chunk_sizes must list num_chunks sizes >= 0, with chunk_bytes 0}}
+comm.schedule for @b algorithm "chain(2)" attributes {num_chunks = 2 : i64, chunk_bytes = 0 : i64, chunk_sizes = array<i64: 5>} {
+  "comm.phase"() <{transfers = array<i64: 0, 1, 5, 0>, chunks = array<i64: 1, 0, 0>}> : () -> ()
+}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+comm.broadcast @b on @m group @all {root = 0 : i64, block = 9 : i64}
+// expected-error @below {{'comm.schedule' op chunk_sizes must list num_chunks sizes >= 0, with chunk_bytes 0}}
+comm.schedule for @b algorithm "chain(2)" attributes {num_chunks = 2 : i64, chunk_bytes = 4 : i64, chunk_sizes = array<i64: 5, 4>} {
+  "comm.phase"() <{transfers = array<i64: 0, 1, 5, 0>, chunks = array<i64: 1, 0, 0>}> : () -> ()
+}
+
+// -----
+
 comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
 comm.broadcast @b on @m group @all {root = 0 : i64, block = 8 : i64}

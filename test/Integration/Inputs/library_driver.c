@@ -48,11 +48,26 @@ static void runBlocks(MPI_Comm comm) {
     check(r[q * BLOCK] == q * 16 + me + 1 &&
               r[q * BLOCK + BLOCK - 1] == q * 16 + me + 1,
           "exchange's block");
+  /* In place, as the header allows: MPI_IN_PLACE, then one buffer twice;
+     the second exchange brings every block home. */
+  expectSuccess(library_exchange(MPI_IN_PLACE, r, comm), "exchange in place");
+  for (int q = 0; q < P; ++q)
+    check(r[q * BLOCK] == me * 16 + q + 1 &&
+              r[q * BLOCK + BLOCK - 1] == me * 16 + q + 1,
+          "exchange's block in place (MPI_IN_PLACE)");
+  expectSuccess(library_exchange(r, r, comm), "exchange in place");
+  for (int q = 0; q < P; ++q)
+    check(r[q * BLOCK] == q * 16 + me + 1 &&
+              r[q * BLOCK + BLOCK - 1] == q * 16 + me + 1,
+          "exchange's block in place (sendbuf == recvbuf)");
 
   double *a = malloc(sizeof(double) * R * N), *b = malloc(sizeof(double) * R * N);
   for (int i = 0; i < R; ++i)
     for (int j = 0; j < N; ++j)
       a[i * N + j] = (me * R + i) * N + j;
+  /* In place is refused, as the header says. */
+  check(library_chained(a, a, comm) == MPI_ERR_BUFFER,
+        "chained(a, a) returns MPI_ERR_BUFFER");
   expectSuccess(library_chained(a, b, comm), "chained");
   int ok = 1;
   for (int i = 0; i < R; ++i)

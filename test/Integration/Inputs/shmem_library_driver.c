@@ -52,6 +52,13 @@ static void runAll(void) {
   expectSuccess(library_exchange(s, r), "exchange");
   for (int q = 0; q < P; ++q)
     check(r[q * BLOCK] == q * 16 + me + 1, "exchange's block");
+  /* In place, as the header allows (the symmetric buffer twice): every
+     block goes home. */
+  expectSuccess(library_exchange(r, r), "exchange in place");
+  for (int q = 0; q < P; ++q)
+    check(r[q * BLOCK] == me * 16 + q + 1 &&
+              r[q * BLOCK + BLOCK - 1] == me * 16 + q + 1,
+          "exchange's block in place");
 
   double *a = malloc(sizeof(double) * R * N);
   double *b = shmem_malloc(sizeof(double) * R * N);

@@ -363,14 +363,26 @@ TEST(Relay, RefusesWhatDoesNotApply) {
                        "xor 2^k), got 6 members"),
             std::string::npos)
       << error;
-  // A ring allreduce of 7 elements over 6 members cannot cut equal chunks.
+  // A ring allreduce of 7 elements over 6 members cuts them as MPI's rings
+  // do: the first chunk takes the element the others lack.
   Collective ar =
       relayCollective(CollectiveKind::Allreduce, allRanks(topo), -1, 7);
-  EXPECT_TRUE(
-      failed(scheduleRelaying(topo, model, ar, {Algorithm::Ring, 0}, error)));
-  EXPECT_NE(error.find("do not divide its 7 elements"), std::string::npos)
-      << error;
-  // ... but auto finds one that does.
+  auto ring = scheduleRelaying(topo, model, ar, {Algorithm::Ring, 0}, error);
+  ASSERT_TRUE(succeeded(ring)) << error;
+  int64_t unit = ar.elementBytes();
+  EXPECT_EQ(ring->chunks.chunkBytes, 0);
+  EXPECT_EQ(ring->chunks.chunkSizes,
+            (std::vector<int64_t>{2 * unit, unit, unit, unit, unit, unit}));
+  Problem problem(topo, ring->chunks, model);
+  llvm::SmallVector<ScheduleViolation, 4> violations;
+  EXPECT_TRUE(succeeded(problem.verify(ring->schedule, violations)));
+  // Three elements over six members: three chunks are empty.
+  Collective three =
+      relayCollective(CollectiveKind::Allreduce, allRanks(topo), -1, 3);
+  ring = scheduleRelaying(topo, model, three, {Algorithm::Ring, 0}, error);
+  ASSERT_TRUE(succeeded(ring)) << error;
+  EXPECT_EQ(ring->chunks.chunkSizes,
+            (std::vector<int64_t>{unit, unit, unit, 0, 0, 0}));
   EXPECT_TRUE(
       succeeded(scheduleRelaying(topo, model, ar, {Algorithm::Auto, 0}, error)))
       << error;

@@ -136,8 +136,8 @@ TEST(OperationPlan, RefusesArraysDistributedByCols) {
   auto plan = buildOperationPlan("p", req, ElementCType{"u32", "uint32_t", 4},
                                  s, PlanOptions(), error);
   EXPECT_TRUE(failed(plan));
-  EXPECT_EQ(error,
-            "not yet supported: generated code for arrays distributed by cols");
+  EXPECT_EQ(error, "not yet supported: generated code for a permute of arrays "
+                   "distributed by cols");
 }
 
 TEST(OperationPlan, RefusesAnElementTypeOfAnotherSize) {

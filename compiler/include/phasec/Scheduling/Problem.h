@@ -196,6 +196,11 @@ struct ChunkSpec {
   }
   /// All C chunks' bytes.
   int64_t totalBytes() const;
+  /// The bytes of chunks [0, c): where chunk c starts in a buffer of all C.
+  int64_t offsetOfChunk(int64_t c) const;
+  /// "96", or "96 to 104" where the chunks differ: how reports give a
+  /// chunk's bytes.
+  std::string describeChunkBytes() const;
   /// The chunks member i owns (scatter, gather, allgather, reduce_scatter):
   /// [first, first + count).
   int64_t firstChunkOf(int64_t member) const;

@@ -864,6 +864,14 @@ LogicalResult ScheduleOp::verify() {
   if (failed(verifyScheduleBody(*this, getBody(), getNumChunks(),
                                 getChunkBytes())))
     return failure();
+  if (std::optional<ArrayRef<int64_t>> sizes = getChunkSizes()) {
+    if (!getNumChunks() ||
+        static_cast<int64_t>(sizes->size()) != *getNumChunks() ||
+        *getChunkBytes() != 0 ||
+        llvm::any_of(*sizes, [](int64_t b) { return b < 0; }))
+      return emitOpError("chunk_sizes must list num_chunks sizes >= 0, with "
+                         "chunk_bytes 0");
+  }
   size_t numGroups = getTranslations() ? getTranslations()->size() : 0;
   for (PhaseOp phase : getBody().getOps<PhaseOp>())
     for (auto [r, rule] : llvm::enumerate(phase.getPhaseRules()))

@@ -181,6 +181,10 @@ struct OperationPlan {
   int64_t n = 0;
   /// transpose: the columns of A (= the rows of B); n when square.
   int64_t cols = 0;
+  /// transpose: how A and B are distributed (by rows: slabs of rows; by
+  /// cols: slabs of columns, each member's slab row-major). Rows to cols
+  /// and cols to rows move nothing between members (localTranspose).
+  Distribution fromDist = Distribution::Rows, toDist = Distribution::Rows;
   /// Permutes: how the permutation was given, and the materialised
   /// permutation (perm[i] = destination of element or member i).
   PermutationSpec permSpec;
@@ -308,8 +312,12 @@ struct OperationPlan {
   int64_t rowsPerMember() const { return n / numMembers(); }
   /// Transposes: rows of B per member (RB), = rowsPerMember() when square.
   int64_t colsPerMember() const { return cols / numMembers(); }
-  /// Transposes: A is n x n.
-  bool isSquare() const { return cols == n; }
+  /// Transposes: A is n x n (with the same distribution on both sides: a
+  /// local transpose has its own shape, getTransposeShape).
+  bool isSquare() const { return cols == n && !localTranspose(); }
+  /// Transposes between a rows- and a cols-distributed array: every member
+  /// transposes its own slab.
+  bool localTranspose() const { return isTranspose() && fromDist != toDist; }
   /// The number of ranks the communicator must have at least.
   int64_t requiredRanks() const { return group.empty() ? 0 : group.back() + 1; }
   /// The machine's number of ranks, which the communicator of a call must

@@ -361,6 +361,12 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
     by rule (see `comm.phase`); `translations` lists the groups of node
     translations the rules name, each as the nodes whose coordinates are
     the translation vectors.
+
+    A relaying schedule has `num_chunks` and `chunk_bytes`; where the data
+    does not divide evenly (a ring over 301 elements on 12 members: the first
+    chunks take one element more, as MPI's rings cut), `chunk_bytes` is 0 and
+    `chunk_sizes` lists the bytes of every chunk (schedule JSON's
+    `chunk_sizes`).
   }];
   let arguments = (ins FlatSymbolRefAttr:$collective, StrAttr:$algorithm,
                        DefaultValuedAttr<F64Attr, "0.0">:$bound,
@@ -375,6 +381,7 @@ def Comm_ScheduleOp : Comm_Op<"schedule",
                        UnitAttr:$fell_back,
                        OptionalAttr<I64Attr>:$num_chunks,
                        OptionalAttr<I64Attr>:$chunk_bytes,
+                       OptionalAttr<DenseI64ArrayAttr>:$chunk_sizes,
                        OptionalAttr<F64Attr>:$machine_time,
                        OptionalAttr<F64Attr>:$machine_bound,
                        OptionalAttr<TypedArrayAttrBase<DenseI64ArrayAttr,
