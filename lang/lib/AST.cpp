@@ -196,6 +196,10 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     printRealProperty(os, "copy_rate.contiguous", m->cost.copyRateContiguous,
                       "B/s");
     printRealProperty(os, "copy_rate.strided", m->cost.copyRateStrided, "B/s");
+    // Given only where it differs from copy_rate.strided (issue 38).
+    if (m->cost.copyRateStridedStores > 0)
+      printRealProperty(os, "copy_rate.strided_stores",
+                        m->cost.copyRateStridedStores, "B/s");
     printRealProperty(os, "copy_rate.gather", m->cost.copyRateGather, "B/s");
     os << "  switching = " << stringifySwitching(m->cost.switching) << '\n';
     os << "  sends = " << stringifySendProtocol(m->cost.sends) << '\n';
@@ -317,6 +321,8 @@ void Program::print(llvm::raw_ostream &os, unsigned maxItems) const {
     os << "\n  sync = " << stringifySyncKind(d.sync)
        << "\n  style = " << stringifyTransferStyle(d.style)
        << "\n  rlimit = " << d.rlimit << "\n";
+    if (op->kind == CollectiveKind::Transpose)
+      os << "  loop_order = " << stringifyLoopOrder(d.loopOrder) << "\n";
     if (op->hasSchedule) {
       os << "  schedule  // " << op->phases.size() << " phases, "
          << op->numScheduledTransfers() << " transfers";

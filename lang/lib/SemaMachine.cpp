@@ -435,10 +435,11 @@ void Sema::checkMachines() {
             "1 to " + Twine(TopologyDesc::kMaxRouterBuffer) + " packets");
       } else if (p.key == "copy_rate" &&
                  (p.sub == "contiguous" || p.sub == "strided" ||
-                  p.sub == "gather")) {
-        setScaled(p.sub == "contiguous" ? m->cost.copyRateContiguous
-                  : p.sub == "strided"  ? m->cost.copyRateStrided
-                                        : m->cost.copyRateGather,
+                  p.sub == "strided_stores" || p.sub == "gather")) {
+        setScaled(p.sub == "contiguous"       ? m->cost.copyRateContiguous
+                  : p.sub == "strided"        ? m->cost.copyRateStrided
+                  : p.sub == "strided_stores" ? m->cost.copyRateStridedStores
+                                              : m->cost.copyRateGather,
                   "copy rate", /*rate=*/true);
       } else if (p.key == "barrier_cost" && p.sub.empty()) {
         setScaled(m->cost.barrierCost, "barrier_cost", /*rate=*/false);
@@ -464,7 +465,7 @@ void Sema::checkMachines() {
                          "packet_header, router_buffer, "
                          "switching, sends, barrier_cost, "
                          "copy_rate.contiguous, copy_rate.strided, "
-                         "copy_rate.gather");
+                         "copy_rate.strided_stores, copy_rate.gather");
         ok = false;
       }
     }

@@ -88,9 +88,9 @@ const Sema::OpSpec Sema::ownSpecs[] = {
     {"alltoallv", CollectiveKind::Alltoallv, Aggregate::None, "sizes", "sizes",
      "alltoallv", "'sizes = EXPR SIZE_UNIT;' or 'sizes = file(\"...\");'",
      &Sema::checkAlltoallv},
-    {"transpose", CollectiveKind::Transpose, Aggregate::None, "from to style",
-     "from to", "transpose", "'from = ARRAY;' and 'to = ARRAY;'",
-     &Sema::checkTranspose},
+    {"transpose", CollectiveKind::Transpose, Aggregate::None,
+     "from to style loop_order", "from to", "transpose",
+     "'from = ARRAY;' and 'to = ARRAY;'", &Sema::checkTranspose},
     {"permute", CollectiveKind::Permute, Aggregate::None,
      "pattern block from to style", "pattern", "permute", "'pattern = ...;'",
      &Sema::checkPermute},
@@ -616,6 +616,22 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     // The copy-transfer model chooses for array operations; it keeps
     // packing where copies are free (docs/machine-model.md).
     dir.style = TransferStyle::Auto;
+  }
+  // Seed 001's loop order: written, else --loop-order, else the
+  // copy-transfer model's choice (`auto`). Only transposes take it (the
+  // directive list says so).
+  if (const Property *p = c.get("loop_order")) {
+    std::string s = identValue(p->value, "'loop_order'");
+    std::optional<LoopOrder> order = symbolizeLoopOrder(s);
+    if (!order) {
+      if (!s.empty())
+        unknownValue(p->value, "loop order", s,
+                     joinSpellings<LoopOrder>(getMaxEnumValForLoopOrder()));
+      return false;
+    }
+    dir.loopOrder = *order;
+  } else if (op.kind == CollectiveKind::Transpose && opts.loopOrderOverride) {
+    dir.loopOrder = *opts.loopOrderOverride;
   }
   if (const Property *p = c.get("rlimit")) {
     OptInt r = evalPositiveInt(p->value, env, "rlimit");

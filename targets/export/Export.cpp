@@ -64,6 +64,10 @@ static PlanOptions getPlanOptions(comm::CollectiveOpInterface op) {
   if (std::optional<TransferStyle> style = op.getStyleDirective())
     options.style = *style;
   options.sync = op.getSyncDirective();
+  // comm-schedule-phases resolved `auto` (the back ends refuse it, as they
+  // refuse an unresolved style).
+  if (auto transpose = dyn_cast<comm::TransposeOp>(op.getOperation()))
+    options.order = transpose.getLoopOrder();
   return options;
 }
 
@@ -93,6 +97,11 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
            << op.name
            << "': its style is still 'auto' (comm-schedule-phases chooses "
               "packing or chained)";
+  if (getPlanOptions(collective).order == LoopOrder::Auto)
+    return collective.emitError("cannot emit '")
+           << op.name
+           << "': its loop order is still 'auto' (comm-schedule-phases "
+              "chooses contiguous loads or stores)";
   FailureOr<OperationPlan> plan = failure();
   if (const ChunkSpec *chunks = op.problem->chunkSpec()) {
     plan = buildRelayPlan(getCName(op.name), *described, *chunks,

@@ -184,6 +184,18 @@ static cl::opt<int64_t>
                  cl::desc("Replace every machine's ranks per node"),
                  cl::value_desc("n"), cl::init(0), cl::cat(phasecCategory));
 
+static cl::opt<LoopOrder> loopOrder(
+    "loop-order",
+    cl::desc("The loop order of every transpose without a loop_order "
+             "directive (seed 001)"),
+    cl::values(clEnumValN(LoopOrder::ContiguousLoads, "contiguous_loads",
+                          "contiguous loads, strided stores"),
+               clEnumValN(LoopOrder::ContiguousStores, "contiguous_stores",
+                          "strided loads, contiguous stores"),
+               clEnumValN(LoopOrder::Auto, "auto",
+                          "the copy-transfer model's choice (default)")),
+    cl::init(LoopOrder::Auto), cl::cat(phasecCategory));
+
 static cl::list<std::string> defines(
     "define",
     cl::desc("Replace the value of a top-level constant (repeatable; e.g. "
@@ -508,6 +520,8 @@ int main(int argc, char **argv) {
   if (mlirInput && ranksPerNode.getNumOccurrences())
     return usage("--ranks-per-node needs a .sched input, not '" + inputFile +
                  "'");
+  if (mlirInput && loopOrder.getNumOccurrences())
+    return usage("--loop-order needs a .sched input, not '" + inputFile + "'");
 
   // Writing the output over the input would destroy the source before a
   // second look (the output is written only after a successful compile, but
@@ -535,6 +549,8 @@ int main(int argc, char **argv) {
   options.frontend.topologyOverride = topology;
   options.mlirInput = mlirInput;
   options.frontend.ranksPerNodeOverride = ranksPerNode;
+  if (loopOrder != LoopOrder::Auto)
+    options.frontend.loopOrderOverride = loopOrder;
   options.frontend.constantOverrides = std::move(constantOverrides);
   options.frontend.includeDirs.assign(includeDirs.begin(), includeDirs.end());
   options.scheduling.rlimit = solverRlimit;

@@ -76,8 +76,9 @@ static const CostRealOption costOptions[] = {
     {"setup", &TopologyDesc::setupCost, TopologySpec::Setup},
     {"barrier", &TopologyDesc::barrierCost, TopologySpec::Barrier},
     {"copy", &TopologyDesc::copyRateContiguous, TopologySpec::Copy},
-    {"copy_strided", &TopologyDesc::copyRateStrided,
-     TopologySpec::CopyStrided},
+    {"copy_strided", &TopologyDesc::copyRateStrided, TopologySpec::CopyStrided},
+    {"copy_strided_stores", &TopologyDesc::copyRateStridedStores,
+     TopologySpec::CopyStridedStores},
     {"copy_gather", &TopologyDesc::copyRateGather, TopologySpec::CopyGather},
 };
 
@@ -412,6 +413,7 @@ void TopologySpec::applyCosts(MachineCosts &costs) const {
       {Barrier, &MachineCosts::barrierCost},
       {Copy, &MachineCosts::copyRateContiguous},
       {CopyStrided, &MachineCosts::copyRateStrided},
+      {CopyStridedStores, &MachineCosts::copyRateStridedStores},
       {CopyGather, &MachineCosts::copyRateGather},
   };
   for (const auto &r : rates)

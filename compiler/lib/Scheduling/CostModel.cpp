@@ -293,11 +293,20 @@ double CostModel::copyRate() const {
   case CopyPattern::Contiguous:
     return d.copyRateContiguous;
   case CopyPattern::Strided:
+    if (loopOrder_ == LoopOrder::ContiguousLoads && d.copyRateStridedStores > 0)
+      return d.copyRateStridedStores;
     return d.copyRateStrided;
   case CopyPattern::Gather:
     return d.copyRateGather;
   }
   llvm_unreachable("unknown copy pattern");
+}
+
+LoopOrder CostModel::chooseLoopOrder(const MachineCosts &machine) {
+  if (machine.copyRateStrided > 0 && machine.copyRateStridedStores > 0 &&
+      machine.copyRateStridedStores > machine.copyRateStrided)
+    return LoopOrder::ContiguousLoads;
+  return LoopOrder::ContiguousStores;
 }
 
 bool CostModel::chargesBeyondBandwidth() const {

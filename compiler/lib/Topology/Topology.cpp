@@ -65,8 +65,9 @@ FailureOr<Topology> Topology::create(const TopologyDesc &desc,
     error = "injection bandwidth and link latency must not be negative";
     return failure();
   }
-  for (double cost : {desc.setupCost, desc.copyRateContiguous,
-                      desc.copyRateStrided, desc.copyRateGather})
+  for (double cost :
+       {desc.setupCost, desc.copyRateContiguous, desc.copyRateStrided,
+        desc.copyRateGather, desc.copyRateStridedStores})
     if (!(cost >= 0) || !std::isfinite(cost)) {
       error = "set-up cost and copy rates must be finite and not negative";
       return failure();

@@ -236,6 +236,12 @@ CostModel phasec::comm::getCostModel(Operation *op, const Topology &topo) {
     style = collective.getStyleDirective().value_or(TransferStyle::Packing);
   }
   model.setCopy(Collective::getCopyPattern(kind, element), style);
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    LoopOrder order = transpose.getLoopOrder();
+    model.setLoopOrder(order == LoopOrder::Auto
+                           ? CostModel::chooseLoopOrder(topo.desc())
+                           : order);
+  }
   return model;
 }
 

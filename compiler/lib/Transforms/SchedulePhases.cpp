@@ -137,6 +137,11 @@ static void recordMachineCost(CollectiveOpInterface op, ScheduleOpT schedule,
   if (op.getStyleDirective() == TransferStyle::Auto)
     op->setAttr("style",
                 TransferStyleAttr::get(op.getContext(), cost.machine.style));
+  // And the loop order it costed (the back ends never see `auto`).
+  // (Contiguous stores, the dialect's default, prints as nothing.)
+  if (auto transpose = dyn_cast<TransposeOp>(op.getOperation()))
+    if (transpose.getLoopOrder() == LoopOrder::Auto)
+      transpose.setLoopOrder(model.loopOrder());
   // Barrier is the dialect's default: absent, as an explicit MLIR op
   // without `sync` would be.
   if (model.sync() != SyncKind::Auto)

@@ -192,6 +192,9 @@ void Converter::convertOperation(const lang::Operation &o) {
   case DataShape::Matrix:
     set("from", ref(o.from->name));
     set("to", ref(o.to->name));
+    // Contiguous stores is the dialect's default: absent.
+    if (o.directives.loopOrder != LoopOrder::ContiguousStores)
+      set("loop_order", LoopOrderAttr::get(&context, o.directives.loopOrder));
     break;
   case DataShape::Permutation:
     set("pattern", PermuteKindAttr::get(&context, o.permuteKind));

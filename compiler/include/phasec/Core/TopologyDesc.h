@@ -60,9 +60,13 @@ struct MachineCosts {
   /// estimate from the latencies and set-ups of a pairwise-exchange barrier.
   double barrierCost = -1;
   /// Local copies, bytes per second: contiguous (memcpy), strided (a column
-  /// packed or unpacked) and gather/scatter through an index (an element
-  /// permutation).
+  /// packed or unpacked: a transposing copy with strided loads and
+  /// contiguous stores) and gather/scatter through an index (an element
+  /// permutation). copyRateStridedStores: the transposing copy the other way
+  /// round (contiguous loads, strided stores: seed 001's loop order on the
+  /// T3D); 0 = as copyRateStrided.
   double copyRateContiguous = 0, copyRateStrided = 0, copyRateGather = 0;
+  double copyRateStridedStores = 0;
   /// Bytes every message carries beyond its data (an MPI envelope: tag,
   /// source, communicator), charged by the machine time's bandwidth terms:
   /// what makes a message cost something even with no set-up cost, so
@@ -118,7 +122,8 @@ struct TopologyDesc : MachineCosts {
   /// injection=B (or injection=link: the link bandwidth), latency=S,
   /// order=2.0.1 (dimension order), and the costs: setup=S, packet=BYTES,
   /// switching=wormhole|store_and_forward, sends=nonblocking|blocking,
-  /// barrier=S, copy=B, copy_strided=B, copy_gather=B (bytes per second),
+  /// barrier=S, copy=B, copy_strided=B, copy_strided_stores=B, copy_gather=B
+  /// (bytes per second),
   /// envelope=BYTES, and the packet network's header=BYTES, buffer=PACKETS.
   /// Separators ',' and ';' are equivalent.
   /// On failure returns failure() and sets `error`. The one parser of
@@ -171,6 +176,7 @@ struct TopologySpec {
     Envelope = 1u << 8,
     Header = 1u << 9,
     Buffer = 1u << 10,
+    CopyStridedStores = 1u << 11,
   };
 
   static llvm::FailureOr<TopologySpec> parse(llvm::StringRef spec,

@@ -233,6 +233,17 @@ def Phasec_TransferStyle : Phasec_Enum<"TransferStyle",
   I32EnumAttrCase<"DirectDeposit", 2, "direct_deposit">,
   I32EnumAttrCase<"Auto", 3, "auto">]>;
 
+// The transposing copy loop of a transpose (seed 001): contiguous stores
+// (strided loads, the default on machines that cache loads) or contiguous
+// loads (strided stores, preferred on the T3D's Alpha, whose write-back
+// queue absorbs them). `auto`: the copy-transfer model picks the faster
+// rate (`copy_rate.strided` against `copy_rate.strided_stores`); the back
+// ends only see the concrete orders.
+def Phasec_LoopOrder : Phasec_Enum<"LoopOrder", "transpose loop order", [
+  I32EnumAttrCase<"ContiguousStores", 0, "contiguous_stores">,
+  I32EnumAttrCase<"ContiguousLoads", 1, "contiguous_loads">,
+  I32EnumAttrCase<"Auto", 2, "auto">]>;
+
 // How an operation's copies access memory, which selects the machine's
 // copy rate in the copy-transfer model (docs/machine-model.md): whole
 // blocks (contiguous), the columns of a transpose (strided), the elements

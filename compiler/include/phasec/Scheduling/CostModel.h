@@ -166,6 +166,15 @@ public:
   }
   std::optional<CopyPattern> copyPattern() const { return copyPattern_; }
   TransferStyle style() const { return style_; }
+  /// A transpose's loop order (seed 001), which picks the strided rate:
+  /// contiguous loads store strided (`copy_rate.strided_stores`, where the
+  /// machine gives it). Never Auto: chooseLoopOrder resolves it.
+  void setLoopOrder(LoopOrder order) { loopOrder_ = order; }
+  LoopOrder loopOrder() const { return loopOrder_; }
+  /// The faster order on `machine`: contiguous loads where it gives both
+  /// strided rates and strided stores are the faster, else contiguous
+  /// stores (the default: a rate not given costs nothing).
+  static LoopOrder chooseLoopOrder(const MachineCosts &machine);
   /// Bytes per second the machine copies with the operation's pattern; 0
   /// where no pattern is set or the machine gives no such rate.
   double copyRate() const;
@@ -298,6 +307,7 @@ private:
   SyncKind sync_ = SyncKind::Barrier;
   std::optional<CopyPattern> copyPattern_;
   TransferStyle style_ = TransferStyle::Packing;
+  LoopOrder loopOrder_ = LoopOrder::ContiguousStores;
   /// Shared by copies of the model (the same machine and injection).
   std::shared_ptr<FluidCache> fluidCache_;
 };

@@ -208,6 +208,8 @@ TopologyDesc MachineOp::getTopologyDesc() {
     desc.copyRateContiguous = rate->convertToDouble();
   if (auto rate = getCopyRateStrided())
     desc.copyRateStrided = rate->convertToDouble();
+  if (auto rate = getCopyRateStridedStores())
+    desc.copyRateStridedStores = rate->convertToDouble();
   if (auto rate = getCopyRateGather())
     desc.copyRateGather = rate->convertToDouble();
   if (auto barrier = getBarrierCost())
@@ -263,6 +265,8 @@ MachineOp phasec::comm::createMachineOp(OpBuilder &builder, Location loc,
     op.setCopyRateContiguousAttr(f64(desc.copyRateContiguous));
   if (desc.copyRateStrided > 0)
     op.setCopyRateStridedAttr(f64(desc.copyRateStrided));
+  if (desc.copyRateStridedStores > 0)
+    op.setCopyRateStridedStoresAttr(f64(desc.copyRateStridedStores));
   if (desc.copyRateGather > 0)
     op.setCopyRateGatherAttr(f64(desc.copyRateGather));
   if (desc.barrierCost >= 0)
@@ -328,6 +332,8 @@ LogicalResult MachineOp::verify() {
       failed(positive(getInjectionBandwidth(), "injection_bandwidth")) ||
       failed(positive(getCopyRateContiguous(), "copy_rate_contiguous")) ||
       failed(positive(getCopyRateStrided(), "copy_rate_strided")) ||
+      failed(
+          positive(getCopyRateStridedStores(), "copy_rate_strided_stores")) ||
       failed(positive(getCopyRateGather(), "copy_rate_gather")) ||
       failed(nonNegative(getBarrierCost(), "barrier_cost")) ||
       failed(nonNegative(getLatency(), "latency")) ||

@@ -178,6 +178,8 @@ struct Directives {
   /// Array operations default to auto (Sema); block operations have no
   /// style of their own.
   TransferStyle style = TransferStyle::Packing;
+  /// Transposes: seed 001's copy loop (`auto`: the copy-transfer model's).
+  LoopOrder loopOrder = LoopOrder::Auto;
   /// Solver budget (Z3 rlimit); 0 = the scheduler's default.
   int64_t rlimit = 0;
 };

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,9 @@ struct FrontendOptions {
   std::string topologyOverride;
   /// Replaces ranks_per_node of every machine; 0 = none.
   int64_t ranksPerNodeOverride = 0;
+  /// The loop order of every transpose that does not write `loop_order`
+  /// (--loop-order); none = the copy-transfer model's choice.
+  std::optional<LoopOrder> loopOrderOverride;
   /// Replaces the value of top-level constants (`const N = 4096;`) by name,
   /// so that an example can be shrunk from the command line (phasec
   /// --define N=64). Constants defined after an overridden one see the new

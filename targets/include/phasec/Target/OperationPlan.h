@@ -63,8 +63,8 @@ namespace target {
 // ranks share a node). Only transposes and element permutations have a
 // choice; block operations always move contiguous blocks.
 
-/// The local copy loop of a transpose (seed 001).
-enum class LoopOrder { ContiguousLoads, ContiguousStores };
+// The local copy loop of a transpose (seed 001) is the vocabulary's
+// LoopOrder; a plan never holds Auto (comm-schedule-phases resolves it).
 
 /// A C element type: the name used in .sched files and on command lines,
 /// the C type and its size.

@@ -97,6 +97,7 @@ def Comm_AlgorithmAttr : Comm_EnumAttr<Phasec_Algorithm, "algorithm">;
 def Comm_KLevelShapeAttr : Comm_EnumAttr<Phasec_KLevelShape, "k_shape">;
 def Comm_SyncAttr : Comm_EnumAttr<Phasec_SyncKind, "sync">;
 def Comm_StyleAttr : Comm_EnumAttr<Phasec_TransferStyle, "style">;
+def Comm_LoopOrderAttr : Comm_EnumAttr<Phasec_LoopOrder, "loop_order">;
 def Comm_ReduceKindAttr : Comm_EnumAttr<Phasec_ReduceKind, "reduce">;
 def Comm_PermuteKindAttr : Comm_EnumAttr<Phasec_PermuteKind, "pattern">;
 def Comm_AggregateAttr : Comm_EnumAttr<Phasec_Aggregate, "aggregate">;

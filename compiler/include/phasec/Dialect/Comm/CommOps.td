@@ -67,6 +67,7 @@ def Comm_MachineOp : Comm_Op<"machine", [Symbol]> {
     OptionalAttr<I64Attr>:$router_buffer,
     OptionalAttr<F64Attr>:$copy_rate_contiguous,
     OptionalAttr<F64Attr>:$copy_rate_strided,
+    OptionalAttr<F64Attr>:$copy_rate_strided_stores,
     OptionalAttr<F64Attr>:$copy_rate_gather,
     OptionalAttr<F64Attr>:$barrier_cost,
     DefaultValuedAttr<Comm_SwitchingAttr,
@@ -271,8 +272,11 @@ def Comm_AlltoallvOp : Comm_CollectiveOp<"alltoallv", "Alltoallv",
     (ins DenseI64ArrayAttr:$sizes),
     "All-to-all with an n x n row-major byte matrix over the group">;
 def Comm_TransposeOp : Comm_CollectiveOp<"transpose", "Transpose",
-    (ins FlatSymbolRefAttr:$from, FlatSymbolRefAttr:$to),
-    "Transpose of a square array, rows distributed over the group">;
+    (ins FlatSymbolRefAttr:$from, FlatSymbolRefAttr:$to,
+         DefaultValuedAttr<Comm_LoopOrderAttr,
+                           "::phasec::LoopOrder::ContiguousStores">:$loop_order),
+    "Transpose of a 2-D array, each side distributed by rows or by cols; "
+    "`loop_order` is seed 001's choice of the transposing copy loop">;
 def Comm_PermuteOp : Comm_CollectiveOp<"permute", "Permute",
     (ins Comm_PermuteKindAttr:$pattern,
          DefaultValuedAttr<I64Attr, "0">:$seed,
