@@ -61,6 +61,13 @@ void check(const Problem &problem, const Schedule &schedule,
     finding(what + " does not verify: " + violations.front().message, machine,
             c);
   std::string json, error;
+  // Only a barrier may have no document (a dissemination barrier on a
+  // count that is not a power of two: ReplayRules).
+  if (failed(checkScheduleDocument(problem, schedule, error))) {
+    if (getTraits(c.kind).family != CollectiveFamily::Dataless)
+      finding(what + " has no schedule JSON document: " + error, machine, c);
+    return;
+  }
   llvm::raw_string_ostream os(json);
   writeScheduleJSON(os, problem, schedule, {"fuzz", c.kindName().str()});
   llvm::FailureOr<std::vector<ParsedScheduleDocument>> docs =
@@ -128,8 +135,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // every kind with relaying algorithms (the traits table's lists).
   static const auto [direct, relaying] = [] {
     std::vector<CollectiveKind> d, r;
-    for (uint32_t k = 0; k <= getMaxEnumValForCollectiveKind(); ++k) {
-      const CollectiveTraits &t = getTraits(static_cast<CollectiveKind>(k));
+    for (const CollectiveTraits &t : getAllTraits()) {
       if (!t.relays && t.family != CollectiveFamily::Dataless &&
           t.shape != DataShape::Matrix)
         d.push_back(t.kind);

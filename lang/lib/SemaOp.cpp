@@ -129,8 +129,8 @@ Sema::OpSpec Sema::specOf(CollectiveKind kind) {
 /// One row per CollectiveKind, in case order (the "operations:" note's).
 const std::vector<Sema::OpSpec> Sema::opSpecs = [] {
   std::vector<OpSpec> specs;
-  for (unsigned v = 0; v <= getMaxEnumValForCollectiveKind(); ++v)
-    specs.push_back(specOf(static_cast<CollectiveKind>(v)));
+  for (const CollectiveTraits &t : getAllTraits())
+    specs.push_back(specOf(t.kind));
   return specs;
 }();
 

@@ -60,10 +60,9 @@ bool Sema::cutIntoChunks(Operation &op, llvm::SMLoc at) {
   if (!parts) {
     // The kinds schedule JSON /2 cuts into chunks, from the vocabulary.
     llvm::SmallVector<llvm::StringRef> relaying;
-    for (uint32_t k = 0; k <= getMaxEnumValForCollectiveKind(); ++k)
-      if (getChunkParts(static_cast<CollectiveKind>(k), 1) != 0)
-        relaying.push_back(
-            stringifyCollectiveKind(static_cast<CollectiveKind>(k)));
+    for (const CollectiveTraits &t : getAllTraits())
+      if (getChunkParts(t.kind, 1) != 0)
+        relaying.push_back(stringifyCollectiveKind(t.kind));
     std::string list = llvm::join(llvm::ArrayRef(relaying).drop_back(), ", ") +
                        " and " + relaying.back().str();
     diag.error(at, "sends of '" + op.name + "' (" + kind +

@@ -310,10 +310,10 @@ std::string path(StringRef dir, StringRef name) {
 /// Whether `collective` is one of the MPI calls phasec's kinds are
 /// generated as (a traits row's MPI name, without "MPI_").
 static bool isGeneratedCall(StringRef collective) {
-  for (uint32_t k = 0; k <= getMaxEnumValForCollectiveKind(); ++k)
-    if (const char *mpi = getTraits(static_cast<CollectiveKind>(k)).mpiName)
-      if (StringRef(mpi).drop_front(4).equals_insensitive(collective))
-        return true;
+  for (const CollectiveTraits &t : getAllTraits())
+    if (t.mpiName &&
+        StringRef(t.mpiName).drop_front(4).equals_insensitive(collective))
+      return true;
   return false;
 }
 

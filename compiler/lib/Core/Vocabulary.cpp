@@ -139,6 +139,8 @@ const CollectiveTraits &phasec::getTraits(CollectiveKind kind) {
   return kTraits[static_cast<unsigned>(kind)];
 }
 
+llvm::ArrayRef<CollectiveTraits> phasec::getAllTraits() { return kTraits; }
+
 bool phasec::needsRelaying(CollectiveKind kind) {
   return getTraits(kind).relays;
 }

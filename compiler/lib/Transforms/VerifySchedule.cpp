@@ -148,17 +148,6 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
       getChunkParts(record.op.getCollectiveKind(),
                     static_cast<int64_t>(problem.members().size())) == 0;
   for (const ScheduleViolation &v : violations) {
-    if (v.kind == ViolationKind::Unrequested && !relayHintGiven) {
-      relayHintGiven = true;
-      InFlightDiagnostic diag =
-          emitError(transferLoc(phases, v.phase, v.transferA, scheduleLoc))
-          << what << " of '" << name << "' is invalid: " << v.message;
-      diag.attachNote(scheduleLoc)
-          << "a schedule that forwards data through other members is "
-             "written with chunks: 'send A -> B chunks IDS;' moves the chunks "
-             "A holds (docs/relaying.md, \"Hand-written relaying schedules\")";
-      continue;
-    }
     switch (v.kind) {
     case ViolationKind::Congestion: {
       InFlightDiagnostic diag =
@@ -173,9 +162,22 @@ LogicalResult VerifySchedulePass::verifyOne(OperationRecord &record,
             << "phase " << v.phase << " is here";
       break;
     }
+    case ViolationKind::Unrequested: {
+      InFlightDiagnostic diag =
+          emitError(transferLoc(phases, v.phase, v.transferA, scheduleLoc))
+          << what << " of '" << name << "' is invalid: " << v.message;
+      // Once: a relay written with sizes delivers many unrequested bytes.
+      if (!relayHintGiven)
+        diag.attachNote(scheduleLoc)
+            << "a schedule that forwards data through other members is "
+               "written with chunks: 'send A -> B chunks IDS;' moves the "
+               "chunks A holds (docs/relaying.md, \"Hand-written relaying "
+               "schedules\")";
+      relayHintGiven = true;
+      break;
+    }
     case ViolationKind::BadTransfer:
     case ViolationKind::BadRoute:
-    case ViolationKind::Unrequested:
     case ViolationKind::BadChunks:
     case ViolationKind::ChunkNotHeld:
     case ViolationKind::ReduceWithoutChunk:

@@ -18,6 +18,8 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <random>
+
 using namespace phasec;
 using namespace phasec::test;
 
@@ -348,6 +350,62 @@ TEST(Relay, AutoPicksTheFastestCandidate) {
   // The bound holds and is positive: every member must receive data.
   EXPECT_GT(best->schedule.bound.time, 0);
   EXPECT_LE(best->schedule.bound.time, bestTime * (1 + 1e-9));
+}
+
+TEST(Relay, AnyCountOnRandomRings) {
+  // Seeded draws of member counts and element counts that the chunks
+  // mostly do not divide (issue 38): every ring, chain, dimension-wise
+  // and scatter_allgather schedule replays exactly, and its chunks hold
+  // the data, the first ones one element more.
+  std::mt19937_64 draw(38);
+  for (int trial = 0; trial < 40; ++trial) {
+    int64_t n = 2 + static_cast<int64_t>(draw() % 11);
+    int64_t elements = 1 + static_cast<int64_t>(draw() % 400);
+    Topology topo = makeTopology("torus:" + std::to_string(n));
+    CostModel model(topo);
+    struct Case {
+      CollectiveKind kind;
+      Algorithm algorithm;
+      int64_t param;
+    } cases[] = {{CollectiveKind::Allreduce, Algorithm::Ring, 1},
+                 {CollectiveKind::Allreduce, Algorithm::Ring, 3},
+                 {CollectiveKind::ReduceScatter, Algorithm::Ring, 2},
+                 {CollectiveKind::Allgather, Algorithm::Ring, 2},
+                 {CollectiveKind::Broadcast, Algorithm::Chain, 5},
+                 {CollectiveKind::Broadcast, Algorithm::ScatterAllgather, 0},
+                 {CollectiveKind::Allreduce, Algorithm::DimensionWise, 2},
+                 {CollectiveKind::Allgather, Algorithm::DimensionWise, 2}};
+    for (const Case &c : cases) {
+      Collective collective = relayCollective(
+          c.kind, allRanks(topo), c.kind == CollectiveKind::Broadcast ? 0 : -1,
+          elements);
+      std::string error;
+      auto s = scheduleRelaying(topo, model, collective, {c.algorithm, c.param},
+                                error);
+      ASSERT_TRUE(succeeded(s))
+          << "n " << n << ", " << elements << " elements, "
+          << stringifyAlgorithm(c.algorithm).str() << ": " << error;
+      const ChunkSpec &spec = s->chunks;
+      int64_t perBlock = spec.chunksPerMember();
+      bool perMember = getTraits(c.kind).chunkParts == ChunkParts::PerMember;
+      int64_t blocks = perMember ? n : 1;
+      EXPECT_EQ(spec.totalBytes(), blocks * collective.blockBytes);
+      // Within a block, sizes never grow and differ by one element at most.
+      if (!spec.chunkSizes.empty() && perBlock > 0)
+        for (int64_t b = 0; b < blocks; ++b)
+          for (int64_t q = 1; q < (perMember ? perBlock : spec.numChunks);
+               ++q) {
+            int64_t at = b * perBlock + q;
+            EXPECT_LE(spec.chunkSizes[at], spec.chunkSizes[at - 1]);
+            EXPECT_LE(spec.chunkSizes[at - 1] - spec.chunkSizes[at], 4);
+          }
+      Problem problem(topo, spec, model);
+      llvm::SmallVector<ScheduleViolation, 4> violations;
+      EXPECT_TRUE(succeeded(problem.verify(s->schedule, violations)))
+          << "n " << n << ", " << elements
+          << " elements: " << violations.front().message;
+    }
+  }
 }
 
 TEST(Relay, RefusesWhatDoesNotApply) {

@@ -136,6 +136,8 @@ struct CollectiveTraits {
 
 /// The traits of `kind`.
 const CollectiveTraits &getTraits(CollectiveKind kind);
+/// Every kind's row, in case order: what lists of kinds loop over.
+llvm::ArrayRef<CollectiveTraits> getAllTraits();
 
 /// Every member receives every member's own block (allgather; the PAPERS
 /// aggregates that gather the values themselves).
