@@ -294,6 +294,13 @@ private:
       std::initializer_list<std::pair<llvm::StringRef, int64_t>> vars);
   bool checkPutget(OpContext &c);
   bool checkAlltoallv(OpContext &c);
+  bool checkMemberSizes(OpContext &c);
+  /// `sizes = file("...")`: whether the value is such a call, and reading
+  /// its `count` non-negative integers into `out` (`what` names them in
+  /// diagnostics).
+  static bool isFileCall(const syntax::Property *p);
+  bool readSizesFile(const syntax::Property *p, std::vector<int64_t> &out,
+                     int64_t count, llvm::StringRef what);
   bool checkTranspose(OpContext &c);
   bool checkPermute(OpContext &c);
   bool checkLocal(OpContext &c);

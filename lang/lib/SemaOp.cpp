@@ -126,11 +126,23 @@ Sema::OpSpec Sema::specOf(CollectiveKind kind) {
   return spec;
 }
 
-/// One row per CollectiveKind, in case order (the "operations:" note's).
+/// One row per CollectiveKind, in case order (the "operations:" note's),
+/// then MPI's v-collectives: the kind's operation with a block of its own
+/// size at every member.
 const std::vector<Sema::OpSpec> Sema::opSpecs = [] {
   std::vector<OpSpec> specs;
   for (const CollectiveTraits &t : getAllTraits())
     specs.push_back(specOf(t.kind));
+  const char *needs = "'sizes = EXPR SIZE_UNIT;' or 'sizes = file(\"...\");'";
+  specs.push_back({"allgatherv", CollectiveKind::Allgather, Aggregate::None,
+                   "sizes", "sizes", "allgatherv", needs,
+                   &Sema::checkMemberSizes});
+  specs.push_back({"gatherv", CollectiveKind::Gather, Aggregate::None,
+                   "root sizes", "sizes", "gatherv", needs,
+                   &Sema::checkMemberSizes});
+  specs.push_back({"scatterv", CollectiveKind::Scatter, Aggregate::None,
+                   "root sizes", "sizes", "scatterv", needs,
+                   &Sema::checkMemberSizes});
   return specs;
 }();
 

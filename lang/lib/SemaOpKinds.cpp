@@ -217,6 +217,31 @@ bool Sema::checkPutget(OpContext &c) {
   return true;
 }
 
+bool Sema::isFileCall(const Property *p) {
+  auto *call = llvm::dyn_cast_or_null<CallExpr>(p->value.expr.get());
+  return call && call->callee == "file";
+}
+
+bool Sema::readSizesFile(const Property *p, std::vector<int64_t> &out,
+                         int64_t count, llvm::StringRef what) {
+  auto *call = llvm::cast<CallExpr>(p->value.expr.get());
+  auto *file = call->args.size() == 1
+                   ? llvm::dyn_cast<StringExpr>(call->args[0].get())
+                   : nullptr;
+  if (!file) {
+    diag.error(call->getLoc(), "'file' takes one file name string");
+    return false;
+  }
+  if (!readIntegers(file->value, p->value.loc, out, count, what))
+    return false;
+  for (int64_t s : out)
+    if (s < 0) {
+      diag.error(p->value.loc, what + " holds a negative size " + Twine(s));
+      return false;
+    }
+  return true;
+}
+
 bool Sema::checkAlltoallv(OpContext &c) {
   Operation &op = c.op;
   Env &env = c.env;
@@ -224,41 +249,49 @@ bool Sema::checkAlltoallv(OpContext &c) {
   const Property *p = c.get("sizes");
   if (!sizeMatrixFits(c, /*quoteLimit=*/true))
     return false;
-  auto *call = llvm::dyn_cast_or_null<CallExpr>(p->value.expr.get());
-  if (call && call->callee == "file") {
-    auto *file = call->args.size() == 1
-                     ? llvm::dyn_cast<StringExpr>(call->args[0].get())
-                     : nullptr;
-    if (!file) {
-      diag.error(call->getLoc(), "'file' takes one file name string");
-      return false;
-    }
-    if (!readIntegers(file->value, p->value.loc, op.sizes, n * n,
-                      "size matrix"))
-      return false;
-    for (int64_t s : op.sizes)
-      if (s < 0) {
-        diag.error(p->value.loc,
-                   "size matrix holds a negative size " + Twine(s));
+  if (isFileCall(p))
+    return readSizesFile(p, op.sizes, n * n, "size matrix");
+  op.sizes.assign(n * n, 0);
+  for (int64_t si = 0; si < n; ++si)
+    for (int64_t di = 0; di < n; ++di) {
+      if (!bindIteration(env, p->value.loc,
+                         {{"src", op.group->ranks[si]},
+                          {"dst", op.group->ranks[di]},
+                          {"src_index", si},
+                          {"dst_index", di}}))
         return false;
-      }
+      OptInt s = evalSize(p->value, env, "size", /*allowZero=*/true);
+      if (!s)
+        return false;
+      op.sizes[si * n + di] = *s;
+    }
+  env.vars.clear();
+  return true;
+}
+
+bool Sema::checkMemberSizes(OpContext &c) {
+  Operation &op = c.op;
+  Env &env = c.env;
+  int64_t n = c.n;
+  const Property *p = c.get("sizes");
+  if (isFileCall(p)) {
+    if (!readSizesFile(p, op.memberBytes, n, "member sizes"))
+      return false;
   } else {
-    op.sizes.assign(n * n, 0);
-    for (int64_t si = 0; si < n; ++si)
-      for (int64_t di = 0; di < n; ++di) {
-        if (!bindIteration(env, p->value.loc,
-                           {{"src", op.group->ranks[si]},
-                            {"dst", op.group->ranks[di]},
-                            {"src_index", si},
-                            {"dst_index", di}}))
-          return false;
-        OptInt s = evalSize(p->value, env, "size", /*allowZero=*/true);
-        if (!s)
-          return false;
-        op.sizes[si * n + di] = *s;
-      }
+    // A rule of the member: `rank` (global) and `member` (group index).
+    op.memberBytes.assign(n, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      if (!bindIteration(env, p->value.loc,
+                         {{"rank", op.group->ranks[i]}, {"member", i}}))
+        return false;
+      OptInt s = evalSize(p->value, env, "size", /*allowZero=*/true);
+      if (!s)
+        return false;
+      op.memberBytes[i] = *s;
+    }
     env.vars.clear();
   }
+  op.blockBytes = *llvm::max_element(op.memberBytes);
   return true;
 }
 

@@ -1090,12 +1090,32 @@ std::string describeSide(const OperationPlan &plan, DataSide side,
   // A relay's whole vector is all of its chunks.
   std::string whole = std::to_string(plan.relaying ? plan.chunks.totalBytes()
                                                    : plan.blockBytes);
-  std::string text = side.part == DataPart::PerMember
-                         ? std::to_string(plan.numMembers()) + " blocks of " +
-                               B + " bytes, block d " + toOrFrom.str() +
-                               " member d"
-                     : side.part == DataPart::Own ? B + " bytes"
-                                                  : whole + " bytes";
+  // A v-collective's blocks, member by member, where they differ.
+  std::string sizes;
+  if (plan.relaying && plan.traits().chunkParts == ChunkParts::PerMember) {
+    const ChunkSpec &c = plan.chunks;
+    int64_t k = c.chunksPerMember();
+    std::vector<int64_t> blocks;
+    for (int64_t m = 0; k > 0 && (m + 1) * k <= c.numChunks; ++m)
+      blocks.push_back(c.offsetOfChunk((m + 1) * k) - c.offsetOfChunk(m * k));
+    if (llvm::any_of(blocks, [&](int64_t b) { return b != blocks.front(); })) {
+      llvm::raw_string_ostream os(sizes);
+      llvm::interleave(blocks, os, ", ");
+    }
+  }
+  std::string text;
+  if (!sizes.empty())
+    text = side.part == DataPart::PerMember
+               ? std::to_string(plan.numMembers()) +
+                     " blocks back to back, block d " + toOrFrom.str() +
+                     " member d, of " + sizes + " bytes"
+               : "member m's block, of " + sizes + " bytes";
+  else
+    text = side.part == DataPart::PerMember
+               ? std::to_string(plan.numMembers()) + " blocks of " + B +
+                     " bytes, block d " + toOrFrom.str() + " member d"
+           : side.part == DataPart::Own ? B + " bytes"
+                                        : whole + " bytes";
   text = what.str() + ": " + text;
   if (side.rootOnly())
     text += " (at the root only)";

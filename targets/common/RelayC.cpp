@@ -48,6 +48,12 @@ using namespace phasec::target::detail;
 // The plan
 //===----------------------------------------------------------------------===//
 
+/// The bytes of member m's block: its chunks (K each).
+static int64_t memberBlockBytes(const ChunkSpec &c, int64_t m) {
+  int64_t k = c.chunksPerMember();
+  return c.offsetOfChunk((m + 1) * k) - c.offsetOfChunk(m * k);
+}
+
 /// The bytes of a run of chunks `u` (a C expression's prefix: "u->"), from
 /// the chunk offsets.
 static std::string runBytes(const std::string &n, llvm::StringRef u) {
@@ -250,6 +256,17 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
       os << (i ? "," : "") << (i % 12 ? " " : "\n  ") << c.offsetOfChunk(i);
     os << "\n};\n#define " << n << "_OFF(c) (" << n << "_off[c])\n\n";
   }
+  // Member m's block (its K chunks; a v-collective's differ in size).
+  int64_t largest = 0;
+  for (int64_t m = 0, k = c.chunksPerMember();
+       k > 0 && (m + 1) * k <= c.numChunks; ++m)
+    largest = std::max(largest, memberBlockBytes(c, m));
+  os << "#define " << n << "_BLK(m) " << n << "_OFF((size_t)(m) * " << n
+     << "_K)\n"
+     << "#define " << n << "_BLEN(m) (" << n << "_BLK((m) + 1) - " << n
+     << "_BLK(m))\n"
+     << "#define " << n << "_BMAX ((size_t)" << largest
+     << ") /* the largest block */\n\n";
   emitMemberMap(os, plan);
   os << "#ifndef PHASEC_RELAY_TYPES\n#define PHASEC_RELAY_TYPES\n"
      << "/* One transfer of a relaying schedule (member indices): runs "
@@ -333,8 +350,7 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
   const CollectiveTraits &traits = plan.traits();
   bool perPair = traits.chunkParts == ChunkParts::PerPair;
   if (traits.send.part == DataPart::Own)
-    os << "  memcpy(D + (size_t)me * " << block << ", sendbuf, " << block
-       << ");\n";
+    os << "  memcpy(D + " << n << "_BLK(me), sendbuf, " << n << "_BLEN(me));\n";
   else if (perPair)
     os << "  memcpy(D + (size_t)me * " << n << "_P * " << block
        << ", sendbuf, (size_t)" << n << "_P * " << block << ");\n";
@@ -348,7 +364,7 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
   // The result: the member's own block, its column of alltoall's blocks,
   // else the whole work space (where the member holds a result).
   if (traits.recv.part == DataPart::Own)
-    os << "  memcpy(r, D + (size_t)me * " << block << ", " << block << ");\n";
+    os << "  memcpy(r, D + " << n << "_BLK(me), " << n << "_BLEN(me));\n";
   else if (perPair)
     os << "  for (int i = 0; i < " << n << "_P; ++i)\n"
        << "    memcpy(r + (size_t)i * " << block << ", D + ((size_t)i * " << n
@@ -582,13 +598,15 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
   bool perPair = traits.chunkParts == ChunkParts::PerPair;
   auto bytesOf = [&](DataPart part) {
     if (part == DataPart::Own)
-      return block;
+      return n + "_BMAX";
     return perPair ? "(size_t)" + n + "_P * " + block : all;
   };
   sendBytes = bytesOf(traits.send.part);
   recvBytes = bytesOf(traits.recv.part);
-  if (traits.chunkParts == ChunkParts::PerMember || perPair)
+  if (perPair)
     size = block;
+  else if (traits.chunkParts == ChunkParts::PerMember)
+    size = n + "_BMAX";
   os << "/* ---- " << n << ": harness helpers (fill, check, sizes) ---- */\n"
      << "static inline size_t " << n << "_send_bytes(void) { return "
      << sendBytes << "; }\n"
@@ -612,10 +630,10 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
     else if (traits.send.part == DataPart::PerMember)
       os << (traits.send.rootOnly() ? ifRoot : "") << "  for (int d = 0; d < "
          << n << "_P; ++d)\n"
-         << "      phasec_fill(s + (size_t)d * " << block << ", " << block
-         << ", me, d, 0);\n";
+         << "      phasec_fill(s + " << n << "_BLK(d), " << n
+         << "_BLEN(d), me, d, 0);\n";
     else
-      os << "  phasec_fill(s, " << block << ", me, " << n << "_P, 0);\n";
+      os << "  phasec_fill(s, " << n << "_BLEN(me), me, " << n << "_P, 0);\n";
     os << "}\n\nstatic inline uint64_t " << n
        << "_check(int me, const void *recvbuf, phasec_check_state *st) {\n"
        << "  const char *r = (const char *)recvbuf;\n  uint64_t bad = 0;\n"
@@ -626,8 +644,8 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
       os << "  bad += phasec_check(st, \"block\", r, " << all << ", " << n
          << "_ROOT, " << n << "_P, 0, 0);\n";
     else if (traits.recv.part == DataPart::Own)
-      os << "  bad += phasec_check(st, \"block\", r, " << block << ", " << n
-         << "_ROOT, me, 0, 0);\n";
+      os << "  bad += phasec_check(st, \"block\", r, " << n << "_BLEN(me), "
+         << n << "_ROOT, me, 0, 0);\n";
     else if (perPair)
       os << "  for (int s = 0; s < " << n << "_P; ++s)\n"
          << "    bad += phasec_check(st, \"block\", r + (size_t)s * " << block
@@ -635,9 +653,8 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
     else if (traits.recv.part == DataPart::PerMember)
       os << (traits.recv.rootOnly() ? ifRoot : "") << "  for (int s = 0; s < "
          << n << "_P; ++s)\n"
-         << "      bad += phasec_check(st, \"block\", r + (size_t)s * " << block
-         << ", " << block << ", s, " << n << "_P, 0, (size_t)s * " << block
-         << ");\n";
+         << "      bad += phasec_check(st, \"block\", r + " << n << "_BLK(s), "
+         << n << "_BLEN(s), s, " << n << "_P, 0, " << n << "_BLK(s));\n";
     else
       // No bytes: the runner counts arrivals instead (emitHarnessRunner).
       os << "  (void)r;\n  (void)st;\n";
@@ -662,8 +679,8 @@ void detail::emitRelayHarnessHelpers(llvm::raw_ostream &os,
   if (traits.recv.rootOnly())
     when = "me == " + n + "_ROOT";
   if (traits.recv.part == DataPart::Own) {
-    count = "(int64_t)(" + block + " / sizeof(" + T + "))";
-    first = "(int64_t)me * " + count;
+    count = "(int64_t)(" + n + "_BLEN(me) / sizeof(" + T + "))";
+    first = "(int64_t)(" + n + "_BLK(me) / sizeof(" + T + "))";
   }
   if (traits.prefix) {
     // An inclusive prefix folds members 0..me, an exclusive one 0..me-1

@@ -122,7 +122,8 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     return spec;
   }
   int64_t unit = collective.elementBytes();
-  if (collective.blockBytes <= 0 || collective.blockBytes % unit) {
+  if (collective.memberBytes.empty() &&
+      (collective.blockBytes <= 0 || collective.blockBytes % unit)) {
     error = llvm::formatv("{0} bytes are not a whole number of {1}-byte "
                           "elements",
                           collective.blockBytes, unit)
@@ -226,6 +227,33 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
       return failure();
     // A dimension-wise allgather moves each member's block in `param`
     // parts, each along the dimensions in its own order.
+    // A v-collective's blocks differ: each member's block cut as a ring
+    // cuts (one part, or dimension_wise's parts), each part a chunk.
+    if (!collective.memberBytes.empty()) {
+      int64_t parts = choice.algorithm == Algorithm::DimensionWise ? param : 1;
+      if (parts <= 0 ||
+          static_cast<int64_t>(collective.memberBytes.size()) != n) {
+        error =
+            llvm::formatv("{0} needs {1} member sizes and parts > 0", name, n)
+                .str();
+        return failure();
+      }
+      spec.numChunks = n * parts;
+      spec.chunkBytes = 0;
+      for (int64_t bytes : collective.memberBytes) {
+        if (bytes < 0 || bytes % unit) {
+          error = llvm::formatv("a block of {0} bytes is not a whole number "
+                                "of {1}-byte elements",
+                                bytes, unit)
+                      .str();
+          return failure();
+        }
+        int64_t e = bytes / unit;
+        for (int64_t q = 0; q < parts; ++q)
+          spec.chunkSizes.push_back((e / parts + (q < e % parts)) * unit);
+      }
+      return spec;
+    }
     if (choice.algorithm == Algorithm::DimensionWise) {
       if (param <= 0) {
         error =

@@ -57,6 +57,10 @@ bool phasec::comm::isRelayedOperation(CollectiveOpInterface op) {
   if (needsRelaying(op.getCollectiveKind()) ||
       isRelayAlgorithm(op.getAlgorithmDirective()) || isKLevelRelay(op))
     return true;
+  // The v-collectives relay: their blocks are chunks of their own sizes
+  // (schedule JSON's chunk_sizes), under any algorithm of their kind.
+  if (op->hasAttr("member_bytes"))
+    return true;
   // A barrier without an algorithm is the machine's best relaying barrier
   // (the relay's `auto`), except a PAPERS wait, which is the transport's own
   // barrier (MPI_Barrier, shmem_barrier) unless it names an algorithm.
@@ -110,6 +114,9 @@ FailureOr<Collective> phasec::comm::getCollective(CollectiveOpInterface op,
     collective.root = static_cast<RankId>(*root);
   if (auto blocks = dyn_cast<BlockOpInterface>(operation))
     collective.blockBytes = blocks.getBlockBytes();
+  if (auto sizes = operation->getAttrOfType<DenseI64ArrayAttr>("member_bytes"))
+    collective.memberBytes.assign(sizes.asArrayRef().begin(),
+                                  sizes.asArrayRef().end());
   if (auto reduction = dyn_cast<ReductionOpInterface>(operation)) {
     collective.reduceOp = reduction.getReduceOp();
     collective.elementType =

@@ -185,6 +185,8 @@ void Converter::convertOperation(const lang::Operation &o) {
     } else {
       set("block", i64(o.blockBytes));
     }
+    if (!o.memberBytes.empty())
+      set("member_bytes", builder.getDenseI64ArrayAttr(o.memberBytes));
     break;
   case DataShape::PairSizes:
     set("sizes", builder.getDenseI64ArrayAttr(o.sizes));

@@ -980,3 +980,32 @@ comm.machine @x #comm.torus<[4]> {packet_header = 2 : i64}
 
 // expected-error @below {{router_buffer must be 1..1048576 packets}}
 comm.machine @x #comm.torus<[4]> {router_buffer = 0 : i64}
+
+// -----
+
+// The v-collectives' member_bytes (issue 38).
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{'comm.alltoall' op member_bytes applies to allgather, gather and scatter (the v-collectives)}}
+comm.alltoall @x on @m group @all {block = 8 : i64, member_bytes = array<i64: 8, 8, 8, 8>}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{'comm.allgather' op member_bytes must not be negative, found -1}}
+comm.allgather @x on @m group @all {block = 8 : i64, member_bytes = array<i64: 8, -1, 0, 0>}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{'comm.gather' op block must be the largest of member_bytes (16)}}
+comm.gather @x on @m group @all {root = 0 : i64, block = 8 : i64, member_bytes = array<i64: 8, 16, 0, 0>}
+
+// -----
+
+comm.machine @m #comm.torus<[4]>
+comm.group @all on @m ranks [0, 1, 2, 3]
+// expected-error @below {{'comm.scatter' op member_bytes has 3 entries, group @all has 4 members}}
+comm.scatter @x on @m group @all {root = 0 : i64, block = 8 : i64, member_bytes = array<i64: 8, 8, 8>}

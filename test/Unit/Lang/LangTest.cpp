@@ -537,7 +537,7 @@ frobnicate f;
             "t.sched:8:1: note: operations: alltoall, alltoallv, transpose, "
             "permute, gather, scatter, allgather, broadcast, reduce, "
             "allreduce, scan, exscan, reduce_scatter, one_to_all, all_to_one, "
-            "barrier, local; PAPERS "
+            "barrier, local, allgatherv, gatherv, scatterv; PAPERS "
             "aggregates: wait, waitvec, any, all, putget, bcast, rank, vote, "
             "match, population, enumerate, select_first, select_one; in "
             "'papers on GROUP { ... }' also gather, reduce, scan\n");

@@ -99,6 +99,10 @@ public:
   int64_t blockBytes = 0;
   /// Alltoallv: P x P bytes, row = source member; the diagonal is local.
   std::vector<int64_t> sizes;
+  /// The v-collectives (allgatherv, gatherv, scatterv): the bytes of each
+  /// member's block, in group order (0 allowed), in place of blockBytes.
+  /// They relay (their chunks carry schedule JSON's chunk_sizes).
+  std::vector<int64_t> memberBytes;
   /// Transpose: the source (R x C) and the result (C x R). Element-level
   /// permute: the source and the destination (same shape).
   std::optional<ArrayLayout> from, to;

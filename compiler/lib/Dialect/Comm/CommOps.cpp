@@ -602,6 +602,26 @@ static FailureOr<GroupOp> verifyPlacement(CollectiveOpInterface op,
 
 LogicalResult phasec::comm::detail::verifyFamilyOp(CollectiveOpInterface op) {
   std::optional<int64_t> root = op.getRootMember();
+  if (auto sizes = op->getAttrOfType<DenseI64ArrayAttr>("member_bytes")) {
+    // The v-collectives: a block per member (0 allowed), the largest in
+    // `block`.
+    CollectiveKind kind = op.getCollectiveKind();
+    if (kind != CollectiveKind::Allgather && kind != CollectiveKind::Gather &&
+        kind != CollectiveKind::Scatter)
+      return op.emitOpError("member_bytes applies to allgather, gather and "
+                            "scatter (the v-collectives)");
+    int64_t largest = 0;
+    for (int64_t b : sizes.asArrayRef()) {
+      if (b < 0)
+        return op.emitOpError("member_bytes must not be negative, found ") << b;
+      largest = std::max(largest, b);
+    }
+    if (cast<BlockOpInterface>(op.getOperation()).getBlockBytes() != largest)
+      return op.emitOpError("block must be the largest of member_bytes (")
+             << largest << ")";
+    return failure(failed(verifyDirectives(op)) ||
+                   (root && failed(verifyRootAttr(op.getOperation(), *root))));
+  }
   if (auto blocks = dyn_cast<BlockOpInterface>(op.getOperation()))
     return verifyBlockOp(op, blocks.getBlockBytes(), root);
   auto reduction = cast<ReductionOpInterface>(op.getOperation());
@@ -611,7 +631,16 @@ LogicalResult phasec::comm::detail::verifyFamilyOp(CollectiveOpInterface op) {
 
 LogicalResult phasec::comm::detail::verifyFamilySymbolUses(
     CollectiveOpInterface op, SymbolTableCollection &symbolTable) {
-  return verifyPlacement(op, symbolTable, op.getRootMember());
+  FailureOr<GroupOp> group =
+      verifyPlacement(op, symbolTable, op.getRootMember());
+  if (failed(group))
+    return failure();
+  if (auto sizes = op->getAttrOfType<DenseI64ArrayAttr>("member_bytes"))
+    if (sizes.size() != static_cast<int64_t>(group->getRanks().size()))
+      return op.emitOpError("member_bytes has ")
+             << sizes.size() << " entries, group " << op.getGroupRef()
+             << " has " << group->getRanks().size() << " members";
+  return success();
 }
 
 LogicalResult AlltoallvOp::verify() {

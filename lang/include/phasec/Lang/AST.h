@@ -204,6 +204,9 @@ struct Operation {
   /// Alltoallv (and putget): size matrix in bytes, row-major
   /// [src index][dst index] over the group's ranks (group->size()^2 entries).
   std::vector<int64_t> sizes;
+  /// allgatherv, gatherv, scatterv: each member's block, bytes in group
+  /// order (0 allowed); blockBytes is then the largest.
+  std::vector<int64_t> memberBytes;
 
   /// Transpose and element-level permute: source and destination arrays.
   const Array *from = nullptr, *to = nullptr;

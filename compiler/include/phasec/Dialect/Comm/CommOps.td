@@ -176,9 +176,13 @@ class Comm_CollectiveOp<string mnemonic, string kind, dag extraArgs,
 // the op classes of its kinds.
 
 /// Equal blocks between members (family Blocks).
+/// `member_bytes` (allgather, gather, scatter): the v-collectives' block of
+/// each member, in group order; `block` is then the largest.
 class Comm_BlocksOp<string mnemonic, string kind, string summaryText>
-    : Comm_CollectiveOp<mnemonic, kind, (ins I64Attr:$block), summaryText,
-                        [Comm_BlockOpInterface]> {
+    : Comm_CollectiveOp<mnemonic, kind,
+                        (ins I64Attr:$block,
+                             OptionalAttr<DenseI64ArrayAttr>:$member_bytes),
+                        summaryText, [Comm_BlockOpInterface]> {
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::verify() {
       return ::phasec::comm::detail::verifyFamilyOp(*this);
@@ -193,7 +197,9 @@ class Comm_BlocksOp<string mnemonic, string kind, string summaryText>
 
 /// Blocks to or from a root member (family Rooted).
 class Comm_RootedOp<string mnemonic, string kind, string summaryText>
-    : Comm_CollectiveOp<mnemonic, kind, (ins I64Attr:$root, I64Attr:$block),
+    : Comm_CollectiveOp<mnemonic, kind,
+                        (ins I64Attr:$root, I64Attr:$block,
+                             OptionalAttr<DenseI64ArrayAttr>:$member_bytes),
                         summaryText, [Comm_BlockOpInterface]> {
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::verify() {
