@@ -119,6 +119,9 @@ Sema::OpSpec Sema::specOf(CollectiveKind kind) {
               &Sema::checkBlockOp};
   if (t.reduces) {
     spec.directives = t.rooted ? "root op type count" : "op type count";
+    // MPI_Reduce_scatter's recvcounts: a block of its own size per member.
+    if (kind == CollectiveKind::ReduceScatter)
+      spec.directives = "op type count counts";
     spec.required = "op";
     spec.needs = "'op = add|mul|min|max|and|or|xor;'";
     spec.check = &Sema::checkReduction;

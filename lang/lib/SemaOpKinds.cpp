@@ -97,6 +97,33 @@ bool Sema::checkReduction(OpContext &c) {
                                       stringifyReduceKind(op.reduceOp) + "'");
     return false;
   }
+  if (const Property *p = c.get("counts")) {
+    // reduce_scatter's counts: elements of each member's block, a rule of
+    // `member` and `rank` (0 allowed); `count` is then the largest.
+    if (c.get("count")) {
+      diag.error(p->loc, "reduce_scatter takes 'count' or 'counts', not both");
+      return false;
+    }
+    int64_t bytes = elementTypeBytes(op.elementType);
+    op.memberBytes.assign(c.n, 0);
+    op.count = 0;
+    for (int64_t i = 0; i < c.n; ++i) {
+      if (!bindIteration(env, p->value.loc,
+                         {{"rank", op.group->ranks[i]}, {"member", i}}))
+        return false;
+      OptInt k = evalPlainInt(p->value, env, "counts");
+      if (!k)
+        return false;
+      if (*k < 0 || __builtin_mul_overflow(*k, bytes, &op.memberBytes[i])) {
+        diag.error(p->value.loc, "counts must be 0 or more elements and fit, "
+                                 "got " +
+                                     Twine(*k) + " for member " + Twine(i));
+        return false;
+      }
+      op.count = std::max(op.count, *k);
+    }
+    env.vars.clear();
+  }
   if (__builtin_mul_overflow(op.count, elementTypeBytes(op.elementType),
                              &op.blockBytes)) {
     diag.error(c.get("count")->value.loc, "count is too large");

@@ -180,6 +180,8 @@ void Converter::convertOperation(const lang::Operation &o) {
       if (traits.rooted)
         set("root", i64(o.root));
       reduction();
+      if (!o.memberBytes.empty())
+        set("member_bytes", builder.getDenseI64ArrayAttr(o.memberBytes));
     } else if (traits.rooted) {
       rooted();
     } else {

@@ -986,7 +986,7 @@ comm.machine @x #comm.torus<[4]> {router_buffer = 0 : i64}
 // The v-collectives' member_bytes (issue 38).
 comm.machine @m #comm.torus<[4]>
 comm.group @all on @m ranks [0, 1, 2, 3]
-// expected-error @below {{'comm.alltoall' op member_bytes applies to allgather, gather and scatter (the v-collectives)}}
+// expected-error @below {{'comm.alltoall' op member_bytes applies to allgather, gather, scatter and reduce_scatter (the v-collectives)}}
 comm.alltoall @x on @m group @all {block = 8 : i64, member_bytes = array<i64: 8, 8, 8, 8>}
 
 // -----

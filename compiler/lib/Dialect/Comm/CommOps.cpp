@@ -600,6 +600,13 @@ static FailureOr<GroupOp> verifyPlacement(CollectiveOpInterface op,
     return verifyPlacement(*this, symbolTable, std::nullopt);                  \
   }
 
+static LogicalResult verifyFamilyReduction(CollectiveOpInterface op,
+                                           std::optional<int64_t> root) {
+  auto reduction = cast<ReductionOpInterface>(op.getOperation());
+  return verifyReductionOp(op, reduction.getReduceElementType(),
+                           reduction.getReduceCount(), root);
+}
+
 LogicalResult phasec::comm::detail::verifyFamilyOp(CollectiveOpInterface op) {
   std::optional<int64_t> root = op.getRootMember();
   if (auto sizes = op->getAttrOfType<DenseI64ArrayAttr>("member_bytes")) {
@@ -607,16 +614,20 @@ LogicalResult phasec::comm::detail::verifyFamilyOp(CollectiveOpInterface op) {
     // `block`.
     CollectiveKind kind = op.getCollectiveKind();
     if (kind != CollectiveKind::Allgather && kind != CollectiveKind::Gather &&
-        kind != CollectiveKind::Scatter)
-      return op.emitOpError("member_bytes applies to allgather, gather and "
-                            "scatter (the v-collectives)");
+        kind != CollectiveKind::Scatter &&
+        kind != CollectiveKind::ReduceScatter)
+      return op.emitOpError("member_bytes applies to allgather, gather, "
+                            "scatter and reduce_scatter (the v-collectives)");
     int64_t largest = 0;
     for (int64_t b : sizes.asArrayRef()) {
       if (b < 0)
         return op.emitOpError("member_bytes must not be negative, found ") << b;
       largest = std::max(largest, b);
     }
-    if (cast<BlockOpInterface>(op.getOperation()).getBlockBytes() != largest)
+    auto blocks = dyn_cast<BlockOpInterface>(op.getOperation());
+    if (!blocks)
+      return verifyFamilyReduction(op, root); // count: the largest block
+    if (blocks.getBlockBytes() != largest)
       return op.emitOpError("block must be the largest of member_bytes (")
              << largest << ")";
     return failure(failed(verifyDirectives(op)) ||
@@ -624,9 +635,7 @@ LogicalResult phasec::comm::detail::verifyFamilyOp(CollectiveOpInterface op) {
   }
   if (auto blocks = dyn_cast<BlockOpInterface>(op.getOperation()))
     return verifyBlockOp(op, blocks.getBlockBytes(), root);
-  auto reduction = cast<ReductionOpInterface>(op.getOperation());
-  return verifyReductionOp(op, reduction.getReduceElementType(),
-                           reduction.getReduceCount(), root);
+  return verifyFamilyReduction(op, root);
 }
 
 LogicalResult phasec::comm::detail::verifyFamilySymbolUses(

@@ -225,7 +225,8 @@ class Comm_ReductionOp<string mnemonic, string kind, string summaryText,
                        dag rootArg = (ins)>
     : Comm_CollectiveOp<mnemonic, kind,
         !con(rootArg, (ins Comm_ReduceKindAttr:$op, TypeAttr:$element_type,
-                           I64Attr:$count)),
+                           I64Attr:$count,
+                           OptionalAttr<DenseI64ArrayAttr>:$member_bytes)),
         summaryText, [Comm_ReductionOpInterface]> {
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::verify() {
