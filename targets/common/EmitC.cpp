@@ -1093,11 +1093,7 @@ std::string describeSide(const OperationPlan &plan, DataSide side,
   // A v-collective's blocks, member by member, where they differ.
   std::string sizes;
   if (plan.relaying && plan.traits().chunkParts == ChunkParts::PerMember) {
-    const ChunkSpec &c = plan.chunks;
-    int64_t k = c.chunksPerMember();
-    std::vector<int64_t> blocks;
-    for (int64_t m = 0; k > 0 && (m + 1) * k <= c.numChunks; ++m)
-      blocks.push_back(c.offsetOfChunk((m + 1) * k) - c.offsetOfChunk(m * k));
+    std::vector<int64_t> blocks = plan.chunks.blockBytesByMember();
     if (llvm::any_of(blocks, [&](int64_t b) { return b != blocks.front(); })) {
       llvm::raw_string_ostream os(sizes);
       llvm::interleave(blocks, os, ", ");

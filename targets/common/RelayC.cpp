@@ -48,12 +48,6 @@ using namespace phasec::target::detail;
 // The plan
 //===----------------------------------------------------------------------===//
 
-/// The bytes of member m's block: its chunks (K each).
-static int64_t memberBlockBytes(const ChunkSpec &c, int64_t m) {
-  int64_t k = c.chunksPerMember();
-  return c.offsetOfChunk((m + 1) * k) - c.offsetOfChunk(m * k);
-}
-
 /// The bytes of a run of chunks `u` (a C expression's prefix: "u->"), from
 /// the chunk offsets.
 static std::string runBytes(const std::string &n, llvm::StringRef u) {
@@ -257,10 +251,8 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
     os << "\n};\n#define " << n << "_OFF(c) (" << n << "_off[c])\n\n";
   }
   // Member m's block (its K chunks; a v-collective's differ in size).
-  int64_t largest = 0;
-  for (int64_t m = 0, k = c.chunksPerMember();
-       k > 0 && (m + 1) * k <= c.numChunks; ++m)
-    largest = std::max(largest, memberBlockBytes(c, m));
+  std::vector<int64_t> blocks = c.blockBytesByMember();
+  int64_t largest = blocks.empty() ? 0 : *llvm::max_element(blocks);
   os << "#define " << n << "_BLK(m) " << n << "_OFF((size_t)(m) * " << n
      << "_K)\n"
      << "#define " << n << "_BLEN(m) (" << n << "_BLK((m) + 1) - " << n

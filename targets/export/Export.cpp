@@ -403,12 +403,11 @@ describeRelayForSimGrid(const OperationPlan &plan, int64_t numRanks,
     call.notApplicable = simgrid::subGroupReason(members, numRanks);
   // A v-collective's blocks differ; SMPI's built-ins of the kind take one
   // count (its v variants are not among the ones compared).
-  int64_t k = chunks.chunksPerMember();
-  if (traits.chunkParts == ChunkParts::PerMember && k > 0)
-    for (int64_t m = 1; m < members && call.notApplicable.empty(); ++m)
-      if (chunks.offsetOfChunk((m + 1) * k) - chunks.offsetOfChunk(m * k) !=
-          chunks.offsetOfChunk(k))
-        call.notApplicable = "its members' blocks differ (a v-collective)";
+  std::vector<int64_t> blocks = chunks.blockBytesByMember();
+  if (traits.chunkParts == ChunkParts::PerMember &&
+      call.notApplicable.empty() &&
+      llvm::any_of(blocks, [&](int64_t b) { return b != blocks.front(); }))
+    call.notApplicable = "its members' blocks differ (a v-collective)";
 }
 
 LogicalResult

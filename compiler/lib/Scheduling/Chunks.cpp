@@ -61,6 +61,14 @@ int64_t ChunkSpec::offsetOfChunk(int64_t c) const {
   return sum;
 }
 
+std::vector<int64_t> ChunkSpec::blockBytesByMember() const {
+  std::vector<int64_t> blocks;
+  int64_t k = chunksPerMember();
+  for (int64_t m = 0; k > 0 && (m + 1) * k <= numChunks; ++m)
+    blocks.push_back(offsetOfChunk((m + 1) * k) - offsetOfChunk(m * k));
+  return blocks;
+}
+
 std::string ChunkSpec::describeChunkBytes() const {
   if (chunkSizes.empty())
     return std::to_string(chunkBytes);

@@ -201,6 +201,10 @@ struct ChunkSpec {
   /// "96", or "96 to 104" where the chunks differ: how reports give a
   /// chunk's bytes.
   std::string describeChunkBytes() const;
+  /// The bytes of each block of chunksPerMember() chunks, in order: a
+  /// member's block where the kind cuts per member (a v-collective's
+  /// differ), the whole data where it is one vector; empty for a barrier.
+  std::vector<int64_t> blockBytesByMember() const;
   /// The chunks member i owns (scatter, gather, allgather, reduce_scatter):
   /// [first, first + count).
   int64_t firstChunkOf(int64_t member) const;

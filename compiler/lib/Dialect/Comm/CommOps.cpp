@@ -909,8 +909,7 @@ LogicalResult ScheduleOp::verify() {
                                 getChunkBytes())))
     return failure();
   if (std::optional<ArrayRef<int64_t>> sizes = getChunkSizes()) {
-    if (!getNumChunks() ||
-        static_cast<int64_t>(sizes->size()) != *getNumChunks() ||
+    if (!getNumChunks() || sizes->size() != *getNumChunks() ||
         *getChunkBytes() != 0 ||
         llvm::any_of(*sizes, [](int64_t b) { return b < 0; }))
       return emitOpError("chunk_sizes must list num_chunks sizes >= 0, with "
