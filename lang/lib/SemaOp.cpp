@@ -16,6 +16,7 @@
 
 #include "Sema.h"
 
+#include "phasec/Core/GeneratedNames.h"
 #include "phasec/Core/TopologyDesc.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -700,6 +701,27 @@ void Sema::checkOps() {
     auto op = newDefinition(d, prog->lookupOperation(d.name), "operation");
     if (!op)
       continue;
+    // The C back ends name functions NAME_start, NAME_wait, ... after each
+    // operation (its nonblocking forms): no operation may have one of them.
+    auto clash = llvm::find_if(prog->operations, [&](const auto &other) {
+      return !derivedNameSuffix(other->name, d.name).empty() ||
+             !derivedNameSuffix(d.name, other->name).empty();
+    });
+    if (clash != prog->operations.end()) {
+      const Operation &other = **clash;
+      bool mine = !derivedNameSuffix(d.name, other.name).empty();
+      diag.error(d.loc, "operation '" + d.name + "' " +
+                            (mine ? "names, with '" + other.name +
+                                        "', a function generated for it"
+                                  : "has the name of a function generated "
+                                    "for operation '" +
+                                        other.name + "'") +
+                            " (its nonblocking forms are NAME_start, "
+                            "NAME_test, NAME_wait, NAME_init, "
+                            "NAME_start_persistent); rename one of them");
+      diag.note(other.loc, "operation '" + other.name + "' is here");
+      continue;
+    }
     unsigned before = diag.numErrors();
     bool ok = checkOp(d, *op);
     if (ok && diag.numErrors() == before)

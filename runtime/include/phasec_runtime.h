@@ -7,7 +7,8 @@
  *
  * The library is one static archive with three independent objects:
  *   - core  (this header): timers, deterministic fill / verify, statistics
- *     and OSU-style timing lines; depends on libc only;
+ *     and OSU-style timing lines, the tasks of the nonblocking forms;
+ *     depends on libc only;
  *   - mpi   (phasec_runtime_mpi.h): init/finalize, error checks, barriers,
  *     reductions of timings and error counts over an MPI communicator;
  *   - shmem (phasec_runtime_shmem.h): init/finalize, the symmetric-heap
@@ -131,6 +132,51 @@ void *phasec_xmalloc(size_t bytes, const char *what, const char *file,
 
 /** Returns strtol(getenv(name)) if set and positive, else `dflt`. */
 long phasec_env_long(const char *name, long dflt);
+
+/* ---- tasks (the nonblocking forms of generated operations) ------------- */
+
+/** A generated operation's nonblocking form runs the operation's own
+ *  (blocking) function as a task: on a stack of its own, on the caller's
+ *  thread, switched to and from with swapcontext. Where the function would
+ *  block (a wait for requests, a barrier), the runtime's waits test once and
+ *  yield back to whoever resumed the task (phasec_task_yield), so the
+ *  operation progresses only inside NAME_test and NAME_wait, and start /
+ *  test / wait run exactly the code the blocking call runs (one body, one
+ *  verification). Outside a task every wait blocks as before. */
+typedef struct phasec_task phasec_task;
+
+/** What phasec_task_start returns. */
+#define PHASEC_TASK_OK 0
+#define PHASEC_TASK_NO_MEMORY 1 /* the task or its stack could not be made */
+#define PHASEC_TASK_BUSY 2      /* *task is still running */
+
+/** Runs fn(arg) as the task *task (made on first use, with a stack of
+ *  PHASEC_TASK_STACK bytes and a guard page, and kept for the next start),
+ *  until fn first yields or returns. Not to be called from inside a task. */
+int phasec_task_start(phasec_task **task, int (*fn)(void *), void *arg);
+#define PHASEC_TASK_STACK ((size_t)8 << 20)
+
+/** Runs the task until it next yields or returns; 1 once fn has returned
+ *  (then phasec_task_result is its value), 0 while it is still running.
+ *  Returns 1 at once for a task that is not running. */
+int phasec_task_resume(phasec_task *task);
+
+/** Whether the task has been started and fn has not yet returned. */
+int phasec_task_running(const phasec_task *task);
+
+/** fn's value, once phasec_task_resume has returned 1. */
+int phasec_task_result(const phasec_task *task);
+
+/** Inside a task: back to the phasec_task_resume (or start) that ran it;
+ *  it continues from here when next resumed. Outside a task: returns. */
+void phasec_task_yield(void);
+
+/** Whether the caller runs inside a task (the runtime's waits yield). */
+int phasec_task_inside(void);
+
+/** Frees the task and its stack (NULL is ignored); a running task's
+ *  function never completes. */
+void phasec_task_free(phasec_task *task);
 
 #ifdef __cplusplus
 }

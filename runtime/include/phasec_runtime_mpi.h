@@ -165,7 +165,23 @@ static inline int phasec_mpi_irecv(void *buf, int64_t bytes, int source,
   PHASEC_MPI_BYTES_CALL_(MPI_Irecv, buf, bytes, source, tag, comm, req);
 }
 
-/** MPI_Sendrecv of byte counts of any int64 size. */
+/** The waits of a generated operation: block outside a task; inside one
+ *  (the operation's nonblocking form, phasec_runtime.h) they test once and
+ *  yield until done, so the operation progresses in NAME_test / NAME_wait.
+ *  All return an MPI error code.
+ *  MPI_Waitall(n, req, MPI_STATUSES_IGNORE), or Testall and yield. */
+int phasec_mpi_waitall(int n, MPI_Request *req);
+/** MPI_Sendrecv (status ignored), or Irecv + Isend + phasec_mpi_waitall. */
+int phasec_mpi_sendrecv_typed(const void *sbuf, int scount, MPI_Datatype stype,
+                              int dest, int stag, void *rbuf, int rcount,
+                              MPI_Datatype rtype, int source, int rtag,
+                              MPI_Comm comm);
+/** MPI_Alltoall of one int64 per rank, or MPI_Ialltoall + wait. */
+int phasec_mpi_alltoall_int64(const int64_t *send, int64_t *recv,
+                              MPI_Comm comm);
+
+/** MPI_Sendrecv of byte counts of any int64 size (inside a task, as
+ *  phasec_mpi_sendrecv_typed: the status is then not set). */
 static inline int phasec_mpi_sendrecv(const void *sbuf, int64_t sbytes,
                                       int dest, int stag, void *rbuf,
                                       int64_t rbytes, int source, int rtag,
@@ -177,8 +193,11 @@ static inline int phasec_mpi_sendrecv(const void *sbuf, int64_t sbytes,
     return rc;
   rc = phasec_mpi_bytes_type(rbytes, &rcount, &rtype);
   if (rc == MPI_SUCCESS) {
-    rc = MPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
-                      source, rtag, comm, status);
+    rc = phasec_task_inside()
+             ? phasec_mpi_sendrecv_typed(sbuf, scount, stype, dest, stag, rbuf,
+                                         rcount, rtype, source, rtag, comm)
+             : MPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount,
+                            rtype, source, rtag, comm, status);
     if (rtype != MPI_BYTE)
       MPI_Type_free(&rtype);
   }
@@ -188,7 +207,8 @@ static inline int phasec_mpi_sendrecv(const void *sbuf, int64_t sbytes,
 }
 
 /** The barrier that separates two phases (congestion control, seed 001);
- *  returns MPI_Barrier's error code. */
+ *  returns MPI_Barrier's error code (inside a task: MPI_Ibarrier and
+ *  phasec_mpi_waitall). */
 int phasec_mpi_phase_barrier(MPI_Comm comm);
 
 /** Per-iteration times t[0..n) of this rank; the time of an iteration is

@@ -57,6 +57,12 @@ void *phasec_shmem_malloc(size_t bytes, const char *what, const char *file,
  *  touching a buffer). OpenSHMEM has no error codes of its own. */
 #define PHASEC_SHMEM_SUCCESS 0
 #define PHASEC_SHMEM_ERR_NPES 1
+/** The nonblocking forms' (NAME_start & co.): a call of the operation is
+ *  already in flight; the task could not be made; NAME_start_persistent
+ *  before NAME_init. */
+#define PHASEC_SHMEM_ERR_PENDING 2
+#define PHASEC_SHMEM_ERR_NO_MEM 3
+#define PHASEC_SHMEM_ERR_UNBOUND 4
 
 /** shmem_free(p) and p = NULL when p is not NULL (collective, as shmem_free:
  *  every PE's p is NULL or not alike, since every PE allocates it in the
@@ -75,6 +81,24 @@ void phasec_shmem_fail(const char *msg, const char *file, int line);
 /** The barrier that separates two phases: completes this PE's puts and
  *  stores (shmem_quiet) and synchronises all PEs (shmem_barrier_all). */
 void phasec_shmem_phase_barrier(void);
+
+/** The barriers of one generated operation: shmem_barrier_all, or inside a
+ *  task (the operation's nonblocking form, phasec_runtime.h) a barrier over
+ *  all PEs that yields while it waits: a dissemination barrier of atomics on
+ *  counters of the operation's own, so that two nonblocking operations in
+ *  flight cannot take each other's arrivals. The counters are allocated in
+ *  the symmetric heap by the first such barrier (collective: every PE calls
+ *  the same form; Open MPI's OpenSHMEM does not serve atomics on static
+ *  data) and freed by phasec_shmem_sync_free (collective). Like
+ *  shmem_barrier_all, it completes the caller's puts first. One zeroed
+ *  static object per operation. */
+#define PHASEC_SHMEM_SYNC_ROUNDS 32 /* up to 2^32 PEs */
+typedef struct {
+  long *arrived; /* symmetric: round k's arrivals at this PE */
+  long epoch;    /* the yielding barriers this PE has entered */
+} phasec_shmem_sync;
+void phasec_shmem_barrier(phasec_shmem_sync *sync);
+void phasec_shmem_sync_free(phasec_shmem_sync *sync);
 
 /** As phasec_mpi_reduce_times, over all PEs. Collective. */
 phasec_stats phasec_shmem_reduce_times(const double *t, int n);

@@ -4,13 +4,16 @@
  * programs can link it (see phasec_runtime.h for the library layout).
  *
  *===----------------------------------------------------------------------===*/
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_STACK; ucontext */
 #include "phasec_runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 void phasec_sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -156,4 +159,109 @@ void *phasec_xmalloc(size_t bytes, const char *what, const char *file,
     exit(2);
   }
   return p;
+}
+
+/* ---- tasks ------------------------------------------------------------- */
+
+enum { kTaskIdle, kTaskRunning, kTaskDone };
+
+struct phasec_task {
+  ucontext_t self;   /* where the task continues */
+  ucontext_t caller; /* where its last resume continues */
+  char *map;         /* guard page + stack */
+  size_t mapBytes;
+  int (*fn)(void *);
+  void *arg;
+  int state;
+  int result;
+};
+
+/* The task running on this thread (NULL on the thread's own stack). */
+static _Thread_local phasec_task *gTask;
+
+/* The task's entry: makecontext cannot pass a pointer portably, and the
+ * task being entered is the thread's current one. Returning switches to
+ * uc_link, the caller of the last resume. */
+static void taskMain(void) {
+  phasec_task *t = gTask;
+  t->result = t->fn(t->arg);
+  t->state = kTaskDone;
+}
+
+/* The task's context at taskMain on its own stack. getcontext only fills
+ * the structure here (nothing ever returns to it a second time). */
+static int makeContext(phasec_task *t) {
+  if (getcontext(&t->self) != 0)
+    return -1;
+  t->self.uc_stack.ss_sp = t->map + (t->mapBytes - PHASEC_TASK_STACK);
+  t->self.uc_stack.ss_size = PHASEC_TASK_STACK;
+  t->self.uc_link = &t->caller;
+  makecontext(&t->self, taskMain, 0);
+  return 0;
+}
+
+int phasec_task_start(phasec_task **task, int (*fn)(void *), void *arg) {
+  phasec_task *t = *task;
+  if (t && t->state == kTaskRunning)
+    return PHASEC_TASK_BUSY;
+  if (!t) {
+    t = (phasec_task *)calloc(1, sizeof(phasec_task));
+    if (!t)
+      return PHASEC_TASK_NO_MEMORY;
+    long page = sysconf(_SC_PAGESIZE);
+    t->mapBytes = PHASEC_TASK_STACK + (size_t)(page > 0 ? page : 4096);
+    void *map =
+        mmap(NULL, t->mapBytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (map == MAP_FAILED) {
+      free(t);
+      return PHASEC_TASK_NO_MEMORY;
+    }
+    t->map = (char *)map;
+    /* Stacks grow down: an overflow faults on the guard page instead of
+     * writing over whatever the map is next to. */
+    mprotect(t->map, t->mapBytes - PHASEC_TASK_STACK, PROT_NONE);
+    *task = t;
+  }
+  if (makeContext(t) != 0)
+    return PHASEC_TASK_NO_MEMORY;
+  t->fn = fn;
+  t->arg = arg;
+  t->result = 0;
+  t->state = kTaskRunning;
+  phasec_task_resume(t);
+  return PHASEC_TASK_OK;
+}
+
+int phasec_task_resume(phasec_task *task) {
+  if (!task || task->state != kTaskRunning)
+    return 1;
+  phasec_task *outer = gTask;
+  gTask = task;
+  swapcontext(&task->caller, &task->self);
+  gTask = outer;
+  return task->state == kTaskDone;
+}
+
+int phasec_task_running(const phasec_task *task) {
+  return task && task->state == kTaskRunning;
+}
+
+int phasec_task_result(const phasec_task *task) {
+  return task ? task->result : 0;
+}
+
+void phasec_task_yield(void) {
+  phasec_task *t = gTask;
+  if (t)
+    swapcontext(&t->self, &t->caller);
+}
+
+int phasec_task_inside(void) { return gTask != NULL; }
+
+void phasec_task_free(phasec_task *task) {
+  if (!task)
+    return;
+  munmap(task->map, task->mapBytes);
+  free(task);
 }

@@ -156,7 +156,55 @@ int phasec_mpi_comm_cache_release(phasec_mpi_comm_cache *cache) {
   return first;
 }
 
-int phasec_mpi_phase_barrier(MPI_Comm comm) { return MPI_Barrier(comm); }
+int phasec_mpi_waitall(int n, MPI_Request *req) {
+  if (!phasec_task_inside())
+    return MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+  for (;;) {
+    int done = 0;
+    int rc = MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS || done)
+      return rc;
+    phasec_task_yield();
+  }
+}
+
+int phasec_mpi_phase_barrier(MPI_Comm comm) {
+  if (!phasec_task_inside())
+    return MPI_Barrier(comm);
+  MPI_Request req;
+  int rc = MPI_Ibarrier(comm, &req);
+  return rc != MPI_SUCCESS ? rc : phasec_mpi_waitall(1, &req);
+}
+
+int phasec_mpi_sendrecv_typed(const void *sbuf, int scount, MPI_Datatype stype,
+                              int dest, int stag, void *rbuf, int rcount,
+                              MPI_Datatype rtype, int source, int rtag,
+                              MPI_Comm comm) {
+  if (!phasec_task_inside())
+    return MPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,
+                        source, rtag, comm, MPI_STATUS_IGNORE);
+  MPI_Request req[2];
+  int rc = MPI_Irecv(rbuf, rcount, rtype, source, rtag, comm, &req[0]);
+  if (rc != MPI_SUCCESS)
+    return rc;
+  rc = MPI_Isend(sbuf, scount, stype, dest, stag, comm, &req[1]);
+  if (rc != MPI_SUCCESS) {
+    MPI_Cancel(&req[0]);
+    MPI_Request_free(&req[0]);
+    return rc;
+  }
+  return phasec_mpi_waitall(2, req);
+}
+
+int phasec_mpi_alltoall_int64(const int64_t *send, int64_t *recv,
+                              MPI_Comm comm) {
+  if (!phasec_task_inside())
+    return MPI_Alltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, comm);
+  MPI_Request req;
+  int rc =
+      MPI_Ialltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, comm, &req);
+  return rc != MPI_SUCCESS ? rc : phasec_mpi_waitall(1, &req);
+}
 
 phasec_stats phasec_mpi_reduce_times(MPI_Comm comm, const double *t, int n) {
   double *m = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)(n ? n : 1),

@@ -110,6 +110,39 @@ void phasec_shmem_phase_barrier(void) {
   shmem_barrier_all();
 }
 
+void phasec_shmem_barrier(phasec_shmem_sync *sync) {
+  if (!phasec_task_inside()) {
+    shmem_barrier_all();
+    return;
+  }
+  /* Dissemination over all PEs: in round k every PE adds one to round k's
+   * counter at PE me + 2^k and waits until its own has been added to as
+   * often as it has entered this barrier (the counters only grow, so no
+   * reset races with a PE that is a barrier ahead). Quiet first: a PE's
+   * puts are complete before anyone can learn that it arrived. */
+  shmem_quiet();
+  if (!sync->arrived)
+    sync->arrived = (long *)PHASEC_SHMEM_MALLOC(
+        sizeof(long) * PHASEC_SHMEM_SYNC_ROUNDS, "barrier counters");
+  if (sync->epoch == 0) {
+    for (int k = 0; k < PHASEC_SHMEM_SYNC_ROUNDS; ++k)
+      sync->arrived[k] = 0;
+    shmem_barrier_all(); /* zeroed everywhere before anyone adds */
+  }
+  const int np = shmem_n_pes(), me = shmem_my_pe();
+  const long epoch = ++sync->epoch;
+  for (int k = 0, d = 1; d < np; ++k, d <<= 1) {
+    shmem_long_atomic_inc(&sync->arrived[k], (me + d) % np);
+    while (shmem_long_atomic_fetch(&sync->arrived[k], me) < epoch)
+      phasec_task_yield();
+  }
+}
+
+void phasec_shmem_sync_free(phasec_shmem_sync *sync) {
+  PHASEC_SHMEM_FREE(sync->arrived);
+  sync->epoch = 0;
+}
+
 phasec_stats phasec_shmem_reduce_times(const double *t, int n) {
   int np = shmem_n_pes(), me = shmem_my_pe();
   size_t cnt = (size_t)(n > 0 ? n : 1);

@@ -13,6 +13,8 @@
 #include "EmitC.h"
 #include "PlanVisitor.h"
 
+#include "phasec/Core/GeneratedNames.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
@@ -41,6 +43,17 @@ llvm::LogicalResult detail::checkPlans(llvm::ArrayRef<OperationPlan> plans,
       return llvm::failure();
     }
   }
+  // The nonblocking forms (NonblockingC.cpp) name functions and statics
+  // after their operation: another operation must not have those names.
+  for (const OperationPlan &p : plans)
+    for (llvm::StringRef suffix : kNonblockingSuffixes)
+      if (names.contains(p.name + suffix.str())) {
+        error = "operation '" + p.name + suffix.str() +
+                "' has the name of a function or object generated for "
+                "operation '" +
+                p.name + "' (its nonblocking forms); rename one of them";
+        return llvm::failure();
+      }
   // A local step's function is declared beside the operations' functions.
   for (const OperationPlan &p : plans)
     if (!p.call.empty() && names.contains(p.call)) {
@@ -770,9 +783,9 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan,
      << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
      << "    free(" << n << "_sidx[q]);\n    free(" << n << "_ridx[q]);\n"
      << "    " << n << "_sidx[q] = " << n << "_ridx[q] = NULL;\n  }\n"
-     << (builtPerm ? "  free(" + n + "_perm_table);\n  " + n +
-                         "_perm_table = NULL;\n"
-                   : std::string())
+     << (builtPerm
+             ? "  free(" + n + "_perm_table);\n  " + n + "_perm_table = NULL;\n"
+             : std::string())
      << "  " << n << "_ready = 0;\n}\n"
      << "/* Returns 0, or 1 when out of memory (what it allocated stays for "
         "the\n   next call, or for the file's finalize function). The lists "
@@ -781,7 +794,7 @@ static void emitPermuteLists(llvm::raw_ostream &os, const OperationPlan &plan,
      << "_ready == me + 1): a call for "
         "another member (an MPI communicator\n   in another rank order) "
         "builds them again. */\n"
-     << "static inline int " << n << "_init(int me) {\n"
+     << "static inline int " << n << "_build_lists(int me) {\n"
      << "  if (" << n << "_ready == me + 1)\n    return 0;\n"
      << "  if (" << n << "_ready)\n    " << n << "_free_lists();\n"
      << (builtPerm ? "  if (" + n + "_perm_build())\n    return 1;\n"

@@ -174,6 +174,8 @@ bool hasInPlaceRun(const OperationPlan &plan);
 /// NAME_check(me, buf, st), NAME_size() (the OSU "Size" column).
 void emitHarnessHelpers(llvm::raw_ostream &os, const OperationPlan &plan);
 
+struct NonblockingTransport;
+
 /// What the harness (`--main`) of one transport writes where the MPI and
 /// OpenSHMEM harnesses differ; everything else of `run_NAME` and `main` is
 /// the same text (emitHarnessRunner, emitHarnessMain).
@@ -203,14 +205,16 @@ struct HarnessTransport {
 
 /// `static uint64_t run_NAME(int RANK, int iters, int warmup)`: fill,
 /// warm-up, poison, timed iterations after a barrier each, the checker, the
-/// OSU line. `allocRecv` / `freeRecv` are the statements (with indentation
-/// and newline) that allocate `char *r` and free it. With `timeLine`, rank 0
-/// also prints `PHASEC_SIM_TIME <median seconds>` and
+/// OSU line; with `nonblocking`, also the nonblocking forms
+/// (emitNonblockingRun). `allocRecv` / `freeRecv` are the statements (with
+/// indentation and newline) that allocate `char *r` and free it. With
+/// `timeLine`, rank 0 also prints `PHASEC_SIM_TIME <median seconds>` and
 /// `PHASEC_SIM_VERIFIED <wrong bytes>` (what the SimGrid runner parses).
 void emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
                        const HarnessTransport &transport,
                        llvm::StringRef allocRecv, llvm::StringRef freeRecv,
-                       bool timeLine = false);
+                       bool timeLine = false,
+                       const NonblockingTransport *nonblocking = nullptr);
 
 /// The harness's check of a barrier: nobody leaves before every member
 /// has arrived. Every member counts its arrival at the group's first rank
@@ -331,6 +335,38 @@ template <typename Options> struct PlanWriter {
   const Options &options;
   const std::string &n;
 };
+
+/// What the nonblocking forms (NonblockingC.cpp) of one transport write
+/// where MPI and OpenSHMEM differ.
+struct NonblockingTransport {
+  const char *commType; ///< "MPI_Comm" (the last parameter), or ""
+  const char *success, *errPending, *errNoMem, *errUnbound; ///< return codes
+  const char *whoCalls;      ///< "Every rank of comm", "Every PE"
+  const char *firstCallNote; ///< what a first start may block on
+  const char *initNote;      ///< what NAME_init does besides binding
+  /// NAME_init's statements after binding (in scope: its parameters).
+  void (*emitInit)(llvm::raw_ostream &os, const OperationPlan &plan);
+};
+
+/// Whether the plan's operation has nonblocking forms: every operation but
+/// the PAPERS aggregates (and the program's local steps).
+bool hasNonblockingForms(const OperationPlan &plan);
+/// The statics of the nonblocking forms (before NAME and its release, which
+/// refers to them) and the forms themselves: NAME_start, NAME_test,
+/// NAME_wait, NAME_init and NAME_start_persistent (after NAME).
+void emitNonblockingState(llvm::raw_ostream &os, const OperationPlan &plan,
+                          const NonblockingTransport &tr);
+void emitNonblockingForms(llvm::raw_ostream &os, const OperationPlan &plan,
+                          const NonblockingTransport &tr);
+/// The harness's helpers for emitNonblockingRun (once per file) and the
+/// run itself, a block of run_NAME where `s`, `r`, `me`, `bad` are in
+/// scope: started, bound and started twice, each with computation and
+/// tests before the wait, a second start refused, every byte checked.
+void emitNonblockingHarnessSupport(llvm::raw_ostream &os,
+                                   const NonblockingTransport &tr);
+void emitNonblockingRun(llvm::raw_ostream &os, const OperationPlan &plan,
+                        const HarnessTransport &htr,
+                        const NonblockingTransport &tr);
 
 /// The number of phases in which some member sends more than once, the
 /// largest number of sends / receives a member has in one phase.

@@ -252,7 +252,8 @@ bool detail::hasInPlaceRun(const OperationPlan &plan) {
 void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
                                const HarnessTransport &tr,
                                llvm::StringRef allocRecv,
-                               llvm::StringRef freeRecv, bool timeLine) {
+                               llvm::StringRef freeRecv, bool timeLine,
+                               const NonblockingTransport *nonblocking) {
   const std::string &n = plan.name;
   bool typed = plan.isTranspose() || plan.isElementPermute();
   std::string T = n + "_elem_t";
@@ -317,6 +318,8 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
        << " (in place)\");\n"
        << "    if (me >= 0)\n      bad += " << n << "_check(me, r, &ipst);\n"
        << "  }\n";
+  if (nonblocking && hasNonblockingForms(plan))
+    emitNonblockingRun(os, plan, tr, *nonblocking);
   os << "  bad = " << tr.sumBad << ";\n"
      << "  phasec_stats stats = " << tr.reduceTimes << ";\n"
      << "  if (" << rank << " == 0) {\n"
@@ -329,7 +332,11 @@ void detail::emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
      << "    printf(\"# " << n
      << ": median %.2f us; %s\\n\", stats.median * 1e6,\n"
      << "           bad ? \"WRONG BYTES\" : \"every byte verified"
-     << (hasInPlaceRun(plan) ? ", also in place" : "") << "\");\n";
+     << (hasInPlaceRun(plan) ? ", also in place" : "")
+     << (nonblocking && hasNonblockingForms(plan)
+             ? ", nonblocking and persistent"
+             : "")
+     << "\");\n";
   if (timeLine)
     os << "    printf(\"PHASEC_SIM_TIME %.9e\\nPHASEC_SIM_VERIFIED %llu\\n\", "
           "stats.median,\n"

@@ -444,7 +444,7 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
           "applied in order. */\n"
        << "  int nreq = 0;\n";
     post("  ", "0", n + "_pstart[" + n + "_NPHASES]", "phasec_mpi_isend");
-    os << "  PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+    os << "  PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
        << "  for (int j = 0; j < " << n << "_NPHASES; ++j)\n"
        << "    " << n << "_apply(me, j, D, rscr);\n"
        << "  " << n << "_leave(me, D, recvbuf);\n"
@@ -454,7 +454,7 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
      << "    int nreq = 0;\n";
   post("    ", n + "_pstart[j]", n + "_pstart[j + 1]", sendCall);
-  os << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+  os << "    PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
      << "    " << n << "_apply(me, j, D, rscr);\n";
   if (plan.options.sync == SyncKind::Barrier)
     os << "    if (j + 1 < " << n << "_NPHASES)\n"
@@ -506,8 +506,10 @@ void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "  const int me = " << n << "_member(shmem_my_pe());\n"
      << "  if (me < 0) {\n"
      << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      shmem_barrier_all();\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
-     << "  shmem_barrier_all(); /* the previous call's scratch is applied */\n"
+     << "      phasec_shmem_barrier(&" << n
+     << "_sync);\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
+     << "  phasec_shmem_barrier(&" << n
+     << "_sync); /* the previous call's scratch is applied */\n"
      << "  " << n << "_enter(me, sendbuf, D);\n"
      << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
      << "    char *scr = " << n << "_scr + (size_t)(j % 2) * " << n
@@ -524,7 +526,8 @@ void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
      << "        shmem_putmem(scr + off, D + " << n << "_OFF(u->chunk), bytes, "
      << n << "_rank(x->dst));\n"
      << "        off += bytes;\n      }\n    }\n"
-     << "    phasec_shmem_phase_barrier(); /* quiet + barrier: delivered */\n"
+     << "    phasec_shmem_barrier(&" << n
+     << "_sync); /* quiet + barrier: delivered */\n"
      << "    " << n << "_apply(me, j, D, scr);\n  }\n"
      << "  " << n << "_leave(me, D, recvbuf);\n"
      << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";

@@ -156,8 +156,8 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
      << n << "_N);\n"
      << "    MPI_Abort(comm, 1);\n  }\n"
      << "  /* Who sends how many to whom (one int64 a pair). */\n"
-     << "  PHASEC_MPI_TRY(MPI_Alltoall(" << n << "_scnt, 1, MPI_INT64_T, " << n
-     << "_rcnt, 1, MPI_INT64_T, g));\n"
+     << "  PHASEC_MPI_TRY(phasec_mpi_alltoall_int64(" << n << "_scnt, " << n
+     << "_rcnt, g));\n"
      << "  const int64_t got = " << n << "_recv_offsets(me);\n"
      << "  if (got != " << n << "_L) {\n"
      << "    fprintf(stderr, \"" << n
@@ -195,15 +195,14 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
     post("r", "rcnt", "roff", "rbuf", "rpos", "phasec_mpi_irecv");
     post("s", "scnt", "soff", "sbuf", "spos", "phasec_mpi_isend");
     if (barrier)
-      os << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, "
-            "MPI_STATUSES_IGNORE));\n"
+      os << "    PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
          << "    nreq = 0;\n"
          << "    if (j + 1 < " << n << "_NPHASES)\n"
          << "      PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* congestion "
             "control */\n";
   });
   if (!barrier)
-    os << "  PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
+    os << "  PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n";
   os << "  " << n << "_unpack(b, " << n << "_rbuf, " << n << "_rpos, got - "
      << n << "_scnt[me]);\n"
      << "  return MPI_SUCCESS;\n}\n\n";
@@ -269,8 +268,10 @@ void detail::emitRuntimePermuteSHMEM(llvm::raw_ostream &os,
      << "  " << n << "_workspace();\n"
      << "  if (me < 0) {\n"
      << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      shmem_barrier_all();\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
-     << "  shmem_barrier_all(); /* every member has unpacked the previous "
+     << "      phasec_shmem_barrier(&" << n
+     << "_sync);\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
+     << "  phasec_shmem_barrier(&" << n
+     << "_sync); /* every member has unpacked the previous "
         "call */\n"
      << "  const int64_t bad = " << n << "_count(dest);\n"
      << "  if (bad >= 0) {\n"
@@ -283,7 +284,7 @@ void detail::emitRuntimePermuteSHMEM(llvm::raw_ostream &os,
      << "  for (int q = 0; q < " << n << "_P; ++q) /* what I send you */\n"
      << "    if (q != me)\n      shmem_int64_p(" << n << "_rcnt_sym + me, " << n
      << "_scnt[q], " << n << "_rank(q));\n"
-     << "  shmem_barrier_all();\n"
+     << "  phasec_shmem_barrier(&" << n << "_sync);\n"
      << "  for (int q = 0; q < " << n << "_P; ++q)\n"
      << "    " << n << "_rcnt[q] = q == me ? 0 : " << n << "_rcnt_sym[q];\n"
      << "  const int64_t got = " << n << "_recv_offsets(me);\n"
@@ -298,7 +299,7 @@ void detail::emitRuntimePermuteSHMEM(llvm::raw_ostream &os,
      << "_P; ++q) /* where your data lands here */\n"
      << "    if (q != me)\n      shmem_int64_p(" << n << "_dst_sym + me, " << n
      << "_roff[q], " << n << "_rank(q));\n"
-     << "  shmem_barrier_all();\n"
+     << "  phasec_shmem_barrier(&" << n << "_sync);\n"
      << "  " << n << "_pack(" << n << "_sbuf, " << n << "_spos, a, b, dest, "
      << "me);\n";
   emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool formula) {
@@ -318,10 +319,12 @@ void detail::emitRuntimePermuteSHMEM(llvm::raw_ostream &os,
        << "    }\n";
     if (barrier)
       os << "    if (j + 1 < " << n << "_NPHASES)\n"
-         << "      phasec_shmem_phase_barrier(); /* quiet + barrier: "
+         << "      phasec_shmem_barrier(&" << n
+         << "_sync); /* quiet + barrier: "
             "congestion control */\n";
   });
-  os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n"
+  os << "  phasec_shmem_barrier(&" << n
+     << "_sync); /* everything delivered */\n"
      << "  " << n << "_unpack(b, " << n << "_rbuf, " << n << "_rpos, got - "
      << n << "_scnt[me]);\n  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
 }

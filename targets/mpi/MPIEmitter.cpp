@@ -136,7 +136,7 @@ void MPIWriter::emitBlockBody(bool formula) {
      << "_sdispl_of(me, x->peer) + x->offset, x->bytes,\n"
      << "                                   x->peer, PHASEC_TAG, g, "
         "&req[nreq++]));\n"
-     << "      PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+     << "      PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
      << "    }\n";
   emitPhaseSync();
 }
@@ -158,8 +158,8 @@ void MPIWriter::emitBlockUnsynchronised() {
        << "    PHASEC_MPI_TRY(phasec_mpi_isend(sb + " << n
        << "_sdispl_of(me, to), " << n << "_BLOCK, to, PHASEC_TAG, g, &req[" << n
        << "_NPHASES + j]));\n  }\n"
-       << "  PHASEC_MPI_TRY(MPI_Waitall(2 * " << n
-       << "_NPHASES, req, MPI_STATUSES_IGNORE));\n";
+       << "  PHASEC_MPI_TRY(phasec_mpi_waitall(2 * " << n
+       << "_NPHASES, req));\n";
     return;
   }
   if (!plan.tableReps.empty() || plan.hasRules())
@@ -183,7 +183,7 @@ void MPIWriter::emitBlockUnsynchronised() {
      << "                   x->peer, PHASEC_TAG, g, &req[nr + i]);\n"
      << "  }\n"
      << "  if (rc == MPI_SUCCESS)\n"
-     << "    rc = MPI_Waitall(ns + nr, req, MPI_STATUSES_IGNORE);\n"
+     << "    rc = phasec_mpi_waitall(ns + nr, req);\n"
      << "  free(req);\n"
      << "  PHASEC_MPI_TRY(rc);\n";
 }
@@ -282,12 +282,12 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
        << ", a + (int64_t)to * " << sh.sb << ", " << sh.lda
        << "); /* pack, transposed */\n";
     if (dt) {
-      os << "    PHASEC_MPI_TRY(MPI_Sendrecv(" << n << "_sbuf, (int)" << n
-         << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
+      os << "    PHASEC_MPI_TRY(phasec_mpi_sendrecv_typed(" << n
+         << "_sbuf, (int)" << n << "_BLOCKBYTES, MPI_BYTE, to, PHASEC_TAG,\n"
          << "                                  b + (int64_t)from * " << sh.db
          << ", 1, " << n << "_rowblock, from, PHASEC_TAG,\n"
-         << "                                  g, MPI_STATUS_IGNORE)); /* "
-            "unpacked by the datatype */\n";
+         << "                                  g)); /* unpacked by the "
+            "datatype */\n";
     } else {
       os << "    PHASEC_MPI_TRY(phasec_mpi_sendrecv(" << n << "_sbuf, " << n
          << "_BLOCKBYTES, to, PHASEC_TAG,\n"
@@ -330,7 +330,7 @@ void MPIWriter::emitTransposeChainedBody(bool formula) {
      << "      PHASEC_MPI_TRY(phasec_mpi_isend(pk, x->bytes, x->peer, "
         "PHASEC_TAG, g, &req[nreq++]));\n"
      << "    }\n"
-     << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n"
+     << "    PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
      << "    for (const phasec_xfer_t *x = r0; x < r1; ++x) {\n"
      << "      const " << n << "_elem_t *in = " << n << "_rbuf + (x - r0) * "
      << n << "_RR;\n";
@@ -371,7 +371,7 @@ void MPIWriter::emitTransposePackingBody(bool formula) {
      << "_sbuf + (int64_t)x->peer * " << n << "_RR) + x->offset, x->bytes,\n"
      << "                                 x->peer, PHASEC_TAG, g, "
         "&req[nreq++]));\n"
-     << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
+     << "    PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n";
   emitPhaseSync();
 }
 
@@ -429,7 +429,7 @@ void MPIWriter::emitPermuteBody(bool formula) {
   os << "      PHASEC_MPI_TRY(phasec_mpi_isend(pk, x->bytes, x->peer, "
         "PHASEC_TAG, g, &req[nreq++]));\n"
      << "    }\n"
-     << "    PHASEC_MPI_TRY(MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));\n";
+     << "    PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n";
   if (!packing)
     os << "    for (const phasec_xfer_t *x = r0; x < r1; ++x)\n"
        << "      " << n << "_punpack(b, " << n << "_rbuf + (x - r0) * " << n
@@ -500,7 +500,7 @@ void MPIWriter::emitFunction() {
           "communicator's rank\n     order): sized again. */\n"
        << "  free(" << n << "_sbuf);\n  free(" << n << "_rbuf);\n"
        << "  " << n << "_sbuf = " << n << "_rbuf = NULL;\n"
-       << "  if (" << n << "_init(me))\n    return MPI_ERR_NO_MEM;\n";
+       << "  if (" << n << "_build_lists(me))\n    return MPI_ERR_NO_MEM;\n";
     if (packing)
       os << "  int64_t so = 0, ro = 0;\n"
          << "  for (int q = 0; q < " << n << "_P; ++q) {\n"
@@ -642,6 +642,26 @@ void MPIWriter::emitFunction() {
   emitRelease();
 }
 
+/// The MPI side of detail::NonblockingTransport.
+static const NonblockingTransport &mpiNonblocking() {
+  static const NonblockingTransport transport = {
+      "MPI_Comm",
+      "MPI_SUCCESS",
+      "MPI_ERR_PENDING",
+      "MPI_ERR_NO_MEM",
+      "MPI_ERR_REQUEST",
+      "Every rank of comm",
+      "The first call on a communicator splits the members' communicator "
+      "off it before it returns (collective over comm, as NAME does); "
+      "NAME_init does that ahead.",
+      "it also splits the members' communicator off comm (collective over "
+      "comm), so that no start waits for it.",
+      [](llvm::raw_ostream &os, const OperationPlan &plan) {
+        emitMPIPrologue(os, plan);
+      }};
+  return transport;
+}
+
 /// `static int NAME_release(void)`: frees what the operation cached (its
 /// members' communicators, work space, datatype), so that the
 /// file's finalize function leaves nothing behind; the next call of the
@@ -655,8 +675,16 @@ void MPIWriter::emitRelease() {
   bool runtimePermute = plan.runtimeDestinations();
   bool blocks = !plan.relaying && plan.aggregate == Aggregate::None &&
                 !transpose && !permute && !runtimePermute;
-  os << "static int " << n << "_release(void) {\n"
-     << "  int rc = MPI_SUCCESS, r;\n";
+  bool nonblocking = hasNonblockingForms(plan);
+  if (nonblocking)
+    emitNonblockingState(os, plan, mpiNonblocking());
+  os << "static int " << n << "_release(void) {\n";
+  if (nonblocking)
+    os << "  if (" << n << "_nb.pending) /* a started call is in flight */\n"
+       << "    return MPI_ERR_PENDING;\n"
+       << "  phasec_task_free(" << n << "_task);\n  " << n
+       << "_task = NULL;\n  " << n << "_nb.bound = 0;\n";
+  os << "  int rc = MPI_SUCCESS, r;\n";
   auto freeBuf = [&](const std::string &b) {
     os << "  free(" << b << ");\n  " << b << " = NULL;\n";
   };
@@ -689,6 +717,8 @@ void MPIWriter::emitRelease() {
   os << "  if ((r = phasec_mpi_comm_cache_release(&" << n << "_gcache)) != "
      << "MPI_SUCCESS && rc == MPI_SUCCESS)\n    rc = r;\n"
      << "  return rc;\n}\n\n";
+  if (nonblocking)
+    emitNonblockingForms(os, plan, mpiNonblocking());
 }
 
 /// The MPI harness's side of detail::HarnessTransport.
@@ -724,7 +754,8 @@ void MPIWriter::emitRunner() {
     emitHarnessRunner(os, plan, mpiHarness(),
                       "  char *r = (char *)PHASEC_XMALLOC(" + n +
                           "_buffer_bytes(), \"receive buffer\");\n",
-                      "  free(r);\n", options.simTimeLine);
+                      "  free(r);\n", options.simTimeLine,
+                      options.simTimeLine ? nullptr : &mpiNonblocking());
     return;
   }
   emitHarnessHelpers(os, plan);
@@ -741,7 +772,8 @@ void MPIWriter::emitRunner() {
       dd ? "  PHASEC_MPI_CHECK(" + n + "_free_output((" + n + "_elem_t *)r));\n"
          : std::string("  free(r);\n");
   emitHarnessRunner(os, plan, mpiHarness(), allocRecv, freeRecv,
-                    options.simTimeLine);
+                    options.simTimeLine,
+                    options.simTimeLine ? nullptr : &mpiNonblocking());
 }
 
 llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
@@ -806,6 +838,8 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
                    true, "MPI_SUCCESS", programName(options.symbolPrefix)});
     return llvm::success();
   }
+  if (!options.simTimeLine)
+    emitNonblockingHarnessSupport(os, mpiNonblocking());
   for (const OperationPlan &p : plans)
     if (p.call.empty())
       MPIWriter(os, p, options).emitRunner();

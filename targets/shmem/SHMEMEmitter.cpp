@@ -27,6 +27,9 @@ public:
   using PlanWriter::PlanWriter;
 
   void emitFunction();
+  /// The operation itself (emitFunction adds its barriers' sync object and
+  /// nonblocking forms around it).
+  void emitOperation();
   void emitRunner();
 
 private:
@@ -43,7 +46,8 @@ void SHMEMWriter::emitPhaseSync() {
   if (plan.options.sync != SyncKind::Barrier)
     return;
   os << "    if (j + 1 < " << n << "_NPHASES)\n"
-     << "      phasec_shmem_phase_barrier(); /* quiet + barrier: congestion "
+     << "      phasec_shmem_barrier(&" << n
+     << "_sync); /* quiet + barrier: congestion "
         "control */\n";
 }
 
@@ -152,7 +156,7 @@ void SHMEMWriter::emitWorkspace() {
      << "; }\n"
      << "static inline void " << n << "_workspace(int me) {\n"
      << "  if (" << n << "_scroff)\n    return;\n"
-     << "  if (me >= 0 && " << n << "_init(me))\n"
+     << "  if (me >= 0 && " << n << "_build_lists(me))\n"
      << "    phasec_shmem_fail(\"out of memory for the permutation index "
         "lists\", __FILE__,\n                      __LINE__);\n"
      << "  " << n << "_scroff = (int64_t *)PHASEC_XMALLOC(sizeof(int64_t) * "
@@ -357,6 +361,25 @@ static const PapersTransport &shmemPapers() {
   return transport;
 }
 
+/// The OpenSHMEM side of detail::NonblockingTransport.
+static const NonblockingTransport &shmemNonblocking() {
+  static const NonblockingTransport transport = {
+      "",
+      "PHASEC_SHMEM_SUCCESS",
+      "PHASEC_SHMEM_ERR_PENDING",
+      "PHASEC_SHMEM_ERR_NO_MEM",
+      "PHASEC_SHMEM_ERR_UNBOUND",
+      "Every PE",
+      "The first call allocates what NAME keeps in the symmetric heap "
+      "(its work space, its barriers' counters) before it returns "
+      "(collective over all PEs, as NAME's first call is).",
+      "it also checks the job's number of PEs (PHASEC_SHMEM_ERR_NPES).",
+      [](llvm::raw_ostream &os, const OperationPlan &plan) {
+        emitSHMEMPrologue(os, plan);
+      }};
+  return transport;
+}
+
 void SHMEMWriter::emitFunction() {
   if (plan.aggregate != Aggregate::None) {
     if (plan.movesData) {
@@ -367,6 +390,16 @@ void SHMEMWriter::emitFunction() {
     emitPapersFunction(os, plan, shmemPapers());
     return;
   }
+  os << "/* " << n << "'s barriers (phasec_shmem_barrier), its own. */\n"
+     << "static phasec_shmem_sync " << n << "_sync;\n\n";
+  emitOperation();
+  if (!hasNonblockingForms(plan))
+    return;
+  emitNonblockingState(os, plan, shmemNonblocking());
+  emitNonblockingForms(os, plan, shmemNonblocking());
+}
+
+void SHMEMWriter::emitOperation() {
   if (plan.relaying) {
     OperationPlan phased = relayPlanPerPhase(plan);
     emitRelayCommon(os, phased);
@@ -418,7 +451,8 @@ void SHMEMWriter::emitFunction() {
     os << "  " << n << "_workspace(me);\n";
   os << "  if (me < 0) {\n"
      << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      shmem_barrier_all();\n    return PHASEC_SHMEM_SUCCESS;\n  }\n";
+     << "      phasec_shmem_barrier(&" << n
+     << "_sync);\n    return PHASEC_SHMEM_SUCCESS;\n  }\n";
   // Before the barrier: once past it, other PEs put into recvbuf.
   if (!transpose && !permute)
     emitStageInPlace(os, plan, "",
@@ -426,7 +460,8 @@ void SHMEMWriter::emitFunction() {
                        return ptr.str() + " = (char *)PHASEC_XMALLOC(" +
                               bytes.str() + ", \"in-place copy\")";
                      });
-  os << "  shmem_barrier_all(); /* the previous use of every destination is "
+  os << "  phasec_shmem_barrier(&" << n
+     << "_sync); /* the previous use of every destination is "
         "over */\n";
   if (!transpose && !permute) {
     os << "  const char *sb = (const char *)sendbuf;\n"
@@ -435,7 +470,8 @@ void SHMEMWriter::emitFunction() {
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
       emitBlockBody(f);
     });
-    os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n"
+    os << "  phasec_shmem_barrier(&" << n
+       << "_sync); /* everything delivered */\n"
        << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
     return;
   }
@@ -444,7 +480,7 @@ void SHMEMWriter::emitFunction() {
   if (plan.localTranspose()) {
     // Nothing moves between members; the barriers stay those the other PEs
     // count (NAME_NBARRIERS).
-    os << "  phasec_shmem_phase_barrier();\n"
+    os << "  phasec_shmem_barrier(&" << n << "_sync);\n"
        << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
     return;
   }
@@ -454,7 +490,8 @@ void SHMEMWriter::emitFunction() {
     emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
       emitTransposeBody(f);
     });
-    os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n";
+    os << "  phasec_shmem_barrier(&" << n
+       << "_sync); /* everything delivered */\n";
     if (style == TransferStyle::Packing)
       emitTransposeUnpackAll(os, plan, n + "_scr");
     os << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
@@ -467,7 +504,8 @@ void SHMEMWriter::emitFunction() {
   emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool f) {
     emitPermuteBody(f);
   });
-  os << "  phasec_shmem_phase_barrier(); /* everything delivered */\n";
+  os << "  phasec_shmem_barrier(&" << n
+     << "_sync); /* everything delivered */\n";
   if (style != TransferStyle::DirectDeposit)
     os << "  for (int q = 0; q < " << n << "_P; ++q) /* unpack */\n"
        << "    if (q != me)\n      " << n << "_punpack(b, " << n << "_scr + "
@@ -487,6 +525,14 @@ static void emitSHMEMRelease(llvm::raw_ostream &os, const OperationPlan &plan) {
   auto symmetric = [&](const std::string &b) {
     os << "  PHASEC_SHMEM_FREE(" << b << ");\n";
   };
+  if (hasNonblockingForms(plan))
+    // A call still in flight is abandoned (the caller completes every call
+    // before finalizing).
+    os << "  phasec_task_free(" << n << "_task);\n  " << n
+       << "_task = NULL;\n  " << n << "_nb.bound = " << n
+       << "_nb.pending = 0;\n";
+  if (plan.aggregate == Aggregate::None)
+    os << "  phasec_shmem_sync_free(&" << n << "_sync);\n";
   if (plan.aggregate != Aggregate::None) {
     if (!plan.movesData)
       return; // a barrier's pSync is a static array
@@ -562,7 +608,7 @@ void SHMEMWriter::emitRunner() {
       "  char *r = (char *)PHASEC_SHMEM_MALLOC(" + n +
           (hasInPlaceRun(plan) ? "_buffer_bytes()" : "_recv_bytes()") +
           ", \"receive buffer\");\n",
-      "  shmem_free(r);\n");
+      "  shmem_free(r);\n", false, &shmemNonblocking());
 }
 
 llvm::LogicalResult phasec::target::emitSHMEM(
@@ -608,6 +654,7 @@ llvm::LogicalResult phasec::target::emitSHMEM(
                    programName(options.symbolPrefix)});
     return llvm::success();
   }
+  emitNonblockingHarnessSupport(os, shmemNonblocking());
   for (const OperationPlan &p : plans)
     if (p.call.empty())
       SHMEMWriter(os, p, options).emitRunner();

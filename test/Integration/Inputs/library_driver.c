@@ -74,6 +74,56 @@ static void runBlocks(MPI_Comm comm) {
     for (int j = 0; j < N; ++j)
       ok &= b[i * N + j] == j * N + (me * R + i);
   check(ok, "chained's transpose");
+  /* The nonblocking forms, as the header declares them: two operations in
+     flight at once (each has its own task and communicator), progressed by
+     tests between pieces of work, then completed in the other order. (This
+     thread's half of the operations only: see runThreads.) */
+  memset(r, 0, P * BLOCK);
+  memset(b, 0, sizeof(double) * R * N);
+  expectSuccess(library_exchange_start(s, r, comm), "exchange_start");
+  check(library_exchange_start(s, r, comm) == MPI_ERR_PENDING,
+        "a second exchange_start returns MPI_ERR_PENDING");
+  expectSuccess(library_chained_start(a, b, comm), "chained_start");
+  volatile double work = 0;
+  int done = 0;
+  for (int i = 0; i < 100 && !done; ++i) {
+    for (int k = 0; k < 1000; ++k)
+      work += k * 0.5;
+    expectSuccess(library_exchange_test(&done), "exchange_test");
+  }
+  expectSuccess(library_chained_wait(), "chained_wait");
+  expectSuccess(library_exchange_wait(), "exchange_wait");
+  for (int q = 0; q < P; ++q)
+    check(r[q * BLOCK] == q * 16 + me + 1 &&
+              r[q * BLOCK + BLOCK - 1] == q * 16 + me + 1,
+          "exchange_start's block");
+  expectSuccess(library_exchange_test(&done),
+                "exchange_test, nothing in flight");
+  check(done == 1, "exchange_test with nothing in flight sets the flag");
+  ok = 1;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < N; ++j)
+      ok &= b[i * N + j] == j * N + (me * R + i);
+  check(ok, "chained_start's transpose");
+  /* The persistent form: bound, started twice (before the first binding,
+     and after library_finalize, there is nothing to start). */
+  static int bound;
+  if (!bound++)
+    check(library_chained_start_persistent() == MPI_ERR_REQUEST,
+          "chained_start_persistent before chained_init returns "
+          "MPI_ERR_REQUEST");
+  expectSuccess(library_chained_init(a, b, comm), "chained_init");
+  for (int round = 0; round < 2; ++round) {
+    memset(b, 0, sizeof(double) * R * N);
+    expectSuccess(library_chained_start_persistent(),
+                  "chained_start_persistent");
+    expectSuccess(library_chained_wait(), "chained_wait");
+    ok = 1;
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < N; ++j)
+        ok &= b[i * N + j] == j * N + (me * R + i);
+    check(ok, "chained's persistent transpose");
+  }
   double *w = NULL;
   expectSuccess(library_deposit_alloc_output(comm, &w), "deposit_alloc_output");
   expectSuccess(library_deposit(a, w, comm), "deposit");

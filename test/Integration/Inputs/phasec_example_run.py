@@ -15,6 +15,9 @@ launcher and -np, and requires exit status 0 and the harness's
                                                    byte was verified)
   in place <backend> np=<np> <example>: <op> ...  (those also verified when
                                                    called in place)
+  nonblocking <backend> np=<np> <example>: <op> ... (those also verified
+                                                   through NAME_start/test/wait
+                                                   and the persistent form)
   skipped <op>: <reason>                          (phasec's warnings for
                                                    operations it left out)
 
@@ -66,16 +69,22 @@ def main():
         if r is None:
             failures += 1
             continue
-        verified = re.findall(r"^# (\S+): median .*; every (?:byte|result) verified"
-                              r"(?:, also in place)?$",
+        nb = r"(?:, nonblocking and persistent)?$"
+        verified = re.findall(r"^# (\S+): median .*; every (?:byte|result) "
+                              r"verified(?:, also in place)?" + nb,
                               r.stdout, re.M)
         ok = r.returncode == 0 and "# OK: every byte verified" in r.stdout
         inplace = re.findall(r"^# (\S+): median .*; every byte verified, "
-                             r"also in place$", r.stdout, re.M)
+                             r"also in place" + nb, r.stdout, re.M)
+        nonblocking = re.findall(r"^# (\S+): median .*; every byte verified"
+                                 r"(?:, also in place)?, nonblocking and "
+                                 r"persistent$", r.stdout, re.M)
         if ok:
             print("ok %s: %s" % (label, " ".join(verified)))
             if inplace:
                 print("in place %s: %s" % (label, " ".join(inplace)))
+            if nonblocking:
+                print("nonblocking %s: %s" % (label, " ".join(nonblocking)))
         else:
             failures += 1
             print("FAIL (run, status %d) %s %s" % (r.returncode, label,

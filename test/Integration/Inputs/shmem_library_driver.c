@@ -95,6 +95,37 @@ static void runAll(void) {
   memset(src, me == 1 ? 0x5a : 0, sizeof src);
   expectSuccess(library_bcast(src, c), "bcast");
   check(c[0] == 0x5a && c[255] == 0x5a, "bcast's block");
+
+  /* The nonblocking forms: the exchange and the broadcast in flight at once
+     (each has barriers of its own), progressed by tests between pieces of
+     work, completed in the other order; then the broadcast bound and
+     started twice. */
+  memset(r, 0, P * BLOCK);
+  memset(c, 0, 256);
+  memset(src, me == 1 ? 0x77 : 0, sizeof src);
+  expectSuccess(library_exchange_start(s, r), "exchange_start");
+  check(library_exchange_start(s, r) == PHASEC_SHMEM_ERR_PENDING,
+        "a second exchange_start returns PHASEC_SHMEM_ERR_PENDING");
+  expectSuccess(library_bcast_start(src, c), "bcast_start");
+  volatile double work = 0;
+  int done = 0;
+  for (int i = 0; i < 100 && !done; ++i) {
+    for (int w = 0; w < 1000; ++w)
+      work += w * 0.5;
+    expectSuccess(library_exchange_test(&done), "exchange_test");
+  }
+  expectSuccess(library_bcast_wait(), "bcast_wait");
+  expectSuccess(library_exchange_wait(), "exchange_wait");
+  for (int q = 0; q < P; ++q)
+    check(r[q * BLOCK] == q * 16 + me + 1, "exchange_start's block");
+  check(c[0] == 0x77 && c[255] == 0x77, "bcast_start's block");
+  expectSuccess(library_bcast_init(src, c), "bcast_init");
+  for (int t = 0; t < 2; ++t) {
+    memset(c, 0, 256);
+    expectSuccess(library_bcast_start_persistent(), "bcast_start_persistent");
+    expectSuccess(library_bcast_wait(), "bcast_wait");
+    check(c[0] == 0x77 && c[255] == 0x77, "bcast's persistent block");
+  }
   shmem_barrier_all();
   shmem_free(r), shmem_free(b), shmem_free(u), shmem_free(c);
   free(s), free(a), free(k), free(dest);
