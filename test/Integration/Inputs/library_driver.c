@@ -253,8 +253,21 @@ int main(int argc, char **argv) {
   MPI_Comm dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   runAll(dup);
-  if (finalize)
+  if (finalize) {
+    /* A call in flight keeps its operation from being released: the
+       finalize function says so (and releases the others); once the call
+       is complete, finalize releases it too. */
+    unsigned char *s = malloc(P * BLOCK), *r = malloc(P * BLOCK);
+    memset(s, me, P * BLOCK);
+    expectSuccess(library_exchange_start(s, r, dup), "exchange_start");
+    check(library_finalize() == MPI_ERR_PENDING,
+          "finalize with a call in flight returns MPI_ERR_PENDING");
+    expectSuccess(library_exchange_wait(), "exchange_wait");
+    for (int q = 0; q < P; ++q)
+      check(r[q * BLOCK] == q, "exchange_start's block before finalize");
+    free(s), free(r);
     expectSuccess(library_finalize(), "finalize");
+  }
   MPI_Comm_free(&dup);
   runReversed();
   runAll(MPI_COMM_WORLD);
