@@ -78,10 +78,6 @@ void *phasec_shmem_malloc(size_t bytes, const char *what, const char *file,
 /** Stops the whole job with a message: "<file>:<line>: PE p: <msg>". */
 void phasec_shmem_fail(const char *msg, const char *file, int line);
 
-/** The barrier that separates two phases: completes this PE's puts and
- *  stores (shmem_quiet) and synchronises all PEs (shmem_barrier_all). */
-void phasec_shmem_phase_barrier(void);
-
 /** The barriers of one generated operation: shmem_barrier_all, or inside a
  *  task (the operation's nonblocking form, phasec_runtime.h) a barrier over
  *  all PEs that yields while it waits: a dissemination barrier of atomics on

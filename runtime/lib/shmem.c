@@ -105,11 +105,6 @@ void *phasec_shmem_malloc(size_t bytes, const char *what, const char *file,
   exit(4);
 }
 
-void phasec_shmem_phase_barrier(void) {
-  shmem_quiet();
-  shmem_barrier_all();
-}
-
 void phasec_shmem_barrier(phasec_shmem_sync *sync) {
   if (!phasec_task_inside()) {
     shmem_barrier_all();
