@@ -59,12 +59,16 @@ void phasec::detail::finalizeReport(const Problem &problem, Schedule &schedule,
   report.boundTime = cost.bound.time;
   report.gap = cost.gap;
   report.timeOptimal = cost.timeOptimal;
+  report.directOptimal = cost.directOptimal;
   report.phaseOptimal |= cost.phaseOptimal;
   if (!report.proof.empty())
     return;
   if (cost.timeOptimal)
     report.proof =
         "schedule time equals the lower bound (" + cost.bound.reason + ")";
+  else if (cost.directOptimal)
+    report.proof = "schedule time equals the bound of direct schedules (" +
+                   cost.bound.directReason + ")";
   else if (cost.phaseOptimal)
     report.proof =
         "phases equal the lower bound (" + cost.bound.phasesReason + ")";

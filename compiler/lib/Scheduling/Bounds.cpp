@@ -533,27 +533,7 @@ static LowerBound relayBound(const Problem &problem, const ChunkSpec &spec) {
       recv[node] = std::max(recv[node], least);
     }
   }
-  double injection = problem.costModel().injectionBandwidth();
-  std::vector<double> outRate(numNodes, 0), inRate(numNodes, 0);
-  for (const Link &link : topo.links()) {
-    outRate[link.src] += link.bandwidth;
-    inRate[link.dst] += link.bandwidth;
-  }
-  for (NodeId node = 0; node < numNodes; ++node) {
-    for (int dir = 0; dir < 2; ++dir) {
-      double bytes = dir ? recv[node] : sent[node];
-      double rate = injection > 0 ? injection
-                                  : (dir ? inRate[node] : outRate[node]);
-      if (bytes <= 0 || rate <= 0 || bytes / rate <= bound.time)
-        continue;
-      bound.time = bytes / rate;
-      bound.reason =
-          llvm::formatv("{0} bytes node {1} must {2} through {3}", bytes,
-                        node, dir ? "receive" : "send",
-                        injection > 0 ? "its injection port" : "its links")
-              .str();
-    }
-  }
+  cutSingletons(problem, sent, recv, bound);
   if (!sends.empty() || !recvs.empty()) {
     bound.minPhases = 1;
     bound.phasesReason = "the operation moves data";
@@ -562,13 +542,45 @@ static LowerBound relayBound(const Problem &problem, const ChunkSpec &spec) {
 }
 
 LowerBound phasec::computeLowerBound(const Problem &problem) {
-  if (const ChunkSpec *spec = problem.chunkSpec())
-    return relayBound(problem, *spec);
+  if (const ChunkSpec *spec = problem.chunkSpec()) {
+    LowerBound bound = relayBound(problem, *spec);
+    LowerBound cut = cutBound(problem);
+    if (cut.time > bound.time * (1 + 1e-12)) {
+      bound.time = cut.time;
+      bound.reason = cut.reason;
+    }
+    bound.directTime = bound.time;
+    bound.directReason = bound.reason;
+    return bound;
+  }
   std::vector<int32_t> linkSources;
   Candidate link = linkCandidate(problem, &linkSources);
   Candidate inj = injectionCandidate(problem);
   LowerBound bound =
       finish(problem, inj.bound.time > link.bound.time ? inj : link);
   phaseCountBound(problem, linkSources, bound);
+  // The operation's: injection and cuts, whatever the routes. They hold for
+  // direct schedules too, and beat the link load where it averages ties
+  // over a ring that a few demands cannot fill (the blocks stay, a weaker
+  // target for the one-block-per-phase algorithms).
+  LowerBound cut = cutBound(problem);
+  double any = std::max(cut.time, inj.bound.time);
+  std::string anyReason =
+      cut.time >= inj.bound.time ? cut.reason : inj.bound.reason;
+  bound.directBlocks = bound.blocks;
+  if (any > bound.time * (1 + 1e-9)) {
+    bound.time = any;
+    bound.reason = anyReason;
+    bound.blocks = 0;
+  }
+  bound.directTime = bound.time;
+  bound.directReason = bound.reason;
+  // Where the cuts come to the direct bound (a torus's uniform all-to-all)
+  // the direct reason and blocks stay.
+  if (any < bound.directTime * (1 - 1e-9)) {
+    bound.time = any;
+    bound.reason = anyReason;
+    bound.blocks = 0;
+  }
   return bound;
 }

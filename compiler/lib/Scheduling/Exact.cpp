@@ -94,8 +94,8 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
     q.items.push_back(std::move(item));
     modelled.push_back(d);
   }
-  unsigned lo =
-      static_cast<unsigned>(std::max(1.0, std::ceil(bound.blocks - 1e-9)));
+  unsigned lo = static_cast<unsigned>(
+      std::max(1.0, std::ceil(bound.directBlocks - 1e-9)));
   unsigned hi = options.exactMaxPhases;
   if (startFrom && !startFrom->phases.empty())
     hi = std::min<unsigned>(hi, startFrom->phases.size() - 1);
@@ -156,7 +156,7 @@ llvm::LogicalResult phasec::scheduleExact(const Problem &problem,
                      .str()
                : llvm::formatv("{0} phases of one block per link per phase "
                                "carry the bound ({1})",
-                               lo, bound.reason)
+                               lo, bound.directReason)
                      .str();
     detail::finalizeReport(problem, schedule, options, report);
     return llvm::success();

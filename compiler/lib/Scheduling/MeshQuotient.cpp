@@ -225,7 +225,8 @@ phasec::scheduleMeshQuotient(const Problem &problem, Schedule &schedule,
       return true;
     });
   }
-  size_t target = static_cast<size_t>(std::ceil(problem.bound().blocks - 1e-9));
+  size_t target =
+      static_cast<size_t>(std::ceil(problem.bound().directBlocks - 1e-9));
   detail::progress(problem, options,
                    llvm::formatv("mesh quotient: {0} orbits in {1} phases by "
                                  "the greedy (bound {2}); searching",

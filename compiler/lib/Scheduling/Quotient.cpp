@@ -531,7 +531,7 @@ phasec::scheduleTorusQuotient(const Problem &problem, Schedule &schedule,
   bool onePort = detail::isOnePort(problem);
   unsigned DD = 2 * D + (onePort ? 2 : 0);
   // The bound routes every demand: computed once for both packings.
-  double boundPhases = std::ceil(problem.bound().blocks / (c * c) - 1e-9);
+  double boundPhases = std::ceil(problem.bound().directBlocks / (c * c) - 1e-9);
   llvm::ArrayRef<unsigned> routeOrder = topo.dimOrder();
   const QuotientFrame frame{
       topo,        D,         k, P, onePort, DD, static_cast<size_t>(k) * DD,

@@ -94,7 +94,7 @@ bool productWorthTrying(const Problem &problem, const SchedulerOptions &options,
 
 bool productEnough(const Problem &problem, const SchedulerReport &best,
                    std::string &why) {
-  if (best.timeOptimal)
+  if (best.directOptimal)
     return true;
   if (numTransfers(problem) <= kGreedyLimit ||
       problem.topology().kind() == TopologyKind::Torus)
@@ -107,21 +107,21 @@ bool productEnough(const Problem &problem, const SchedulerReport &best,
 
 bool quotientEnough(const Problem &problem, const SchedulerReport &best,
                     std::string &) {
-  return best.timeOptimal || numTransfers(problem) > kQuotientKeptLimit;
+  return best.directOptimal || numTransfers(problem) > kQuotientKeptLimit;
 }
 
-/// Auto stops at a time-optimal schedule; otherwise the candidates after
-/// (the greedy on a mesh: one phase fewer on one-port 8x8 and 16x16, where
-/// the mesh quotient takes 131 and 1043) may still do better.
+/// Auto stops at a schedule no direct one beats (direct-optimal); otherwise the
+/// candidates after (the greedy on a mesh: one phase fewer on one-port 8x8 and
+/// 16x16, where the mesh quotient takes 131 and 1043) may still do better.
 bool optimalEnough(const Problem &, const SchedulerReport &best,
                    std::string &) {
-  return best.timeOptimal;
+  return best.directOptimal;
 }
 
-/// The exact model only improves on a schedule that is not time-optimal.
+/// The exact model only improves on a schedule that is not direct-optimal.
 bool exactWorthTrying(const Problem &, const SchedulerOptions &,
                       const SchedulerReport *best, SchedulerReport &) {
-  return best && !best->timeOptimal;
+  return best && !best->directOptimal;
 }
 
 llvm::LogicalResult runAutoCandidates(const Problem &problem,

@@ -50,7 +50,7 @@ bool phasec::detail::repackUniform(const Problem &problem, Schedule &schedule,
   // The packing model only holds where no phase is longer than one block:
   // the target is the bound in blocks.
   LowerBound bound = problem.bound();
-  size_t target = static_cast<size_t>(std::ceil(bound.blocks - 1e-9));
+  size_t target = static_cast<size_t>(std::ceil(bound.directBlocks - 1e-9));
   if (target == 0 || schedule.phases.size() <= target)
     return false;
   // The search holds phases x channels words.

@@ -303,6 +303,14 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
     if (!bound.reason.empty())
       os << " (" << bound.reason << ")";
     os << "\n";
+    // The direct schedules' own bound, where routing every demand straight
+    // costs more than the operation must (a relaying schedule may beat it).
+    if (bound.directTime > bound.time * (1 + 1e-9)) {
+      os << llvm::formatv("  direct-routing bound: {0:e} s", bound.directTime);
+      if (bound.directBlocks > 0)
+        os << llvm::formatv(" = {0:F2} blocks", bound.directBlocks);
+      os << " (" << bound.directReason << ")\n";
+    }
     if (bound.minPhases > 0)
       os << "  at least " << bound.minPhases
          << (bound.minPhases == 1 ? " phase (" : " phases (")
@@ -368,6 +376,8 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
     std::string suffix;
     if (op.cost.timeOptimal)
       suffix += "  time-optimal";
+    else if (op.cost.directOptimal)
+      suffix += "  direct-optimal";
     if (op.cost.phaseOptimal)
       suffix += "  phase-optimal";
     if (op.fellBack)

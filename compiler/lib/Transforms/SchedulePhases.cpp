@@ -374,7 +374,7 @@ LogicalResult SchedulePhasesPass::runDirect(OperationRecord &record,
     schedule.algorithm = "none";
     report.algorithm = "none";
     report.gap = 1.0;
-    report.timeOptimal = report.phaseOptimal = true;
+    report.timeOptimal = report.directOptimal = report.phaseOptimal = true;
   } else if (failed(runScheduler(getScheduler(*chosen), problem, schedule,
                                  options, report))) {
     // Tools tell a spent budget from a bad input (phasec's exit code 3).

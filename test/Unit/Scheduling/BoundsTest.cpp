@@ -149,6 +149,46 @@ TEST(Bounds, NonUniformHasNoBlocks) {
   EXPECT_EQ(p.bound().minPhases, 1);
 }
 
+/// The cut bound sees what any route or relay must pass. Worked by hand on
+/// a ring of 4: 0 -> 1 (5 bytes) and 0 -> 2 (7, a tie) leave node 0 over
+/// its two links, so every schedule takes at least 12 / 2 = 6. The link
+/// load of the routes says only 5 (NonUniformHasNoBlocks: it averages the
+/// tie over the ring), so the cut raises the direct bound too.
+TEST(Bounds, CutsBoundEveryRoute) {
+  Topology t = makeTopology("torus:4");
+  Problem p(t, TransferSet({{0, 1, 5}, {0, 2, 7}}));
+  LowerBound cut = cutBound(p);
+  EXPECT_DOUBLE_EQ(cut.time, 6);
+  EXPECT_EQ(cut.reason, "12.00 bytes node 0 must send through its links");
+  EXPECT_DOUBLE_EQ(p.bound().time, 6);
+  EXPECT_DOUBLE_EQ(p.bound().directTime, 6);
+  // A hot link: on a ring of 8, 0 -> 1 and 7 -> 1 and 2 -> 1 (100 bytes
+  // each) all use a link into node 1; routed straight each link into 1
+  // carries its own 100 (0->1 and 2->1) and 7 -> 0 -> 1 adds 100 to 0->1:
+  // 200. Any schedule: node 1 receives 300 over its 2 links, 150.
+  Topology ring = makeTopology("torus:8");
+  Problem hot(ring, TransferSet({{0, 1, 100}, {7, 1, 100}, {2, 1, 100}}));
+  LowerBound b = hot.bound();
+  EXPECT_DOUBLE_EQ(b.directTime, 200);
+  EXPECT_DOUBLE_EQ(b.time, 150);
+  EXPECT_EQ(b.reason, "300.00 bytes node 1 must receive through its links");
+  // The bisection of a uniform all-to-all on a torus is the routes' link
+  // load: one bound, and the direct reason and blocks are kept.
+  Topology torus = makeTopology("torus:6x3");
+  Problem all(torus, alltoall(torus, 64));
+  EXPECT_DOUBLE_EQ(all.bound().time, all.bound().directTime);
+  EXPECT_DOUBLE_EQ(cutBound(all).time, all.bound().time);
+  EXPECT_GT(all.bound().blocks, 0);
+  // On a line the prefixes cut: mesh 6, all-to-all of 1 byte: 3 x 3 bytes
+  // cross the middle link each way.
+  Topology line = makeTopology("mesh:6");
+  Problem lp(line, alltoall(line, 1));
+  EXPECT_DOUBLE_EQ(cutBound(lp).time, 9);
+  EXPECT_EQ(cutBound(lp).reason, "9 bytes must leave the nodes at coordinates "
+                                 "0..2 of dimension 0 over 1 link, whatever "
+                                 "the routes");
+}
+
 TEST(Bounds, RingOfTwoBalancesPerNode) {
   // 0 -> 1 can only use node 0's "+" or "-" link: at least 10 / 2 on one,
   // however busy the links out of node 1 are not.
@@ -196,10 +236,16 @@ TEST(Bounds, PercsPacedDLink) {
   const int64_t b = 1000000;
   Problem p(t, alltoall(t, b));
   LowerBound lb = p.bound();
-  EXPECT_DOUBLE_EQ(lb.time, 8.0 * b / 10e9 + 8.0 * b / 5e9);
-  EXPECT_DOUBLE_EQ(lb.blocks, 24);
-  EXPECT_EQ(lb.reason, "max directed-link load on 0->4 (D), paced by the "
-                       "slower links that lead to it");
+  EXPECT_DOUBLE_EQ(lb.directTime, 8.0 * b / 10e9 + 8.0 * b / 5e9);
+  EXPECT_DOUBLE_EQ(lb.directBlocks, 24);
+  EXPECT_EQ(lb.directReason, "max directed-link load on 0->4 (D), paced by "
+                             "the slower links that lead to it");
+  // Any schedule: the 16 blocks leave supernode 0 over its one D link; a
+  // relaying schedule that first gathers them at the gateway can keep it
+  // busy.
+  EXPECT_DOUBLE_EQ(lb.time, 16.0 * b / 10e9);
+  EXPECT_EQ(lb.reason, "16000000 bytes must leave supernode 0 over 1 link, "
+                       "whatever the routes");
   Schedule s;
   ASSERT_TRUE(scheduleGreedily(p, s));
   EXPECT_GE(p.costModel().time(s), lb.time * (1 - 1e-12));

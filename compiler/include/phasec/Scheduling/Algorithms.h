@@ -113,6 +113,9 @@ struct SchedulerReport {
   size_t messages = 0;
   /// The time equals the proven bound.
   bool timeOptimal = false;
+  /// The time equals the bound of direct schedules (LowerBound::directTime):
+  /// no algorithm that routes every demand straight can do better.
+  bool directOptimal = false;
   /// The phase count is proven minimal: it equals the proven minimum
   /// (LowerBound::minPhases), or Z3 proved one phase fewer infeasible.
   bool phaseOptimal = false;

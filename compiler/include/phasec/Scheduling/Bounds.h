@@ -27,6 +27,12 @@
 /// - Phases: each phase gives a directed link to one source rank; see
 ///   LowerBound::minPhases.
 ///
+/// Link load holds only for schedules that send each demand along the
+/// machine's routes (LowerBound::directTime). The operation's bound, which
+/// every schedule meets, relaying or not (LowerBound::time), is the larger of
+/// injection and the cut bound: for a set of nodes, what only they hold and
+/// others need crosses the links leaving it at least once (CutBounds.cpp).
+///
 //===----------------------------------------------------------------------===//
 
 #ifndef PHASEC_SCHEDULING_BOUNDS_H
@@ -45,9 +51,21 @@ namespace phasec {
 LowerBound linkLoadBound(const Problem &problem);
 /// The injection bound alone (0 if the cost model has no injection limit).
 LowerBound injectionBound(const Problem &problem);
-/// The larger of the two, `blocks` in units of the uniform block if any, and
-/// the phase-count bound. Problem::bound() is the usual way in.
+/// The operation's bound (`time`: injection and cuts) and the direct one
+/// (`directTime`: the larger of link load and injection), `blocks` in units of
+/// the uniform block if any, and the phase-count bound. Relaying problems:
+/// their node and cut bounds. Problem::bound() is the usual way in.
 LowerBound computeLowerBound(const Problem &problem);
+
+/// The cut bound alone (CutBounds.cpp): each node alone over its links (and
+/// injection port), and cyclic windows of a grid dimension's coordinates or
+/// of PERCS supernodes and drawers. Holds for every route and relay.
+LowerBound cutBound(const Problem &problem);
+
+/// Raises `bound` to what `sent[node]` / `received[node]` bytes take over the
+/// node's links (or its injection port where slower).
+void cutSingletons(const Problem &problem, llvm::ArrayRef<double> sent,
+                   llvm::ArrayRef<double> received, LowerBound &bound);
 
 /// Bytes each link must carry whatever the tie choices (forced load only),
 /// indexed by LinkId. Exposed for algorithms and diagnostics.

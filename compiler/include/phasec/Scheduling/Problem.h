@@ -240,6 +240,17 @@ struct LowerBound {
   int64_t minPhases = 0;
   /// Why minPhases holds.
   std::string phasesReason;
+  /// The bound of the schedules that send every demand straight along the
+  /// machine's routes (link load under routing, injection): at least `time`,
+  /// which is the operation's over every schedule, relaying ones included
+  /// (issue 39). The direct algorithms stop at it; a schedule that meets it
+  /// but not `time` is printed `direct-optimal`, not `time-optimal`. For a
+  /// relaying problem it is `time`.
+  double directTime = 0;
+  std::string directReason;
+  /// directTime in blocks, as `blocks` (the phases a one-block-per-phase
+  /// direct schedule needs at least).
+  double directBlocks = 0;
 };
 
 struct Schedule {
@@ -322,6 +333,9 @@ struct ScheduleCost {
   double gap = 1;
   /// The time equals the proven bound: no schedule is faster.
   bool timeOptimal = false;
+  /// The time equals LowerBound::directTime: no direct schedule is faster
+  /// (a relaying one may be).
+  bool directOptimal = false;
   /// The phase count equals the proven minimum number of phases: no
   /// congestion-free schedule has fewer (an algorithm may also prove this
   /// itself, see SchedulerReport::phaseOptimal).
@@ -389,13 +403,14 @@ public:
   /// (it routes every demand; reports and algorithms ask for it often).
   LowerBound bound() const;
   /// A lower bound on the machine time of every schedule: the bandwidth
-  /// bound, and the set-ups and latency no schedule avoids. A direct
-  /// problem: a rank sets up one message per destination at least (each
-  /// s), and its last message still has to travel (its smallest
-  /// latency); every message travels its own latency after one set-up. A
-  /// relaying one: the holders of any piece at most double per set-up,
-  /// so ceil(log2 n) set-ups pass before every member has heard from
-  /// every other (or the root). Copies (CostModel::setCopy): see
+  /// bound, and the set-ups and latency no schedule avoids, relaying or
+  /// not (the operation's, as bound()). The holders of any piece at most
+  /// double per set-up (each s): a direct problem's source with m
+  /// destinations needs ceil(log2(m + 1)) set-ups one after the other, and
+  /// its last message still has to travel (its smallest latency); every
+  /// message travels its own latency after one set-up. A relaying one:
+  /// ceil(log2 n) set-ups pass before every member has heard from every
+  /// other (or the root). Copies (CostModel::setCopy): see
   /// copyBoundAbove.
   double machineBound() const;
   /// The ranks that synchronise between phases: a relaying problem's
