@@ -147,17 +147,24 @@ Flows chunkFlows(const Problem &problem, const ChunkSpec &spec,
       wanting[w.chunk].push_back({i, w.tag});
   }
   Flows flows;
-  std::vector<uint64_t> holders(n), sinks(n);
+  // Per contribution; only the touched entries are reset (an all-to-all
+  // has n * n chunks of one contribution each).
+  std::vector<uint64_t> holders(n, 0), sinks(n, 0);
+  std::vector<int> touched;
   for (int64_t c = 0; c < spec.numChunks; ++c) {
     if (wanting[c].empty())
       continue;
-    std::fill(holders.begin(), holders.end(), 0);
-    std::fill(sinks.begin(), sinks.end(), 0);
+    for (int m : touched)
+      holders[m] = sinks[m] = 0;
+    touched.clear();
     uint64_t anyHolder = 0, anySink = 0;
     for (auto [i, tag] : holding[c]) {
       anyHolder |= bitOf[i];
-      for (int m : cond.tags[tag].set_bits())
+      for (int m : cond.tags[tag].set_bits()) {
+        if (!holders[m])
+          touched.push_back(m);
         holders[m] |= bitOf[i];
+      }
     }
     // Sinks by tag: one pass over a tag's members however many want it.
     llvm::DenseMap<int32_t, uint64_t> byTag;
@@ -168,13 +175,16 @@ Flows chunkFlows(const Problem &problem, const ChunkSpec &spec,
         byTag[tag] |= bitOf[i];
     }
     for (auto [tag, groups] : byTag)
-      for (int m : cond.tags[tag].set_bits())
+      for (int m : cond.tags[tag].set_bits()) {
+        if (!holders[m] && !sinks[m])
+          touched.push_back(m);
         sinks[m] |= groups;
+      }
     Requirements reqs;
     // `any`: a copy of the chunk from whoever holds it.
     if (anySink && anyHolder)
       reqs.push_back({anyHolder, anySink});
-    for (int64_t m = 0; m < n; ++m)
+    for (int m : touched)
       if (sinks[m] && holders[m])
         reqs.push_back({holders[m], sinks[m]});
     if (reqs.empty())
