@@ -482,3 +482,28 @@ phasec::chooseGatherEvaluate(const Topology &topo, const Collective &relayed,
     return std::nullopt;
   return candidate;
 }
+
+std::optional<RelaySchedule>
+phasec::chooseRelayOverDirect(const Topology &topo, const Collective &direct,
+                              Algorithm directive, const CostModel &model,
+                              double directTime) {
+  // Under `auto` only; the v-collectives always relay (their own chunks).
+  if (directive != Algorithm::Auto || needsRelaying(direct.kind) ||
+      getRelayAlgorithms(direct.kind).empty() || !direct.memberBytes.empty() ||
+      direct.group.size() < 2)
+    return std::nullopt;
+  int64_t n = static_cast<int64_t>(direct.group.size());
+  int64_t chunks = direct.kind == CollectiveKind::Alltoall ? n * n : n;
+  if (chunks > kRelayOverDirectMaxChunks)
+    return std::nullopt;
+  std::string error;
+  llvm::FailureOr<RelaySchedule> relay =
+      scheduleRelaying(topo, model, direct, RelayChoice(), error);
+  if (failed(relay))
+    return std::nullopt;
+  Problem problem(topo, relay->chunks, model);
+  double relayTime = problem.cost(relay->schedule).machine.total();
+  if (!(relayTime < directTime * (1 - kRelayOverDirectMargin)))
+    return std::nullopt;
+  return std::move(*relay);
+}

@@ -54,6 +54,8 @@ bool phasec::comm::isRelayedOperation(CollectiveOpInterface op) {
   // Seed 004's gather and local evaluation moves the values directly.
   if (op.getAlgorithmDirective() == Algorithm::GatherEvaluate)
     return false;
+  if (op->hasAttr(kRelayedByAutoAttr))
+    return true;
   if (needsRelaying(op.getCollectiveKind()) ||
       isRelayAlgorithm(op.getAlgorithmDirective()) || isKLevelRelay(op))
     return true;

@@ -166,6 +166,11 @@ static void writeWhy(llvm::raw_ostream &os, const ScheduledOperation &op,
                      const StatsRow &won, llvm::ArrayRef<StatsRow> others) {
   if (op.handWritten || won.time.total() <= 0)
     return;
+  // `auto` relayed an operation that moves data directly: say against what.
+  if (op.op)
+    if (auto relayed =
+            op.op->getAttrOfType<mlir::StringAttr>(comm::kRelayedByAutoAttr))
+      os << "  relayed by auto: " << relayed.getValue() << "\n";
   const bool relaying = op.problem->chunkSpec() != nullptr;
   const bool machine = op.problem->costModel().chargesBeyondBandwidth();
   const StatsRow *next = nullptr;

@@ -74,6 +74,19 @@ struct SchedulePhasesPass
                                   OpBuilder &builder);
   LogicalResult scheduleRelayed(OperationRecord &record, const Topology &topo,
                                 SymbolTable &symbols, OpBuilder &builder);
+  /// Writes a relaying schedule of `record` after its operation.
+  void emitRelayedSchedule(OperationRecord &record, const Topology &topo,
+                           const CostModel &model, const RelaySchedule &relay,
+                           OpBuilder &builder);
+  /// Where `auto` prefers a relaying schedule to the direct one
+  /// (chooseRelayOverDirect, given the direct schedule's machine time),
+  /// saves it, drops the transfer set and marks the operation
+  /// (kRelayedByAutoAttr); failure() when the direct schedule stays.
+  LogicalResult tryRelayOverDirect(OperationRecord &record,
+                                   const Topology &topo, const Problem &problem,
+                                   const ScheduleCost &directCost,
+                                   const std::string &directName,
+                                   SymbolTable &symbols, OpBuilder &builder);
   /// Records bound, time and gap of a hand-written schedule.
   void annotateUserSchedule(OperationRecord &record, const Problem &problem);
 };
@@ -254,14 +267,58 @@ LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
   if (succeeded(tryGatherEvaluate(record, topo, *collective, model,
                                   cost.machine.total(), builder)))
     return success();
+  emitRelayedSchedule(record, topo, model, *relay, builder);
+  return success();
+}
+
+void SchedulePhasesPass::emitRelayedSchedule(OperationRecord &record,
+                                             const Topology &topo,
+                                             const CostModel &model,
+                                             const RelaySchedule &relay,
+                                             OpBuilder &builder) {
+  Problem problem(topo, relay.chunks, model);
+  ScheduleCost cost = problem.cost(relay.schedule);
   builder.setInsertionPointAfter(record.op);
   ScheduleOp scheduleOp = madeNow =
-      createScheduleOp(builder, record.op, relay->schedule.algorithm,
-                       cost.bound, cost.time, cost.gap, cost.timeOptimal,
-                       cost.phaseOptimal, /*fellBack=*/false, &relay->chunks);
+      createScheduleOp(builder, record.op, relay.schedule.algorithm, cost.bound,
+                       cost.time, cost.gap, cost.timeOptimal, cost.phaseOptimal,
+                       /*fellBack=*/false, &relay.chunks);
   appendPhases(builder, record.op.getLoc(), scheduleOp.getBody(),
-               relay->schedule);
+               relay.schedule);
   recordMachineCost(record.op, scheduleOp, model, cost);
+}
+
+LogicalResult SchedulePhasesPass::tryRelayOverDirect(
+    OperationRecord &record, const Topology &topo, const Problem &problem,
+    const ScheduleCost &directCost, const std::string &directName,
+    SymbolTable &symbols, OpBuilder &builder) {
+  // A scheduler the tool asked for (the pass's option) is direct.
+  if (!algorithm.empty())
+    return failure();
+  FailureOr<Collective> collective = getCollective(record.op, symbols);
+  if (failed(collective))
+    return failure();
+  const CostModel &model = problem.costModel();
+  double directTime = directCost.machine.total();
+  std::optional<RelaySchedule> relay = chooseRelayOverDirect(
+      topo, *collective, record.op.getAlgorithmDirective(), model, directTime);
+  if (!relay)
+    return failure();
+  Problem relayed(topo, relay->chunks, model);
+  double relayTime = relayed.cost(relay->schedule).machine.total();
+  record.op->setAttr(
+      kRelayedByAutoAttr,
+      StringAttr::get(
+          record.op.getContext(),
+          llvm::formatv("{0} takes {1:e} s, the direct schedule ({2}) {3:e} s",
+                        relay->schedule.algorithm, relayTime, directName,
+                        directTime)
+              .str()));
+  if (record.transferSet) {
+    record.transferSet->erase();
+    record.transferSet = nullptr;
+  }
+  emitRelayedSchedule(record, topo, model, *relay, builder);
   return success();
 }
 
@@ -340,6 +397,12 @@ void SchedulePhasesPass::runOnOperation() {
       hadError = true;
       continue;
     }
+    if (succeeded(tryRelayOverDirect(
+            record, **topo, problem,
+            report.cost ? *report.cost : problem.cost(schedule),
+            report.algorithm.empty() ? schedule.algorithm : report.algorithm,
+            symbols, builder)))
+      continue;
     if (progress && problem.transfers().size() >= kProgressTransfers)
       record.op.emitRemark("scheduling '")
           << record.op.getCollectiveName() << "': writing "

@@ -293,3 +293,45 @@ TEST(Registry, GatherEvaluateOnlyWhenFasterUnderAuto) {
   EXPECT_FALSE(choose(Aggregate::Reduce, Algorithm::Bruck, 1e30).has_value());
   EXPECT_FALSE(choose(Aggregate::Rank, Algorithm::Auto, 1e30).has_value());
 }
+
+/// Issue 39: `auto` relays a direct kind only where the relay's machine
+/// time beats the direct one's by more than the margin, only under `auto`,
+/// and only up to kRelayOverDirectMaxChunks chunks.
+TEST(Registry, RelayOverDirectOnlyWhenClearlyFasterUnderAuto) {
+  Topology mesh = makeTopology("mesh:8x8;bw=1.25e7;setup=3e-4");
+  Collective scatter =
+      phasec::test::collectiveOver(mesh, CollectiveKind::OneToAll);
+  scatter.root = 0;
+  scatter.blockBytes = 4096;
+  CostModel model(mesh);
+  auto choose = [&](const Collective &c, Algorithm directive, double direct) {
+    return chooseRelayOverDirect(mesh, c, directive, model, direct);
+  };
+  std::optional<RelaySchedule> taken = choose(scatter, Algorithm::Auto, 1e30);
+  ASSERT_TRUE(taken.has_value());
+  Problem relayed(mesh, taken->chunks, model);
+  llvm::SmallVector<ScheduleViolation> violations;
+  EXPECT_TRUE(succeeded(relayed.verify(taken->schedule, violations)));
+  double time = relayed.cost(taken->schedule).machine.total();
+  // Within the margin the direct schedule stays; beyond it the relay wins.
+  EXPECT_FALSE(choose(scatter, Algorithm::Auto, time * 1.05).has_value());
+  EXPECT_TRUE(choose(scatter, Algorithm::Auto, time * 1.2).has_value());
+  // A named algorithm is the user's choice; a kind without relays has none.
+  EXPECT_FALSE(choose(scatter, Algorithm::Direct, 1e30).has_value());
+  Collective permute =
+      phasec::test::collectiveOver(mesh, CollectiveKind::Permute);
+  permute.blockBytes = 8;
+  EXPECT_FALSE(choose(permute, Algorithm::Auto, 1e30).has_value());
+  // An all-to-all of 64 members has 4096 chunks: tried; of 65, not.
+  Collective alltoall =
+      phasec::test::collectiveOver(mesh, CollectiveKind::Alltoall);
+  alltoall.blockBytes = 8;
+  EXPECT_TRUE(choose(alltoall, Algorithm::Auto, 1e30).has_value());
+  Topology bigger = makeTopology("torus:5x13");
+  Collective big =
+      phasec::test::collectiveOver(bigger, CollectiveKind::Alltoall);
+  big.blockBytes = 8;
+  EXPECT_FALSE(chooseRelayOverDirect(bigger, big, Algorithm::Auto,
+                                     CostModel(bigger), 1e30)
+                   .has_value());
+}

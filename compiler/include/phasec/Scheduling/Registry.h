@@ -25,6 +25,7 @@
 
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/Collective.h"
+#include "phasec/Scheduling/Relay.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -132,6 +133,32 @@ chooseGatherEvaluate(const Topology &topo, const Collective &relayed,
                      Aggregate aggregate, Algorithm directive,
                      const CostModel &model, double relayTime,
                      const SchedulerOptions &options);
+
+/// The relaying schedule `auto` prefers to the direct one (issue 39): for a
+/// kind that moves data directly but has relaying algorithms (all-to-all,
+/// gather, scatter, one-to-all, all-to-one, allgather), when the user left
+/// the algorithm to phasec (`directive` auto), scheduleRelaying's own auto
+/// over the kind's algorithms, if its machine time on `model` beats
+/// `directTime`, the direct schedule's, by more than kRelayOverDirectMargin
+/// (closer, the direct schedule stays: it moves every byte once, straight,
+/// and a relay's forwarding and copies are what the model knows least).
+/// Nothing otherwise, and without trying where the relays would have more
+/// than kRelayOverDirectMaxChunks chunks.
+std::optional<RelaySchedule> chooseRelayOverDirect(const Topology &topo,
+                                                   const Collective &direct,
+                                                   Algorithm directive,
+                                                   const CostModel &model,
+                                                   double directTime);
+
+/// A relay replaces the direct schedule only if it is this much faster
+/// (10%): on a ring of 4 k_level(2, rc) saves one barrier of three (0.4%),
+/// which is noise to the machine.
+inline constexpr double kRelayOverDirectMargin = 0.10;
+
+/// Relaying candidates are built for at most this many chunks (an
+/// all-to-all has one per pair of members: 64 members): building them
+/// costs seconds above (seed 003's k-level all-to-alls on 256 ranks).
+inline constexpr int64_t kRelayOverDirectMaxChunks = 4096;
 
 } // namespace phasec
 

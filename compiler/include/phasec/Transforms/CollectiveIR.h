@@ -34,8 +34,15 @@ mlir::FailureOr<Collective> getCollective(CollectiveOpInterface op,
 /// The operation is scheduled by relaying (Relay.h), not as direct
 /// transfers: its kind forwards or combines data (broadcast, reductions,
 /// scans), or its `algorithm` directive names a relaying algorithm (trees,
-/// rings, Bruck, ...). Such operations get no comm.transfer_set.
+/// rings, Bruck, ...), or `auto` chose a relay over its direct schedule
+/// (kRelayedByAutoAttr). Such operations get no comm.transfer_set.
 bool isRelayedOperation(CollectiveOpInterface op);
+
+/// Set by comm-schedule-phases on an operation left to `auto` whose
+/// relaying schedule beat its direct one (chooseRelayOverDirect): a string,
+/// the two machine times, for the reports. The directive stays `auto`.
+inline constexpr llvm::StringLiteral kRelayedByAutoAttr =
+    "comm.relayed_by_auto";
 
 /// The relaying algorithm (and parameter) the operation's directive asks
 /// for; Auto where it names none.
