@@ -473,11 +473,18 @@ LogicalResult phasec::target::exportNs3(ModuleOp module,
     comm::CollectiveOpInterface collective = op.op;
     // Relaying schedules forward chunks through intermediate ranks, which
     // the scenario's messages (source to destination) cannot say yet.
-    if (op.problem->chunkSpec())
-      return collective->emitError("not yet supported: --emit=ns3 of '")
-             << op.name << "', a relaying "
-             << stringifyCollectiveKind(collective.getCollectiveKind())
-             << " (the ns-3 back end simulates direct schedules)";
+    if (op.problem->chunkSpec()) {
+      mlir::InFlightDiagnostic diag =
+          collective->emitError("not yet supported: --emit=ns3 of '")
+          << op.name << "', a relaying "
+          << stringifyCollectiveKind(collective.getCollectiveKind())
+          << " (the ns-3 back end simulates direct schedules)";
+      // Relayed by `auto` (issue 39): the direct schedule is one directive
+      // away.
+      if (collective->hasAttr(comm::kRelayedByAutoAttr))
+        diag << "; auto relayed it, `algorithm = direct` keeps it direct";
+      return diag;
+    }
     ns3target::Ns3Operation &ns3 = operations.emplace_back();
     ns3.name = op.name;
     ns3.topology = op.topology;
