@@ -31,9 +31,18 @@
 # docs/performance.md; this script prints it at the end.
 #
 # Environment: TORI (default "4x4x4 8x8"), COLLS (default "alltoall
-# alltoallv permute broadcast allreduce"), SIZES (default "8 256 4096 65536
-# 1048576"), PHASEC_SIM_ITERATIONS (timed calls per run; the simulation is
-# deterministic), PHASEC_SIM_TIMEOUT (seconds per SimGrid run).
+# alltoallv permute broadcast allreduce"; also allgather, reduce_scatter
+# (count = S / 8 doubles per member), scan (S / 8 doubles)), SIZES (default
+# "8 256 4096 65536 1048576"), PHASEC_SIM_ITERATIONS (timed calls per run;
+# the simulation is deterministic), PHASEC_SIM_TIMEOUT (seconds per SimGrid
+# run).
+#
+# Machines nobody tuned for (issue 39): MACHINES lists shapes (in place of
+# TORI) as torus6x6, mesh4x4x2, hypercube5 or percsSxDxN (supernodes x
+# drawers x nodes per drawer); DRAWS=N SEED=K draws N shapes of 8-64 ranks
+# from torus, mesh, hypercube and PERCS, odd and non-power-of-two extents
+# included (random_machines.py), and runs them in place of TORI. The T3D's
+# links and ports either way.
 #
 #===----------------------------------------------------------------------===#
 set -uo pipefail
@@ -46,10 +55,34 @@ MAX_KEYS=16777216
 
 log() { echo "[choice.sh $(date -u +%H:%M:%S)] $*" >&2; }
 
-ranks() { # torus -> rank count
-  local n=1 d
-  for d in ${1//x/ }; do n=$((n * d)); done
+ranks() { # shape (4x4x4, torus6x6, mesh4x4x2, hypercube5, percs1x2x4) -> rank count
+  local shape=${1#torus} n=1 d
+  shape=${shape#mesh}
+  shape=${shape#percs}
+  case $shape in
+  hypercube*) echo $((1 << ${shape#hypercube})); return ;;
+  esac
+  for d in ${shape//x/ }; do n=$((n * d)); done
   echo $n
+}
+
+topology() { # shape -> the machine's topology
+  case $1 in
+  torus*) local e=${1#torus}; echo "torus(${e//x/, })" ;;
+  mesh*) local e=${1#mesh}; echo "mesh(${e//x/, })" ;;
+  hypercube*) echo "hypercube(${1#hypercube})" ;;
+  percs*) local e=${1#percs}; echo "percs(${e//x/, })" ;;
+  *) echo "torus(${1//x/, })" ;;
+  esac
+}
+
+bandwidth() { # shape -> its links' bandwidth: the T3D's; PERCS's three
+  # classes keep the POWER7 hub's ratios (24 : 5 : 10 GB/s), LR at the
+  # T3D's link
+  case $1 in
+  percs*) echo "bandwidth.LL = 360 MB/s; bandwidth.LR = 75 MB/s; bandwidth.D = 150 MB/s;" ;;
+  *) echo "bandwidth = 75 MB/s;" ;;
+  esac
 }
 
 op() { # collective bytes ranks -> the operation, or nothing if not expressible
@@ -64,10 +97,23 @@ op() { # collective bytes ranks -> the operation, or nothing if not expressible
     echo "permute op { from = keys; to = sorted; pattern = random(42); }" ;;
   broadcast) echo "broadcast op { root = 0; block = $2 B; }" ;;
   allreduce) echo "allreduce op { op = add; type = f64; count = $(($2 / 8)); }" ;;
+  allgather) echo "allgather op { block = $2 B; }" ;;
+  reduce_scatter)
+    [ "$2" -ge 8 ] || return 0
+    echo "reduce_scatter op { op = add; type = f64; count = $(($2 / 8)); }" ;;
+  scan) echo "scan op { op = add; type = f64; count = $(($2 / 8)); }" ;;
   esac
 }
 
-for T in $TORI; do
+SHAPES=$TORI
+if [ -n "${MACHINES:-}" ]; then SHAPES="$MACHINES"; fi
+if [ -n "${DRAWS:-}" ]; then
+  SHAPES=$("${PYTHON:-python3}" "$(dirname "$0")/random_machines.py" \
+    --count "$DRAWS" --seed "${SEED:-39}")
+  log "machines drawn (seed ${SEED:-39}): $SHAPES"
+fi
+
+for T in $SHAPES; do
   P=$(ranks "$T")
   for C in $COLLS; do
     for S in $SIZES; do
@@ -79,7 +125,7 @@ for T in $TORI; do
         continue
       fi
       {
-        echo "machine t3d { topology = torus(${T//x/, }); bandwidth = 75 MB/s;" \
+        echo "machine t3d { topology = $(topology "$T"); $(bandwidth "$T")" \
              "latency = 1 us; injection = 75 MB/s; envelope = 16 B; }"
         echo "$body"
       } > "$F.sched"
