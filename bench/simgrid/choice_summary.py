@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises bench/simgrid/choice.sh OUT_DIR: one row per torus, collective
+"""Summarises bench/simgrid/choice.sh OUT_DIR: one row per machine, collective
 and size with phasec's choice (from OUT/T-C-S.stats), its simulated time and
 % of the bandwidth bound, the model's prediction, the fastest SimGrid
 built-in on phasec's platform that ran (and, where the program checks it,
@@ -72,7 +72,7 @@ def key(path):
 
 
 def main(outs, csv_path=None):
-    head = ["torus", "collective", "per pair", "phasec's choice",
+    head = ["machine", "collective", "per pair", "phasec's choice",
             "phasec [s]", "%bound", "model [s]", "best built-in [s]",
             "phasec/best", "met"]
     if len(outs) > 1:
