@@ -13,6 +13,7 @@
 
 #include "phasec/Scheduling/Bounds.h"
 
+#include "BoundsInternal.h"
 #include "ChunkReplay.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -73,12 +74,34 @@ static void walkRoute(const Topology &topo, llvm::ArrayRef<LinkId> route,
   }
 }
 
-/// Every rank of the machine sends the same bytes to every other: the
-/// demands are the same seen from any node.
-static bool completeExchange(const Problem &problem) {
+bool phasec::detail::isCompleteExchange(const Problem &problem) {
   const std::vector<RankId> *members = problem.transfers().allPairsMembers();
   return members &&
          static_cast<int64_t>(members->size()) == problem.topology().numRanks();
+}
+
+void phasec::detail::bytesOffNode(const Problem &problem,
+                                  std::vector<double> &sent,
+                                  std::vector<double> &received) {
+  const Topology &topo = problem.topology();
+  sent.assign(topo.numNodes(), 0.0);
+  received.assign(topo.numNodes(), 0.0);
+  if (isCompleteExchange(problem)) {
+    // Every node sends and receives its ranks' bytes to and from the
+    // ranks of every other node.
+    int64_t c = topo.ranksPerNode(), others = topo.numRanks() - c;
+    double bytes = problem.transfers().empty()
+                       ? 0.0
+                       : static_cast<double>(problem.transfers()[0].bytes);
+    std::fill(sent.begin(), sent.end(),
+              static_cast<double>(c * others) * bytes);
+    received = sent;
+    return;
+  }
+  forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
+    sent[s] += static_cast<double>(d.bytes);
+    received[t] += static_cast<double>(d.bytes);
+  });
 }
 
 /// computeLoads for a complete exchange on a torus. Translations of a torus
@@ -153,7 +176,7 @@ static void computeLoads(const Problem &problem, std::vector<double> &load,
     ringTies->assign(torus ? topo.numDims() * topo.numNodes() : 0, 0.0);
   if (linkSources)
     linkSources->assign(topo.numLinks(), 0);
-  if (torus && !paced && completeExchange(problem)) {
+  if (torus && !paced && detail::isCompleteExchange(problem)) {
     symmetricLoads(problem, load, ringTies, linkSources);
     return;
   }
@@ -316,23 +339,8 @@ static Candidate injectionCandidate(const Problem &problem) {
   double bw = problem.costModel().injectionBandwidth();
   if (bw <= 0)
     return best;
-  std::vector<double> sent(topo.numNodes(), 0.0), recv(topo.numNodes(), 0.0);
-  if (completeExchange(problem)) {
-    // Every node sends and receives its ranks' bytes to and from the
-    // ranks of every other node.
-    int64_t c = topo.ranksPerNode(), others = topo.numRanks() - c;
-    double bytes = problem.transfers().empty()
-                       ? 0.0
-                       : static_cast<double>(problem.transfers()[0].bytes);
-    std::fill(sent.begin(), sent.end(),
-              static_cast<double>(c * others) * bytes);
-    recv = sent;
-  } else {
-    forEachInterNodeDemand(problem, [&](const Demand &d, NodeId s, NodeId t) {
-      sent[s] += static_cast<double>(d.bytes);
-      recv[t] += static_cast<double>(d.bytes);
-    });
-  }
+  std::vector<double> sent, recv;
+  detail::bytesOffNode(problem, sent, recv);
   NodeId worst = -1;
   bool isSend = true;
   double most = 0;
@@ -411,7 +419,7 @@ static void phaseCountBound(const Problem &problem,
       receivedFrom(topo.numNodes(), 0);
   std::vector<RankId> lastSource(topo.numNodes(), -1);
   RankId lastSender = -1;
-  if (completeExchange(problem)) {
+  if (detail::isCompleteExchange(problem)) {
     // Every rank sends to every node but its own.
     int64_t c = topo.ranksPerNode(), others = topo.numRanks() - c;
     if (others > 0) {

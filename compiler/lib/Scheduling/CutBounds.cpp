@@ -30,6 +30,7 @@
 
 #include "phasec/Scheduling/Bounds.h"
 
+#include "BoundsInternal.h"
 #include "ChunkReplay.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -96,9 +97,7 @@ Flows directFlows(const Problem &problem, const Grouping &g) {
   const unsigned G = g.numGroups;
   std::vector<double> bytes(G * G, 0.0);
   const TransferSet &ts = problem.transfers();
-  const std::vector<RankId> *all = ts.allPairsMembers();
-  if (all && static_cast<int64_t>(all->size()) == topo.numRanks() &&
-      !ts.empty()) {
+  if (detail::isCompleteExchange(problem) && !ts.empty()) {
     // Every rank to every other, alike: nodes per group suffice.
     std::vector<double> nodes(G, 0.0);
     for (NodeId n = 0; n < topo.numNodes(); ++n)
@@ -305,28 +304,8 @@ LowerBound phasec::cutBound(const Problem &problem) {
   else {
     // Each node alone, for the direct demands (relayBound counts a
     // relaying collective's).
-    std::vector<double> sent(topo.numNodes(), 0.0),
-        received(topo.numNodes(), 0.0);
-    const int64_t numRanks = topo.numRanks();
-    const TransferSet &ts = problem.transfers();
-    const std::vector<RankId> *all = ts.allPairsMembers();
-    if (all && static_cast<int64_t>(all->size()) == numRanks && !ts.empty()) {
-      double c = static_cast<double>(topo.ranksPerNode());
-      double bytes = c * static_cast<double>(numRanks - topo.ranksPerNode()) *
-                     static_cast<double>(ts[0].bytes);
-      std::fill(sent.begin(), sent.end(), bytes);
-      received = sent;
-    } else {
-      for (const Demand &d : ts) {
-        if (d.src < 0 || d.dst < 0 || d.src >= numRanks || d.dst >= numRanks)
-          continue;
-        NodeId s = topo.nodeOfRank(d.src), t = topo.nodeOfRank(d.dst);
-        if (s == t)
-          continue;
-        sent[s] += static_cast<double>(d.bytes);
-        received[t] += static_cast<double>(d.bytes);
-      }
-    }
+    std::vector<double> sent, received;
+    detail::bytesOffNode(problem, sent, received);
     singletons(problem, sent, received, best);
   }
   for (const Grouping &g : groupings(topo))

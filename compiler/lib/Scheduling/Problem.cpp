@@ -449,15 +449,20 @@ double Problem::machineBound() const {
   return boundCache_->machineBound;
 }
 
+/// Set-ups one after the other before `holders` ranks can hold a piece that
+/// one held: they at most double per set-up, ceil(log2 holders).
+static int64_t setupRounds(int64_t holders) {
+  return holders > 1 ? static_cast<int64_t>(
+                           llvm::Log2_64_Ceil(static_cast<uint64_t>(holders)))
+                     : 0;
+}
+
 double Problem::machineBoundAbove(double bandwidth) const {
   const TopologyDesc &d = topo_->desc();
   double s = d.setupCost;
   if (chunks_) {
     int64_t n = chunks_->numMembers();
-    int64_t rounds = 0;
-    while ((int64_t(1) << rounds) < n)
-      ++rounds;
-    return std::max(bandwidth, static_cast<double>(rounds) * s);
+    return std::max(bandwidth, static_cast<double>(setupRounds(n)) * s);
   }
   int64_t numRanks = topo_->numRanks();
   // Per source: destinations, and the smallest latency among them.
@@ -480,13 +485,10 @@ double Problem::machineBoundAbove(double bandwidth) const {
   // set-up, relaying (seed 003's trees) included. Direct, the source sets
   // up m messages itself, but the bound is the operation's (issue 39): on
   // the Delta with 8-unit set-ups k_level(3, sq) runs below 255 set-ups.
-  for (const auto &entry : perSource) {
-    int64_t rounds = 0;
-    while ((int64_t(1) << rounds) < entry.second.first + 1)
-      ++rounds;
-    result =
-        std::max(result, static_cast<double>(rounds) * s + entry.second.second);
-  }
+  for (const auto &entry : perSource)
+    result = std::max(
+        result, static_cast<double>(setupRounds(entry.second.first + 1)) * s +
+                    entry.second.second);
   return std::max(result, copyBoundAbove(bandwidth));
 }
 

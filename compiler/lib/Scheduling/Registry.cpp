@@ -483,7 +483,7 @@ phasec::chooseGatherEvaluate(const Topology &topo, const Collective &relayed,
   return candidate;
 }
 
-std::optional<RelaySchedule>
+std::optional<RelayOverDirectCandidate>
 phasec::chooseRelayOverDirect(const Topology &topo, const Collective &direct,
                               Algorithm directive, const CostModel &model,
                               double directTime) {
@@ -502,8 +502,8 @@ phasec::chooseRelayOverDirect(const Topology &topo, const Collective &direct,
   if (failed(relay))
     return std::nullopt;
   Problem problem(topo, relay->chunks, model);
-  double relayTime = problem.cost(relay->schedule).machine.total();
-  if (!(relayTime < directTime * (1 - kRelayOverDirectMargin)))
+  ScheduleCost cost = problem.cost(relay->schedule);
+  if (!(cost.machine.total() < directTime * (1 - kRelayOverDirectMargin)))
     return std::nullopt;
-  return std::move(*relay);
+  return RelayOverDirectCandidate{std::move(*relay), std::move(cost)};
 }

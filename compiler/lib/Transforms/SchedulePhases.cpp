@@ -74,9 +74,10 @@ struct SchedulePhasesPass
                                   OpBuilder &builder);
   LogicalResult scheduleRelayed(OperationRecord &record, const Topology &topo,
                                 SymbolTable &symbols, OpBuilder &builder);
-  /// Writes a relaying schedule of `record` after its operation.
-  void emitRelayedSchedule(OperationRecord &record, const Topology &topo,
-                           const CostModel &model, const RelaySchedule &relay,
+  /// Writes a relaying schedule of `record` after its operation, with its
+  /// cost under `model`.
+  void emitRelayedSchedule(OperationRecord &record, const CostModel &model,
+                           const RelaySchedule &relay, const ScheduleCost &cost,
                            OpBuilder &builder);
   /// Where `auto` prefers a relaying schedule to the direct one
   /// (chooseRelayOverDirect, given the direct schedule's machine time),
@@ -267,17 +268,15 @@ LogicalResult SchedulePhasesPass::scheduleRelayed(OperationRecord &record,
   if (succeeded(tryGatherEvaluate(record, topo, *collective, model,
                                   cost.machine.total(), builder)))
     return success();
-  emitRelayedSchedule(record, topo, model, *relay, builder);
+  emitRelayedSchedule(record, model, *relay, cost, builder);
   return success();
 }
 
 void SchedulePhasesPass::emitRelayedSchedule(OperationRecord &record,
-                                             const Topology &topo,
                                              const CostModel &model,
                                              const RelaySchedule &relay,
+                                             const ScheduleCost &cost,
                                              OpBuilder &builder) {
-  Problem problem(topo, relay.chunks, model);
-  ScheduleCost cost = problem.cost(relay.schedule);
   builder.setInsertionPointAfter(record.op);
   ScheduleOp scheduleOp = madeNow =
       createScheduleOp(builder, record.op, relay.schedule.algorithm, cost.bound,
@@ -300,25 +299,23 @@ LogicalResult SchedulePhasesPass::tryRelayOverDirect(
     return failure();
   const CostModel &model = problem.costModel();
   double directTime = directCost.machine.total();
-  std::optional<RelaySchedule> relay = chooseRelayOverDirect(
+  std::optional<RelayOverDirectCandidate> chosen = chooseRelayOverDirect(
       topo, *collective, record.op.getAlgorithmDirective(), model, directTime);
-  if (!relay)
+  if (!chosen)
     return failure();
-  Problem relayed(topo, relay->chunks, model);
-  double relayTime = relayed.cost(relay->schedule).machine.total();
   record.op->setAttr(
       kRelayedByAutoAttr,
       StringAttr::get(
           record.op.getContext(),
           llvm::formatv("{0} takes {1:e} s, the direct schedule ({2}) {3:e} s",
-                        relay->schedule.algorithm, relayTime, directName,
-                        directTime)
+                        chosen->relay.schedule.algorithm,
+                        chosen->cost.machine.total(), directName, directTime)
               .str()));
   if (record.transferSet) {
     record.transferSet->erase();
     record.transferSet = nullptr;
   }
-  emitRelayedSchedule(record, topo, model, *relay, builder);
+  emitRelayedSchedule(record, model, chosen->relay, chosen->cost, builder);
   return success();
 }
 

@@ -307,12 +307,14 @@ TEST(Registry, RelayOverDirectOnlyWhenClearlyFasterUnderAuto) {
   auto choose = [&](const Collective &c, Algorithm directive, double direct) {
     return chooseRelayOverDirect(mesh, c, directive, model, direct);
   };
-  std::optional<RelaySchedule> taken = choose(scatter, Algorithm::Auto, 1e30);
+  std::optional<RelayOverDirectCandidate> taken =
+      choose(scatter, Algorithm::Auto, 1e30);
   ASSERT_TRUE(taken.has_value());
-  Problem relayed(mesh, taken->chunks, model);
+  Problem relayed(mesh, taken->relay.chunks, model);
   llvm::SmallVector<ScheduleViolation> violations;
-  EXPECT_TRUE(succeeded(relayed.verify(taken->schedule, violations)));
-  double time = relayed.cost(taken->schedule).machine.total();
+  EXPECT_TRUE(succeeded(relayed.verify(taken->relay.schedule, violations)));
+  double time = relayed.cost(taken->relay.schedule).machine.total();
+  EXPECT_DOUBLE_EQ(taken->cost.machine.total(), time);
   // Within the margin the direct schedule stays; beyond it the relay wins.
   EXPECT_FALSE(choose(scatter, Algorithm::Auto, time * 1.05).has_value());
   EXPECT_TRUE(choose(scatter, Algorithm::Auto, time * 1.2).has_value());

@@ -144,11 +144,16 @@ chooseGatherEvaluate(const Topology &topo, const Collective &relayed,
 /// and a relay's forwarding and copies are what the model knows least).
 /// Nothing otherwise, and without trying where the relays would have more
 /// than kRelayOverDirectMaxChunks chunks.
-std::optional<RelaySchedule> chooseRelayOverDirect(const Topology &topo,
-                                                   const Collective &direct,
-                                                   Algorithm directive,
-                                                   const CostModel &model,
-                                                   double directTime);
+struct RelayOverDirectCandidate {
+  RelaySchedule relay;
+  /// Its cost on the model it was chosen under (Problem::cost of its
+  /// chunks), as the IR records it.
+  ScheduleCost cost;
+};
+std::optional<RelayOverDirectCandidate>
+chooseRelayOverDirect(const Topology &topo, const Collective &direct,
+                      Algorithm directive, const CostModel &model,
+                      double directTime);
 
 /// A relay replaces the direct schedule only if it is this much faster
 /// (10%): on a ring of 4 k_level(2, rc) saves one barrier of three (0.4%),
