@@ -381,7 +381,9 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
   // the root's first scatter message 96 us instead of 28). A synchronous
   // send completes when the receive matches it, which keeps every rank's
   // phases in order, as the cost model assumes.
-  const char *sendCall = plan.options.sync == SyncKind::None
+  // (`sync = local` is what a relay without barriers does anyway: a rank
+  // forwards what it has received, phase after phase.)
+  const char *sendCall = plan.options.sync != SyncKind::Barrier
                              ? "phasec_mpi_issend"
                              : "phasec_mpi_isend";
   os << "/* Allocated on the first call: the work space and the phase "

@@ -111,10 +111,13 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
                                    const OperationPlan &plan) {
   const std::string &n = plan.name;
   std::string T = n + "_elem_t";
+  // Barrier and local sync wait for each phase's messages; without sync
+  // every message is posted at once.
   bool barrier = plan.options.sync == SyncKind::Barrier;
+  bool postAll = plan.options.sync == SyncKind::None;
   os << "static " << T << " *" << n << "_sbuf, *" << n << "_rbuf;\n"
      << "static " << n << "_pos_t *" << n << "_spos, *" << n << "_rpos;\n";
-  if (!barrier)
+  if (postAll)
     os << "static MPI_Request *" << n << "_req;\n";
   os << "static inline int " << n << "_workspace(void) {\n"
      << "  if (!" << n << "_sbuf)\n    PHASEC_MPI_ALLOC(" << n
@@ -125,7 +128,7 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
      << "_spos, sizeof(" << n << "_pos_t) * (" << n << "_L + 1));\n"
      << "  if (!" << n << "_rpos)\n    PHASEC_MPI_ALLOC(" << n
      << "_rpos, sizeof(" << n << "_pos_t) * (" << n << "_L + 1));\n";
-  if (!barrier)
+  if (postAll)
     os << "  if (!" << n << "_req)\n    PHASEC_MPI_ALLOC(" << n
        << "_req, sizeof(MPI_Request) * 2 * (" << n << "_MAXSEND + " << n
        << "_MAXRECV) * (" << n << "_NPHASES + 1));\n";
@@ -167,7 +170,7 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
      << "    MPI_Abort(comm, 1);\n  }\n"
      << "  " << n << "_pack(" << n << "_sbuf, " << n << "_spos, a, b, dest, "
      << "me);\n";
-  if (barrier)
+  if (!postAll)
     os << "  MPI_Request req[2 * (" << n << "_MAXSEND + " << n
        << "_MAXRECV)];\n";
   else
@@ -194,14 +197,15 @@ void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
       emitFormulaTransfers(os, n);
     post("r", "rcnt", "roff", "rbuf", "rpos", "phasec_mpi_irecv");
     post("s", "scnt", "soff", "sbuf", "spos", "phasec_mpi_isend");
-    if (barrier)
+    if (!postAll)
       os << "    PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
-         << "    nreq = 0;\n"
-         << "    if (j + 1 < " << n << "_NPHASES)\n"
+         << "    nreq = 0;\n";
+    if (barrier)
+      os << "    if (j + 1 < " << n << "_NPHASES)\n"
          << "      PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* congestion "
             "control */\n";
   });
-  if (!barrier)
+  if (postAll)
     os << "  PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n";
   os << "  " << n << "_unpack(b, " << n << "_rbuf, " << n << "_rpos, got - "
      << n << "_scnt[me]);\n"
@@ -322,6 +326,9 @@ void detail::emitRuntimePermuteSHMEM(llvm::raw_ostream &os,
          << "      phasec_shmem_barrier(&" << n
          << "_sync); /* quiet + barrier: "
             "congestion control */\n";
+    else if (plan.options.sync == SyncKind::Local)
+      os << "    shmem_quiet(); /* local sync: this PE's puts are delivered "
+            "*/\n";
   });
   os << "  phasec_shmem_barrier(&" << n
      << "_sync); /* everything delivered */\n"

@@ -430,8 +430,7 @@ phasec::target::exportSimGrid(ModuleOp module, const ScheduledModule &scheduled,
     sim.problem = op.problem.get();
     sim.schedule = &op.schedule;
     sim.kind = stringifyCollectiveKind(collective.getCollectiveKind()).str();
-    sim.phaseBarriers =
-        getPlanOptions(collective).sync == SyncKind::Barrier;
+    sim.sync = getPlanOptions(collective).sync;
     sim.setupCost = op.topology->desc().setupCost;
     if (!op.problem->chunkSpec())
       continue;
@@ -490,7 +489,7 @@ LogicalResult phasec::target::exportNs3(ModuleOp module,
     ns3.topology = op.topology;
     ns3.problem = op.problem.get();
     ns3.schedule = &op.schedule;
-    ns3.phaseBarriers = getPlanOptions(collective).sync == SyncKind::Barrier;
+    ns3.sync = getPlanOptions(collective).sync;
   }
   return ns3target::emitNs3(operations, options, out, diagOS);
 }

@@ -699,7 +699,7 @@ void MPIWriter::emitRelease() {
   } else if (runtimePermute) {
     for (const char *b : {"_sbuf", "_rbuf", "_spos", "_rpos"})
       freeBuf(n + b);
-    if (plan.options.sync != SyncKind::Barrier)
+    if (plan.options.sync == SyncKind::None)
       freeBuf(n + "_req");
   } else if (permute) {
     freeBuf(n + "_sbuf");

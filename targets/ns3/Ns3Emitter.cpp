@@ -46,7 +46,7 @@ constexpr int64_t kDefaultPayload = 32;
 /// Where neither the machine nor the options say: the route header alone,
 /// and buffers of two packets per virtual channel (small, as the T3D's).
 constexpr int64_t kDefaultHeader = TopologyDesc::kMinPacketHeader,
-                  kDefaultBuffer = 2;
+                  kDefaultBuffer = TopologyDesc::kDefaultRouterBuffer;
 
 struct Variant {
   std::string name;
@@ -71,16 +71,22 @@ struct Network {
 /// The cost model's expectation of a variant on the packet network
 /// (CostModel::executionTime), the scenario's `mode` read as its Execution.
 double predictTime(const Problem &problem, const Schedule &schedule,
-                   const char *mode, int64_t payload, int64_t header,
-                   double barrier) {
+                   const char *mode, const Network &net) {
   using Execution = CostModel::Execution;
   Execution execution = llvm::StringSwitch<Execution>(mode)
                             .Case("phased", Execution::Phased)
                             .Case("stepped", Execution::Stepped)
                             .Case("ordered", Execution::Ordered)
                             .Default(Execution::Posted);
-  return problem.costModel().executionTime(
-      schedule, execution, double(payload + header) / double(payload), barrier);
+  CostModel::PacketNetwork packets;
+  packets.payload = net.payload;
+  packets.header = net.header;
+  packets.buffer = net.buffer;
+  packets.hopLatency = net.hopLatency;
+  return problem.costModel().executionTime(schedule, execution,
+                                           double(net.payload + net.header) /
+                                               double(net.payload),
+                                           net.barrier, &packets);
 }
 
 /// Whether link `l` closes its ring: the "+" link out of the last
@@ -412,8 +418,7 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
       return llvm::failure();
     }
     double t = it->second;
-    double model = predictTime(problem, *v.schedule, v.mode, net.payload,
-                               net.header, net.barrier);
+    double model = predictTime(problem, *v.schedule, v.mode, net);
     // Without phasec's own run there is nothing to divide by.
     std::string relative =
         ours > 0 ? llvm::formatv("{0:f3}", t / ours).str() : "-";
@@ -504,9 +509,11 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     };
     std::vector<Variant> variants;
     if (wanted("phasec"))
-      variants.push_back(
-          {"phasec", op.schedule, op.phaseBarriers ? "phased" : "ordered"});
-    if (op.phaseBarriers && wanted("ordered"))
+      variants.push_back({"phasec", op.schedule,
+                          op.sync == SyncKind::Barrier ? "phased"
+                          : op.sync == SyncKind::Local ? "stepped"
+                                                       : "ordered"});
+    if (op.sync == SyncKind::Barrier && wanted("ordered"))
       variants.push_back({"ordered", op.schedule, "ordered"});
     Schedule loop;
     if (wanted("loop")) {

@@ -43,6 +43,12 @@ private:
 } // namespace
 
 void SHMEMWriter::emitPhaseSync() {
+  // Local sync in one-sided SHMEM: a PE enters its next phase once its
+  // puts of this one are delivered (the receivers take no part).
+  if (plan.options.sync == SyncKind::Local) {
+    os << "    shmem_quiet(); /* local sync: this PE's puts are delivered */\n";
+    return;
+  }
   if (plan.options.sync != SyncKind::Barrier)
     return;
   os << "    if (j + 1 < " << n << "_NPHASES)\n"

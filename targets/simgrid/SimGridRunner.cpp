@@ -88,7 +88,7 @@ public:
       machine = &*owned;
     }
     model.emplace(*machine);
-    model->setSync(options.phaseBarriers ? SyncKind::Barrier : SyncKind::None);
+    model->setSync(options.sync);
   }
   const CostModel &costModel() const { return *model; }
 
@@ -566,8 +566,9 @@ LogicalResult simgrid::runSimulation(const SimulationRequest &request,
       v.verified = mustVerify;
       if (v.verified)
         v.note = "verified";
-      if (job.kind != "builtin" && !request.platform.phaseBarriers)
-        v.note = "sync none; " + v.note;
+      if (job.kind != "builtin" && request.platform.sync != SyncKind::Barrier)
+        v.note = "sync " + stringifySyncKind(request.platform.sync).str() +
+                 "; " + v.note;
     }
     log << "[sim] " << job.platform << "/" << job.name << ": "
         << stringifySimulationStatus(v.status);

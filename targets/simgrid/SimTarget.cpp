@@ -146,7 +146,7 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
     if (!options.reportDir.empty())
       req.reportDir = subdir(options.reportDir, op.name, several);
     req.platform = options.platform;
-    req.platform.phaseBarriers = op.phaseBarriers;
+    req.platform.sync = op.sync;
     if (op.setupCost >= 0)
       req.platform.setupCost = op.setupCost;
     req.timeoutSeconds = options.timeoutSeconds;

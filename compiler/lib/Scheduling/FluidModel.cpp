@@ -384,7 +384,8 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
 }
 
 double CostModel::executionTime(const Schedule &schedule, Execution mode,
-                                double wireFactor, double barrier) const {
+                                double wireFactor, double barrier,
+                                const PacketNetwork *network) const {
   const bool perPhase = mode == Execution::Stepped || mode == Execution::Phased;
   const Topology &topo = topology();
   double setups = 0;
@@ -406,14 +407,51 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
     }
     setups += setup * double(most);
   }
+  // Phased, each phase also waits for its slowest message's pipeline:
+  // packets are stored and forwarded, so past the first hop every hop
+  // takes a packet's serialisation, and every hop the hop latency.
+  // (Stepped, a node's next step overlaps its neighbours' pipelines.)
+  double pipeline = 0;
+  std::optional<PacketNetwork> machineNet;
+  if (!network && (machineNet = packetNetwork()))
+    network = &*machineNet;
+  if (mode == Execution::Phased && network && network->payload > 0) {
+    double wire = double(network->payload + network->header);
+    llvm::SmallVector<LinkId, 64> route;
+    PhaseReader read(topo, schedule, /*sorted=*/false);
+    for (size_t j = 0; j < read.size(); ++j) {
+      double slowest = 0;
+      for (const Transfer &t : read[j].transfers) {
+        if (t.bytes <= 0)
+          continue;
+        messageRoute(topo, t, route);
+        if (route.empty())
+          continue;
+        double fill = double(route.size()) * network->hopLatency;
+        for (size_t k = 1; k < route.size(); ++k)
+          fill += wire / topo.link(route[k]).bandwidth;
+        slowest = std::max(slowest, fill);
+      }
+      pipeline += slowest;
+    }
+  }
+  double drift = 1;
+  if ((mode == Execution::Stepped || mode == Execution::Ordered) &&
+      schedule.phases.size() > 1)
+    drift = (network ? contention(schedule, *network) : contention(schedule))
+                .factor;
   switch (mode) {
   case Execution::Stepped:
-    return time(schedule) * wireFactor + setups;
+    // Steps without barriers drift as phases in order do.
+    return time(schedule) * wireFactor * drift + setups;
   case Execution::Phased:
-    return time(schedule) * wireFactor + setups +
+    return time(schedule) * wireFactor + setups + pipeline +
            barrier *
                double(schedule.phases.empty() ? 0 : schedule.phases.size() - 1);
   case Execution::Ordered:
+    // In phase order without barriers: the phases drift into each other
+    // (the contention term, fitted to this mode).
+    return fluidTime(schedule) * wireFactor * drift + setups;
   case Execution::Posted:
     break;
   }

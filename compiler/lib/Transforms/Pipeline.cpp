@@ -368,10 +368,23 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       os << llvm::formatv("  machine lower bound: {0:e} s (bandwidth, "
                           "set-ups and latency)\n",
                           op.cost.machineBound);
-      for (SyncKind sync : {SyncKind::Barrier, SyncKind::None})
+      // `sync = auto` resolved to the faster (CostModel::machineTime).
+      for (SyncKind sync : {SyncKind::Barrier, SyncKind::Local, SyncKind::None})
         os << "  machine, sync " << stringifySyncKind(sync)
-           << (sync == model.sync() ? " (used): " : ": ")
+           << (sync == op.cost.machine.chosen ? " (used): " : ": ")
            << CostModel::describe(machineTime(op.schedule, sync)) << "\n";
+      // Why the two differ on a packet network (the contention term).
+      if (!chunks && op.schedule.phases.size() > 1)
+        if (std::optional<CostModel::PacketNetwork> net =
+                model.packetNetwork()) {
+          CostModel::Contention c = model.contention(op.schedule, *net);
+          os << llvm::formatv(
+              "  contention without barriers: {0:F3}x the fluid time "
+              "(drift {1:F2} over {2} phases, {3:F1} packets a message, "
+              "{4}-packet buffers, {5:F2} hops)\n",
+              c.factor, c.drift, op.schedule.phases.size(), c.packets, c.buffer,
+              c.hops);
+        }
       writeCopyRates(os, problem, op.schedule);
     }
     os << llvm::formatv("  {0,-14} {1,-18} {2,8} {3,14} {4,10}\n", "schedule",

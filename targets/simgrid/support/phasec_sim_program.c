@@ -11,7 +11,10 @@
  *                                in phase k every rank posts its receives and
  *                                sends of phase k, waits for them, and all
  *                                ranks meet in a barrier (the seeds' phased
- *                                AAPC); SYNC = none: nothing separates the
+ *                                AAPC); SYNC = local: the same rounds
+ *                                without the barrier (a rank enters phase
+ *                                k + 1 once its phase-k messages are done);
+ *                                SYNC = none: nothing separates the
  *                                phases, as in the MPI back end's
  *                                unsynchronised code: every receive is posted
  *                                up front, then every send in phase order,
@@ -86,8 +89,10 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc < 3 || argc > 4) {
     if (rank == 0)
-      fprintf(stderr, "usage: %s phased SCHED.bin [barrier|none] | alltoall "
-                      "SCHED.bin\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s phased SCHED.bin [barrier|local|none] | alltoall "
+              "SCHED.bin\n",
+              argv[0]);
     MPI_Finalize();
     return 2;
   }
@@ -95,11 +100,15 @@ int main(int argc, char **argv) {
   int phased = strcmp(mode, "phased") == 0;
   if (!phased && strcmp(mode, "alltoall") != 0)
     fail("unknown mode", mode);
-  int barriers = 1;
+  /* barriers: a barrier between phases; perPhase: one round per phase
+     (barrier or local). */
+  int barriers = 1, perPhase = 1;
   if (argc == 4) {
-    if (!phased || (strcmp(argv[3], "barrier") && strcmp(argv[3], "none")))
-      fail("the sync mode is barrier or none, for phased only", argv[3]);
+    if (!phased || (strcmp(argv[3], "barrier") && strcmp(argv[3], "local") &&
+                    strcmp(argv[3], "none")))
+      fail("the sync mode is barrier, local or none, for phased only", argv[3]);
     barriers = strcmp(argv[3], "barrier") == 0;
+    perPhase = strcmp(argv[3], "none") != 0;
   }
 
   /* Read this rank's records only. */
@@ -128,14 +137,14 @@ int main(int argc, char **argv) {
   double start, end;
   int status = 0;
   if (phased) {
-    /* With barriers: buffers sized for the busiest phase of this rank,
+    /* Phase by phase: buffers sized for the busiest phase of this rank,
        reused per phase. Without: every receive is posted at once, so the
        buffers hold everything the rank sends and receives (as the MPI back
        end's user buffers do). */
     int64_t maxSend = 1, maxRecv = 1, maxReq = 1;
     for (int64_t i = 0; i < numRecords;) {
       int64_t s = 0, r = 0, n = 0, j = i;
-      for (; j < numRecords && (!barriers || recs[j].phase == recs[i].phase);
+      for (; j < numRecords && (!perPhase || recs[j].phase == recs[i].phase);
            ++j, ++n)
         if (recs[j].kind)
           r += recs[j].bytes;
@@ -155,18 +164,18 @@ int main(int argc, char **argv) {
     int64_t bad = 0;
     int every = numPhases > 200 ? (int)(numPhases / 200) : 1;
 
-    /* One round per phase with barriers, one round of every record
-       without. A round posts its receives, then its sends in phase order,
-       each message under its phase's tag (so that a message can only match
-       the receive of its own phase), and waits for all of them. */
-    int64_t rounds = barriers ? numPhases : (numPhases > 0);
+    /* One round per phase with barriers or local sync, one round of every
+       record without. A round posts its receives, then its sends in phase
+       order, each message under its phase's tag (so that a message can only
+       match the receive of its own phase), and waits for all of them. */
+    int64_t rounds = perPhase ? numPhases : (numPhases > 0);
     MPI_Barrier(MPI_COMM_WORLD);
     start = MPI_Wtime();
     int64_t i = 0;
     for (int64_t k = 0; k < rounds; ++k) {
       int n = 0;
       int64_t sOff = 0, rOff = 0, first = i;
-      for (; i < numRecords && (!barriers || recs[i].phase == k); ++i) {
+      for (; i < numRecords && (!perPhase || recs[i].phase == k); ++i) {
         Record *r = &recs[i];
         if (r->kind) {
           MPI_Irecv(recvBuf + rOff, (int)r->bytes, MPI_BYTE, (int)r->peer,

@@ -490,3 +490,68 @@ TEST(MachineModel, CopiesCanMakeStreamingWin) {
 }
 
 } // namespace
+
+TEST(MachineModel, ContentionOfDriftingPhasesWorkedByHand) {
+  // A line of three nodes, 100 MB/s, 0.1 us a hop, 32-byte packets with
+  // 4-byte headers, 2-packet buffers. The all-to-all of 1 KiB blocks in two
+  // phases: a packet takes 36 B / 1e8 B/s = 0.36 us a hop, a message 32
+  // packets. A sender one hop from its receiver finishes its phase after
+  // (32 + 1 - 1) * 0.36 + 0.1 = 11.62 us, one two hops away after
+  // 33 * 0.36 + 0.2 = 12.08 us: each phase's skew is 0.46 / 12.08.
+  Topology t =
+      makeTopology("mesh:3;bw=1e8;latency=1e-7;packet=32;header=4;buffer=2");
+  CostModel m(t);
+  Schedule s = scheduleOf({{{0, 1, 1024}, {1, 2, 1024}, {2, 0, 1024}},
+                           {{0, 2, 1024}, {1, 0, 1024}, {2, 1, 1024}}});
+  CostModel::Contention c = m.contention(s);
+  EXPECT_NEAR(c.drift, 2 * 0.46 / 12.08, 1e-12);
+  EXPECT_DOUBLE_EQ(c.packets, 32);
+  EXPECT_DOUBLE_EQ(c.hops, 8.0 / 6.0);
+  EXPECT_EQ(c.buffer, 2);
+  EXPECT_DOUBLE_EQ(c.factor, CostModel::Contention::factorFor(
+                                 32, 2, 8.0 / 6.0, 2 * 0.46 / 12.08));
+  EXPECT_GT(c.factor, 1);
+  // A third phase in which only node 0 sends: nodes 1 and 2 finish it at
+  // once, a skew of 1.
+  Schedule idle = s;
+  idle.phases.push_back(phaseOf({{0, 1, 1024}}));
+  EXPECT_NEAR(m.contention(idle).drift, 1 + 2 * 0.46 / 12.08, 1e-12);
+  // Without barriers the machine time charges the fluid time times the
+  // factor; with them nothing.
+  m.setSync(SyncKind::None);
+  MachineTime none = m.machineTime(s, allRanks(t), false);
+  EXPECT_NEAR(none.contention, none.bandwidth * (c.factor - 1), 1e-18);
+  m.setSync(SyncKind::Barrier);
+  EXPECT_EQ(m.machineTime(s, allRanks(t), false).contention, 0);
+
+  // Lockstep phases (every sender alike) do not drift: a ring's shifts.
+  Topology ring = makeTopology("torus:4;bw=1e8;packet=32;buffer=2");
+  Schedule shifts;
+  for (RankId d = 1; d < 4; ++d) {
+    Phase p;
+    for (RankId r = 0; r < 4; ++r)
+      p.transfers.push_back({r, (r + d) % 4, 4096});
+    shifts.phases.push_back(p);
+  }
+  EXPECT_EQ(CostModel(ring).contention(shifts).factor, 1);
+  // Without packets the machine is the fluid model's: no term.
+  Topology fluid = makeTopology("mesh:3;bw=1e8;latency=1e-7");
+  EXPECT_FALSE(CostModel(fluid).packetNetwork());
+  EXPECT_EQ(CostModel(fluid).contention(s).factor, 1);
+}
+
+TEST(MachineModel, ContentionFactorShape) {
+  using C = CostModel::Contention;
+  // No drift, no term; more drift, more blocking (longer messages against
+  // the buffer, more hops) and the factor grows; past a message per
+  // buffer the blocking part stops growing with the message.
+  EXPECT_EQ(C::factorFor(128, 2, 5, 0), 1);
+  EXPECT_LT(C::factorFor(128, 2, 5, 1), C::factorFor(128, 2, 5, 10));
+  EXPECT_LT(C::factorFor(1, 2, 5, 10), C::factorFor(128, 2, 5, 10));
+  EXPECT_LT(C::factorFor(128, 2, 2, 10), C::factorFor(128, 2, 5, 10));
+  EXPECT_EQ(C::factorFor(128, 2, 5, 10), C::factorFor(256, 2, 5, 10));
+  // Buffers that hold whole messages leave less of it, and deeper ones
+  // still less.
+  EXPECT_LT(C::factorFor(32, 64, 5, 10), C::factorFor(32, 2, 5, 10));
+  EXPECT_LT(C::factorFor(32, 1 << 20, 5, 10), C::factorFor(32, 64, 5, 10));
+}

@@ -150,7 +150,7 @@ TEST(SimGridModel, PhaseTimeIsTheBusiestResource) {
   // With barriers and no latency or set-up, an SMPI barrier still moves
   // empty envelopes: 4 members, two pair rounds of one hop, 16 B / 1 GB/s.
   PlatformOptions barriers;
-  barriers.phaseBarriers = true;
+  barriers.sync = SyncKind::Barrier;
   EXPECT_DOUBLE_EQ(
       predictSimulatedTime(topo, nullptr, ring4Schedule(1000000), barriers),
       3 * mb + 2 * (2 * 16 / 1e9));

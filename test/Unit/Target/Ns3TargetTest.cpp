@@ -67,7 +67,7 @@ struct Ns3Run : ::testing::Test {
   /// Runs `--target=ns3` with `simulator`: its diagnostics, failed or not.
   std::string run(const std::string &simulator, int jobs, bool &failedRun,
                   double &seconds) {
-    Ns3Operation op{"aapc", &*topo, &*problem, &schedule, true};
+    Ns3Operation op{"aapc", &*topo, &*problem, &schedule, SyncKind::Barrier};
     Ns3Options options;
     llvm::SmallString<256> out(dir);
     llvm::sys::path::append(out, "out");

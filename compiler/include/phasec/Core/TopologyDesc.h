@@ -77,10 +77,11 @@ struct MachineCosts {
   /// The packet network of the ns-3 target (docs/simulator.md): bytes of
   /// header every packet carries beyond its packet_length payload, and
   /// packets each router input buffer holds per virtual channel. 0: not
-  /// given (the target's defaults, 4 bytes and 2 packets). The phase
-  /// model does not charge them.
+  /// given (the defaults, 4 bytes and kDefaultRouterBuffer packets). The
+  /// cost model's contention term (CostModel::contention) reads them.
   int64_t packetHeader = 0;
   int64_t routerBuffer = 0;
+  static constexpr int64_t kDefaultRouterBuffer = 2;
   /// Their ranges, wherever they are given (.sched, --topology, the
   /// comm.machine op, the ns-3 options): the 4-byte route header at least.
   static constexpr int64_t kMinPacketHeader = 4, kMaxPacketHeader = 4096;

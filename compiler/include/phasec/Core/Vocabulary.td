@@ -214,13 +214,16 @@ def Phasec_KLevelShape : Phasec_Enum<"KLevelShape",
   I32EnumAttrCase<"SysBr", 5, "sys_br">,
   I32EnumAttrCase<"OurBr", 6, "our_br">]>;
 
-// `auto`: the scheduler picks barrier or none, whichever its cost model
-// says is faster for the schedule it chose (CostModel::machineTime); the
-// back ends only ever see the two concrete kinds.
+// `local`: no barrier; a rank starts phase k + 1 once its own phase-k
+// messages are done (its receives are in and its sends have left).
+// `auto`: the scheduler picks the kind its cost model says is fastest for
+// the schedule it chose (CostModel::machineTime); the back ends only ever
+// see the concrete kinds.
 def Phasec_SyncKind : Phasec_Enum<"SyncKind", "phase synchronisation", [
   I32EnumAttrCase<"Barrier", 0, "barrier">,
   I32EnumAttrCase<"None", 1, "none">,
-  I32EnumAttrCase<"Auto", 2, "auto">]>;
+  I32EnumAttrCase<"Auto", 2, "auto">,
+  I32EnumAttrCase<"Local", 3, "local">]>;
 
 // `auto`: the scheduler picks packing or chained, whichever the
 // copy-transfer model (CostModel::machineTime) says is faster for the

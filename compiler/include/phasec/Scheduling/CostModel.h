@@ -29,14 +29,17 @@
 /// barrier's rounds of set-up plus latency) or, for `sync = none`, nothing.
 /// Without barriers a direct schedule's messages are all posted at once:
 /// they share the links max-min fairly (a fluid model, as SimGrid's CM02)
-/// and the schedule takes as long as its last message. A relaying schedule
+/// and the schedule takes as long as its last message; on a machine with
+/// packets and finite router buffers its phases drift into each other and
+/// it takes longer still (the contention term, ContentionModel.cpp). A
+/// relaying schedule
 /// without barriers runs as its generated code does (a dataflow model):
 /// every rank goes through the phases it takes part in, one after the
 /// other; a message starts when its receiver has entered its phase and its
 /// sender has entered it and set up its sends up to and including this one
-/// (synchronous sends), pays its hop latency, and moves its bytes at its max-min fair
-/// share of the links and ports, shared with every message of any phase
-/// that is moving at the same time; a rank leaves a phase when its last
+/// (synchronous sends), pays its hop latency, and moves its bytes at its
+/// max-min fair share of the links and ports, shared with every message of any
+/// phase that is moving at the same time; a rank leaves a phase when its last
 /// message there has arrived. Its set-up and latency terms are those on the
 /// chain of messages that ended last, its bandwidth term the rest. Past a
 /// work budget (schedules of about a million message-hops) it is charged
@@ -85,6 +88,10 @@ struct MachineTime {
   double latency = 0;
   /// Barriers between phases.
   double sync = 0;
+  /// A direct schedule without barriers on a packet network: what its
+  /// phases drifting into each other cost beyond the fluid time
+  /// (CostModel::contention).
+  double contention = 0;
   int64_t barriers = 0;
   /// The synchronisation charged: the model's own (barrier or none); for
   /// `sync = auto` the faster of the two (barrier on a tie).
@@ -100,7 +107,9 @@ struct MachineTime {
   /// access pattern that selected it.
   double copyRate = 0;
   CopyPattern copyPattern = CopyPattern::Contiguous;
-  double total() const { return bandwidth + setup + latency + sync + copy; }
+  double total() const {
+    return bandwidth + setup + latency + sync + contention + copy;
+  }
 };
 
 class CostModel {
@@ -234,6 +243,35 @@ public:
   /// of the pair's first (the network routes a pair one way).
   double fluidTime(const Schedule &schedule) const;
 
+  /// The contention term (ContentionModel.cpp says why it has this form;
+  /// docs/contention.md gives the fit): a direct schedule run without
+  /// barriers on a machine with packets (`packet_length`) takes `factor`
+  /// times the fluid time. 1 without packets (the fluid model's machine,
+  /// SimGrid's) and for phases in lockstep (no drift).
+  struct Contention {
+    /// Mean packets per message, router buffer (packets), mean hops.
+    double packets = 0, hops = 0;
+    int64_t buffer = 0;
+    /// The phases' skews summed: how far senders drift apart.
+    double drift = 0;
+    double factor = 1;
+    static double factorFor(double packets, double buffer, double hops,
+                            double drift);
+  };
+  /// The packet network the term reads: payload and header bytes per
+  /// packet, packets per router buffer, seconds per hop.
+  struct PacketNetwork {
+    int64_t payload = 0, header = 0, buffer = 0;
+    double hopLatency = 0;
+  };
+  /// The machine's (`packet_length`, `packet_header`, `router_buffer`,
+  /// `latency`); none where it gives no packet_length.
+  std::optional<PacketNetwork> packetNetwork() const;
+  /// The term on the machine's packet network (factor 1 without one).
+  Contention contention(const Schedule &schedule) const;
+  Contention contention(const Schedule &schedule,
+                        const PacketNetwork &network) const;
+
   /// How a simulator runs a schedule's messages (the ns-3 target's modes).
   enum class Execution {
     /// Phase by phase with a barrier between phases.
@@ -254,8 +292,11 @@ public:
   /// cost, each sender is busy `setup_cost` per message before its first
   /// packet: per phase or step the most messages one node sends, summed;
   /// ordered or posted, the most one node sends in all.
+  /// Ordered, the fluid time carries the contention term on `network`
+  /// (the machine's where null).
   double executionTime(const Schedule &schedule, Execution mode,
-                       double wireFactor, double barrier) const;
+                       double wireFactor, double barrier,
+                       const PacketNetwork *network = nullptr) const;
   /// One line saying where the machine time goes, e.g. "12.3 us = 5.1 us
   /// bandwidth + 2.0 us set-up + 1.2 us latency + 63 barriers x 0.06 us".
   static std::string describe(const MachineTime &t);

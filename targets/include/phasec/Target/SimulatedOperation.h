@@ -24,9 +24,10 @@ struct SimulatedOperation {
   const Topology *topology = nullptr;
   const Problem *problem = nullptr;
   const Schedule *schedule = nullptr;
-  /// The operation's `sync`: barriers between its phases (true), or none
-  /// (false: every message posted at once, in phase order).
-  bool phaseBarriers = true;
+  /// The operation's `sync` (never auto): barriers between its phases,
+  /// none (every message posted at once, in phase order) or local (a rank
+  /// enters its next phase once its messages of this one are done).
+  SyncKind sync = SyncKind::Barrier;
 };
 
 } // namespace phasec::target

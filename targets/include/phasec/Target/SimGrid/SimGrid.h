@@ -67,9 +67,11 @@ struct PlatformOptions {
   /// of every message as SMPI's send overheads (`smpi/os` for blocking and
   /// `smpi/ois` for non-blocking sends), built-ins included. 0 = none.
   double setupCost = 0;
-  /// The operation's `sync`: true (`barrier`) runs phased schedules with a
-  /// barrier between phases, false (`none`) posts every phase at once.
-  bool phaseBarriers = true;
+  /// The operation's `sync`: `barrier` runs phased schedules with a
+  /// barrier between phases, `local` phase after phase without one (a rank
+  /// goes on once its sends and receives of the phase are done), `none`
+  /// posts every phase at once.
+  SyncKind sync = SyncKind::Barrier;
 };
 
 /// How `--compare` runs SimGrid's built-in algorithms for an operation: the

@@ -51,7 +51,7 @@ struct SimOperation : target::SimulatedOperation {
   /// permute, gather, ...): which built-ins `--compare` runs for a direct
   /// operation (directBuiltinCall). Empty: the all-to-all of its demands.
   std::string kind;
-  // phaseBarriers: for a relaying operation the generated code already
+  // sync: for a relaying operation the generated code already
   // does what `sync` says; it only labels the row.
   /// The machine's set-up cost, seconds per message (< 0: the option's,
   /// SimTargetOptions::platform.setupCost).
