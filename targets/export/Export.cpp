@@ -470,19 +470,18 @@ LogicalResult phasec::target::exportNs3(ModuleOp module,
   std::vector<ns3target::Ns3Operation> operations;
   for (const ScheduledOperation &op : scheduled.operations) {
     comm::CollectiveOpInterface collective = op.op;
-    // Relaying schedules forward chunks through intermediate ranks, which
-    // the scenario's messages (source to destination) cannot say yet.
+    // A relaying schedule runs phase by phase (with barriers) or stepped (a
+    // rank forwards only after its earlier phases' messages are in); its
+    // messages must carry data, as every simulated message does.
     if (op.problem->chunkSpec()) {
-      mlir::InFlightDiagnostic diag =
-          collective->emitError("not yet supported: --emit=ns3 of '")
-          << op.name << "', a relaying "
-          << stringifyCollectiveKind(collective.getCollectiveKind())
-          << " (the ns-3 back end simulates direct schedules)";
-      // Relayed by `auto` (issue 39): the direct schedule is one directive
-      // away.
-      if (collective->hasAttr(comm::kRelayedByAutoAttr))
-        diag << "; auto relayed it, `algorithm = direct` keeps it direct";
-      return diag;
+      for (const Phase &phase : op.schedule.phases)
+        for (const Transfer &t : phase.transfers)
+          if (t.bytes <= 0)
+            return collective->emitError("not supported: --emit=ns3 of '")
+                   << op.name << "', a relaying "
+                   << stringifyCollectiveKind(collective.getCollectiveKind())
+                   << " whose messages carry no data (the ns-3 network "
+                      "simulates packets of data)";
     }
     ns3target::Ns3Operation &ns3 = operations.emplace_back();
     ns3.name = op.name;

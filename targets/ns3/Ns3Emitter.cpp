@@ -51,8 +51,12 @@ constexpr int64_t kDefaultHeader = TopologyDesc::kMinPacketHeader,
 struct Variant {
   std::string name;
   const Schedule *schedule;
-  /// The scenario's mode: phased, posted or ordered (phasec_ns3_net.h).
+  /// The scenario's mode: phased, posted, ordered or stepped
+  /// (phasec_ns3_net.h).
   const char *mode;
+  /// Whether later phases forward what earlier ones delivered (a relaying
+  /// operation, the ring, Bruck's): the model charges no contention term.
+  bool relays = false;
 };
 
 /// What the scenario and the table both say of an operation's network.
@@ -71,7 +75,7 @@ struct Network {
 /// The cost model's expectation of a variant on the packet network
 /// (CostModel::executionTime), the scenario's `mode` read as its Execution.
 double predictTime(const Problem &problem, const Schedule &schedule,
-                   const char *mode, const Network &net) {
+                   const char *mode, bool relays, const Network &net) {
   using Execution = CostModel::Execution;
   Execution execution = llvm::StringSwitch<Execution>(mode)
                             .Case("phased", Execution::Phased)
@@ -86,7 +90,7 @@ double predictTime(const Problem &problem, const Schedule &schedule,
   return problem.costModel().executionTime(schedule, execution,
                                            double(net.payload + net.header) /
                                                double(net.payload),
-                                           net.barrier, &packets);
+                                           net.barrier, &packets, relays);
 }
 
 /// Whether link `l` closes its ring: the "+" link out of the last
@@ -418,7 +422,7 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
       return llvm::failure();
     }
     double t = it->second;
-    double model = predictTime(problem, *v.schedule, v.mode, net);
+    double model = predictTime(problem, *v.schedule, v.mode, v.relays, net);
     // Without phasec's own run there is nothing to divide by.
     std::string relative =
         ours > 0 ? llvm::formatv("{0:f3}", t / ours).str() : "-";
@@ -508,22 +512,40 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
              llvm::is_contained(options.variants, name);
     };
     std::vector<Variant> variants;
-    if (wanted("phasec"))
+    // A relaying schedule forwards chunks: only phasec's own variant keeps
+    // every forward after its arrival (the others are all-to-all exchanges
+    // of the demands, sent at once or in another order).
+    const bool relayOp = op.problem->chunkSpec() != nullptr;
+    if (relayOp) {
+      if (!wanted("phasec")) {
+        diag << "error: " << op.name
+             << ": a relaying operation runs only the 'phasec' variant\n";
+        return llvm::failure();
+      }
+      for (llvm::StringRef name : options.variants)
+        if (name != "phasec")
+          diag << "note: " << op.name << ": variant '" << name
+               << "' skipped: a relaying operation runs only 'phasec'\n";
+      variants.push_back({"phasec", op.schedule,
+                          op.sync == SyncKind::Barrier ? "phased" : "stepped",
+                          /*relays=*/true});
+    }
+    if (!relayOp && wanted("phasec"))
       variants.push_back({"phasec", op.schedule,
                           op.sync == SyncKind::Barrier ? "phased"
                           : op.sync == SyncKind::Local ? "stepped"
                                                        : "ordered"});
-    if (op.sync == SyncKind::Barrier && wanted("ordered"))
+    if (!relayOp && op.sync == SyncKind::Barrier && wanted("ordered"))
       variants.push_back({"ordered", op.schedule, "ordered"});
     Schedule loop;
-    if (wanted("loop")) {
+    if (!relayOp && wanted("loop")) {
       loop = scheduleLoop(*op.problem, *op.schedule);
       variants.push_back({"loop", &loop, "ordered"});
     }
-    if (wanted("posted"))
+    if (!relayOp && wanted("posted"))
       variants.push_back({"posted", op.schedule, "posted"});
     std::vector<Schedule> baselines(options.baselines.size());
-    for (size_t i = 0; i < options.baselines.size(); ++i) {
+    for (size_t i = 0; !relayOp && i < options.baselines.size(); ++i) {
       llvm::StringRef name = options.baselines[i];
       bool pairwise = name == "linear_shift" && wanted("pairwise");
       if (!wanted(name) && !pairwise)
@@ -545,7 +567,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     std::vector<Schedule> relaying;
     relaying.reserve(2);
     for (const char *kind : {"ring", "bruck"}) {
-      if (!wanted(kind))
+      if (relayOp || !wanted(kind))
         continue;
       Schedule s;
       std::string error;
@@ -555,7 +577,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
         continue;
       }
       relaying.push_back(std::move(s));
-      variants.push_back({kind, &relaying.back(), "stepped"});
+      variants.push_back({kind, &relaying.back(), "stepped", /*relays=*/true});
     }
     if (variants.empty()) {
       diag << "error: " << op.name

@@ -385,7 +385,8 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
 
 double CostModel::executionTime(const Schedule &schedule, Execution mode,
                                 double wireFactor, double barrier,
-                                const PacketNetwork *network) const {
+                                const PacketNetwork *network,
+                                bool relaying) const {
   const bool perPhase = mode == Execution::Stepped || mode == Execution::Phased;
   const Topology &topo = topology();
   double setups = 0;
@@ -436,7 +437,8 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
     }
   }
   double drift = 1;
-  if ((mode == Execution::Stepped || mode == Execution::Ordered) &&
+  if ((mode == Execution::Ordered ||
+       (mode == Execution::Stepped && !relaying)) &&
       schedule.phases.size() > 1)
     drift = (network ? contention(schedule, *network) : contention(schedule))
                 .factor;

@@ -292,11 +292,14 @@ public:
   /// cost, each sender is busy `setup_cost` per message before its first
   /// packet: per phase or step the most messages one node sends, summed;
   /// ordered or posted, the most one node sends in all.
-  /// Ordered, the fluid time carries the contention term on `network`
-  /// (the machine's where null).
+  /// Ordered, and stepped unless `relaying` (later steps forward what
+  /// earlier ones delivered, as machineTime's relays without barriers),
+  /// the time carries the contention term on `network` (the machine's
+  /// where null).
   double executionTime(const Schedule &schedule, Execution mode,
                        double wireFactor, double barrier,
-                       const PacketNetwork *network = nullptr) const;
+                       const PacketNetwork *network = nullptr,
+                       bool relaying = false) const;
   /// One line saying where the machine time goes, e.g. "12.3 us = 5.1 us
   /// bandwidth + 2.0 us set-up + 1.2 us latency + 63 barriers x 0.06 us".
   static std::string describe(const MachineTime &t);
