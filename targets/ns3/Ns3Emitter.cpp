@@ -447,8 +447,8 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
 
 llvm::ArrayRef<const char *> ns3target::variantNames() {
   static const char *const names[] = {
-      "phasec",   "ordered", "loop",   "posted", "linear_shift",
-      "pairwise", "xor",     "greedy", "ring",   "bruck"};
+      "phasec", "ordered", "loop", "posted", "linear_shift", "pairwise",
+      "xor",    "greedy",  "ring", "bruck",  "local"};
   return names;
 }
 
@@ -579,10 +579,15 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
       relaying.push_back(std::move(s));
       variants.push_back({kind, &relaying.back(), "stepped", /*relays=*/true});
     }
+    // The sync candidates side by side: phasec's phases under `sync =
+    // local` (stepped), beside `phasec` (barriers) and `ordered` (none).
+    if (!relayOp && op.sync != SyncKind::Local && wanted("local"))
+      variants.push_back({"local", op.schedule, "stepped"});
     if (variants.empty()) {
       diag << "error: " << op.name
            << ": none of the variants asked for applies to it ('ordered' "
-              "needs sync = barrier, 'ring' and 'bruck' a complete "
+              "needs sync = barrier, 'local' a sync other than local, 'ring' "
+              "and 'bruck' a complete "
               "all-to-all of equal blocks)\n";
       return llvm::failure();
     }
