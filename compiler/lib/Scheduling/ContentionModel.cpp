@@ -20,7 +20,7 @@
 //
 // The term's form follows that story and its three constants are fitted
 // to phasec-ns3 runs (bench/ns3/contention.py and contention_fit.py;
-// docs/contention.md gives the fit and its residuals):
+// docs/contention-fit.md gives the fit and its residuals):
 //
 //   factor = 1 + (kOrdering + kBlocking * min(1, P / B) * h)
 //                * (1 - exp(-kDrift * drift))
@@ -41,6 +41,7 @@
 #include "phasec/Scheduling/Problem.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <algorithm>
 #include <cmath>
@@ -50,7 +51,7 @@ using namespace phasec;
 using namespace phasec::cost_detail;
 
 namespace {
-/// Fitted by bench/ns3/contention_fit.py (docs/contention.md).
+/// Fitted by bench/ns3/contention_fit.py (docs/contention-fit.md).
 constexpr double kOrdering = 0.135;
 constexpr double kBlocking = 0.227;
 constexpr double kDrift = 1.26;
@@ -100,31 +101,40 @@ CostModel::Contention CostModel::contention(const Schedule &schedule,
   double wire = static_cast<double>(net.payload + net.header);
   int64_t numRanks = topo_->numRanks();
   llvm::SmallVector<LinkId, 64> route;
-  // The senders of the whole operation: idle in a phase, they finish it
-  // at once.
-  llvm::DenseMap<NodeId, SenderLoad> phaseLoad;
-  llvm::DenseMap<NodeId, char> senders;
-  struct PhaseFinish {
-    std::vector<std::pair<NodeId, double>> senders;
-    bool heldByRule = false;
+  auto sender = [&](const Transfer &x) -> std::optional<NodeId> {
+    NodeId s = topo_->nodeOfRank(x.src);
+    if (!isCharged(x, numRanks) || s == topo_->nodeOfRank(x.dst))
+      return std::nullopt;
+    return s;
   };
-  std::vector<PhaseFinish> finishes;
+  // The operation's senders first: one idle in a phase finishes it at
+  // once. Then phase by phase, so that memory stays per node.
+  llvm::DenseSet<NodeId> senders;
+  for (const Phase &phase : schedule.phases) {
+    for (const Transfer &x : phase.transfers)
+      if (std::optional<NodeId> s = sender(x))
+        senders.insert(*s);
+    for (const PhaseRule &rule : phase.rules)
+      for (const Transfer &x : rule.reps)
+        if (std::optional<NodeId> s = sender(x))
+          senders.insert(*s);
+  }
+  if (senders.empty())
+    return out;
+  llvm::DenseMap<NodeId, SenderLoad> phaseLoad;
   double messages = 0, packets = 0, hops = 0;
   auto add = [&](const Transfer &x) {
-    if (!isCharged(x, numRanks))
-      return;
-    NodeId s = topo_->nodeOfRank(x.src);
-    if (s == topo_->nodeOfRank(x.dst))
+    std::optional<NodeId> s = sender(x);
+    if (!s)
       return;
     messageRoute(*topo_, x, route);
     double p = std::ceil(static_cast<double>(x.bytes) /
                          static_cast<double>(net.payload));
-    SenderLoad &load = phaseLoad[s];
+    SenderLoad &load = phaseLoad[*s];
     load.packets += p;
     load.hops = std::max(load.hops, route.size());
     load.packetTime =
         std::max(load.packetTime, wire / topo_->link(route.front()).bandwidth);
-    senders[s] = 1;
     messages += 1;
     packets += p;
     hops += static_cast<double>(route.size());
@@ -138,27 +148,18 @@ CostModel::Contention CostModel::contention(const Schedule &schedule,
     for (const PhaseRule &rule : phase.rules)
       for (const Transfer &x : rule.reps)
         add(x);
-    PhaseFinish &f = finishes.emplace_back();
-    f.heldByRule = !phase.rules.empty();
-    for (const auto &[node, load] : phaseLoad) {
-      double h = static_cast<double>(load.hops);
-      f.senders.push_back({node, (load.packets + h - 1) * load.packetTime +
-                                     h * net.hopLatency});
-    }
-  }
-  if (messages == 0)
-    return out;
-  for (const PhaseFinish &f : finishes) {
-    if (f.senders.empty())
+    if (phaseLoad.empty())
       continue;
     double latest = 0, earliest = std::numeric_limits<double>::infinity();
-    for (const auto &[node, t] : f.senders) {
+    for (const auto &[node, load] : phaseLoad) {
+      double h = static_cast<double>(load.hops);
+      double t = (load.packets + h - 1) * load.packetTime + h * net.hopLatency;
       latest = std::max(latest, t);
       earliest = std::min(earliest, t);
     }
     // Senders that send nothing here finish it at once. (A phase held by
     // rule lists its representatives only: its orbits cover its senders.)
-    if (!f.heldByRule && f.senders.size() < senders.size())
+    if (phase.rules.empty() && phaseLoad.size() < senders.size())
       earliest = 0;
     if (latest > 0)
       out.drift += (latest - earliest) / latest;

@@ -244,7 +244,7 @@ public:
   double fluidTime(const Schedule &schedule) const;
 
   /// The contention term (ContentionModel.cpp says why it has this form;
-  /// docs/contention.md gives the fit): a direct schedule run without
+  /// docs/contention-fit.md gives the fit): a direct schedule run without
   /// barriers on a machine with packets (`packet_length`) takes `factor`
   /// times the fluid time. 1 without packets (the fluid model's machine,
   /// SimGrid's) and for phases in lockstep (no drift).
