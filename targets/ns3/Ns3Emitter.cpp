@@ -507,15 +507,17 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     // through the destinations, all posted at once (the NIC interleaves
     // them), the baselines with barriers, and the linear shift's steps as
     // MPI's pairwise exchange runs them. Only those asked for.
-    auto wanted = [&](llvm::StringRef name) {
-      return options.variants.empty() ||
-             llvm::is_contained(options.variants, name);
-    };
-    std::vector<Variant> variants;
     // A relaying schedule forwards chunks: only phasec's own variant keeps
     // every forward after its arrival (the others are all-to-all exchanges
     // of the demands, sent at once or in another order).
     const bool relayOp = op.problem->chunkSpec() != nullptr;
+    auto wanted = [&](llvm::StringRef name) {
+      if (relayOp && name != "phasec")
+        return false;
+      return options.variants.empty() ||
+             llvm::is_contained(options.variants, name);
+    };
+    std::vector<Variant> variants;
     if (relayOp) {
       if (!wanted("phasec")) {
         diag << "error: " << op.name
@@ -526,26 +528,26 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
         if (name != "phasec")
           diag << "note: " << op.name << ": variant '" << name
                << "' skipped: a relaying operation runs only 'phasec'\n";
-      variants.push_back({"phasec", op.schedule,
-                          op.sync == SyncKind::Barrier ? "phased" : "stepped",
-                          /*relays=*/true});
     }
-    if (!relayOp && wanted("phasec"))
+    // Phasec's schedule as its code runs it: a relay without barriers
+    // forwards as its data arrives (stepped).
+    if (wanted("phasec"))
       variants.push_back({"phasec", op.schedule,
-                          op.sync == SyncKind::Barrier ? "phased"
-                          : op.sync == SyncKind::Local ? "stepped"
-                                                       : "ordered"});
-    if (!relayOp && op.sync == SyncKind::Barrier && wanted("ordered"))
+                          op.sync == SyncKind::Barrier            ? "phased"
+                          : relayOp || op.sync == SyncKind::Local ? "stepped"
+                                                                  : "ordered",
+                          relayOp});
+    if (op.sync == SyncKind::Barrier && wanted("ordered"))
       variants.push_back({"ordered", op.schedule, "ordered"});
     Schedule loop;
-    if (!relayOp && wanted("loop")) {
+    if (wanted("loop")) {
       loop = scheduleLoop(*op.problem, *op.schedule);
       variants.push_back({"loop", &loop, "ordered"});
     }
-    if (!relayOp && wanted("posted"))
+    if (wanted("posted"))
       variants.push_back({"posted", op.schedule, "posted"});
     std::vector<Schedule> baselines(options.baselines.size());
-    for (size_t i = 0; !relayOp && i < options.baselines.size(); ++i) {
+    for (size_t i = 0; i < options.baselines.size(); ++i) {
       llvm::StringRef name = options.baselines[i];
       bool pairwise = name == "linear_shift" && wanted("pairwise");
       if (!wanted(name) && !pairwise)
@@ -567,7 +569,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     std::vector<Schedule> relaying;
     relaying.reserve(2);
     for (const char *kind : {"ring", "bruck"}) {
-      if (relayOp || !wanted(kind))
+      if (!wanted(kind))
         continue;
       Schedule s;
       std::string error;
@@ -581,7 +583,7 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     }
     // The sync candidates side by side: phasec's phases under `sync =
     // local` (stepped), beside `phasec` (barriers) and `ordered` (none).
-    if (!relayOp && op.sync != SyncKind::Local && wanted("local"))
+    if (op.sync != SyncKind::Local && wanted("local"))
       variants.push_back({"local", op.schedule, "stepped"});
     if (variants.empty()) {
       diag << "error: " << op.name

@@ -449,8 +449,9 @@ static void writeRunScript(llvm::raw_ostream &os, const Topology &topo,
      << "set -e\n"
      << "cd \"$(dirname \"$0\")\"\n"
      << "RANKS=" << topo.numRanks() << "\n"
-     << "# The operation's sync: barrier (a barrier between phases) or none "
-        "(every phase posted at once).\n"
+     << "# The operation's sync: barrier (a barrier between phases), local "
+        "(phase by phase\n# without one) or none (every phase posted at "
+        "once).\n"
      << "SYNC=" << sync << "\n";
   if (call.viaColl)
     os << "ITERS=${PHASEC_SIM_ITERATIONS:-3}\n";

@@ -127,14 +127,7 @@ llvm::LogicalResult simgrid::runSimTarget(llvm::ArrayRef<SimOperation> operation
     // completion: the T3D's all-to-all (261,632 messages) grew past 17 GB
     // and had not finished after 8 minutes. Refuse before starting.
     if (!op.relay && op.sync == SyncKind::None) {
-      const Schedule &s = *op.schedule;
-      uint64_t messages = 0;
-      for (const Phase &phase : s.phases) {
-        messages += phase.transfers.size();
-        // A rule's representatives stand for every translation of them.
-        for (const PhaseRule &rule : phase.rules)
-          messages += rule.reps.size() * s.translations[rule.group].size();
-      }
+      uint64_t messages = op.schedule->numTransfers();
       if (messages > kMaxPostedMessages) {
         diag << "error: " << op.name << ": sync none posts " << messages
              << " messages at once, more than SimGrid's fluid network is "

@@ -107,18 +107,24 @@ CostModel::Contention CostModel::contention(const Schedule &schedule,
       return std::nullopt;
     return s;
   };
+  // A phase's listed transfers and its rules' representatives: every
+  // translate of one has its hops and bytes (Orbits.h), so they finish
+  // together.
+  auto forEachListed = [](const Phase &phase, auto &&fn) {
+    for (const Transfer &x : phase.transfers)
+      fn(x);
+    for (const PhaseRule &rule : phase.rules)
+      for (const Transfer &x : rule.reps)
+        fn(x);
+  };
   // The operation's senders first: one idle in a phase finishes it at
   // once. Then phase by phase, so that memory stays per node.
   llvm::DenseSet<NodeId> senders;
-  for (const Phase &phase : schedule.phases) {
-    for (const Transfer &x : phase.transfers)
+  for (const Phase &phase : schedule.phases)
+    forEachListed(phase, [&](const Transfer &x) {
       if (std::optional<NodeId> s = sender(x))
         senders.insert(*s);
-    for (const PhaseRule &rule : phase.rules)
-      for (const Transfer &x : rule.reps)
-        if (std::optional<NodeId> s = sender(x))
-          senders.insert(*s);
-  }
+    });
   if (senders.empty())
     return out;
   llvm::DenseMap<NodeId, SenderLoad> phaseLoad;
@@ -141,13 +147,7 @@ CostModel::Contention CostModel::contention(const Schedule &schedule,
   };
   for (const Phase &phase : schedule.phases) {
     phaseLoad.clear();
-    // A phase held by rule counts its representatives: every translate of
-    // one has its hops and bytes (Orbits.h), so they finish together.
-    for (const Transfer &x : phase.transfers)
-      add(x);
-    for (const PhaseRule &rule : phase.rules)
-      for (const Transfer &x : rule.reps)
-        add(x);
+    forEachListed(phase, add);
     if (phaseLoad.empty())
       continue;
     double latest = 0, earliest = std::numeric_limits<double>::infinity();

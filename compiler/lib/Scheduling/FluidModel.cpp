@@ -440,8 +440,7 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
   if ((mode == Execution::Ordered ||
        (mode == Execution::Stepped && !relaying)) &&
       schedule.phases.size() > 1)
-    drift = (network ? contention(schedule, *network) : contention(schedule))
-                .factor;
+    drift = network ? contention(schedule, *network).factor : 1;
   switch (mode) {
   case Execution::Stepped:
     // Steps without barriers drift as phases in order do.

@@ -39,6 +39,19 @@ Phase phaseOf(std::initializer_list<Transfer> transfers) {
   return p;
 }
 
+/// The ring all-to-all of n ranks as shifts: phase d - 1 sends every rank
+/// `bytes` to the rank d after it.
+Schedule shiftsOf(RankId n, int64_t bytes) {
+  Schedule s;
+  for (RankId d = 1; d < n; ++d) {
+    Phase p;
+    for (RankId r = 0; r < n; ++r)
+      p.transfers.push_back({r, (r + d) % n, bytes});
+    s.phases.push_back(p);
+  }
+  return s;
+}
+
 TEST(MachineModel, SpecRoundTripsTheCosts) {
   std::string error;
   auto desc = TopologyDesc::parse(
@@ -168,13 +181,7 @@ TEST(MachineModel, AutoSyncPicksTheFaster) {
   Topology t = makeTopology("torus:8;bw=1e9;latency=1e-6");
   CostModel m(t);
   m.setSync(SyncKind::Auto);
-  Schedule s;
-  for (RankId d = 1; d < 8; ++d) {
-    Phase p;
-    for (RankId r = 0; r < 8; ++r)
-      p.transfers.push_back({r, (r + d) % 8, 8});
-    s.phases.push_back(p);
-  }
+  Schedule s = shiftsOf(8, 8);
   MachineTime mt = m.machineTime(s, allRanks(t), false);
   EXPECT_EQ(mt.chosen, SyncKind::None);
   EXPECT_EQ(mt.barriers, 0);
@@ -526,14 +533,7 @@ TEST(MachineModel, ContentionOfDriftingPhasesWorkedByHand) {
 
   // Lockstep phases (every sender alike) do not drift: a ring's shifts.
   Topology ring = makeTopology("torus:4;bw=1e8;packet=32;buffer=2");
-  Schedule shifts;
-  for (RankId d = 1; d < 4; ++d) {
-    Phase p;
-    for (RankId r = 0; r < 4; ++r)
-      p.transfers.push_back({r, (r + d) % 4, 4096});
-    shifts.phases.push_back(p);
-  }
-  EXPECT_EQ(CostModel(ring).contention(shifts).factor, 1);
+  EXPECT_EQ(CostModel(ring).contention(shiftsOf(4, 4096)).factor, 1);
   // Without packets the machine is the fluid model's: no term.
   Topology fluid = makeTopology("mesh:3;bw=1e8;latency=1e-7");
   EXPECT_FALSE(CostModel(fluid).packetNetwork());
