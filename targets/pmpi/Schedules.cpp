@@ -9,6 +9,7 @@
 #include "phasec/Core/UserFiles.h"
 #include "phasec/Scheduling/Algorithms.h"
 #include "phasec/Scheduling/BuildProblem.h"
+#include "phasec/Scheduling/Registry.h"
 #include "phasec/Scheduling/Relay.h"
 #include "phasec/Scheduling/ScheduleJSON.h"
 
@@ -53,34 +54,55 @@ std::shared_ptr<CompiledAlltoall> compile(const std::vector<int> &ranks,
 }
 
 /// The block bytes below which an alltoall's phases are posted at once:
-/// where the latencies and set-ups the machine charges each phase run after
-/// run (the library's phases wait for their messages, with no barrier)
-/// outweigh the time the phases' bandwidth terms take together. The fluid
-/// model's time of posting everything at once cannot see contention
-/// (issue 39), so at once is chosen only where it wins even if it took
-/// every phase's bandwidth time in sequence; on a machine that charges no
-/// latency or set-up, never. Both terms grow with the block in proportion,
-/// so one evaluation at the schedule's own block gives the crossing.
+/// where the machine model puts posting everything at once (sync none,
+/// with the contention term on a machine with a packet network) ahead of
+/// the phases one after another as the library runs them (each rank's
+/// next phase once its messages are done: sync local). The terms do not
+/// grow in proportion with the block (packets a message, set-ups), so the
+/// model is asked at the schedule scaled to each power of four from 1 B
+/// to 64 MiB and the crossing refined by bisection; 0 where the phases win
+/// from the first byte, INT64_MAX where posting at once wins throughout
+/// (on a fluid network: a machine without `packet=`).
 int64_t atOnceBelow(const Topology &machine, const std::vector<int> &ranks,
                     const CompiledAlltoall &c) {
-  Schedule schedule;
-  for (const std::vector<Piece> &pieces : c.phases) {
-    Phase &phase = schedule.phases.emplace_back();
-    for (const Piece &p : pieces)
-      phase.transfers.push_back({static_cast<RankId>(ranks[p.src]),
-                                 static_cast<RankId>(ranks[p.dst]), p.bytes});
-  }
   std::vector<RankId> members(ranks.begin(), ranks.end());
   CostModel model(machine);
-  model.setSync(SyncKind::Barrier);
-  MachineTime phased = model.machineTime(schedule, members, /*relaying=*/false);
-  model.setSync(SyncKind::None);
-  MachineTime once = model.machineTime(schedule, members, /*relaying=*/false);
-  double saved = (phased.latency + phased.setup) - (once.latency + once.setup);
-  if (saved <= 0 || phased.bandwidth <= 0)
+  auto onceWins = [&](int64_t block) {
+    Schedule schedule;
+    for (const std::vector<Piece> &pieces : c.phases) {
+      Phase &phase = schedule.phases.emplace_back();
+      for (const Piece &p : pieces) {
+        int64_t bytes = std::max<int64_t>(
+            1, static_cast<int64_t>(static_cast<__int128>(p.bytes) * block /
+                                    c.block));
+        phase.transfers.push_back({static_cast<RankId>(ranks[p.src]),
+                                   static_cast<RankId>(ranks[p.dst]), bytes});
+      }
+    }
+    model.setSync(SyncKind::Local);
+    double phased =
+        model.machineTime(schedule, members, /*relaying=*/false).total();
+    model.setSync(SyncKind::None);
+    double once =
+        model.machineTime(schedule, members, /*relaying=*/false).total();
+    return once < phased;
+  };
+  constexpr int64_t kLargest = int64_t(1) << 26;
+  if (!onceWins(1))
     return 0;
-  return static_cast<int64_t>(static_cast<double>(c.block) * saved /
-                              phased.bandwidth);
+  int64_t lo = 1, hi = 4; // posting at once wins at lo
+  while (hi <= kLargest && onceWins(hi)) {
+    lo = hi;
+    hi *= 4;
+  }
+  if (hi > kLargest)
+    return INT64_MAX;
+  // To within 1/16 of the crossing.
+  while (hi - lo > std::max<int64_t>(1, lo / 16)) {
+    int64_t mid = lo + (hi - lo) / 2;
+    (onceWins(mid) ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 /// `c` with its at-once threshold on `s`'s machine (a copy: a given
@@ -457,6 +479,9 @@ findOrScheduleRelay(State &s, const std::vector<int> &ranks,
       scheduleRelaying(*s.machine, model, c, RelayChoice{}, why);
   if (llvm::failed(relay))
     return nullptr;
+  // Where forwarding gains little, the direct schedule (the registry's
+  // rule for schedules run without barriers).
+  preferForwardingNothing(*s.machine, model, c, *relay);
   // A count that the chunks do not divide gets chunk_sizes, which the
   // library's own layout (ChunkLayout) cuts its own way: such a schedule is
   // made afresh in each process rather than cached.
@@ -686,12 +711,19 @@ void decideAlltoall(State &s, CommInfo &info, MPI_Comm comm) {
   makeWire(s, info, comm);
   int me;
   PMPI_Comm_rank(comm, &me);
-  if (s.report && me == 0)
-    std::fprintf(stderr,
-                 "libphasec-pmpi: alltoall over %zu ranks: %zu phases, "
-                 "posted at once for blocks below %lld bytes\n",
-                 info.sorted.size(), info.alltoall->phases.size(),
-                 static_cast<long long>(info.alltoall->atOnceBelow));
+  if (!s.report || me != 0)
+    return;
+  int64_t below = info.alltoall->atOnceBelow;
+  std::string when =
+      below == INT64_MAX
+          ? std::string("posted at once for every block (the machine "
+                        "model puts it ahead at every size)")
+      : below == 0 ? std::string("phase after phase for every block")
+                   : "posted at once for blocks below " +
+                         std::to_string(below) + " bytes";
+  std::fprintf(stderr,
+               "libphasec-pmpi: alltoall over %zu ranks: %zu phases, %s\n",
+               info.sorted.size(), info.alltoall->phases.size(), when.c_str());
 }
 
 /// The relaying schedule of `key` on the communicator: given ahead for its

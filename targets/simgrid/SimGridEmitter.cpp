@@ -559,9 +559,19 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
     error = "cannot create " + dir.str() + ": " + ec.message();
     return failure();
   }
+  // Posted at once (sync none, a direct schedule or a relay that forwards
+  // nothing), a schedule's pairs take the routes that spread the whole
+  // exchange, as the model charges them (atOnceRoutes).
+  auto routed = [&](const Schedule &schedule) -> std::optional<Schedule> {
+    if (options.sync != SyncKind::None || (relay && !forwardsNothing(schedule)))
+      return std::nullopt;
+    return atOnceRoutes(topo, schedule);
+  };
+  std::optional<Schedule> frontAtOnce = routed(*schedules.front().schedule);
   int64_t conflicts = 0;
-  std::vector<TieMask> ties =
-      buildTieTable(topo, *schedules.front().schedule, &conflicts);
+  std::vector<TieMask> ties = buildTieTable(
+      topo, frontAtOnce ? *frontAtOnce : *schedules.front().schedule,
+      &conflicts);
   stats.tieConflicts = conflicts;
   auto copy = [&](StringRef name, StringRef text) {
     return writeFileIn(
@@ -621,7 +631,9 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
     // Every phased schedule runs on its own routes: a baseline planned with
     // ties "+" would congest on routes that split the ties.
     if (&s != &schedules.front()) {
-      std::vector<TieMask> own = buildTieTable(topo, *s.schedule);
+      std::optional<Schedule> atOnce = routed(*s.schedule);
+      std::vector<TieMask> own =
+          buildTieTable(topo, atOnce ? *atOnce : *s.schedule);
       if (own != ties) {
         PlatformStats ownStats;
         if (failed(writeFileIn(

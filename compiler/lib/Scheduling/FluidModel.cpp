@@ -137,6 +137,114 @@ static std::optional<Schedule> onPairRoutes(const Topology &topo,
   return out;
 }
 
+// atOnceRoutes (CostModel.h): from the routes of each pair's first
+// transfer, pairs by bytes, largest first, move to the tie that lowers their
+// route's most loaded link (over its bandwidth), then the route's total; a
+// move only where it is strictly better, so the most loaded link never
+// gets more. Two passes.
+std::optional<Schedule> phasec::atOnceRoutes(const Topology &topo,
+                                             const Schedule &schedule) {
+  constexpr size_t kBalanceTransfers = size_t(1) << 21;
+  if (schedule.numTransfers() > kBalanceTransfers)
+    return onPairRoutes(topo, schedule);
+  int64_t numRanks = topo.numRanks();
+  struct Pair {
+    uint64_t key;
+    NodeId src, dst;
+    TieMask options, ties;
+    double bytes;
+  };
+  std::vector<Pair> pairs;
+  llvm::DenseMap<uint64_t, uint32_t> index;
+  {
+    PhaseReader read(topo, schedule);
+    for (size_t j = 0; j < read.size(); ++j)
+      for (const Transfer &t : read[j].transfers) {
+        if (!isCharged(t, numRanks))
+          continue;
+        NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
+        auto [it, inserted] = index.try_emplace(
+            rankPairKey(t.src, t.dst), static_cast<uint32_t>(pairs.size()));
+        if (inserted) {
+          TieMask options = topo.tieMask(s, d);
+          pairs.push_back({rankPairKey(t.src, t.dst), s, d, options,
+                           t.ties & options, 0.0});
+        }
+        pairs[it->second].bytes += static_cast<double>(t.bytes);
+      }
+  }
+  std::vector<double> capacity =
+      resourceCapacities(topo, /*injection=*/0); // links first
+  std::vector<double> load(topo.numLinks(), 0.0);
+  llvm::SmallVector<LinkId, 64> route;
+  auto place = [&](const Pair &p, TieMask ties, double sign) {
+    topo.route(p.src, p.dst, ties, route);
+    for (LinkId l : route)
+      load[l] += sign * p.bytes / capacity[l];
+  };
+  std::vector<uint32_t> tied;
+  for (uint32_t i = 0; i < pairs.size(); ++i) {
+    place(pairs[i], pairs[i].ties, 1);
+    if (pairs[i].options)
+      tied.push_back(i);
+  }
+  if (tied.empty())
+    return onPairRoutes(topo, schedule);
+  llvm::stable_sort(tied, [&](uint32_t a, uint32_t b) {
+    if (pairs[a].bytes != pairs[b].bytes)
+      return pairs[a].bytes > pairs[b].bytes;
+    return pairs[a].key < pairs[b].key;
+  });
+  // The route's most loaded link and total with `p` on it (p's own bytes
+  // taken off first by the caller).
+  auto score = [&](const Pair &p, TieMask ties) {
+    topo.route(p.src, p.dst, ties, route);
+    double worst = 0, sum = 0;
+    for (LinkId l : route) {
+      double v = load[l] + p.bytes / capacity[l];
+      worst = std::max(worst, v);
+      sum += v;
+    }
+    return std::make_pair(worst, sum);
+  };
+  for (int pass = 0; pass < 2; ++pass)
+    for (uint32_t i : tied) {
+      Pair &p = pairs[i];
+      place(p, p.ties, -1);
+      std::pair<double, double> best = score(p, p.ties);
+      for (TieMask s = p.options;; s = (s - 1) & p.options) {
+        std::pair<double, double> v = score(p, s);
+        // Relative slack: loads summed in another order must not move a
+        // pair back and forth.
+        if (v.first < best.first * (1 - 1e-12) ||
+            (v.first <= best.first * (1 + 1e-12) &&
+             v.second < best.second * (1 - 1e-12))) {
+          best = v;
+          p.ties = s;
+        }
+        if (s == 0)
+          break;
+      }
+      place(p, p.ties, 1);
+    }
+  Schedule out = schedule;
+  expandRules(topo, out);
+  bool changed = false;
+  for (Phase &phase : out.phases)
+    for (Transfer &t : phase.transfers) {
+      auto it = index.find(rankPairKey(t.src, t.dst));
+      if (it == index.end())
+        continue;
+      const Pair &p = pairs[it->second];
+      TieMask ties = (t.ties & ~p.options) | p.ties;
+      changed |= ties != t.ties;
+      t.ties = ties;
+    }
+  if (!changed)
+    return std::nullopt;
+  return out;
+}
+
 std::optional<Schedule> cost_detail::listedCopy(const Topology &topo,
                                                 const Schedule &schedule) {
   if (!schedule.hasRules())
@@ -147,7 +255,7 @@ std::optional<Schedule> cost_detail::listedCopy(const Topology &topo,
 }
 
 double CostModel::fluidTime(const Schedule &original) const {
-  std::optional<Schedule> rerouted = onPairRoutes(*topo_, original);
+  std::optional<Schedule> rerouted = atOnceRoutes(*topo_, original);
   const Schedule &schedule = rerouted ? *rerouted : original;
   std::pair<uint64_t, uint64_t> key = scheduleKey(*topo_, schedule, false);
   {

@@ -507,3 +507,28 @@ phasec::chooseRelayOverDirect(const Topology &topo, const Collective &direct,
     return std::nullopt;
   return RelayOverDirectCandidate{std::move(*relay), std::move(cost)};
 }
+
+bool phasec::preferForwardingNothing(const Topology &topo,
+                                     const CostModel &model,
+                                     const Collective &collective,
+                                     RelaySchedule &relay) {
+  if (forwardsNothing(relay.schedule) ||
+      !llvm::is_contained(getRelayAlgorithms(collective.kind),
+                          Algorithm::Direct))
+    return false;
+  std::string ignored;
+  llvm::FailureOr<RelaySchedule> direct = scheduleRelaying(
+      topo, model, collective, RelayChoice{Algorithm::Direct}, ignored);
+  if (llvm::failed(direct) || !forwardsNothing(direct->schedule))
+    return false;
+  double forwarding =
+      model.machineTime(relay.schedule, collective.group, /*relaying=*/true)
+          .total();
+  double once =
+      model.machineTime(direct->schedule, collective.group, /*relaying=*/true)
+          .total();
+  if (forwarding < once * (1 - kRelayOverDirectMargin))
+    return false;
+  relay = std::move(*direct);
+  return true;
+}

@@ -361,10 +361,11 @@ TEST(Heuristics, TorusQuotientRulesListTheSameSchedule) {
     }
 }
 
-/// Everything posted at once, a schedule held by rule is charged from its
-/// representatives' orbits. 10x10x10 one-port passes the fluid model's work
+/// Everything posted at once, a schedule held by rule is charged as its
+/// listed phases are. 10x10x10 one-port passes the fluid model's work
 /// budget (about 9.5 M flow-hops), where the model charges the most loaded
-/// link or port: here recomputed from every listed transfer.
+/// link or port: here no more than on the phases' own routes, recomputed
+/// from every listed transfer.
 TEST(Heuristics, TorusQuotientRulesFluidBottleneck) {
   Topology t = makeTopology("torus:10x10x10;injection=link");
   CostModel model = CostModel::onePort(t);
@@ -394,7 +395,11 @@ TEST(Heuristics, TorusQuotientRulesFluidBottleneck) {
         bottleneck,
         load[r] / (r < numLinks ? t.link(static_cast<LinkId>(r)).bandwidth
                                 : model.injectionBandwidth()));
-  EXPECT_DOUBLE_EQ(model.fluidTime(ruled), bottleneck);
+  // Posted at once the ties are spread over the whole exchange: never
+  // worse than the phases' own routes, and the same from the rules as
+  // from the listed phases.
+  EXPECT_LE(model.fluidTime(ruled), bottleneck);
+  EXPECT_DOUBLE_EQ(model.fluidTime(ruled), model.fluidTime(listed));
   EXPECT_DOUBLE_EQ(model.time(ruled), model.time(listed));
 }
 

@@ -337,3 +337,42 @@ TEST(Registry, RelayOverDirectOnlyWhenClearlyFasterUnderAuto) {
                                      CostModel(bigger), 1e30)
                    .has_value());
 }
+
+/// Run without barriers (the drop-in library), a forwarding relay gives way
+/// to the kind's direct relay unless it is clearly faster: a 1 KiB scan on
+/// a 4 x 4 torus with 1 us a hop is recursive doubling under auto, within
+/// the margin of the direct scan posted at once; a 1 MiB broadcast keeps
+/// its forwarding schedule, far ahead of the root sending every copy.
+TEST(Registry, ForwardingGivesWayToDirectWithinTheMargin) {
+  Topology torus = makeTopology("torus:4x4;bw=1e9;latency=1e-6");
+  CostModel model(torus);
+  model.setSync(SyncKind::None);
+  Collective scan = phasec::test::collectiveOver(torus, CollectiveKind::Scan);
+  scan.blockBytes = 1024;
+  scan.elementType = ElementType::Int32;
+  std::string error;
+  llvm::FailureOr<RelaySchedule> relay =
+      scheduleRelaying(torus, model, scan, RelayChoice{}, error);
+  ASSERT_TRUE(succeeded(relay)) << error;
+  ASSERT_FALSE(forwardsNothing(relay->schedule));
+  double forwarding =
+      model.machineTime(relay->schedule, scan.group, true).total();
+  EXPECT_TRUE(preferForwardingNothing(torus, model, scan, *relay));
+  EXPECT_TRUE(forwardsNothing(relay->schedule));
+  EXPECT_EQ(relay->choice.algorithm, Algorithm::Direct);
+  double once = model.machineTime(relay->schedule, scan.group, true).total();
+  EXPECT_GE(forwarding, once * (1 - kRelayOverDirectMargin));
+  // Already forwarding nothing: unchanged.
+  EXPECT_FALSE(preferForwardingNothing(torus, model, scan, *relay));
+
+  Collective bcast =
+      phasec::test::collectiveOver(torus, CollectiveKind::Broadcast);
+  bcast.root = 0;
+  bcast.blockBytes = 1 << 20;
+  relay = scheduleRelaying(torus, model, bcast, RelayChoice{}, error);
+  ASSERT_TRUE(succeeded(relay)) << error;
+  ASSERT_FALSE(forwardsNothing(relay->schedule));
+  RelayChoice chosen = relay->choice;
+  EXPECT_FALSE(preferForwardingNothing(torus, model, bcast, *relay));
+  EXPECT_EQ(relay->choice.algorithm, chosen.algorithm);
+}

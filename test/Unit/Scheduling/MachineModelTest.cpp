@@ -144,7 +144,8 @@ TEST(MachineModel, StoreAndForwardAndBlockingSends) {
 }
 
 TEST(MachineModel, FluidSharesLinksMaxMinFairly) {
-  Topology t = makeTopology("torus:4;bw=1e6");
+  // A ring of 5: no ties, so every route is fixed.
+  Topology t = makeTopology("torus:5;bw=1e6");
   CostModel m(t);
   Schedule s;
   // 0->1 (1000 B) and 0->2 (3000 B) share link 0->1: 0.5 MB/s each until
@@ -174,6 +175,22 @@ TEST(MachineModel, FluidRoutesAPairOneWay) {
   // The other order routes the pair the other way, at the same time.
   std::swap(split.phases[0], split.phases[1]);
   EXPECT_NEAR(m.fluidTime(split), 2e-3, 1e-12);
+}
+
+TEST(MachineModel, FluidSpreadsTiesOverTheExchange) {
+  // 0->2 and 1->3 on a 4-ring are ties, each in its own phase, both routed
+  // "+": 0->1->2 and 1->2->3 share the link 1->2. Posted at once the pairs
+  // take the ways that spread the exchange: 1->3 the other way round
+  // (1->0->3), no link shared, 1000 B at 1 MB/s: 1 ms, not 2.
+  Topology t = makeTopology("torus:4;bw=1e6");
+  CostModel m(t);
+  Schedule s = scheduleOf({{{0, 2, 1000}}, {{1, 3, 1000}}});
+  EXPECT_NEAR(m.fluidTime(s), 1e-3, 1e-12);
+  // Phase after phase each takes its own route: 1 ms each.
+  EXPECT_NEAR(m.time(s), 2e-3, 1e-12);
+  // Routes already spread stay: 1->3 written "-" is the same 1 ms.
+  s.phases[1].transfers[0].ties = 1;
+  EXPECT_NEAR(m.fluidTime(s), 1e-3, 1e-12);
 }
 
 TEST(MachineModel, AutoSyncPicksTheFaster) {

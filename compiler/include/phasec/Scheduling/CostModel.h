@@ -112,6 +112,19 @@ struct MachineTime {
   }
 };
 
+/// `schedule` with each rank pair on one route, its ties chosen for the
+/// exchange as a whole (nothing where no tie changes): posted at once, the
+/// messages share the network, and the routes the phases chose, each
+/// spreading its own phase, may pile one exchange's messages onto a link (a
+/// direct scan of 16 ranks on a 4 x 4 torus: 12 KiB on one link where 8
+/// suffice). The fluid model charges messages posted at once on these
+/// routes, and the SimGrid platform of a schedule posted at once routes
+/// them so. Deterministic (the pairs' bytes and keys order the moves); never
+/// a more loaded link than on the pairs' first transfers' routes; past 2 M
+/// transfers, each pair simply on its first transfer's route.
+std::optional<Schedule> atOnceRoutes(const Topology &topo,
+                                     const Schedule &schedule);
+
 class CostModel {
 public:
   /// The machine as described: every link at its bandwidth, every node's

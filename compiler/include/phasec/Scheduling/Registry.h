@@ -155,6 +155,21 @@ chooseRelayOverDirect(const Topology &topo, const Collective &direct,
                       Algorithm directive, const CostModel &model,
                       double directTime);
 
+/// For a relay run without barriers (the drop-in library's): `relay`, chosen
+/// by scheduleRelaying's auto, is replaced by the kind's direct relay
+/// (every message from the data's owner; it forwards nothing and is posted
+/// at once) unless its machine time on `model` beats the direct relay's by
+/// more than kRelayOverDirectMargin, the margin auto asks of a relay over a
+/// direct exchange. Without barriers a forwarding schedule is a chain of
+/// arrivals that every late rank delays, and at small sizes the model ranks
+/// the two within its own error (SimGrid, 4 x 4 torus, a 1 KiB scan:
+/// recursive doubling predicted 12.1 us and simulated 13.25 us, the direct
+/// scan predicted 12.2 us and simulated 9.58 us; docs/performance.md).
+/// True if it replaced `relay`.
+bool preferForwardingNothing(const Topology &topo, const CostModel &model,
+                             const Collective &collective,
+                             RelaySchedule &relay);
+
 /// A relay replaces the direct schedule only if it is this much faster
 /// (10%): on a ring of 4 k_level(2, rc) saves one barrier of three (0.4%),
 /// which is noise to the machine.
