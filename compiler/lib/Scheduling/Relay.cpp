@@ -310,7 +310,21 @@ static bool canReorder(const RelayChoice &choice, CollectiveKind kind) {
 /// double chain along it never shares a link.
 static std::optional<std::vector<int32_t>> snakeOrder(const Topology &topo,
                                                       const ChunkSpec &spec) {
-  if (!isWholeGridInOrder(&topo, spec) || topo.numDims() != 2)
+  if (!isWholeGridInOrder(&topo, spec))
+    return std::nullopt;
+  // A mesh line: the even members up, the odd ones down (0 2 4 5 3 1),
+  // every step at most two links and each directed link once, where group
+  // order sends the last step back over the whole line.
+  if (topo.numDims() == 1 && topo.kind() == TopologyKind::Mesh &&
+      topo.extent(0) > 2) {
+    std::vector<int32_t> order;
+    for (int64_t c = 0; c < topo.extent(0); c += 2)
+      order.push_back(static_cast<int32_t>(c));
+    for (int64_t c = topo.extent(0) - 1 - topo.extent(0) % 2; c >= 1; c -= 2)
+      order.push_back(static_cast<int32_t>(c));
+    return order;
+  }
+  if (topo.numDims() != 2)
     return std::nullopt;
   int64_t W = topo.extent(0), H = topo.extent(1);
   bool transposed = H % 2 != 0;
@@ -431,14 +445,23 @@ buildOne(const Topology &topo, const CostModel &model,
             violations.front().message;
     return failure();
   }
-  // A ring or chain whose rounds group order splits into several phases:
-  // ask Z3 for an order in which each round is one phase, and keep it if
-  // it is faster.
+  // A ring or double chain along a cycle of nearest neighbours (a snake
+  // through a 2-D grid, a folded mesh line) pays a hop or two of latency a
+  // round where group order may cross the machine; a ring or chain whose
+  // rounds group order splits into several phases: ask Z3 for an order in
+  // which each round is one phase. Either is kept if it is faster.
   const int64_t n = out.chunks.numMembers();
   if (!searchOrder || !choice.order.empty() || choice.groupOrder ||
-      !canReorder(choice, collective.kind) ||
-      (n > kMaxRingOrderSearch && choice.algorithm != Algorithm::DoubleChain) ||
-      out.schedule.phases.size() <= rounds->size())
+      !canReorder(choice, collective.kind))
+    return out;
+  const bool bothWays = choice.algorithm == Algorithm::DoubleChain;
+  std::optional<std::vector<int32_t>> order =
+      bothWays || choice.algorithm == Algorithm::Ring
+          ? snakeOrder(topo, out.chunks)
+          : std::nullopt;
+  const bool snake = order.has_value();
+  const bool split = out.schedule.phases.size() > rounds->size();
+  if (!order && (!split || n > kMaxRingOrderSearch))
     return out;
   // A chain toward the root (a reduce) runs the order backwards.
   bool backward = getTraits(collective.kind).recv.rootOnly();
@@ -446,11 +469,7 @@ buildOne(const Topology &topo, const CostModel &model,
                       ? llvm::find(out.chunks.group, out.chunks.root) -
                             out.chunks.group.begin()
                       : 0;
-  const bool bothWays = choice.algorithm == Algorithm::DoubleChain;
-  std::optional<std::vector<int32_t>> order =
-      bothWays ? snakeOrder(topo, out.chunks) : std::nullopt;
-  const bool snake = order.has_value();
-  if (!order && n <= kMaxRingOrderSearch)
+  if (!order)
     order = searchRingOrder(topo, out.chunks, backward, first, bothWays);
   if (!order)
     return out;

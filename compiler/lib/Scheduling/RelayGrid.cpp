@@ -31,28 +31,39 @@ struct Walk {
 };
 
 /// The grid of members: coordinates of every member (= node), and the
-/// member at given coordinates.
+/// member at given coordinates. A ring along a torus line runs through the
+/// coordinates in order (every step one link, the last one the wrap); a
+/// mesh line has no wrap, so its ring is folded: the even coordinates up,
+/// then the odd ones down (0 2 4 6 7 5 3 1), every step at most two links
+/// and each directed link used once a round, where coordinate order would
+/// send the last step back over the whole line (E - 1 hops of latency
+/// every round).
 class Grid {
 public:
-  explicit Grid(const Topology &topo) : topo_(topo) {}
+  explicit Grid(const Topology &topo)
+      : topo_(topo), folded_(topo.kind() == TopologyKind::Mesh) {}
 
   int64_t extent(unsigned d) const { return topo_.extent(d); }
-  /// Position of `member` on its line along `d`: its coordinate, counted
-  /// from the other end when the rings run backwards.
+  /// Position of `member` on its ring along `d`, counted from the other
+  /// end when the rings run backwards.
   int64_t position(int64_t member, unsigned d, bool reverse) const {
-    int64_t c = topo_.coord(static_cast<NodeId>(member), d);
-    return reverse ? extent(d) - 1 - c : c;
+    int64_t E = extent(d), c = topo_.coord(static_cast<NodeId>(member), d);
+    int64_t p = !folded_ ? c : c % 2 == 0 ? c / 2 : E - 1 - (c - 1) / 2;
+    return reverse ? E - 1 - p : p;
   }
   /// The member at position `pos` along `d` on the line through `member`.
   int64_t along(int64_t member, unsigned d, int64_t pos, bool reverse) const {
+    int64_t E = extent(d), p = reverse ? E - 1 - pos : pos;
+    int64_t evens = (E + 1) / 2;
     llvm::SmallVector<int64_t, 4> c;
     topo_.coords(static_cast<NodeId>(member), c);
-    c[d] = reverse ? extent(d) - 1 - pos : pos;
+    c[d] = !folded_ ? p : p < evens ? 2 * p : 2 * (E - 1 - p) + 1;
     return topo_.nodeAt(c);
   }
 
 private:
   const Topology &topo_;
+  bool folded_;
 };
 
 /// Adds `step` to round `r`, growing the list.
