@@ -541,14 +541,17 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   // network, each sender sets up all of its messages, the farthest pays its
   // latency.
   if (sync == SyncKind::None && (!relaying || forwardsNothing(schedule))) {
-    t.bandwidth = fluidTime(schedule);
+    double fluid = fluidTime(schedule);
     // On a packet network the phases drift into each other (the
     // contention term); on the fluid model's machine they share fairly.
     if (schedule.phases.size() > 1)
-      t.contention = t.bandwidth * (contention(schedule).factor - 1);
+      t.contention = fluid * (contention(schedule).factor - 1);
     addMessageTerms(schedule.phases, schedule.translations, t);
-    t.copy =
-        phaseCopy(schedule.phases, schedule.translations, style, t.bandwidth);
+    // The near messages move their bytes while the far ones are on their
+    // way: the bandwidth term is what the exchange takes beyond the
+    // farthest message's latency (the whole fluid time without latency).
+    t.bandwidth = std::max(0.0, fluidMakespan(schedule) - t.latency);
+    t.copy = phaseCopy(schedule.phases, schedule.translations, style, fluid);
     return t;
   }
   PhaseCost cost(*this);

@@ -255,22 +255,37 @@ std::optional<Schedule> cost_detail::listedCopy(const Topology &topo,
 }
 
 double CostModel::fluidTime(const Schedule &original) const {
+  return cachedFluidTime(original, /*released=*/false);
+}
+
+double CostModel::fluidMakespan(const Schedule &original) const {
+  if (topo_->desc().linkLatency <= 0)
+    return fluidTime(original);
+  return cachedFluidTime(original, /*released=*/true);
+}
+
+double CostModel::cachedFluidTime(const Schedule &original,
+                                  bool released) const {
   std::optional<Schedule> rerouted = atOnceRoutes(*topo_, original);
   const Schedule &schedule = rerouted ? *rerouted : original;
   std::pair<uint64_t, uint64_t> key = scheduleKey(*topo_, schedule, false);
+  // The two times of one schedule under distinct keys.
+  if (released)
+    key.second = ~key.second;
   {
     std::lock_guard<std::mutex> lock(fluidCache_->mutex);
     auto it = fluidCache_->times.find(key);
     if (it != fluidCache_->times.end())
       return it->second;
   }
-  double t = computeFluidTime(schedule);
+  double t = computeFluidTime(schedule, released);
   std::lock_guard<std::mutex> lock(fluidCache_->mutex);
   fluidCache_->times.emplace(key, t);
   return t;
 }
 
-double CostModel::computeFluidTime(const Schedule &schedule) const {
+double CostModel::computeFluidTime(const Schedule &schedule,
+                                   bool released) const {
   const Topology &topo = *topo_;
   int64_t numRanks = topo.numRanks();
   size_t numLinks = topo.numLinks();
@@ -286,6 +301,18 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   constexpr uint64_t kWorkBudget = uint64_t(8) << 20;
   std::vector<uint32_t> first{0}, res;
   std::vector<double> left;
+  // `released`: when each flow starts (its message's latency), and the
+  // latest start, which the bottleneck paths below add.
+  std::vector<double> release;
+  double lastRelease = 0;
+  auto noteRelease = [&](const Transfer &x,
+                         llvm::ArrayRef<LinkId> onRoute) -> double {
+    if (!released)
+      return 0;
+    double r = messageLatency(topo.desc(), topo, onRoute, x.bytes);
+    lastRelease = std::max(lastRelease, r);
+    return r;
+  };
   std::vector<double> capacity = resourceCapacities(topo, injection_);
   std::vector<double> load; // non-empty: charged at the bottleneck
   // Adds each of `flows`' bytes to each of its resources.
@@ -356,6 +383,7 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
               continue;
             NodeId s = topo.nodeOfRank(x.src), dn = topo.nodeOfRank(x.dst);
             messageRoute(topo, x, route);
+            noteRelease(x, route);
             for (LinkId l : route)
               acc[o->linkOrbit(topo, l)] += bytes;
             if (ports) {
@@ -374,11 +402,13 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
       if (!load.empty()) {
         res.clear();
         appendResources(topo, x, ports, route, res);
+        noteRelease(x, route);
         for (uint32_t r : res)
           load[r] += bytes;
         continue;
       }
       appendResources(topo, x, ports, route, res);
+      release.push_back(noteRelease(x, route));
       first.push_back(static_cast<uint32_t>(res.size()));
       left.push_back(bytes);
       if (res.size() > kWorkBudget)
@@ -398,8 +428,10 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
             acc[numLinkOrbits + o->numNodeOrbits() + no];
       }
   }
+  // Past the budget: the bytes at their bottleneck after the latest start
+  // (the fluid time can only be shorter).
   if (!load.empty())
-    return bottleneck(load);
+    return lastRelease + bottleneck(load);
   size_t numFlows = left.size();
   if (numFlows == 0)
     return 0;
@@ -418,11 +450,24 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
 
   std::vector<char> frozen(numFlows, 1);
   std::vector<double> rate(numFlows), rem(numResources);
-  std::vector<uint32_t> count(numResources), active(numFlows);
+  std::vector<uint32_t> count(numResources), active;
+  // Flows join at their start (all at once without `released`).
+  std::vector<uint32_t> byStart(numFlows);
   for (size_t f = 0; f < numFlows; ++f)
-    active[f] = static_cast<uint32_t>(f);
+    byStart[f] = static_cast<uint32_t>(f);
+  if (released)
+    llvm::stable_sort(byStart, [&](uint32_t a, uint32_t b) {
+      return release[a] < release[b];
+    });
+  size_t started = 0;
   std::vector<double> finish;
   double now = 0;
+  auto admit = [&] {
+    while (started < numFlows &&
+           (!released || release[byStart[started]] <= now))
+      active.push_back(byStart[started++]);
+  };
+  admit();
   // The water filling is exact; time advances in steps. A step ends when
   // the first 1/16 of the active flows have finished at the step's rates
   // (at least one): the flows that finish earlier in the step leave their
@@ -433,11 +478,17 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
   // capacity), which the fluid time can only exceed.
   uint64_t work = 0;
   ShareHeap heap(numResources);
-  while (!active.empty()) {
+  while (!active.empty() || started < numFlows) {
+    if (active.empty()) {
+      now = release[byStart[started]];
+      admit();
+      continue;
+    }
     if (work > kWorkBudget) {
       std::vector<double> rest(numResources, 0.0);
       addLoads(active, rest);
-      return now + bottleneck(rest);
+      addLoads(llvm::ArrayRef<uint32_t>(byStart).drop_front(started), rest);
+      return std::max(now, lastRelease) + bottleneck(rest);
     }
     // Max-min fair rates by water filling: the resource with the smallest
     // fair share fixes the rates of its flows, which then leave the others.
@@ -481,12 +532,16 @@ double CostModel::computeFluidTime(const Schedule &schedule) const {
     size_t k = std::max<size_t>(1, finish.size() / 16) - 1;
     std::nth_element(finish.begin(), finish.begin() + k, finish.end());
     double dt = finish[k];
+    // A step also ends where the next flow starts.
+    if (started < numFlows)
+      dt = std::min(dt, release[byStart[started]] - now);
     now += dt;
     // Flows that end within rounding of the step's end end with it.
     llvm::erase_if(active, [&](uint32_t f) {
       left[f] -= rate[f] * dt;
       return left[f] <= 1e-9 * rate[f] * std::max(dt, now);
     });
+    admit();
   }
   return now;
 }

@@ -193,6 +193,25 @@ TEST(MachineModel, FluidSpreadsTiesOverTheExchange) {
   EXPECT_NEAR(m.fluidTime(s), 1e-3, 1e-12);
 }
 
+TEST(MachineModel, FluidMakespanStartsEachMessageAfterItsLatency) {
+  // Ring of 8, 1 MB/s, 1 us per hop. 0->1 (1000 B, one hop) ends at
+  // 1 us + 1 ms; 2->5 (1 B, three hops) at 3 us + 1 us: the exchange
+  // 1.001 ms, where its bytes alone take 1 ms and its farthest latency is
+  // 3 us (charged one after the other: 1.003 ms).
+  Topology t = makeTopology("torus:8;bw=1e6;latency=1e-6");
+  CostModel m(t);
+  Schedule s = scheduleOf({{{0, 1, 1000}, {2, 5, 1}}});
+  EXPECT_NEAR(m.fluidTime(s), 1e-3, 1e-12);
+  EXPECT_NEAR(m.fluidMakespan(s), 1.001e-3, 1e-12);
+  m.setSync(SyncKind::None);
+  MachineTime once = m.machineTime(s, allRanks(t), false);
+  EXPECT_NEAR(once.latency, 3e-6, 1e-15);
+  EXPECT_NEAR(once.total(), 1.001e-3, 1e-12);
+  // Without latency the two are the fluid time.
+  Topology fast = makeTopology("torus:8;bw=1e6");
+  EXPECT_NEAR(CostModel(fast).fluidMakespan(s), 1e-3, 1e-12);
+}
+
 TEST(MachineModel, AutoSyncPicksTheFaster) {
   // Many tiny phases and 1 us per hop: barriers dominate, none wins.
   Topology t = makeTopology("torus:8;bw=1e9;latency=1e-6");
@@ -236,15 +255,17 @@ relayOf(std::initializer_list<std::initializer_list<Transfer>> phases) {
 TEST(MachineModel, RelayThatForwardsNothingIsPostedAtOnce) {
   // Ring of 8, 1 MB/s, 1 us per hop. Rank 0 sends chunk 0 to 1, then to 2:
   // it sends only what it held at the start, so without barriers both go
-  // at once and share link 0->1 (0.5 MB/s each): 2 ms plus the farther's
-  // 2 us. In lock step: 1.001 ms, then 1.002 ms.
+  // at once. 0->1 starts after its 1 us and moves 1 B alone; from 2 us the
+  // two share link 0->1 (0.5 MB/s each) until 0->1 ends at 2.000 ms; 0->2's
+  // last byte takes 1 us more: 2.001 ms (2 us of it the farther's latency).
+  // In lock step: 1.001 ms, then 1.002 ms.
   Topology t = makeTopology("torus:8;bw=1e6;latency=1e-6");
   CostModel m(t);
   m.setSync(SyncKind::None);
   Schedule fan = relayOf({{{0, 1, 1000}}, {{0, 2, 1000}}});
   EXPECT_TRUE(forwardsNothing(fan));
   MachineTime once = m.machineTime(fan, allRanks(t), /*relaying=*/true);
-  EXPECT_NEAR(once.total(), 2.002e-3, 1e-12);
+  EXPECT_NEAR(once.total(), 2.001e-3, 1e-12);
   EXPECT_NEAR(once.latency, 2e-6, 1e-15);
 
   // Rank 1 passing on what it received in phase 0 is a chain: lock step.
@@ -544,7 +565,7 @@ TEST(MachineModel, ContentionOfDriftingPhasesWorkedByHand) {
   // factor; with them nothing.
   m.setSync(SyncKind::None);
   MachineTime none = m.machineTime(s, allRanks(t), false);
-  EXPECT_NEAR(none.contention, none.bandwidth * (c.factor - 1), 1e-18);
+  EXPECT_NEAR(none.contention, m.fluidTime(s) * (c.factor - 1), 1e-18);
   m.setSync(SyncKind::Barrier);
   EXPECT_EQ(m.machineTime(s, allRanks(t), false).contention, 0);
 

@@ -255,6 +255,13 @@ public:
   /// without latency or set-up; every transfer of a rank pair on the route
   /// of the pair's first (the network routes a pair one way).
   double fluidTime(const Schedule &schedule) const;
+  /// The same exchange with every message starting after its own latency
+  /// (its route's hop latencies, as messageLatency charges them): when the
+  /// last message arrives. The near messages move their bytes while the
+  /// far ones are still on their way, as in SimGrid's CM02, where a
+  /// message takes its latency and then its bytes at its fair share.
+  /// Equals fluidTime on a machine without latency.
+  double fluidMakespan(const Schedule &schedule) const;
 
   /// The contention term (ContentionModel.cpp says why it has this form;
   /// docs/contention-fit.md gives the fit): a direct schedule run without
@@ -324,7 +331,8 @@ public:
 
 private:
   CostModel(const Topology &topo, double injection);
-  double computeFluidTime(const Schedule &schedule) const;
+  double computeFluidTime(const Schedule &schedule, bool released) const;
+  double cachedFluidTime(const Schedule &original, bool released) const;
   struct DataflowTerms {
     double bandwidth = 0, setup = 0, latency = 0;
   };

@@ -164,7 +164,8 @@ chooseRelayOverDirect(const Topology &topo, const Collective &direct,
 /// arrivals that every late rank delays, and at small sizes the model ranks
 /// the two within its own error (SimGrid, 4 x 4 torus, a 1 KiB scan:
 /// recursive doubling predicted 12.1 us and simulated 13.25 us, the direct
-/// scan predicted 12.2 us and simulated 9.58 us; docs/performance.md).
+/// scan predicted 12.2 us before the model let messages overlap their
+/// latencies, 9.68 us since, and simulated 9.58 us; docs/performance.md).
 /// True if it replaced `relay`.
 bool preferForwardingNothing(const Topology &topo, const CostModel &model,
                              const Collective &collective,
