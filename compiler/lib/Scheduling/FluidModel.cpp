@@ -259,7 +259,10 @@ double CostModel::fluidTime(const Schedule &original) const {
 }
 
 double CostModel::fluidMakespan(const Schedule &original) const {
-  if (topo_->desc().linkLatency <= 0)
+  // Messages without latency (messageLatency: hops, and store-and-forward
+  // packets) all start at once.
+  const TopologyDesc &d = topo_->desc();
+  if (d.linkLatency <= 0 && d.switching != Switching::StoreAndForward)
     return fluidTime(original);
   return cachedFluidTime(original, /*released=*/true);
 }
