@@ -541,17 +541,20 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   // network, each sender sets up all of its messages, the farthest pays its
   // latency.
   if (sync == SyncKind::None && (!relaying || forwardsNothing(schedule))) {
-    double fluid = fluidTime(schedule);
+    FluidTimes fluid = fluidTimes(schedule, messagesHaveLatency());
     // On a packet network the phases drift into each other (the
     // contention term); on the fluid model's machine they share fairly.
     if (schedule.phases.size() > 1)
-      t.contention = fluid * (contention(schedule).factor - 1);
+      t.contention = fluid.fluid * (contention(schedule).factor - 1);
     addMessageTerms(schedule.phases, schedule.translations, t);
     // The near messages move their bytes while the far ones are on their
     // way: the bandwidth term is what the exchange takes beyond the
     // farthest message's latency (the whole fluid time without latency).
-    t.bandwidth = std::max(0.0, fluidMakespan(schedule) - t.latency);
-    t.copy = phaseCopy(schedule.phases, schedule.translations, style, fluid);
+    t.bandwidth = messagesHaveLatency()
+                      ? std::max(0.0, fluid.makespan - t.latency)
+                      : fluid.fluid;
+    t.copy =
+        phaseCopy(schedule.phases, schedule.translations, style, fluid.fluid);
     return t;
   }
   PhaseCost cost(*this);

@@ -255,36 +255,56 @@ std::optional<Schedule> cost_detail::listedCopy(const Topology &topo,
 }
 
 double CostModel::fluidTime(const Schedule &original) const {
-  return cachedFluidTime(original, /*released=*/false);
+  return fluidTimes(original, /*withMakespan=*/false).fluid;
+}
+
+bool CostModel::messagesHaveLatency() const {
+  // messageLatency: hops, and store-and-forward packets.
+  const TopologyDesc &d = topo_->desc();
+  return d.linkLatency > 0 || d.switching == Switching::StoreAndForward;
 }
 
 double CostModel::fluidMakespan(const Schedule &original) const {
-  // Messages without latency (messageLatency: hops, and store-and-forward
-  // packets) all start at once.
-  const TopologyDesc &d = topo_->desc();
-  if (d.linkLatency <= 0 && d.switching != Switching::StoreAndForward)
+  if (!messagesHaveLatency())
     return fluidTime(original);
-  return cachedFluidTime(original, /*released=*/true);
+  return fluidTimes(original, /*withMakespan=*/true).makespan;
 }
 
-double CostModel::cachedFluidTime(const Schedule &original,
-                                  bool released) const {
-  std::optional<Schedule> rerouted = atOnceRoutes(*topo_, original);
-  const Schedule &schedule = rerouted ? *rerouted : original;
-  std::pair<uint64_t, uint64_t> key = scheduleKey(*topo_, schedule, false);
-  // The two times of one schedule under distinct keys.
-  if (released)
-    key.second = ~key.second;
+CostModel::FluidTimes CostModel::fluidTimes(const Schedule &original,
+                                            bool withMakespan) const {
+  // Keyed by the schedule as given, its order included (where each pair
+  // starts atOnceRoutes' search), so that a hit skips the rerouting; the
+  // makespan under the key's complement.
+  std::pair<uint64_t, uint64_t> key = scheduleKey(*topo_, original, true);
+  std::pair<uint64_t, uint64_t> spanKey{key.first, ~key.second};
+  FluidTimes out;
+  bool haveFluid = false, haveSpan = !withMakespan;
   {
     std::lock_guard<std::mutex> lock(fluidCache_->mutex);
-    auto it = fluidCache_->times.find(key);
-    if (it != fluidCache_->times.end())
-      return it->second;
+    if (auto it = fluidCache_->times.find(key);
+        it != fluidCache_->times.end()) {
+      out.fluid = it->second;
+      haveFluid = true;
+    }
+    if (auto it = fluidCache_->times.find(spanKey);
+        withMakespan && it != fluidCache_->times.end()) {
+      out.makespan = it->second;
+      haveSpan = true;
+    }
   }
-  double t = computeFluidTime(schedule, released);
+  if (haveFluid && haveSpan)
+    return out;
+  std::optional<Schedule> rerouted = atOnceRoutes(*topo_, original);
+  const Schedule &schedule = rerouted ? *rerouted : original;
+  if (!haveFluid)
+    out.fluid = computeFluidTime(schedule, /*released=*/false);
+  if (!haveSpan)
+    out.makespan = computeFluidTime(schedule, /*released=*/true);
   std::lock_guard<std::mutex> lock(fluidCache_->mutex);
-  fluidCache_->times.emplace(key, t);
-  return t;
+  fluidCache_->times.emplace(key, out.fluid);
+  if (withMakespan)
+    fluidCache_->times.emplace(spanKey, out.makespan);
+  return out;
 }
 
 double CostModel::computeFluidTime(const Schedule &schedule,
@@ -304,8 +324,9 @@ double CostModel::computeFluidTime(const Schedule &schedule,
   constexpr uint64_t kWorkBudget = uint64_t(8) << 20;
   std::vector<uint32_t> first{0}, res;
   std::vector<double> left;
-  // `released`: when each flow starts (its message's latency), and the
-  // latest start, which the bottleneck paths below add.
+  // `released`: when each flow starts (its message's latency; nothing is
+  // kept otherwise), and the latest start, which the bottleneck paths
+  // below add.
   std::vector<double> release;
   double lastRelease = 0;
   auto noteRelease = [&](const Transfer &x,
@@ -411,7 +432,8 @@ double CostModel::computeFluidTime(const Schedule &schedule,
         continue;
       }
       appendResources(topo, x, ports, route, res);
-      release.push_back(noteRelease(x, route));
+      if (double r = noteRelease(x, route); released)
+        release.push_back(r);
       first.push_back(static_cast<uint32_t>(res.size()));
       left.push_back(bytes);
       if (res.size() > kWorkBudget)

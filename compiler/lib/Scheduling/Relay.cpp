@@ -312,16 +312,13 @@ static std::optional<std::vector<int32_t>> snakeOrder(const Topology &topo,
                                                       const ChunkSpec &spec) {
   if (!isWholeGridInOrder(&topo, spec))
     return std::nullopt;
-  // A mesh line: the even members up, the odd ones down (0 2 4 5 3 1),
-  // every step at most two links and each directed link once, where group
-  // order sends the last step back over the whole line.
+  // A mesh line: its folded ring.
   if (topo.numDims() == 1 && topo.kind() == TopologyKind::Mesh &&
       topo.extent(0) > 2) {
     std::vector<int32_t> order;
-    for (int64_t c = 0; c < topo.extent(0); c += 2)
-      order.push_back(static_cast<int32_t>(c));
-    for (int64_t c = topo.extent(0) - 1 - topo.extent(0) % 2; c >= 1; c -= 2)
-      order.push_back(static_cast<int32_t>(c));
+    for (int64_t p = 0; p < topo.extent(0); ++p)
+      order.push_back(
+          static_cast<int32_t>(foldedLineCoordinate(topo.extent(0), p)));
     return order;
   }
   if (topo.numDims() != 2)

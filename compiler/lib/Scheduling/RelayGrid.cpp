@@ -33,11 +33,7 @@ struct Walk {
 /// The grid of members: coordinates of every member (= node), and the
 /// member at given coordinates. A ring along a torus line runs through the
 /// coordinates in order (every step one link, the last one the wrap); a
-/// mesh line has no wrap, so its ring is folded: the even coordinates up,
-/// then the odd ones down (0 2 4 6 7 5 3 1), every step at most two links
-/// and each directed link used once a round, where coordinate order would
-/// send the last step back over the whole line (E - 1 hops of latency
-/// every round).
+/// mesh line has no wrap, so its ring is folded (foldedLineCoordinate).
 class Grid {
 public:
   explicit Grid(const Topology &topo)
@@ -48,16 +44,15 @@ public:
   /// end when the rings run backwards.
   int64_t position(int64_t member, unsigned d, bool reverse) const {
     int64_t E = extent(d), c = topo_.coord(static_cast<NodeId>(member), d);
-    int64_t p = !folded_ ? c : c % 2 == 0 ? c / 2 : E - 1 - (c - 1) / 2;
+    int64_t p = folded_ ? foldedLinePosition(E, c) : c;
     return reverse ? E - 1 - p : p;
   }
   /// The member at position `pos` along `d` on the line through `member`.
   int64_t along(int64_t member, unsigned d, int64_t pos, bool reverse) const {
     int64_t E = extent(d), p = reverse ? E - 1 - pos : pos;
-    int64_t evens = (E + 1) / 2;
     llvm::SmallVector<int64_t, 4> c;
     topo_.coords(static_cast<NodeId>(member), c);
-    c[d] = !folded_ ? p : p < evens ? 2 * p : 2 * (E - 1 - p) + 1;
+    c[d] = folded_ ? foldedLineCoordinate(E, p) : p;
     return topo_.nodeAt(c);
   }
 
@@ -81,6 +76,15 @@ llvm::SmallVector<int64_t, 2> range(int64_t lo, int64_t n) {
 }
 
 } // namespace
+
+int64_t phasec::foldedLineCoordinate(int64_t extent, int64_t pos) {
+  int64_t evens = (extent + 1) / 2;
+  return pos < evens ? 2 * pos : 2 * (extent - 1 - pos) + 1;
+}
+
+int64_t phasec::foldedLinePosition(int64_t extent, int64_t c) {
+  return c % 2 == 0 ? c / 2 : extent - 1 - (c - 1) / 2;
+}
 
 bool phasec::isWholeGridInOrder(const Topology *topo, const ChunkSpec &spec) {
   const int64_t n = spec.numMembers();

@@ -17,6 +17,15 @@ namespace phasec {
 /// the k-level families, the snake) need it.
 bool isWholeGridInOrder(const Topology *topo, const ChunkSpec &spec);
 
+/// A ring over a line of `extent` members without a wrap (a mesh line),
+/// folded: the even coordinates up, then the odd ones down (0 2 4 6 7 5 3
+/// 1), every step at most two links and each directed link used once a
+/// round, where coordinate order sends the last step back over the whole
+/// line. The coordinate at ring position `pos`, and the ring position of
+/// coordinate `c`.
+int64_t foldedLineCoordinate(int64_t extent, int64_t pos);
+int64_t foldedLinePosition(int64_t extent, int64_t c);
+
 /// Dimension-wise allreduce and allgather on a torus, mesh or hypercube
 /// whose every node holds one member (the group is the machine, in rank
 /// order). The data is cut into `parts` parts. Part p walks the dimensions

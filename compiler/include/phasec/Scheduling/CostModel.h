@@ -252,8 +252,8 @@ public:
   double barrierTime(llvm::ArrayRef<RankId> members) const;
   /// The fluid model's time for moving every transfer of `schedule` at
   /// once (max-min fair shares of links and ports, as SimGrid's CM02),
-  /// without latency or set-up; every transfer of a rank pair on the route
-  /// of the pair's first (the network routes a pair one way).
+  /// without latency or set-up; every transfer of a rank pair on one route,
+  /// the pairs' ties chosen for the exchange (atOnceRoutes).
   double fluidTime(const Schedule &schedule) const;
   /// The same exchange with every message starting after its own latency
   /// (its route's hop latencies, as messageLatency charges them): when the
@@ -332,7 +332,15 @@ public:
 private:
   CostModel(const Topology &topo, double injection);
   double computeFluidTime(const Schedule &schedule, bool released) const;
-  double cachedFluidTime(const Schedule &original, bool released) const;
+  /// The fluid time of `original` and, `withMakespan`, its makespan, from
+  /// one rerouting (atOnceRoutes) where the cache has neither.
+  struct FluidTimes {
+    double fluid = 0, makespan = 0;
+  };
+  FluidTimes fluidTimes(const Schedule &original, bool withMakespan) const;
+  /// Whether some message pays latency (fluidMakespan differs from
+  /// fluidTime).
+  bool messagesHaveLatency() const;
   struct DataflowTerms {
     double bandwidth = 0, setup = 0, latency = 0;
   };
