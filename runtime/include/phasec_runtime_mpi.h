@@ -176,9 +176,6 @@ int phasec_mpi_sendrecv_typed(const void *sbuf, int scount, MPI_Datatype stype,
                               int dest, int stag, void *rbuf, int rcount,
                               MPI_Datatype rtype, int source, int rtag,
                               MPI_Comm comm);
-/** MPI_Alltoall of one int64 per rank, or MPI_Ialltoall + wait. */
-int phasec_mpi_alltoall_int64(const int64_t *send, int64_t *recv,
-                              MPI_Comm comm);
 
 /** MPI_Sendrecv of byte counts of any int64 size (inside a task, as
  *  phasec_mpi_sendrecv_typed: the status is then not set). */

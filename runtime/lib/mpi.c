@@ -196,16 +196,6 @@ int phasec_mpi_sendrecv_typed(const void *sbuf, int scount, MPI_Datatype stype,
   return phasec_mpi_waitall(2, req);
 }
 
-int phasec_mpi_alltoall_int64(const int64_t *send, int64_t *recv,
-                              MPI_Comm comm) {
-  if (!phasec_task_inside())
-    return MPI_Alltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, comm);
-  MPI_Request req;
-  int rc =
-      MPI_Ialltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, comm, &req);
-  return rc != MPI_SUCCESS ? rc : phasec_mpi_waitall(1, &req);
-}
-
 phasec_stats phasec_mpi_reduce_times(MPI_Comm comm, const double *t, int n) {
   double *m = (double *)PHASEC_XMALLOC(sizeof(double) * (size_t)(n ? n : 1),
                                        "iteration times");

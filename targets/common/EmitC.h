@@ -38,29 +38,29 @@ void emitPlanComment(llvm::raw_ostream &os, const OperationPlan &plan);
 /// permutation support, transpose kernels.
 void emitPlanData(llvm::raw_ostream &os, const OperationPlan &plan);
 
+/// Permutations (a formula, a table, or built at run time), an element
+/// permute's index lists, a transpose's copy kernels (ArraysC.cpp).
+void emitArrayData(llvm::raw_ostream &os, const OperationPlan &plan);
+
 /// NAME_rank(m) and NAME_member(rank).
 void emitMemberMap(llvm::raw_ostream &os, const OperationPlan &plan);
 
 /// Relaying operations (RelayC.cpp): the schedule tables, the reduction
-/// and the copy-in/copy-out of the work space, the MPI and OpenSHMEM
-/// functions, and the harness helpers (fill, check against a serial
-/// evaluation, sizes).
+/// and the copy-in/copy-out of the work space (the function itself is
+/// emitRelayFunction, Transport.h), and the harness helpers (fill, check
+/// against a serial evaluation, sizes).
 void emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan);
-void emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan);
-void emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan);
 /// The relay plan with per-phase scratch offsets (OpenSHMEM runs every
 /// phase on its own, whatever the sync).
 OperationPlan relayPlanPerPhase(const OperationPlan &plan);
 void emitRelayHarnessHelpers(llvm::raw_ostream &os, const OperationPlan &plan);
 
 /// Permutes with run-time destinations (RuntimePermuteC.cpp): the counting,
-/// presort copy and scatter helpers, the MPI and OpenSHMEM functions, and
-/// the harness's destinations (a run-time random permutation, NAME_perm).
+/// presort copy and scatter helpers (the function itself is
+/// emitRuntimePermuteFunction, Transport.h), and the harness's destinations
+/// (a run-time random permutation, NAME_perm).
 void emitRuntimePermuteSupport(llvm::raw_ostream &os,
                                const OperationPlan &plan);
-void emitRuntimePermuteMPI(llvm::raw_ostream &os, const OperationPlan &plan);
-void emitRuntimePermuteSHMEM(llvm::raw_ostream &os, const OperationPlan &plan,
-                             bool nonBlocking);
 void emitRuntimePermuteHarness(llvm::raw_ostream &os,
                                const OperationPlan &plan);
 
@@ -246,41 +246,6 @@ void emitHarnessMain(llvm::raw_ostream &os, llvm::ArrayRef<OperationPlan> plans,
 void emitPhaseLoop(
     llvm::raw_ostream &os, const OperationPlan &plan,
     llvm::function_ref<void(llvm::raw_ostream &, bool formula)> body);
-
-/// What the PAPERS functions (PapersC.cpp) of one transport write where
-/// the MPI and OpenSHMEM versions differ.
-struct PapersTransport {
-  /// The functions' trailing parameter and argument (", MPI_Comm comm",
-  /// ", comm"), and the parameter list of a function without a value
-  /// ("MPI_Comm comm", "void").
-  const char *commParam, *commArg, *commOnly;
-  /// Declares `rank_`, the caller's rank (a statement).
-  const char *rankStatement;
-  /// Who calls, for the function comment.
-  const char *whoCalls;
-  /// Ends the program after an error (an expression).
-  const char *abort;
-  /// The call of the data function X with the send and receive buffers, as
-  /// a statement without ';'.
-  std::string (*callXfer)(const std::string &x, const std::string &send,
-                          const std::string &recv);
-  /// A wait without a schedule: what it needs at file scope (the MPI
-  /// communicator, an OpenSHMEM active set's pSync), and the statements of
-  /// its barrier (`me_` is the caller's member index); the plan's name is
-  /// the data function's prefix.
-  std::string (*groupSupport)(const OperationPlan &plan);
-  std::string (*groupBarrier)(const OperationPlan &plan);
-  /// The data functions of direct (not relaying) operations put into the
-  /// receive buffer of other PEs: it must be symmetric (OpenSHMEM). The
-  /// aggregate's function then receives into a symmetric buffer of its own
-  /// (NAME_PAPERS_SYM bytes, allocated on the first call) and copies out.
-  bool symmetricRecv;
-};
-
-/// The aggregate's function(s) for a plan with plan.aggregate set (after
-/// the plan's own data function, if it moves data).
-void emitPapersFunction(llvm::raw_ostream &os, const OperationPlan &plan,
-                        const PapersTransport &transport);
 
 /// `run_NAME` of a PAPERS plan for the harness: every rank calls the
 /// aggregate with values it can compute for every member, and every member

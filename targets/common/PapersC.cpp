@@ -15,12 +15,13 @@
 /// rank k.
 ///
 /// The transports differ in how a function learns its rank, calls the
-/// data function, synchronises and fails (PapersTransport); the rest is
+/// data function, synchronises and fails (CTransport); the rest is
 /// one text.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "EmitC.h"
+#include "Transport.h"
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Format.h"
@@ -60,8 +61,8 @@ static std::string evaluateGathered(const OperationPlan &plan,
 }
 
 /// The transport's note on who calls, with NAME as the aggregate's name.
-static std::string whoCalls(const PapersTransport &tr, const std::string &P) {
-  std::string text = tr.whoCalls;
+static std::string whoCalls(const CTransport &tr, const std::string &P) {
+  std::string text = tr.whoCallsPapers;
   size_t at = text.find("NAME");
   if (at != std::string::npos)
     text.replace(at, 4, P);
@@ -70,7 +71,7 @@ static std::string whoCalls(const PapersTransport &tr, const std::string &P) {
 
 void detail::emitPapersFunction(llvm::raw_ostream &os,
                                 const OperationPlan &plan,
-                                const PapersTransport &tr) {
+                                const CTransport &tr) {
   const std::string &P = plan.papersName, &X = plan.name;
   const std::string T = valueType(plan);
   const Aggregate a = plan.aggregate;
@@ -122,11 +123,11 @@ void detail::emitPapersFunction(llvm::raw_ostream &os,
   auto xfer = [&](const std::string &send, const std::string &recv) {
     if (!symBytes)
       return "  " + tr.callXfer(X, send, recv) + ";\n";
-    return "  if (!" + P + "_sym) /* every PE calls the first time */\n    " +
-           P + "_sym = (char *)PHASEC_SHMEM_MALLOC(" + P +
-           "_PAPERS_SYM, \"receive buffer\");\n  " +
-           tr.callXfer(X, send, P + "_sym") + ";\n  memcpy(" + recv + ", " + P +
-           "_sym, " + P + "_PAPERS_SYM);\n";
+    return "  if (!" + P + "_sym) /* every PE calls the first time */\n" +
+           tr.symmetricAlloc("    ", P + "_sym", "char", P + "_PAPERS_SYM",
+                             "receive buffer") +
+           "  " + tr.callXfer(X, send, P + "_sym") + ";\n  memcpy(" + recv +
+           ", " + P + "_sym, " + P + "_PAPERS_SYM);\n";
   };
   std::string comm = tr.commParam, commOnly = tr.commOnly;
   // Seed 004's 1-bit values and Bits variants: what the aggregate sees of

@@ -14,11 +14,13 @@
 /// chunks land in a receive scratch, and once everything has arrived the
 /// copies are applied, then the reductions (typed, with the operator).
 ///
-/// MPI: Irecv into the scratch, Isend straight from the work space (a
-/// single run of chunks) or from a packed send scratch, Waitall, apply.
-/// OpenSHMEM: put every run into the receiver's symmetric scratch (two,
-/// alternating, so a phase's puts never land in what the receiver is still
-/// applying), quiet + barrier, apply.
+/// One text for both transports (Transport.h): a phase sends each transfer
+/// straight from the work space (a single run of chunks) or from a packed
+/// send scratch into the receiver's scratch, and applies it once
+/// delivered. MPI posts the receives first and completes them (Waitall);
+/// OpenSHMEM puts into the receiver's symmetric scratch (two, alternating,
+/// so a phase's puts never land in what the receiver is still applying)
+/// and knows them delivered after quiet + barrier.
 ///
 /// Buffers of the generated `NAME(sendbuf, recvbuf[, comm])`, per member
 /// (P members, B = the member block, D = all C chunks):
@@ -33,11 +35,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "EmitC.h"
+#include "Transport.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cassert>
 #include <climits>
 
 using namespace phasec;
@@ -368,11 +372,14 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
 }
 
 //===----------------------------------------------------------------------===//
-// MPI
+// The operation, over one transport
 //===----------------------------------------------------------------------===//
 
-void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
+void detail::emitRelayFunction(llvm::raw_ostream &os, const OperationPlan &plan,
+                               const CTransport &tr) {
   const std::string &n = plan.name;
+  assert(!(tr.oneSided && plan.relayAllAtOnce) &&
+         "a one-sided transport runs the relay phase by phase");
   // Without barriers, a phase must still end on the sender only when its
   // data has arrived: an eager MPI_Isend completes at once, so one rank's
   // sends of consecutive phases would share its injection port and delay
@@ -383,42 +390,62 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
   // phases in order, as the cost model assumes.
   // (`sync = local` is what a relay without barriers does anyway: a rank
   // forwards what it has received, phase after phase.)
-  const char *sendCall = plan.options.sync != SyncKind::Barrier
-                             ? "phasec_mpi_issend"
-                             : "phasec_mpi_isend";
-  os << "/* Allocated on the first call: the work space and the phase "
-        "scratch. */\n"
+  bool synchronous = plan.options.sync != SyncKind::Barrier;
+  // A put may land while its receiver still applies the previous phase:
+  // one-sided transports alternate between two receive scratch areas.
+  const char *areas = tr.oneSided ? "2 * " : "";
+  if (tr.oneSided)
+    os << "#define " << n << "_NBARRIERS (1 + " << n
+       << "_NPHASES) /* barriers per call, for PEs outside the group */\n"
+       << "static inline size_t " << n << "_sym_bytes(void) { return 2 * " << n
+       << "_RSCR + 64; }\n";
+  os << "/* Allocated on the first call: the work space, the receive scratch"
+     << (tr.oneSided ? " (symmetric,\n   two areas, alternating by phase)" : "")
+     << " and the send packing scratch. */\n"
      << "static char *" << n << "_D, *" << n << "_rscr, *" << n << "_sscr;\n"
      << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
-     << " over the group (members call it; other ranks return at once).\n"
-     << describeBuffers(plan, "MPI_IN_PLACE") << " */\n"
-     << "int " << n
-     << "(const void *sendbuf, void *recvbuf, MPI_Comm comm) {\n";
-  emitMPIPrologue(os, plan);
-  os << "  if (sendbuf == MPI_IN_PLACE)\n    sendbuf = recvbuf;\n";
-  os << "  if (!" << n << "_D)\n    PHASEC_MPI_ALLOC(" << n << "_D, " << n
-     << "_OFF(" << n << "_C) + 1);\n"
-     << "  if (!" << n << "_rscr)\n    PHASEC_MPI_ALLOC(" << n << "_rscr, " << n
-     << "_RSCR + 1);\n"
-     << "  if (!" << n << "_sscr)\n    PHASEC_MPI_ALLOC(" << n << "_sscr, " << n
-     << "_SSCR + 1);\n"
+     << " over the group.\n   " << tr.whoCalls << "\n"
+     << describeBuffers(plan, tr.inPlace) << " */\n"
+     << "int " << n << "(const void *sendbuf, void *recvbuf" << tr.commParam
+     << ") {\n";
+  std::string rscrBytes =
+      std::string(areas) + n + "_RSCR + " + (tr.oneSided ? "64" : "1");
+  tr.prologue(os, plan, [&] {
+    os << "  if (!" << n << "_rscr)\n"
+       << tr.symmetricAlloc("    ", n + "_rscr", "char", rscrBytes,
+                            "receive scratch");
+  });
+  if (*tr.inPlace)
+    os << "  if (sendbuf == " << tr.inPlace << ")\n    sendbuf = recvbuf;\n";
+  os << "  if (!" << n << "_D)\n"
+     << tr.alloc("    ", n + "_D", "char", n + "_OFF(" + n + "_C) + 1",
+                 "work space");
+  if (!tr.oneSided)
+    os << "  if (!" << n << "_rscr)\n"
+       << tr.alloc("    ", n + "_rscr", "char", rscrBytes, "receive scratch");
+  os << "  if (!" << n << "_sscr)\n"
+     << tr.alloc("    ", n + "_sscr", "char", n + "_SSCR + 1",
+                 "packing scratch")
      << "  char *D = " << n << "_D, *rscr = " << n << "_rscr, *sscr = " << n
      << "_sscr;\n"
-     << "  " << n << "_enter(me, sendbuf, D);\n"
-     << "  MPI_Request req[" << n << "_MAXREQ];\n";
-  // The receives, then the sends (packing runs that are not contiguous),
-  // of transfers [first, last), indented by `in`.
+     << "  " << n << "_enter(me, sendbuf, D);\n";
+  if (tr.requestType)
+    os << "  " << tr.requestType << " req[" << n << "_MAXREQ];\n"
+       << "  int nreq = 0;\n";
+  // The receives (two-sided), then the sends, packing runs that are not
+  // contiguous, of transfers [first, last) into the receivers' `scr`.
   auto post = [&](llvm::StringRef in, llvm::StringRef first,
-                  llvm::StringRef last, llvm::StringRef call) {
+                  llvm::StringRef last, bool synchronous) {
+    std::string in2 = (in + "    ").str();
+    if (tr.recv)
+      os << in << "for (int64_t t = " << first << "; t < " << last
+         << "; ++t) {\n"
+         << in << "  const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
+         << in << "  if (x->dst == me)\n"
+         << tr.recv(in2, plan, "scr + x->roff", "x->bytes", "x->src",
+                    "PHASEC_TAG")
+         << in << "}\n";
     os << in << "for (int64_t t = " << first << "; t < " << last << "; ++t) {\n"
-       << in << "  const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
-       << in << "  if (x->dst == me)\n"
-       << in
-       << "    PHASEC_MPI_TRY(phasec_mpi_irecv(rscr + x->roff, x->bytes, "
-          "x->src, PHASEC_TAG, g,\n"
-       << in << "                               &req[nreq++]));\n"
-       << in << "}\n"
-       << in << "for (int64_t t = " << first << "; t < " << last << "; ++t) {\n"
        << in << "  const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
        << in << "  if (x->src != me)\n"
        << in << "    continue;\n"
@@ -433,9 +460,8 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
        << in << "    }\n"
        << in << "    buf = sscr + x->soff;\n"
        << in << "  }\n"
-       << in << "  PHASEC_MPI_TRY(" << call
-       << "(buf, x->bytes, x->dst, PHASEC_TAG, g, "
-          "&req[nreq++]));\n"
+       << tr.send((in + "  ").str(), plan, "buf", "scr + x->roff", "x->bytes",
+                  "x->dst", "PHASEC_TAG", synchronous)
        << in << "}\n";
   };
   if (plan.relayAllAtOnce) {
@@ -444,31 +470,32 @@ void detail::emitRelayMPI(llvm::raw_ostream &os, const OperationPlan &plan) {
     // the phases applied in order.
     os << "  /* It forwards nothing: every message at once, then the phases "
           "applied in order. */\n"
-       << "  int nreq = 0;\n";
-    post("  ", "0", n + "_pstart[" + n + "_NPHASES]", "phasec_mpi_isend");
-    os << "  PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
-       << "  for (int j = 0; j < " << n << "_NPHASES; ++j)\n"
+       << "  char *scr = rscr;\n";
+    post("  ", "0", n + "_pstart[" + n + "_NPHASES]", false);
+    os << tr.complete("  ", plan) << "  for (int j = 0; j < " << n
+       << "_NPHASES; ++j)\n"
        << "    " << n << "_apply(me, j, D, rscr);\n"
        << "  " << n << "_leave(me, D, recvbuf);\n"
-       << "  return MPI_SUCCESS;\n}\n\n";
+       << "  return " << tr.success << ";\n}\n\n";
     return;
   }
   os << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
-     << "    int nreq = 0;\n";
-  post("    ", n + "_pstart[j]", n + "_pstart[j + 1]", sendCall);
-  os << "    PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
-     << "    " << n << "_apply(me, j, D, rscr);\n";
-  if (plan.options.sync == SyncKind::Barrier)
+     << "    char *scr = rscr"
+     << (tr.oneSided ? " + (size_t)(j % 2) * " + n + "_RSCR" : "") << ";\n";
+  post("    ", n + "_pstart[j]", n + "_pstart[j + 1]", synchronous);
+  // Applied once delivered: after the receives complete, or after the
+  // barrier that tells a one-sided transport's puts delivered.
+  if (tr.oneSided)
+    os << tr.barrier("    ", plan, "delivered");
+  else
+    os << tr.complete("    ", plan);
+  os << "    " << n << "_apply(me, j, D, scr);\n";
+  if (!tr.oneSided && plan.options.sync == SyncKind::Barrier)
     os << "    if (j + 1 < " << n << "_NPHASES)\n"
-       << "      PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* congestion "
-          "control */\n";
+       << tr.barrier("      ", plan, "congestion control");
   os << "  }\n  " << n << "_leave(me, D, recvbuf);\n"
-     << "  return MPI_SUCCESS;\n}\n\n";
+     << "  return " << tr.success << ";\n}\n\n";
 }
-
-//===----------------------------------------------------------------------===//
-// OpenSHMEM
-//===----------------------------------------------------------------------===//
 
 /// The plan with per-phase scratch offsets: OpenSHMEM runs every relay
 /// phase by phase (a put needs the barrier to be known delivered), so the
@@ -481,58 +508,6 @@ OperationPlan detail::relayPlanPerPhase(const OperationPlan &plan) {
   out.relayAllAtOnce = false;
   setRelayOffsets(out);
   return out;
-}
-
-void detail::emitRelaySHMEM(llvm::raw_ostream &os, const OperationPlan &plan) {
-  const std::string &n = plan.name;
-  os << "#define " << n << "_NBARRIERS (1 + " << n
-     << "_NPHASES) /* barriers per call, for PEs outside the group */\n\n"
-     << "/* Symmetric: two receive scratch areas, alternating by phase. */\n"
-     << "static char *" << n << "_scr;\n"
-     << "/* The work space, private. */\n"
-     << "static char *" << n << "_D;\n"
-     << "static inline size_t " << n << "_sym_bytes(void) { return 2 * " << n
-     << "_RSCR + 64; }\n\n"
-     << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
-     << ". Collective over all PEs (the scratch is allocated on the first "
-        "call).\n"
-     << describeBuffers(plan, "") << " */\n"
-     << "int " << n << "(const void *sendbuf, void *recvbuf) {\n";
-  emitSHMEMPrologue(os, plan);
-  os << "  if (!" << n << "_scr) {\n"
-     << "    " << n << "_scr = (char *)PHASEC_SHMEM_MALLOC(2 * " << n
-     << "_RSCR + 64, \"receive scratch\");\n"
-     << "    " << n << "_D = (char *)PHASEC_XMALLOC(" << n << "_OFF(" << n
-     << "_C) + 1, \"work space\");\n  }\n"
-     << "  char *D = " << n << "_D;\n"
-     << "  const int me = " << n << "_member(shmem_my_pe());\n"
-     << "  if (me < 0) {\n"
-     << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      phasec_shmem_barrier(&" << n
-     << "_sync);\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
-     << "  phasec_shmem_barrier(&" << n
-     << "_sync); /* the previous call's scratch is applied */\n"
-     << "  " << n << "_enter(me, sendbuf, D);\n"
-     << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
-     << "    char *scr = " << n << "_scr + (size_t)(j % 2) * " << n
-     << "_RSCR;\n"
-     << "    for (int64_t t = " << n << "_pstart[j]; t < " << n
-     << "_pstart[j + 1]; ++t) {\n"
-     << "      const phasec_relay_xfer_t *x = &" << n << "_xf[t];\n"
-     << "      if (x->src != me || x->bytes == 0)\n        continue;\n"
-     << "      size_t off = (size_t)x->roff;\n"
-     << "      for (int32_t q = 0; q < x->nruns; ++q) {\n"
-     << "        const phasec_relay_run_t *u = &" << n
-     << "_runs[x->run0 + q];\n"
-     << "        const size_t bytes = " << runBytes(n, "u->") << ";\n"
-     << "        shmem_putmem(scr + off, D + " << n << "_OFF(u->chunk), bytes, "
-     << n << "_rank(x->dst));\n"
-     << "        off += bytes;\n      }\n    }\n"
-     << "    phasec_shmem_barrier(&" << n
-     << "_sync); /* quiet + barrier: delivered */\n"
-     << "    " << n << "_apply(me, j, D, scr);\n  }\n"
-     << "  " << n << "_leave(me, D, recvbuf);\n"
-     << "  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
 }
 
 //===----------------------------------------------------------------------===//

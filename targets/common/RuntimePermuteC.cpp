@@ -19,6 +19,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "EmitC.h"
+#include "Transport.h"
+
+#include <tuple>
 
 using namespace phasec;
 using namespace phasec::target;
@@ -107,233 +110,168 @@ static std::string transferRange(const std::string &n, const char *cnt) {
          "_share(c, x->offset + x->bytes);\n";
 }
 
-void detail::emitRuntimePermuteMPI(llvm::raw_ostream &os,
-                                   const OperationPlan &plan) {
+void detail::emitRuntimePermuteFunction(llvm::raw_ostream &os,
+                                        const OperationPlan &plan,
+                                        const CTransport &tr) {
   const std::string &n = plan.name;
   std::string T = n + "_elem_t";
   // Barrier and local sync wait for each phase's messages; without sync
   // every message is posted at once.
   bool barrier = plan.options.sync == SyncKind::Barrier;
   bool postAll = plan.options.sync == SyncKind::None;
-  os << "static " << T << " *" << n << "_sbuf, *" << n << "_rbuf;\n"
-     << "static " << n << "_pos_t *" << n << "_spos, *" << n << "_rpos;\n";
-  if (postAll)
-    os << "static MPI_Request *" << n << "_req;\n";
-  os << "static inline int " << n << "_workspace(void) {\n"
-     << "  if (!" << n << "_sbuf)\n    PHASEC_MPI_ALLOC(" << n
-     << "_sbuf, sizeof(" << T << ") * (" << n << "_L + 1));\n"
-     << "  if (!" << n << "_rbuf)\n    PHASEC_MPI_ALLOC(" << n
-     << "_rbuf, sizeof(" << T << ") * (" << n << "_L + 1));\n"
-     << "  if (!" << n << "_spos)\n    PHASEC_MPI_ALLOC(" << n
-     << "_spos, sizeof(" << n << "_pos_t) * (" << n << "_L + 1));\n"
-     << "  if (!" << n << "_rpos)\n    PHASEC_MPI_ALLOC(" << n
-     << "_rpos, sizeof(" << n << "_pos_t) * (" << n << "_L + 1));\n";
-  if (postAll)
-    os << "  if (!" << n << "_req)\n    PHASEC_MPI_ALLOC(" << n
-       << "_req, sizeof(MPI_Request) * 2 * (" << n << "_MAXSEND + " << n
-       << "_MAXRECV) * (" << n << "_NPHASES + 1));\n";
-  os << "  return MPI_SUCCESS;\n";
-  os << "}\n\n";
-
-  os << "/* " << n
+  // What lands by put (one-sided) is symmetric: the receive area and its
+  // positions, and the counts and offsets every member sends this one.
+  os << "/* The pack buffer and positions (private), the receive area and "
+        "positions, and\n   what every member sends this one ("
+     << n << "_cnt_in[s])"
+     << (tr.oneSided
+             ? ", where this member's data lands at\n   every member (" + n +
+                   "_dst_in[d]): symmetric, as puts land in them"
+             : std::string())
+     << ". */\n"
+     << "static " << T << " *" << n << "_sbuf, *" << n << "_rbuf;\n"
+     << "static " << n << "_pos_t *" << n << "_spos, *" << n << "_rpos;\n"
+     << "static int64_t *" << n << "_cnt_in"
+     << (tr.oneSided ? ", *" + n + "_dst_in" : std::string()) << ";\n";
+  if (tr.oneSided)
+    os << "static inline size_t " << n << "_sym_bytes(void) {\n"
+       << "  return (sizeof(" << T << ") + sizeof(" << n << "_pos_t)) * (" << n
+       << "_L + 1) + 2 * sizeof(int64_t) * " << n << "_P + 256;\n}\n"
+       << "#define " << n << "_NBARRIERS "
+       << 4 + (barrier ? std::max<int64_t>(0, plan.phases.size() - 1) : 0)
+       << " /* barriers per call, for PEs outside the group */\n";
+  // Posted transfers: a phase's (two per pair: the elements, their
+  // positions), all of them without sync, or the counts' exchange.
+  if (tr.requestType) {
+    int64_t phase = 2 * (std::max<int64_t>(1, maxSendsPerPhase(plan)) +
+                         std::max<int64_t>(1, maxRecvsPerPhase(plan)));
+    int64_t all = postAll ? phase * (int64_t(plan.phases.size()) + 1) : phase;
+    os << "#define " << n << "_NREQ " << std::max(all, 2 * plan.numMembers())
+       << " /* posted at once: " << (postAll ? "every phase's" : "a phase's")
+       << " transfers, or the counts */\n"
+       << "static " << tr.requestType << " *" << n << "_req;\n";
+  }
+  os << "\n/* " << n
      << ": element permute with run-time destinations. dest[i] (0 <= "
         "dest[i] < "
      << n << "_N)\n   is where element i of this member's " << n
      << "_L goes; all members' destinations\n   together must be a "
         "permutation (each member must get "
      << n
-     << "_L elements, checked:\n   an error and MPI_Abort "
-        "otherwise). a and b must not overlap. Collective\n   over comm; "
-        "ranks outside the group only take part in splitting off the\n   "
-        "members' communicator. */\n"
+     << "_L elements, checked:\n   an error and the job stops otherwise). a "
+        "and b must not overlap"
+     << (tr.oneSided ? "; b need not\n   be symmetric" : "") << ".\n   "
+     << tr.whoCalls << " */\n"
      << "int " << n << "(const " << T << " *a, " << T
-     << " *b, const int64_t *dest, MPI_Comm comm) {\n";
-  emitMPIPrologue(os, plan);
-  os << "  PHASEC_MPI_TRY(" << n << "_workspace());\n"
-     << "  const int64_t bad = " << n << "_count(dest);\n"
+     << " *b, const int64_t *dest" << tr.commParam << ") {\n";
+  auto alloc = [&](const std::string &ptr, const std::string &type,
+                   const std::string &count, const char *what, bool sym) {
+    os << "  if (!" << n << "_" << ptr << ")\n"
+       << (sym ? tr.symmetricAlloc
+               : tr.alloc)("    ", n + "_" + ptr, type,
+                           "sizeof(" + type + ") * (" + count + ")", what);
+  };
+  // The memory puts land in, allocated by every process; the rest by the
+  // members.
+  auto arrays = [&](bool sym) {
+    alloc("rbuf", T, n + "_L + 1", "receive area", sym);
+    alloc("rpos", n + "_pos_t", n + "_L + 1", "receive positions", sym);
+    alloc("cnt_in", "int64_t", n + "_P", "counts", sym);
+    if (tr.oneSided)
+      alloc("dst_in", "int64_t", n + "_P", "offsets", sym);
+  };
+  tr.prologue(os, plan, [&] { arrays(true); });
+  if (!tr.oneSided)
+    arrays(false);
+  alloc("sbuf", T, n + "_L + 1", "pack buffer", false);
+  alloc("spos", n + "_pos_t", n + "_L + 1", "positions", false);
+  if (tr.requestType)
+    alloc("req", tr.requestType, n + "_NREQ", "requests", false);
+  os << "  const int64_t bad = " << n << "_count(dest);\n"
      << "  if (bad >= 0) {\n"
-     << "    fprintf(stderr, \"" << n
-     << ": rank %d: dest[%lld] = %lld is not an index of the %lld "
-        "elements\\n\",\n"
-     << "            rank, (long long)bad, (long long)dest[bad], (long long)"
-     << n << "_N);\n"
-     << "    MPI_Abort(comm, 1);\n  }\n"
-     << "  /* Who sends how many to whom (one int64 a pair). */\n"
-     << "  PHASEC_MPI_TRY(phasec_mpi_alltoall_int64(" << n << "_scnt, " << n
-     << "_rcnt, g));\n"
+     << tr.fail("    ", plan,
+                "dest[%lld] = %lld is not an index of the %lld elements",
+                "(long long)bad, (long long)dest[bad], (long long)" + n + "_N")
+     << "  }\n";
+  if (tr.requestType)
+    os << "  " << tr.requestType << " *req = " << n << "_req;\n"
+       << "  int nreq = 0;\n";
+  // One int64 from every member to every other: `value[q]` to member q's
+  // `in[me]` (posted receives on a two-sided transport), delivered.
+  auto exchange = [&](const char *value, const char *in, const char *tag,
+                      const char *why) {
+    os << "  for (int q = 0; q < " << n << "_P; ++q) { /* " << why << " */\n"
+       << "    if (q == me)\n      continue;\n";
+    if (tr.recv)
+      os << tr.recv("    ", plan, n + "_" + in + " + q", "sizeof(int64_t)", "q",
+                    tag);
+    os << tr.send("    ", plan, n + "_" + value + " + q",
+                  n + "_" + in + " + me", "sizeof(int64_t)", "q", tag, false)
+       << "  }\n";
+    if (tr.oneSided)
+      os << tr.barrier("  ", plan, "delivered");
+    else
+      os << tr.complete("  ", plan);
+  };
+  exchange("scnt", "cnt_in", "PHASEC_TAG + 2", "what I send you");
+  os << "  for (int q = 0; q < " << n << "_P; ++q)\n"
+     << "    " << n << "_rcnt[q] = q == me ? 0 : " << n << "_cnt_in[q];\n"
      << "  const int64_t got = " << n << "_recv_offsets(me);\n"
      << "  if (got != " << n << "_L) {\n"
-     << "    fprintf(stderr, \"" << n
-     << ": rank %d gets %lld elements, not %lld: the destinations are not "
-        "a permutation\\n\",\n"
-     << "            rank, (long long)got, (long long)" << n << "_L);\n"
-     << "    MPI_Abort(comm, 1);\n  }\n"
-     << "  " << n << "_pack(" << n << "_sbuf, " << n << "_spos, a, b, dest, "
+     << tr.fail("    ", plan,
+                "gets %lld elements, not %lld: the destinations are not a "
+                "permutation",
+                "(long long)got, (long long)" + n + "_L")
+     << "  }\n";
+  // A put needs to know where its data lands at the receiver; a send
+  // does not (the receiver posts it there).
+  if (tr.oneSided)
+    exchange("roff", "dst_in", "PHASEC_TAG + 3", "where your data lands here");
+  os << "  " << n << "_pack(" << n << "_sbuf, " << n << "_spos, a, b, dest, "
      << "me);\n";
-  if (!postAll)
-    os << "  MPI_Request req[2 * (" << n << "_MAXSEND + " << n
-       << "_MAXRECV)];\n";
-  else
-    os << "  MPI_Request *req = " << n << "_req;\n";
-  os << "  int nreq = 0;\n";
-  auto post = [&](const char *side, const char *cnt, const char *off,
-                  const char *buf, const char *pos, const char *call) {
+  // Both halves of a pair's transfer: the elements and their positions.
+  auto post = [&](bool recv) {
+    const char *side = recv ? "r" : "s";
     os << "    for (const phasec_xfer_t *x = " << side << "0; x < " << side
        << "1; ++x) {\n"
-       << transferRange(n, cnt) << "      PHASEC_MPI_TRY(" << call << "(" << n
-       << "_" << buf << " + " << n << "_" << off
-       << "[x->peer] + e0, (int64_t)((e1 - e0) * sizeof(" << T << ")),\n"
-       << "                                 x->peer, PHASEC_TAG, g, "
-          "&req[nreq++]));\n"
-       << "      PHASEC_MPI_TRY(" << call << "(" << n << "_" << pos << " + "
-       << n << "_" << off << "[x->peer] + e0, (int64_t)((e1 - e0) * sizeof("
-       << n << "_pos_t)),\n"
-       << "                                 x->peer, PHASEC_TAG + 1, "
-          "g, &req[nreq++]));\n"
-       << "    }\n";
+       << transferRange(n, recv ? "rcnt" : "scnt");
+    for (auto [buf, type, tag] :
+         {std::tuple<const char *, std::string, const char *>{"buf", T,
+                                                              "PHASEC_TAG"},
+          {"pos", n + "_pos_t", "PHASEC_TAG + 1"}}) {
+      std::string bytes = "(int64_t)((e1 - e0) * sizeof(" + type + "))";
+      if (recv) {
+        os << tr.recv("      ", plan,
+                      n + "_r" + buf + " + " + n + "_roff[x->peer] + e0", bytes,
+                      "x->peer", tag);
+        continue;
+      }
+      os << tr.send("      ", plan,
+                    n + "_s" + buf + " + " + n + "_soff[x->peer] + e0",
+                    n + "_r" + buf + " + " + n + "_dst_in[x->peer] + e0", bytes,
+                    "x->peer", tag, false);
+    }
+    os << "    }\n";
   };
   emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool formula) {
     if (formula)
       emitFormulaTransfers(os, n);
-    post("r", "rcnt", "roff", "rbuf", "rpos", "phasec_mpi_irecv");
-    post("s", "scnt", "soff", "sbuf", "spos", "phasec_mpi_isend");
+    if (tr.recv)
+      post(true);
+    post(false);
     if (!postAll)
-      os << "    PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n"
-         << "    nreq = 0;\n";
+      os << tr.complete("    ", plan);
     if (barrier)
       os << "    if (j + 1 < " << n << "_NPHASES)\n"
-         << "      PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* congestion "
-            "control */\n";
+         << tr.barrier("      ", plan, "congestion control");
   });
-  if (postAll)
-    os << "  PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n";
+  if (tr.oneSided)
+    os << tr.barrier("  ", plan, "everything delivered");
+  else if (postAll)
+    os << tr.complete("  ", plan);
   os << "  " << n << "_unpack(b, " << n << "_rbuf, " << n << "_rpos, got - "
      << n << "_scnt[me]);\n"
-     << "  return MPI_SUCCESS;\n}\n\n";
-}
-
-void detail::emitRuntimePermuteSHMEM(llvm::raw_ostream &os,
-                                     const OperationPlan &plan,
-                                     bool nonBlocking) {
-  const std::string &n = plan.name;
-  std::string T = n + "_elem_t";
-  bool barrier = plan.options.sync == SyncKind::Barrier;
-  const char *put = nonBlocking ? "shmem_putmem_nbi" : "shmem_putmem";
-  int64_t barriers =
-      4 + (barrier ? std::max<int64_t>(0, plan.phases.size() - 1) : 0);
-  os << "/* Symmetric: the receive area and its positions, what every member "
-        "sends this\n   one ("
-     << n
-     << "_rcnt_sym[s]) and where this member's data lands at every\n   "
-        "member ("
-     << n << "_dst_sym[d]). The pack buffer is private. */\n"
-     << "static " << T << " *" << n << "_sbuf, *" << n << "_rbuf;\n"
-     << "static " << n << "_pos_t *" << n << "_spos, *" << n << "_rpos;\n"
-     << "static int64_t *" << n << "_rcnt_sym, *" << n << "_dst_sym;\n"
-     << "static inline size_t " << n << "_sym_bytes(void) {\n"
-     << "  return (sizeof(" << T << ") + sizeof(" << n << "_pos_t)) * (" << n
-     << "_L + 1) + 2 * sizeof(int64_t) * " << n << "_P + 256;\n}\n"
-     << "static inline void " << n
-     << "_workspace(void) { /* every PE calls the first time */\n"
-     << "  if (" << n << "_rbuf)\n    return;\n"
-     << "  " << n << "_sbuf = (" << T << " *)PHASEC_XMALLOC(sizeof(" << T
-     << ") * (" << n << "_L + 1), \"pack buffer\");\n"
-     << "  " << n << "_spos = (" << n << "_pos_t *)PHASEC_XMALLOC(sizeof(" << n
-     << "_pos_t) * (" << n << "_L + 1), \"positions\");\n"
-     << "  " << n << "_rbuf = (" << T << " *)PHASEC_SHMEM_MALLOC(sizeof(" << T
-     << ") * (" << n << "_L + 1), \"receive area\");\n"
-     << "  " << n << "_rpos = (" << n << "_pos_t *)PHASEC_SHMEM_MALLOC(sizeof("
-     << n << "_pos_t) * (" << n << "_L + 1), \"receive positions\");\n"
-     << "  " << n
-     << "_rcnt_sym = (int64_t *)PHASEC_SHMEM_MALLOC(sizeof("
-        "int64_t) * "
-     << n << "_P, \"counts\");\n"
-     << "  " << n
-     << "_dst_sym = (int64_t *)PHASEC_SHMEM_MALLOC(sizeof("
-        "int64_t) * "
-     << n << "_P, \"offsets\");\n}\n"
-     << "#define " << n << "_NBARRIERS " << barriers
-     << " /* barriers per call, for PEs outside the group */\n\n";
-
-  os << "/* " << n
-     << ": element permute with run-time destinations. dest[i] (0 <= "
-        "dest[i] < "
-     << n << "_N)\n   is where element i of this PE's " << n
-     << "_L goes; all members' destinations\n   together must be a "
-        "permutation (each member must get "
-     << n
-     << "_L elements, checked:\n   an error and the job stops "
-        "otherwise). a and b must not overlap; b need not\n   be symmetric. "
-        "Collective over all PEs. */\n"
-     << "int " << n << "(const " << T << " *a, " << T
-     << " *b, const int64_t *dest) {\n";
-  emitSHMEMPrologue(os, plan);
-  os << "  const int me = " << n << "_member(shmem_my_pe());\n"
-     << "  " << n << "_workspace();\n"
-     << "  if (me < 0) {\n"
-     << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
-     << "      phasec_shmem_barrier(&" << n
-     << "_sync);\n    return PHASEC_SHMEM_SUCCESS;\n  }\n"
-     << "  phasec_shmem_barrier(&" << n
-     << "_sync); /* every member has unpacked the previous "
-        "call */\n"
-     << "  const int64_t bad = " << n << "_count(dest);\n"
-     << "  if (bad >= 0) {\n"
-     << "    char msg[160];\n"
-     << "    snprintf(msg, sizeof msg, \"" << n
-     << ": dest[%lld] = %lld is not an index of the %lld elements\",\n"
-     << "             (long long)bad, (long long)dest[bad], (long long)" << n
-     << "_N);\n"
-     << "    phasec_shmem_fail(msg, __FILE__, __LINE__);\n  }\n"
-     << "  for (int q = 0; q < " << n << "_P; ++q) /* what I send you */\n"
-     << "    if (q != me)\n      shmem_int64_p(" << n << "_rcnt_sym + me, " << n
-     << "_scnt[q], " << n << "_rank(q));\n"
-     << "  phasec_shmem_barrier(&" << n << "_sync);\n"
-     << "  for (int q = 0; q < " << n << "_P; ++q)\n"
-     << "    " << n << "_rcnt[q] = q == me ? 0 : " << n << "_rcnt_sym[q];\n"
-     << "  const int64_t got = " << n << "_recv_offsets(me);\n"
-     << "  if (got != " << n << "_L) {\n"
-     << "    char msg[160];\n"
-     << "    snprintf(msg, sizeof msg, \"" << n
-     << ": gets %lld elements, not %lld: the destinations are not a "
-        "permutation\",\n"
-     << "             (long long)got, (long long)" << n << "_L);\n"
-     << "    phasec_shmem_fail(msg, __FILE__, __LINE__);\n  }\n"
-     << "  for (int q = 0; q < " << n
-     << "_P; ++q) /* where your data lands here */\n"
-     << "    if (q != me)\n      shmem_int64_p(" << n << "_dst_sym + me, " << n
-     << "_roff[q], " << n << "_rank(q));\n"
-     << "  phasec_shmem_barrier(&" << n << "_sync);\n"
-     << "  " << n << "_pack(" << n << "_sbuf, " << n << "_spos, a, b, dest, "
-     << "me);\n";
-  emitPhaseLoop(os, plan, [&](llvm::raw_ostream &, bool formula) {
-    if (formula)
-      emitFormulaTransfers(os, n);
-    os << "    for (const phasec_xfer_t *x = s0; x < s1; ++x) {\n"
-       << transferRange(n, "scnt") << "      const int64_t at = " << n
-       << "_dst_sym[x->peer] + e0;\n"
-       << "      " << put << "(" << n << "_rbuf + at, " << n << "_sbuf + " << n
-       << "_soff[x->peer] + e0,\n"
-       << "                       (size_t)(e1 - e0) * sizeof(" << T << "), "
-       << n << "_rank(x->peer));\n"
-       << "      " << put << "(" << n << "_rpos + at, " << n << "_spos + " << n
-       << "_soff[x->peer] + e0,\n"
-       << "                       (size_t)(e1 - e0) * sizeof(" << n
-       << "_pos_t), " << n << "_rank(x->peer));\n"
-       << "    }\n";
-    if (barrier)
-      os << "    if (j + 1 < " << n << "_NPHASES)\n"
-         << "      phasec_shmem_barrier(&" << n
-         << "_sync); /* quiet + barrier: "
-            "congestion control */\n";
-    else if (plan.options.sync == SyncKind::Local)
-      os << "    shmem_quiet(); /* local sync: this PE's puts are delivered "
-            "*/\n";
-  });
-  os << "  phasec_shmem_barrier(&" << n
-     << "_sync); /* everything delivered */\n"
-     << "  " << n << "_unpack(b, " << n << "_rbuf, " << n << "_rpos, got - "
-     << n << "_scnt[me]);\n  return PHASEC_SHMEM_SUCCESS;\n}\n\n";
+     << "  return " << tr.success << ";\n}\n\n";
 }
 
 void detail::emitRuntimePermuteHarness(llvm::raw_ostream &os,

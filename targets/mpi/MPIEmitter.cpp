@@ -13,6 +13,7 @@
 #include "phasec/Target/MPI/MPIEmitter.h"
 
 #include "../common/EmitC.h"
+#include "../common/Transport.h"
 
 #include <climits>
 
@@ -71,12 +72,58 @@ static std::string mpiGroupComm(const std::string &n) {
 
 void MPIWriter::emitGroupComm() { os << mpiGroupComm(n); }
 
-/// The MPI side of detail::PapersTransport.
-static const PapersTransport &mpiPapers() {
-  static const PapersTransport transport = {
-      ", MPI_Comm comm",
-      ", comm",
-      "MPI_Comm comm",
+/// MPI as detail::CTransport: two-sided, over `g`, the members'
+/// communicator split off `comm` (the prologue's), returning MPI error
+/// codes to the caller.
+static const CTransport &mpiTransport() {
+  static const CTransport transport = {
+      "MPI",
+      /*oneSided=*/false, ", MPI_Comm comm", ", comm", "MPI_Comm comm",
+      "MPI_SUCCESS", "MPI_IN_PLACE",
+      "Collective over comm: ranks outside the group only take part in\n   "
+      "splitting off the members' communicator.",
+      [](llvm::raw_ostream &os, const OperationPlan &plan,
+         llvm::function_ref<void()>) { emitMPIPrologue(os, plan); },
+      [](llvm::StringRef in, llvm::StringRef ptr, llvm::StringRef,
+         llvm::StringRef bytes, llvm::StringRef) {
+        return (in + "PHASEC_MPI_ALLOC(" + ptr + ", " + bytes + ");\n").str();
+      },
+      nullptr,
+      [](llvm::StringRef in, const OperationPlan &plan, llvm::StringRef format,
+         llvm::StringRef args) {
+        return (in + "fprintf(stderr, \"" + plan.name + ": rank %d: " + format +
+                "\\n\",\n" + in + "        rank, " + args + ");\n" + in +
+                "MPI_Abort(comm, 1);\n")
+            .str();
+      },
+      "MPI_Request",
+      [](llvm::StringRef in, const OperationPlan &, llvm::StringRef buf,
+         llvm::StringRef bytes, llvm::StringRef peer, llvm::StringRef tag) {
+        return (in + "PHASEC_MPI_TRY(phasec_mpi_irecv(" + buf + ", " + bytes +
+                ",\n" + in + "                                " + peer + ", " +
+                tag + ", g, &req[nreq++]));\n")
+            .str();
+      },
+      [](llvm::StringRef in, const OperationPlan &, llvm::StringRef buf,
+         llvm::StringRef, llvm::StringRef bytes, llvm::StringRef peer,
+         llvm::StringRef tag, bool synchronous) {
+        return (in + "PHASEC_MPI_TRY(phasec_mpi_is" + (synchronous ? "s" : "") +
+                "end(" + buf + ", " + bytes + ",\n" + in +
+                (synchronous ? " " : "") + "                                " +
+                peer + ", " + tag + ", g, &req[nreq++]));\n")
+            .str();
+      },
+      [](llvm::StringRef in, const OperationPlan &) {
+        return (in + "PHASEC_MPI_TRY(phasec_mpi_waitall(nreq, req));\n" + in +
+                "nreq = 0;\n")
+            .str();
+      },
+      [](llvm::StringRef in, const OperationPlan &, llvm::StringRef why) {
+        return (in + "PHASEC_MPI_TRY(phasec_mpi_phase_barrier(g)); /* " + why +
+                " */\n")
+            .str();
+      },
+      // The PAPERS aggregates.
       "int rank_;\n  PHASEC_MPI_CHECK(MPI_Comm_rank(comm, &rank_));",
       "every rank of comm calls it\n   the first time (which splits off the "
       "members' communicator; NAME_free() frees it),\n   members alone after "
@@ -445,7 +492,7 @@ void MPIWriter::emitFunction() {
       data.aggregate = Aggregate::None;
       MPIWriter(os, data, options).emitFunction();
     }
-    emitPapersFunction(os, plan, mpiPapers());
+    emitPapersFunction(os, plan, mpiTransport());
     const std::string &P = plan.papersName;
     if (hasRelease(plan)) {
       if (!plan.movesData) // else the data function's
@@ -462,7 +509,7 @@ void MPIWriter::emitFunction() {
   if (plan.relaying) {
     emitRelayCommon(os, plan);
     emitGroupComm();
-    emitRelayMPI(os, plan);
+    emitRelayFunction(os, plan, mpiTransport());
     emitRelease();
     return;
   }
@@ -470,7 +517,7 @@ void MPIWriter::emitFunction() {
   emitPlanData(os, plan);
   if (plan.runtimeDestinations()) {
     emitGroupComm();
-    emitRuntimePermuteMPI(os, plan);
+    emitRuntimePermuteFunction(os, plan, mpiTransport());
     emitRelease();
     return;
   }
@@ -697,10 +744,9 @@ void MPIWriter::emitRelease() {
     freeBuf(n + "_rscr");
     freeBuf(n + "_sscr");
   } else if (runtimePermute) {
-    for (const char *b : {"_sbuf", "_rbuf", "_spos", "_rpos"})
+    for (const char *b :
+         {"_sbuf", "_rbuf", "_spos", "_rpos", "_cnt_in", "_req"})
       freeBuf(n + b);
-    if (plan.options.sync == SyncKind::None)
-      freeBuf(n + "_req");
   } else if (permute) {
     freeBuf(n + "_sbuf");
     freeBuf(n + "_rbuf");

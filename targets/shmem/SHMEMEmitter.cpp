@@ -15,6 +15,9 @@
 #include "phasec/Target/SHMEM/SHMEMEmitter.h"
 
 #include "../common/EmitC.h"
+#include "../common/Transport.h"
+
+#include <cstring>
 
 using namespace phasec;
 using namespace phasec::target;
@@ -314,16 +317,77 @@ static std::optional<ActiveSet> getActiveSet(llvm::ArrayRef<RankId> group) {
   return set;
 }
 
-/// The OpenSHMEM side of detail::PapersTransport: every PE calls (the
-/// data functions are collective over all PEs: OpenSHMEM 1.4 has no teams,
-/// and its active sets are strided, where a PAPERS mask need not be). A
-/// wait without a schedule over a group that is an active set is the
-/// members' shmem_barrier.
-static const PapersTransport &shmemPapers() {
-  static const PapersTransport transport = {
-      "",
-      "",
-      "void",
+/// OpenSHMEM's put of `bytes` at `buf` to `remote` at member `peer`'s PE:
+/// `shmem_putmem`, or its nonblocking form (SHMEMOptions::nonBlocking),
+/// which the next quiet or barrier completes.
+template <bool NonBlocking>
+static std::string shmemPut(llvm::StringRef in, const OperationPlan &plan,
+                            llvm::StringRef buf, llvm::StringRef remote,
+                            llvm::StringRef bytes, llvm::StringRef peer,
+                            llvm::StringRef, bool) {
+  const char *put = NonBlocking ? "shmem_putmem_nbi(" : "shmem_putmem(";
+  return (in + put + remote + ", " + buf + ",\n" + in +
+          std::string(strlen(put), ' ') + "(size_t)(" + bytes + "), " +
+          plan.name + "_rank(" + peer + "));\n")
+      .str();
+}
+
+/// OpenSHMEM as detail::CTransport: one-sided, every PE calls (OpenSHMEM
+/// 1.4 has no teams, and the symmetric allocations are collective over all
+/// PEs); an operation's barriers are its own (`NAME_sync`). The PAPERS
+/// aggregates' data functions are collective over all PEs too (a PAPERS
+/// mask need not be a strided active set); a wait without a schedule over
+/// a group that is an active set is the members' shmem_barrier.
+static const CTransport &shmemTransport(bool nonBlocking) {
+  static const CTransport transport = {
+      "OpenSHMEM",
+      /*oneSided=*/true, "", "", "void", "PHASEC_SHMEM_SUCCESS", "",
+      "Collective over all PEs (the first call allocates its symmetric\n   "
+      "memory).",
+      [](llvm::raw_ostream &os, const OperationPlan &plan,
+         llvm::function_ref<void()> collective) {
+        const std::string &n = plan.name;
+        emitSHMEMPrologue(os, plan);
+        collective();
+        os << "  const int me = " << n << "_member(shmem_my_pe());\n"
+           << "  if (me < 0) {\n"
+           << "    for (int i = 0; i < " << n << "_NBARRIERS; ++i)\n"
+           << "      phasec_shmem_barrier(&" << n << "_sync);\n"
+           << "    return PHASEC_SHMEM_SUCCESS;\n  }\n"
+           << "  phasec_shmem_barrier(&" << n
+           << "_sync); /* the previous call is done with the symmetric "
+              "memory */\n";
+      },
+      [](llvm::StringRef in, llvm::StringRef ptr, llvm::StringRef type,
+         llvm::StringRef bytes, llvm::StringRef what) {
+        return (in + ptr + " = (" + type + " *)PHASEC_XMALLOC(" + bytes +
+                ", \"" + what + "\");\n")
+            .str();
+      },
+      [](llvm::StringRef in, llvm::StringRef ptr, llvm::StringRef type,
+         llvm::StringRef bytes, llvm::StringRef what) {
+        return (in + ptr + " = (" + type + " *)PHASEC_SHMEM_MALLOC(" + bytes +
+                ", \"" + what + "\");\n")
+            .str();
+      },
+      [](llvm::StringRef in, const OperationPlan &plan, llvm::StringRef format,
+         llvm::StringRef args) {
+        return (in + "char msg[160];\n" + in + "snprintf(msg, sizeof msg, \"" +
+                plan.name + ": " + format + "\",\n" + in + "         " + args +
+                ");\n" + in + "phasec_shmem_fail(msg, __FILE__, __LINE__);\n")
+            .str();
+      },
+      nullptr, nullptr, shmemPut<true>,
+      [](llvm::StringRef in, const OperationPlan &) {
+        return (in + "shmem_quiet(); /* this PE's puts are delivered */\n")
+            .str();
+      },
+      [](llvm::StringRef in, const OperationPlan &plan, llvm::StringRef why) {
+        return (in + "phasec_shmem_barrier(&" + plan.name +
+                "_sync); /* quiet + barrier: " + why + " */\n")
+            .str();
+      },
+      // The PAPERS aggregates.
       "const int rank_ = shmem_my_pe();",
       "every PE calls it (the data\n   moves by functions collective over "
       "all PEs); PEs outside the group get no result (0, -1 for\n   "
@@ -364,7 +428,12 @@ static const PapersTransport &shmemPapers() {
                std::to_string(set->size) + ", " + x + "_psync);\n";
       },
       true};
-  return transport;
+  static const CTransport blocking = [] {
+    CTransport t = transport;
+    t.send = shmemPut<false>;
+    return t;
+  }();
+  return nonBlocking ? transport : blocking;
 }
 
 /// The OpenSHMEM side of detail::NonblockingTransport.
@@ -393,7 +462,7 @@ void SHMEMWriter::emitFunction() {
       data.aggregate = Aggregate::None;
       SHMEMWriter(os, data, options).emitFunction();
     }
-    emitPapersFunction(os, plan, shmemPapers());
+    emitPapersFunction(os, plan, shmemTransport(options.nonBlocking));
     return;
   }
   os << "/* " << n << "'s barriers (phasec_shmem_barrier), its own. */\n"
@@ -409,13 +478,13 @@ void SHMEMWriter::emitOperation() {
   if (plan.relaying) {
     OperationPlan phased = relayPlanPerPhase(plan);
     emitRelayCommon(os, phased);
-    emitRelaySHMEM(os, phased);
+    emitRelayFunction(os, phased, shmemTransport(options.nonBlocking));
     return;
   }
   emitPlanComment(os, plan);
   emitPlanData(os, plan);
   if (plan.runtimeDestinations()) {
-    emitRuntimePermuteSHMEM(os, plan, options.nonBlocking);
+    emitRuntimePermuteFunction(os, plan, shmemTransport(options.nonBlocking));
     return;
   }
   emitLocalCopy(os, plan);
@@ -550,14 +619,15 @@ static void emitSHMEMRelease(llvm::raw_ostream &os, const OperationPlan &plan) {
     return;
   }
   if (plan.relaying) {
-    symmetric(n + "_scr");
+    symmetric(n + "_rscr");
     heap(n + "_D");
+    heap(n + "_sscr");
     return;
   }
   if (plan.runtimeDestinations()) {
     heap(n + "_sbuf");
     heap(n + "_spos");
-    for (const char *b : {"_rbuf", "_rpos", "_rcnt_sym", "_dst_sym"})
+    for (const char *b : {"_rbuf", "_rpos", "_cnt_in", "_dst_in"})
       symmetric(n + b);
     return;
   }
