@@ -38,6 +38,7 @@
 #include "phasec/Core/TopologyDesc.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -292,6 +293,11 @@ private:
   bool bindIteration(
       Env &env, llvm::SMLoc loc,
       std::initializer_list<std::pair<llvm::StringRef, int64_t>> vars);
+  /// Evaluates a rule of the member (`p`'s value) once per member i of
+  /// the group, with `rank` (global) and `member` (i) bound: `each(i)`
+  /// evaluates it and keeps the result, false on an error (reported).
+  bool forEachMember(OpContext &c, const syntax::Property *p,
+                     llvm::function_ref<bool(int64_t)> each);
   bool checkPutget(OpContext &c);
   bool checkAlltoallv(OpContext &c);
   bool checkMemberSizes(OpContext &c);

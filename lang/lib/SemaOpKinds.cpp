@@ -107,22 +107,20 @@ bool Sema::checkReduction(OpContext &c) {
     int64_t bytes = elementTypeBytes(op.elementType);
     op.memberBytes.assign(c.n, 0);
     op.count = 0;
-    for (int64_t i = 0; i < c.n; ++i) {
-      if (!bindIteration(env, p->value.loc,
-                         {{"rank", op.group->ranks[i]}, {"member", i}}))
-        return false;
-      OptInt k = evalPlainInt(p->value, env, "counts");
-      if (!k)
-        return false;
-      if (*k < 0 || __builtin_mul_overflow(*k, bytes, &op.memberBytes[i])) {
-        diag.error(p->value.loc, "counts must be 0 or more elements and fit, "
-                                 "got " +
-                                     Twine(*k) + " for member " + Twine(i));
-        return false;
-      }
-      op.count = std::max(op.count, *k);
-    }
-    env.vars.clear();
+    if (!forEachMember(c, p, [&](int64_t i) {
+          OptInt k = evalPlainInt(p->value, env, "counts");
+          if (!k)
+            return false;
+          if (*k < 0 || __builtin_mul_overflow(*k, bytes, &op.memberBytes[i])) {
+            diag.error(p->value.loc,
+                       "counts must be 0 or more elements and fit, got " +
+                           Twine(*k) + " for member " + Twine(i));
+            return false;
+          }
+          op.count = std::max(op.count, *k);
+          return true;
+        }))
+      return false;
   }
   if (__builtin_mul_overflow(op.count, elementTypeBytes(op.elementType),
                              &op.blockBytes)) {
@@ -205,6 +203,17 @@ bool Sema::bindIteration(
   env.vars.clear();
   for (const auto &[name, value] : vars)
     env.vars.emplace_back(name.str(), value);
+  return true;
+}
+
+bool Sema::forEachMember(OpContext &c, const Property *p,
+                         llvm::function_ref<bool(int64_t)> each) {
+  for (int64_t i = 0; i < c.n; ++i)
+    if (!bindIteration(c.env, p->value.loc,
+                       {{"rank", c.op.group->ranks[i]}, {"member", i}}) ||
+        !each(i))
+      return false;
+  c.env.vars.clear();
   return true;
 }
 
@@ -298,25 +307,18 @@ bool Sema::checkAlltoallv(OpContext &c) {
 
 bool Sema::checkMemberSizes(OpContext &c) {
   Operation &op = c.op;
-  Env &env = c.env;
-  int64_t n = c.n;
   const Property *p = c.get("sizes");
   if (isFileCall(p)) {
-    if (!readSizesFile(p, op.memberBytes, n, "member sizes"))
+    if (!readSizesFile(p, op.memberBytes, c.n, "member sizes"))
       return false;
   } else {
-    // A rule of the member: `rank` (global) and `member` (group index).
-    op.memberBytes.assign(n, 0);
-    for (int64_t i = 0; i < n; ++i) {
-      if (!bindIteration(env, p->value.loc,
-                         {{"rank", op.group->ranks[i]}, {"member", i}}))
-        return false;
-      OptInt s = evalSize(p->value, env, "size", /*allowZero=*/true);
-      if (!s)
-        return false;
-      op.memberBytes[i] = *s;
-    }
-    env.vars.clear();
+    op.memberBytes.assign(c.n, 0);
+    if (!forEachMember(c, p, [&](int64_t i) {
+          OptInt s = evalSize(p->value, c.env, "size", /*allowZero=*/true);
+          op.memberBytes[i] = s.value_or(0);
+          return s.has_value();
+        }))
+      return false;
   }
   op.blockBytes = *llvm::max_element(op.memberBytes);
   return true;

@@ -122,7 +122,7 @@ double simgrid::predictSimulatedTime(const Topology &topo,
                                      const Schedule &schedule,
                                      const PlatformOptions &options,
                                      llvm::ArrayRef<TieMask> routes) {
-  SimulatedMachine machine(topo, options);
+  // Without a problem, every rank takes part.
   std::vector<RankId> members;
   if (problem) {
     members = problem->members();
@@ -131,6 +131,7 @@ double simgrid::predictSimulatedTime(const Topology &topo,
       members.push_back(r);
   }
   const bool relaying = problem && problem->chunkSpec();
+  SimulatedMachine machine(topo, options);
   std::optional<Schedule> rerouted;
   return machine.costModel()
       .machineTime(onPlatformRoutes(topo, schedule, routes, rerouted),

@@ -41,6 +41,16 @@ inline Collective collectiveOver(const Topology &t, CollectiveKind kind) {
   return c;
 }
 
+/// A rooted collective of `kind` over every rank of `t`, rooted at member
+/// 0, of `blockBytes` a block.
+inline Collective rootedOver(const Topology &t, CollectiveKind kind,
+                             int64_t blockBytes) {
+  Collective c = collectiveOver(t, kind);
+  c.root = 0;
+  c.blockBytes = blockBytes;
+  return c;
+}
+
 /// Lowers `c` into `out`, for ASSERT_TRUE: a failure carries the error.
 inline testing::AssertionResult lowers(const Collective &c, TransferSet &out) {
   std::string error;

@@ -38,6 +38,17 @@ Collective request(const Topology &t, llvm::StringRef op, int64_t bytes = 64) {
   return r;
 }
 
+/// An alltoallv over every rank of `t`: each pair's bytes are `size(x)` of
+/// the next draw x of SplitMix64 seeded with `seed` (row-major pairs).
+Collective randomAlltoallv(const Topology &t, uint64_t seed,
+                           llvm::function_ref<int64_t(uint64_t)> size) {
+  Collective v = request(t, "alltoallv");
+  v.sizes.resize(t.numRanks() * t.numRanks());
+  for (auto &x : v.sizes)
+    x = size(splitmix64(seed));
+  return v;
+}
+
 TransferSet build(const Collective &r) {
   std::string error;
   auto ts = r.lower(error);
@@ -62,6 +73,15 @@ SchedulerOptions use(SchedulerAlgorithm a) {
   SchedulerOptions o;
   o.algorithm = a;
   return o;
+}
+
+/// The all-to-all over every rank of `spec`, scheduled by `algorithm` into
+/// `schedule` and verified (run).
+SchedulerReport runAlltoall(llvm::StringRef spec, SchedulerAlgorithm algorithm,
+                            Schedule &schedule) {
+  Topology t = makeTopology(spec);
+  Problem p(t, build(request(t, "alltoall")));
+  return run(p, schedule, use(algorithm));
 }
 
 bool canonical(const Schedule &s) {
@@ -246,10 +266,9 @@ TEST(Heuristics, MeshAndTorus) {
 }
 
 TEST(Heuristics, TorusQuotient) {
-  Topology t = makeTopology("torus:8x8x8");
-  Problem p(t, build(request(t, "alltoall")));
   Schedule s;
-  SchedulerReport r = run(p, s, use(SchedulerAlgorithm::TorusQuotient));
+  SchedulerReport r =
+      runAlltoall("torus:8x8x8", SchedulerAlgorithm::TorusQuotient, s);
   EXPECT_LE(r.gap, 1.25);
   // Not applicable to mixed extents.
   Topology t2 = makeTopology("torus:4x6");
@@ -417,10 +436,9 @@ std::vector<SchedulerReport>
 expectQuotientGaps(llvm::ArrayRef<QuotientCase> cases) {
   std::vector<SchedulerReport> reports;
   for (const QuotientCase &c : cases) {
-    Topology t = makeTopology(c.spec);
-    Problem p(t, build(request(t, "alltoall")));
     Schedule s;
-    SchedulerReport r = run(p, s, use(SchedulerAlgorithm::TorusQuotient));
+    SchedulerReport r =
+        runAlltoall(c.spec, SchedulerAlgorithm::TorusQuotient, s);
     EXPECT_LE(r.gap, c.maxGap + 1e-9) << c.spec;
     EXPECT_TRUE(canonical(s)) << c.spec;
     reports.push_back(std::move(r));
@@ -501,10 +519,9 @@ TEST(Repack, UniformBlocks) {
     size_t maxPhases;
   } cases[] = {{"mesh:8x8;injection=link", 130}, {"mesh:8x8", 128}};
   for (const Case &c : cases) {
-    Topology t = makeTopology(c.spec);
-    Problem p(t, build(request(t, "alltoall")));
     Schedule s;
-    SchedulerReport r = run(p, s, use(SchedulerAlgorithm::GreedyPriority));
+    SchedulerReport r =
+        runAlltoall(c.spec, SchedulerAlgorithm::GreedyPriority, s);
     EXPECT_LE(s.phases.size(), c.maxPhases) << c.spec;
     EXPECT_TRUE(canonical(s)) << c.spec;
     EXPECT_TRUE(llvm::any_of(r.notes, [](const std::string &n) {
@@ -514,11 +531,8 @@ TEST(Repack, UniformBlocks) {
   }
   // Not this model: several block sizes.
   Topology t = makeTopology("torus:4x4x2;injection=link");
-  Collective v = request(t, "alltoallv");
-  uint64_t state = 3;
-  v.sizes.resize(t.numRanks() * t.numRanks());
-  for (auto &x : v.sizes)
-    x = 1024 * (1 + splitmix64(state) % 4);
+  Collective v =
+      randomAlltoallv(t, 3, [](uint64_t r) { return 1024 * (1 + r % 4); });
   Problem pv(t, build(v));
   Schedule s;
   SchedulerReport r = run(pv, s, use(SchedulerAlgorithm::GreedyPriority));
@@ -533,12 +547,8 @@ TEST(Repack, UniformBlocks) {
 /// one of its chunks.
 TEST(Heuristics, SplitAlltoallv) {
   Topology t = makeTopology("torus:4x4x2;injection=link");
-  Collective v = request(t, "alltoallv");
-  uint64_t state = 11;
-  int64_t n = t.numRanks();
-  v.sizes.resize(n * n);
-  for (auto &x : v.sizes)
-    x = 1024 * (1 + splitmix64(state) % 16);
+  Collective v =
+      randomAlltoallv(t, 11, [](uint64_t r) { return 1024 * (1 + r % 16); });
   Problem p(t, build(v));
   Schedule s;
   SchedulerReport r = run(p, s);
@@ -593,12 +603,8 @@ TEST(Heuristics, PermutationAndSkewedAlltoallv) {
   EXPECT_LT(p.bound().time, p.bound().directTime);
 
   Topology small = makeTopology("torus:4x4");
-  Collective v = request(small, "alltoallv");
-  uint64_t state = 3;
-  int64_t n = small.numRanks();
-  v.sizes.resize(n * n);
-  for (auto &x : v.sizes)
-    x = 64 << (splitmix64(state) % 5);
+  Collective v =
+      randomAlltoallv(small, 3, [](uint64_t r) { return 64 << (r % 5); });
   Problem pv(small, build(v));
   Schedule sv;
   SchedulerReport rv = run(pv, sv);
@@ -637,10 +643,8 @@ TEST(Heuristics, RootedCollectives) {
 /// bound with the torus quotient and never gets to Z3 here; see
 /// Quotient.SmallToriReachBound.)
 TEST(Exact, SmallTorus) {
-  Topology t = makeTopology("torus:4x4");
-  Problem p(t, build(request(t, "alltoall")));
   Schedule s;
-  SchedulerReport r = run(p, s, use(SchedulerAlgorithm::Z3Exact));
+  SchedulerReport r = runAlltoall("torus:4x4", SchedulerAlgorithm::Z3Exact, s);
   EXPECT_EQ(r.algorithm, "z3-exact");
   EXPECT_TRUE(r.timeOptimal);
   EXPECT_FALSE(r.proof.empty());

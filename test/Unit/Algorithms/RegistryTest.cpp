@@ -268,9 +268,7 @@ TEST(Registry, DirectSchedulerOfADirective) {
 TEST(Registry, GatherEvaluateOnlyWhenFasterUnderAuto) {
   Topology torus = makeTopology("torus:4x4");
   Collective reduce =
-      phasec::test::collectiveOver(torus, CollectiveKind::Reduce);
-  reduce.root = 0;
-  reduce.blockBytes = 8;
+      phasec::test::rootedOver(torus, CollectiveKind::Reduce, 8);
   CostModel model(torus);
   SchedulerOptions options;
   auto choose = [&](Aggregate aggregate, Algorithm directive, double relay) {
@@ -300,9 +298,7 @@ TEST(Registry, GatherEvaluateOnlyWhenFasterUnderAuto) {
 TEST(Registry, RelayOverDirectOnlyWhenClearlyFasterUnderAuto) {
   Topology mesh = makeTopology("mesh:8x8;bw=1.25e7;setup=3e-4");
   Collective scatter =
-      phasec::test::collectiveOver(mesh, CollectiveKind::OneToAll);
-  scatter.root = 0;
-  scatter.blockBytes = 4096;
+      phasec::test::rootedOver(mesh, CollectiveKind::OneToAll, 4096);
   CostModel model(mesh);
   auto choose = [&](const Collective &c, Algorithm directive, double direct) {
     return chooseRelayOverDirect(mesh, c, directive, model, direct);
@@ -366,9 +362,7 @@ TEST(Registry, ForwardingGivesWayToDirectWithinTheMargin) {
   EXPECT_FALSE(preferForwardingNothing(torus, model, scan, *relay));
 
   Collective bcast =
-      phasec::test::collectiveOver(torus, CollectiveKind::Broadcast);
-  bcast.root = 0;
-  bcast.blockBytes = 1 << 20;
+      phasec::test::rootedOver(torus, CollectiveKind::Broadcast, 1 << 20);
   relay = scheduleRelaying(torus, model, bcast, RelayChoice{}, error);
   ASSERT_TRUE(succeeded(relay)) << error;
   ASSERT_FALSE(forwardsNothing(relay->schedule));
