@@ -116,9 +116,8 @@ FailureOr<Collective> phasec::comm::getCollective(CollectiveOpInterface op,
     collective.root = static_cast<RankId>(*root);
   if (auto blocks = dyn_cast<BlockOpInterface>(operation))
     collective.blockBytes = blocks.getBlockBytes();
-  if (auto sizes = operation->getAttrOfType<DenseI64ArrayAttr>("member_bytes"))
-    collective.memberBytes.assign(sizes.asArrayRef().begin(),
-                                  sizes.asArrayRef().end());
+  if (std::optional<ArrayRef<int64_t>> sizes = op.getMemberBlockBytes())
+    collective.memberBytes.assign(sizes->begin(), sizes->end());
   if (auto reduction = dyn_cast<ReductionOpInterface>(operation)) {
     collective.reduceOp = reduction.getReduceOp();
     collective.elementType =

@@ -609,7 +609,7 @@ static LogicalResult verifyFamilyReduction(CollectiveOpInterface op,
 
 LogicalResult phasec::comm::detail::verifyFamilyOp(CollectiveOpInterface op) {
   std::optional<int64_t> root = op.getRootMember();
-  if (auto sizes = op->getAttrOfType<DenseI64ArrayAttr>("member_bytes")) {
+  if (std::optional<ArrayRef<int64_t>> sizes = op.getMemberBlockBytes()) {
     // The v-collectives: a block per member (0 allowed), the largest in
     // `block`.
     CollectiveKind kind = op.getCollectiveKind();
@@ -619,7 +619,7 @@ LogicalResult phasec::comm::detail::verifyFamilyOp(CollectiveOpInterface op) {
       return op.emitOpError("member_bytes applies to allgather, gather, "
                             "scatter and reduce_scatter (the v-collectives)");
     int64_t largest = 0;
-    for (int64_t b : sizes.asArrayRef()) {
+    for (int64_t b : *sizes) {
       if (b < 0)
         return op.emitOpError("member_bytes must not be negative, found ") << b;
       largest = std::max(largest, b);
@@ -644,10 +644,10 @@ LogicalResult phasec::comm::detail::verifyFamilySymbolUses(
       verifyPlacement(op, symbolTable, op.getRootMember());
   if (failed(group))
     return failure();
-  if (auto sizes = op->getAttrOfType<DenseI64ArrayAttr>("member_bytes"))
-    if (sizes.size() != static_cast<int64_t>(group->getRanks().size()))
+  if (std::optional<ArrayRef<int64_t>> sizes = op.getMemberBlockBytes())
+    if (sizes->size() != group->getRanks().size())
       return op.emitOpError("member_bytes has ")
-             << sizes.size() << " entries, group " << op.getGroupRef()
+             << sizes->size() << " entries, group " << op.getGroupRef()
              << " has " << group->getRanks().size() << " members";
   return success();
 }

@@ -87,6 +87,15 @@ def Comm_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
     InterfaceMethod<"A PAPERS value is a truth value (0 or 1).",
       "bool", "isAggregateValueLogical", (ins), [{}],
       [{ return $_op.getValueLogical(); }]>,
+    InterfaceMethod<"The v-collectives' block of each member, in group "
+                    "order, if given (`member_bytes`).",
+      "::std::optional<::llvm::ArrayRef<int64_t>>", "getMemberBlockBytes",
+      (ins), [{}], [{
+        if constexpr (::phasec::comm::detail::HasMemberBytes<ConcreteOp>::value)
+          return $_op.getMemberBytes();
+        else
+          return ::std::nullopt;
+      }]>,
     InterfaceMethod<"The root's member index, for the rooted families.",
       "::std::optional<int64_t>", "getRootMember", (ins), [{}],
       [{ return ::std::nullopt; }]>,

@@ -22,6 +22,8 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <type_traits>
+
 namespace phasec::comm {
 class ScheduleOp;
 class UserScheduleOp;
@@ -34,6 +36,15 @@ mlir::LogicalResult verifyFamilyOp(CollectiveOpInterface op);
 mlir::LogicalResult
 verifyFamilySymbolUses(CollectiveOpInterface op,
                        mlir::SymbolTableCollection &symbolTable);
+/// Whether an op class has `member_bytes` (the families whose kinds have
+/// v-forms): CollectiveOpInterface::getMemberBlockBytes reads it where it
+/// exists, by its typed accessor.
+template <typename Op, typename = void>
+struct HasMemberBytes : std::false_type {};
+template <typename Op>
+struct HasMemberBytes<
+    Op, std::void_t<decltype(std::declval<Op &>().getMemberBytes())>>
+    : std::true_type {};
 } // namespace detail
 } // namespace phasec::comm
 
