@@ -485,11 +485,8 @@ void detail::emitRelayFunction(llvm::raw_ostream &os, const OperationPlan &plan,
   post("    ", n + "_pstart[j]", n + "_pstart[j + 1]", synchronous);
   // Applied once delivered: after the receives complete, or after the
   // barrier that tells a one-sided transport's puts delivered.
-  if (tr.oneSided)
-    os << tr.barrier("    ", plan, "delivered");
-  else
-    os << tr.complete("    ", plan);
-  os << "    " << n << "_apply(me, j, D, scr);\n";
+  os << emitDelivered(tr, "    ", plan) << "    " << n
+     << "_apply(me, j, D, scr);\n";
   if (!tr.oneSided && plan.options.sync == SyncKind::Barrier)
     os << "    if (j + 1 < " << n << "_NPHASES)\n"
        << tr.barrier("      ", plan, "congestion control");

@@ -207,11 +207,8 @@ void detail::emitRuntimePermuteFunction(llvm::raw_ostream &os,
                     tag);
     os << tr.send("    ", plan, n + "_" + value + " + q",
                   n + "_" + in + " + me", "sizeof(int64_t)", "q", tag, false)
-       << "  }\n";
-    if (tr.oneSided)
-      os << tr.barrier("  ", plan, "delivered");
-    else
-      os << tr.complete("  ", plan);
+       << "  }\n"
+       << emitDelivered(tr, "  ", plan);
   };
   exchange("scnt", "cnt_in", "PHASEC_TAG + 2", "what I send you");
   os << "  for (int q = 0; q < " << n << "_P; ++q)\n"

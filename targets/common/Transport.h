@@ -134,6 +134,14 @@ struct CTransport {
   bool symmetricRecv;
 };
 
+/// What makes every transfer into the caller posted before it land: the
+/// posted transfers completed (two-sided), or a barrier (one-sided).
+inline std::string emitDelivered(const CTransport &tr, llvm::StringRef in,
+                                 const OperationPlan &plan) {
+  return tr.oneSided ? tr.barrier(in, plan, "delivered")
+                     : tr.complete(in, plan);
+}
+
 /// A relaying operation's function (RelayC.cpp), after emitRelayCommon.
 /// A one-sided transport runs the relay phase by phase (relayPlanPerPhase).
 void emitRelayFunction(llvm::raw_ostream &os, const OperationPlan &plan,
