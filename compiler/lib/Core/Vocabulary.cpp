@@ -168,10 +168,17 @@ llvm::ArrayRef<Algorithm> phasec::getRelayAlgorithms(CollectiveKind kind) {
 }
 
 bool phasec::takesRelayParameter(Algorithm algorithm) {
-  return algorithm == Algorithm::Knomial || algorithm == Algorithm::Chain ||
-         algorithm == Algorithm::Ring || algorithm == Algorithm::Rabenseifner ||
+  return algorithm == Algorithm::Knomial ||
+         algorithm == Algorithm::ReduceBroadcast ||
+         algorithm == Algorithm::Chain || algorithm == Algorithm::Ring ||
+         algorithm == Algorithm::Rabenseifner ||
          algorithm == Algorithm::DimensionWise ||
          algorithm == Algorithm::DoubleChain;
+}
+
+bool phasec::takesRadix(Algorithm algorithm) {
+  return algorithm == Algorithm::Knomial ||
+         algorithm == Algorithm::ReduceBroadcast;
 }
 
 bool phasec::evaluatesEveryValue(Aggregate aggregate) {

@@ -53,8 +53,11 @@ std::string phasec::describeRelayChoice(RelayChoice choice) {
   }
   if (choice.param > 0)
     name += "(" + std::to_string(choice.param) + ")";
+  using Source = RelayChoice::OrderSource;
   if (!choice.order.empty())
-    name += choice.snakeOrder ? " in snake order" : " in Z3 ring order";
+    name += choice.orderSource == Source::Snake    ? " in snake order"
+            : choice.orderSource == Source::Z3Ring ? " in Z3 ring order"
+                                                   : " in near-partner order";
   else if (choice.groupOrder)
     name += " in group order";
   return name;
@@ -405,6 +408,143 @@ searchRingOrder(const Topology &topo, const ChunkSpec &spec, bool backward,
   return order;
 }
 
+/// A ring or double chain along a cycle of nearest neighbours (a snake
+/// through a 2-D grid, a folded mesh line) pays a hop or two of latency a
+/// round where group order may cross the machine; a ring or chain whose
+/// rounds group order splits into several phases: ask Z3 for an order in
+/// which each round is one phase. buildOne keeps either if it is faster.
+static std::optional<RelayChoice> ringOrder(const Topology &topo,
+                                            const Collective &collective,
+                                            const RelayChoice &choice,
+                                            const RelaySchedule &out,
+                                            size_t numRounds) {
+  const int64_t n = out.chunks.numMembers();
+  const bool bothWays = choice.algorithm == Algorithm::DoubleChain;
+  std::optional<std::vector<int32_t>> order =
+      bothWays || choice.algorithm == Algorithm::Ring
+          ? snakeOrder(topo, out.chunks)
+          : std::nullopt;
+  const bool snake = order.has_value();
+  const bool split = out.schedule.phases.size() > numRounds;
+  if (!order && (!split || n > kMaxRingOrderSearch))
+    return std::nullopt;
+  // A chain toward the root (a reduce) runs the order backwards.
+  bool backward = getTraits(collective.kind).recv.rootOnly();
+  int64_t first = out.chunks.root >= 0
+                      ? llvm::find(out.chunks.group, out.chunks.root) -
+                            out.chunks.group.begin()
+                      : 0;
+  if (!order)
+    order = searchRingOrder(topo, out.chunks, backward, first, bothWays);
+  if (!order)
+    return std::nullopt;
+  RelayChoice reordered = choice;
+  reordered.order = std::move(*order);
+  reordered.orderSource = snake ? RelayChoice::OrderSource::Snake
+                                : RelayChoice::OrderSource::Z3Ring;
+  return reordered;
+}
+
+/// The algorithms that pair members by their index (v xor 2^k, v + 2^k,
+/// the trees of reduce_broadcast) in a collective without a root or a
+/// prefix: any numbering of the members computes the same result, and the
+/// numbering decides how far apart the partners of a round are.
+static bool pairsByIndex(const RelayChoice &choice, CollectiveKind kind) {
+  switch (choice.algorithm) {
+  case Algorithm::RecursiveDoubling:
+  case Algorithm::RecursiveHalving:
+  case Algorithm::Rabenseifner:
+  case Algorithm::ReduceBroadcast:
+  case Algorithm::Bruck:
+  case Algorithm::Dissemination:
+    break;
+  default:
+    return false;
+  }
+  const CollectiveTraits &traits = getTraits(kind);
+  return !traits.rooted && !traits.prefix &&
+         llvm::is_contained(traits.relayAlgorithms, choice.algorithm);
+}
+
+/// The largest group the near-partner search takes on: a pass tries every
+/// swap of two members against every step of the rounds.
+static constexpr int64_t kMaxNearPartnerSearch = 64;
+
+/// In group order the partners by index of a torus or mesh can sit across
+/// the machine (on a 3x7 torus, v and v xor 8 are three hops apart), and a
+/// round lasts as long as its farthest pair's latency. A local search for
+/// the numbering whose rounds' farthest pairs are nearest: minimise the sum
+/// over rounds of the longest route (in links), then the sum of all
+/// routes' links, by swapping two members while a swap improves
+/// (first improvement, members in index order: deterministic). The rounds
+/// are the algorithm's in group order, so step (a, b) is between members a
+/// and b; numbering `order` puts it between order[a] and order[b]. None if
+/// group order is already a local optimum.
+static std::optional<RelayChoice>
+nearPartnerOrder(const Topology &topo, const ChunkSpec &spec,
+                 const RelayChoice &choice, llvm::ArrayRef<RelayRound> rounds) {
+  const int64_t n = spec.numMembers();
+  if (n < 4 || n > kMaxNearPartnerSearch)
+    return std::nullopt;
+  std::vector<int64_t> hops(n * n, 0);
+  llvm::SmallVector<LinkId, 16> route;
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t b = 0; b < n; ++b)
+      if (a != b) {
+        topo.routeRanks(spec.group[a], spec.group[b], 0, route);
+        hops[a * n + b] = static_cast<int64_t>(route.size());
+      }
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> pairs;
+  for (const RelayRound &round : rounds) {
+    pairs.emplace_back();
+    for (const RelayStep &step : round)
+      pairs.back().push_back({step.src, step.dst});
+  }
+  std::vector<int32_t> order(n);
+  for (int64_t v = 0; v < n; ++v)
+    order[v] = static_cast<int32_t>(v);
+  // The longest routes dominate: weigh them above every step's links.
+  int64_t weight = 1;
+  for (const auto &round : pairs)
+    weight += static_cast<int64_t>(round.size()) *
+              *std::max_element(hops.begin(), hops.end());
+  auto cost = [&] {
+    int64_t longest = 0, total = 0;
+    for (const auto &round : pairs) {
+      int64_t most = 0;
+      for (auto [a, b] : round) {
+        int64_t h = hops[order[a] * n + order[b]];
+        most = std::max(most, h);
+        total += h;
+      }
+      longest += most;
+    }
+    return longest * weight + total;
+  };
+  const int64_t start = cost();
+  int64_t best = start;
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = i + 1; j < n; ++j) {
+        std::swap(order[i], order[j]);
+        int64_t c = cost();
+        if (c < best) {
+          best = c;
+          improved = true;
+        } else {
+          std::swap(order[i], order[j]);
+        }
+      }
+  }
+  if (best >= start)
+    return std::nullopt;
+  RelayChoice reordered = choice;
+  reordered.order = std::move(order);
+  reordered.orderSource = RelayChoice::OrderSource::NearPartners;
+  return reordered;
+}
+
 /// A relaying schedule's time on the machine as described (set-ups,
 /// latency and the model's sync as well as bandwidth): what the choices
 /// among relaying schedules minimise.
@@ -442,40 +582,19 @@ buildOne(const Topology &topo, const CostModel &model,
             violations.front().message;
     return failure();
   }
-  // A ring or double chain along a cycle of nearest neighbours (a snake
-  // through a 2-D grid, a folded mesh line) pays a hop or two of latency a
-  // round where group order may cross the machine; a ring or chain whose
-  // rounds group order splits into several phases: ask Z3 for an order in
-  // which each round is one phase. Either is kept if it is faster.
-  const int64_t n = out.chunks.numMembers();
-  if (!searchOrder || !choice.order.empty() || choice.groupOrder ||
-      !canReorder(choice, collective.kind))
+  if (!searchOrder || !choice.order.empty() || choice.groupOrder)
     return out;
-  const bool bothWays = choice.algorithm == Algorithm::DoubleChain;
-  std::optional<std::vector<int32_t>> order =
-      bothWays || choice.algorithm == Algorithm::Ring
-          ? snakeOrder(topo, out.chunks)
+  std::optional<RelayChoice> reordered =
+      canReorder(choice, collective.kind)
+          ? ringOrder(topo, collective, choice, out, rounds->size())
+      : pairsByIndex(choice, collective.kind)
+          ? nearPartnerOrder(topo, out.chunks, choice, *rounds)
           : std::nullopt;
-  const bool snake = order.has_value();
-  const bool split = out.schedule.phases.size() > rounds->size();
-  if (!order && (!split || n > kMaxRingOrderSearch))
+  if (!reordered)
     return out;
-  // A chain toward the root (a reduce) runs the order backwards.
-  bool backward = getTraits(collective.kind).recv.rootOnly();
-  int64_t first = out.chunks.root >= 0
-                      ? llvm::find(out.chunks.group, out.chunks.root) -
-                            out.chunks.group.begin()
-                      : 0;
-  if (!order)
-    order = searchRingOrder(topo, out.chunks, backward, first, bothWays);
-  if (!order)
-    return out;
-  RelayChoice reordered = choice;
-  reordered.order = *order;
-  reordered.snakeOrder = snake;
   std::string why;
   FailureOr<RelaySchedule> other =
-      buildOne(topo, model, collective, reordered, why, false);
+      buildOne(topo, model, collective, *reordered, why, false);
   if (failed(other) ||
       relayTime(model, *other) >= relayTime(model, out) * (1 - 1e-9))
     return out;
@@ -487,6 +606,14 @@ phasec::getRelayCandidates(Algorithm algorithm, const Collective &c) {
   switch (algorithm) {
   case Algorithm::DimensionWise: // one part per dimension, or per direction
     return {{algorithm, 2}, {algorithm, 4}};
+  case Algorithm::ReduceBroadcast: { // binomial, 4-nomial and flat trees
+    llvm::SmallVector<RelayChoice, 4> out{{algorithm, 0}};
+    if (c.numMembers() > 2)
+      out.push_back({algorithm, 4});
+    if (c.numMembers() > 4)
+      out.push_back({algorithm, c.numMembers()});
+    return out;
+  }
   case Algorithm::KLevel:
     if (c.kind == CollectiveKind::Alltoall) // 2-lev-sq, 2-lev-r,c, bfly
       return {{algorithm, 2, KLevelShape::Sq},

@@ -835,9 +835,13 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
       break;
     }
     case Algorithm::ReduceBroadcast:
-      reduceTree(b, n, Algorithm::Binomial, 0, C);
+      // k-nomial trees of radix `param` (2, the default, is the binomial
+      // tree; n or more the flat one): a wider tree has fewer rounds and
+      // more messages into and out of the root in each.
+      reduceTree(b, n, Algorithm::Knomial, choice.param ? choice.param : 2, C);
       b.newRound();
-      broadcastTree(b, n, Algorithm::Binomial, 0, range(0, C));
+      broadcastTree(b, n, Algorithm::Knomial, choice.param ? choice.param : 2,
+                    range(0, C));
       break;
     case Algorithm::RecursiveDoubling:
       if (p2 < n)

@@ -811,6 +811,120 @@ TEST(Relay, RingsAndChainsTakeAZ3OrderWhereGroupOrderCongests) {
   EXPECT_TRUE(s->choice.order.empty());
 }
 
+/// The sum over rounds of the longest route (in links) of `choice`'s
+/// rounds: what a latency-bound round waits for.
+static int64_t longestRoutes(const Topology &topo, const Collective &c,
+                             const RelayChoice &choice) {
+  std::string error;
+  auto spec = getRelayChunks(c, choice, error);
+  EXPECT_TRUE(succeeded(spec)) << error;
+  auto rounds = buildRelayRounds(*spec, choice, error, &topo);
+  EXPECT_TRUE(succeeded(rounds)) << error;
+  int64_t sum = 0;
+  llvm::SmallVector<LinkId, 16> route;
+  for (const RelayRound &round : *rounds) {
+    size_t most = 0;
+    for (const RelayStep &step : round) {
+      topo.routeRanks(c.group[step.src], c.group[step.dst], 0, route);
+      most = std::max(most, route.size());
+    }
+    sum += static_cast<int64_t>(most);
+  }
+  return sum;
+}
+
+TEST(Relay, NearPartnerOrderShortensTheFarthestPairs) {
+  // Recursive doubling on 21 ranks of a 3x7 torus (rank x + 3y): fold 16..20
+  // onto 0..4, rounds of v xor 1, 2, 4, 8 over 0..15, unfold. In group
+  // order the rounds' farthest pairs, worked by hand: the fold 3 links
+  // ((1,5) -> (0,0)), xor 1 2 ((2,0) <-> (0,1)), xor 2 2, xor 4 3 ((2,0) <->
+  // (0,2)), xor 8 4 ((1,2) <-> (0,5)), the unfold 3: 17 links.
+  // 1 us a link: latency-bound rounds.
+  Topology topo = makeTopology("torus:3x7;bw=1e9;latency=1e-06");
+  CostModel model(topo);
+  model.setSync(SyncKind::Auto);
+  Collective c = relayCollective(CollectiveKind::Allreduce, allRanks(topo), -1,
+                                 /*elements=*/2);
+  RelayChoice plain{Algorithm::RecursiveDoubling};
+  plain.groupOrder = true;
+  EXPECT_EQ(longestRoutes(topo, c, plain), 17);
+  std::string error;
+  auto near =
+      scheduleRelaying(topo, model, c, {Algorithm::RecursiveDoubling}, error);
+  ASSERT_TRUE(succeeded(near)) << error;
+  auto grouped = scheduleRelaying(topo, model, c, plain, error);
+  ASSERT_TRUE(succeeded(grouped)) << error;
+  EXPECT_EQ(near->choice.orderSource, RelayChoice::OrderSource::NearPartners);
+  EXPECT_TRUE(llvm::StringRef(near->schedule.algorithm)
+                  .ends_with(" in near-partner order"));
+  // A numbering of every member once.
+  std::vector<int32_t> sorted = near->choice.order;
+  llvm::sort(sorted);
+  for (int32_t v = 0; v < 21; ++v)
+    EXPECT_EQ(sorted[v], v);
+  EXPECT_LT(longestRoutes(topo, c, near->choice), 17);
+  EXPECT_LT(model.machineTime(near->schedule, c.group, true).total(),
+            model.machineTime(grouped->schedule, c.group, true).total());
+
+  // On a hypercube group order is the embedding: v xor 2^k is a neighbour,
+  // every round one link, nothing to improve.
+  Topology cube = makeTopology("hypercube:4");
+  Collective onCube =
+      relayCollective(CollectiveKind::Allreduce, allRanks(cube), -1, 2);
+  CostModel cubeModel(cube);
+  cubeModel.setSync(SyncKind::Auto);
+  auto same = scheduleRelaying(cube, cubeModel, onCube,
+                               {Algorithm::RecursiveDoubling}, error);
+  ASSERT_TRUE(succeeded(same)) << error;
+  EXPECT_TRUE(same->choice.order.empty());
+  EXPECT_EQ(longestRoutes(cube, onCube, same->choice), 4);
+
+  // A broadcast's tree hangs from its root: no renumbering.
+  Collective bcast =
+      relayCollective(CollectiveKind::Broadcast, allRanks(topo), 0, 2);
+  auto tree =
+      scheduleRelaying(topo, model, bcast, {Algorithm::Binomial}, error);
+  ASSERT_TRUE(succeeded(tree)) << error;
+  EXPECT_TRUE(tree->choice.order.empty());
+}
+
+TEST(Relay, ReduceBroadcastTreesOfAnyRadix) {
+  // reduce_broadcast(k): a k-nomial reduce then a k-nomial broadcast, in
+  // ceil(log_k n) rounds each; radix 2 is the binomial tree, n the flat one
+  // (every member to and from member 0 in one round).
+  Topology topo = makeTopology("torus:4x4");
+  CostModel model(topo);
+  Collective c =
+      relayCollective(CollectiveKind::Allreduce, allRanks(topo), -1, 4);
+  for (auto [radix, rounds] : {std::pair<int64_t, size_t>{0, 8},
+                               {2, 8},
+                               {4, 4},
+                               {3, 6},
+                               {16, 2},
+                               {40, 2}}) {
+    SCOPED_TRACE(radix);
+    RelayChoice choice{Algorithm::ReduceBroadcast, radix};
+    choice.groupOrder = true;
+    std::string error;
+    auto spec = getRelayChunks(c, choice, error);
+    ASSERT_TRUE(succeeded(spec)) << error;
+    auto built = buildRelayRounds(*spec, choice, error, &topo);
+    ASSERT_TRUE(succeeded(built)) << error;
+    EXPECT_EQ(built->size(), rounds);
+    // The flat tree: member 0 receives from every other member at once.
+    if (radix >= 16)
+      EXPECT_EQ(built->front().size(), 15u);
+    // Verified by replay: every member ends with the sum.
+    EXPECT_TRUE(succeeded(scheduleRelaying(topo, model, c, choice, error)))
+        << error;
+  }
+  // auto tries the binomial, 4-nomial and flat trees.
+  auto candidates = getRelayCandidates(Algorithm::ReduceBroadcast, c);
+  ASSERT_EQ(candidates.size(), 3u);
+  EXPECT_EQ(candidates[1].param, 4);
+  EXPECT_EQ(candidates[2].param, 16);
+}
+
 TEST(Relay, DoubleChainUsesTwoOfTheRootsLinks) {
   // A whole 2-D grid with an even side: the snake; its rounds are one
   // phase each, and from a corner it halves a chain's time.
@@ -831,7 +945,8 @@ TEST(Relay, DoubleChainUsesTwoOfTheRootsLinks) {
       bool mesh = llvm::StringRef(spec).starts_with("mesh");
       EXPECT_EQ(dbl->schedule.algorithm,
                 mesh ? "double_chain(64) in snake order" : "double_chain(64)");
-      EXPECT_EQ(dbl->choice.snakeOrder, mesh);
+      EXPECT_EQ(dbl->choice.orderSource == RelayChoice::OrderSource::Snake,
+                mesh);
       EXPECT_EQ(dbl->schedule.phases.size(), static_cast<size_t>(32 + n - 2));
       auto one =
           scheduleRelaying(topo, model, c, {Algorithm::Chain, 64}, error);
@@ -850,5 +965,5 @@ TEST(Relay, DoubleChainUsesTwoOfTheRootsLinks) {
   auto dbl = scheduleRelaying(topo, CostModel(topo), c,
                               {Algorithm::DoubleChain, 8}, error);
   ASSERT_TRUE(succeeded(dbl)) << error;
-  EXPECT_FALSE(dbl->choice.snakeOrder);
+  EXPECT_NE(dbl->choice.orderSource, RelayChoice::OrderSource::Snake);
 }

@@ -194,6 +194,9 @@ bool evaluatesEveryValue(Aggregate aggregate);
 /// Relaying algorithms that take a parameter: knomial(radix),
 /// chain(segments), ring(segments), rabenseifner(segments).
 bool takesRelayParameter(Algorithm algorithm);
+/// The relaying algorithms whose parameter is a tree's radix (at least 2):
+/// knomial(k), reduce_broadcast(k).
+bool takesRadix(Algorithm algorithm);
 
 /// Every spelling of an enum, in case order, joined by ", ": for "expected
 /// one of" diagnostics. `maxValue` is the generated getMaxEnumValForX().

@@ -92,14 +92,24 @@ struct RelayChoice {
   /// k_level(1, sys_br): the broadcast tree (Auto = the fastest under the
   /// cost model; scheduleRelaying tries direct, binomial, binary, knomial).
   Algorithm tree = Algorithm::Auto;
-  /// Rings and chains: the members (group indices) in ring order, empty
-  /// for group order. scheduleRelaying fills it from a Z3 search where
-  /// group order splits the rounds into several phases.
+  /// The members (group indices) in the order the algorithm numbers them,
+  /// empty for group order. scheduleRelaying fills it for rings and chains
+  /// (a snake, or a Z3 search where group order splits the rounds into
+  /// several phases) and for the algorithms that pair members by index
+  /// (a search for near partners).
   std::vector<int32_t> order;
-  /// Rings and chains: keep group order, no search (for comparisons).
+  /// Keep group order, no search (for comparisons).
   bool groupOrder = false;
-  /// `order` is the snake through a whole 2-D grid, not Z3's.
-  bool snakeOrder = false;
+  /// Where `order` came from.
+  enum class OrderSource : uint8_t {
+    /// Z3's cycle of one-phase rounds (rings and chains).
+    Z3Ring,
+    /// The snake through a whole 2-D grid or the folded mesh line.
+    Snake,
+    /// searchNearPartnerOrder: partners by index placed near each other.
+    NearPartners,
+  };
+  OrderSource orderSource = OrderSource::Z3Ring;
 };
 
 // needsRelaying(kind) and getRelayAlgorithms(kind), the table of which
