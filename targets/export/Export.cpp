@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "phasec/Target/Export.h"
+#include "phasec/Scheduling/Relay.h"
 #include "phasec/Transforms/CollectiveIR.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -91,7 +92,7 @@ static FailureOr<OperationPlan> buildPlan(const ScheduledOperation &op,
     return collective.emitError("cannot emit '")
            << op.name
            << "': its sync is still 'auto' (comm-schedule-phases chooses "
-              "barrier or none)";
+              "barrier, local or none)";
   if (getPlanOptions(collective).style == TransferStyle::Auto)
     return collective.emitError("cannot emit '")
            << op.name
@@ -489,6 +490,21 @@ LogicalResult phasec::target::exportNs3(ModuleOp module,
     ns3.problem = op.problem.get();
     ns3.schedule = &op.schedule;
     ns3.sync = getPlanOptions(collective).sync;
+    if (!options.compare || !op.problem->chunkSpec())
+      continue;
+    SymbolTable symbols(module);
+    FailureOr<Collective> described = comm::getCollective(collective, symbols);
+    if (failed(described))
+      return failure();
+    for (RelayComparison &other :
+         compareRelaying(*op.topology, op.problem->costModel(), *described)) {
+      // Phasec's own is its row; those that do not apply are the report's.
+      if (failed(other.schedule) ||
+          other.schedule->schedule.algorithm == op.schedule.algorithm)
+        continue;
+      ns3.candidates.emplace_back(other.schedule->schedule.algorithm,
+                                  std::move(other.schedule->schedule));
+    }
   }
   return ns3target::emitNs3(operations, options, out, diagOS);
 }

@@ -246,9 +246,14 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
       llvm::sys::path::append(p, name);
       llvm::sys::fs::remove(p);
     };
-    for (const char *name : variantNames())
+    // A previous run's variants, and --compare's candidates by name.
+    std::vector<std::string> names(variantNames().begin(),
+                                   variantNames().end());
+    for (const Variant &v : variants)
+      names.push_back(v.name);
+    for (const std::string &name : names)
       for (const char *kind : {".routes.csv", ".phases.csv", ".links.csv"})
-        inReport(std::string(name) + kind);
+        inReport(name + kind);
     for (const char *name :
          {"summary.csv", "report.py", "index.html", "bound.png", "routes.png",
           "phases.png", "links.png"})
@@ -408,8 +413,15 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
       << " B header, " << net.buffer << "-packet buffers, "
       << llvm::formatv("{0:e2}", net.hopLatency) << " s per hop; bound "
       << llvm::formatv("{0:e4}", bound) << " s\n";
-  out << llvm::formatv("  {0,-14} {1,-8} {2,13} {3,11} {4,9} {5,13} {6,10}\n",
-                       "variant", "mode", "simulated (s)", "% of bound",
+  // --compare's candidates have long names: the column fits them.
+  size_t width = 14;
+  for (const Variant &v : variants)
+    width = std::max(width, v.name.size());
+  auto name = [&](llvm::StringRef s) {
+    return (s + std::string(width - std::min(width, s.size()), ' ')).str();
+  };
+  out << llvm::formatv("  {0} {1,-8} {2,13} {3,11} {4,9} {5,13} {6,10}\n",
+                       name("variant"), "mode", "simulated (s)", "% of bound",
                        "/ phasec", "model (s)", "sim/model");
   double ours = simulated.lookup("phasec");
   std::string summary = "variant,mode,simulated_s,bound_pct,vs_phasec,model_s,"
@@ -429,8 +441,8 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
     double pct = t > 0 ? 100 * bound / t : 0;
     double vsModel = model > 0 ? t / model : 0;
     out << llvm::formatv(
-        "  {0,-14} {1,-8} {2,13:e4} {3,11:f2} {4,9} {5,13:e4} {6,10:f3}\n",
-        v.name, v.mode, t, pct, relative, model, vsModel);
+        "  {0} {1,-8} {2,13:e4} {3,11:f2} {4,9} {5,13:e4} {6,10:f3}\n",
+        name(v.name), v.mode, t, pct, relative, model, vsModel);
     summary += llvm::formatv("{0},{1},{2:e4},{3:f2},{4},{5:e4},{6:f3}\n",
                              v.name, v.mode, t, pct, relative, model, vsModel)
                    .str();
@@ -593,6 +605,19 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     // local` (stepped), beside `phasec` (barriers) and `ordered` (none).
     if (op.sync != SyncKind::Local && wanted("local"))
       variants.push_back({"local", op.schedule, "stepped"});
+    // --compare of a relay: what the choice weighed. Its own schedule with
+    // barriers, and every other relaying schedule as its code runs without
+    // them (stepped: a rank forwards only what has arrived), named as the
+    // report names them (one word: spaces become '_').
+    if (relayOp && options.compare) {
+      if (op.sync != SyncKind::Barrier)
+        variants.push_back({"barrier", op.schedule, "phased", true});
+      for (const auto &[name, schedule] : op.candidates) {
+        std::string word = name;
+        std::replace(word.begin(), word.end(), ' ', '_');
+        variants.push_back({word, &schedule, "stepped", true});
+      }
+    }
     if (variants.empty()) {
       diag << "error: " << op.name
            << ": none of the variants asked for applies to it ('ordered' "

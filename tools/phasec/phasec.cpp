@@ -162,7 +162,9 @@ static cl::opt<Target> targetOption(
 static cl::opt<bool> compare(
     "compare",
     cl::desc("With --target=sim: also simulate the baselines and SimGrid's "
-             "built-in all-to-all algorithms"),
+             "built-in algorithms; with --target=ns3: also the other "
+             "relaying schedules a relaying operation's choice weighed, and "
+             "its own with barriers"),
     cl::cat(phasecCategory));
 
 static cl::opt<std::string>
@@ -426,8 +428,8 @@ int main(int argc, char **argv) {
       return usage("--target=ns3 cannot be combined with --emit");
     emit = driver::EmitKind::Ns3;
   }
-  if (!simulate && compare)
-    return usage("--compare needs --target=sim");
+  if (!simulate && targetOption != Target::Ns3 && compare)
+    return usage("--compare needs --target=sim or --target=ns3");
   if (!simulate && targetOption != Target::Ns3 && reportDir.getNumOccurrences())
     return usage("--report needs --target=sim or --target=ns3");
   if (emitMain && emit != driver::EmitKind::MPI &&
@@ -578,6 +580,7 @@ int main(int argc, char **argv) {
   options.ns3.directLinks = ns3Links == Ns3Links::Direct;
   options.ns3.variants.assign(ns3Variants.begin(), ns3Variants.end());
   options.ns3.jobs = ns3Jobs;
+  options.ns3.compare = compare;
   if (targetOption == Target::Ns3)
     options.ns3.reportDir = reportDir;
   options.ns3.run = targetOption == Target::Ns3;

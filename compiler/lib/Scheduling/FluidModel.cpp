@@ -329,6 +329,19 @@ double CostModel::computeFluidTime(const Schedule &schedule,
   // below add.
   std::vector<double> release;
   double lastRelease = 0;
+  // Each flow's share weight. SimGrid's CM02 gives a flow's variable the
+  // sharing penalty of its route's latency (TCP's bias against long round
+  // trips): where flows meet on a resource, each gets a share in inverse
+  // proportion to its latency, so near messages finish first and the far
+  // ones, left to themselves, may leave an injection port idle. The
+  // platform gives every link the machine's latency and the ports none:
+  // the penalty is the route's hops. Without latency every weight is 1,
+  // and so on a packet network (`packet_length`): its routers share a
+  // link packet by packet, whatever the route (the contention term, fitted
+  // to phasec-ns3, covers what else it does).
+  std::vector<double> weight;
+  const bool weighted =
+      topo.desc().linkLatency > 0 && topo.desc().packetLength <= 0;
   auto noteRelease = [&](const Transfer &x,
                          llvm::ArrayRef<LinkId> onRoute) -> double {
     if (!released)
@@ -358,6 +371,7 @@ double CostModel::computeFluidTime(const Schedule &schedule,
     addLoads(llvm::seq<uint32_t>(0, static_cast<uint32_t>(left.size())), load);
     std::vector<uint32_t>().swap(first);
     std::vector<double>().swap(left);
+    std::vector<double>().swap(weight);
     std::vector<uint32_t>().swap(res);
   };
   const int64_t envelope = topo.desc().messageEnvelope;
@@ -436,6 +450,8 @@ double CostModel::computeFluidTime(const Schedule &schedule,
         release.push_back(r);
       first.push_back(static_cast<uint32_t>(res.size()));
       left.push_back(bytes);
+      weight.push_back(weighted && !route.empty() ? 1.0 / double(route.size())
+                                                  : 1.0);
       if (res.size() > kWorkBudget)
         toLoads();
     }
@@ -474,7 +490,7 @@ double CostModel::computeFluidTime(const Schedule &schedule,
   }
 
   std::vector<char> frozen(numFlows, 1);
-  std::vector<double> rate(numFlows), rem(numResources);
+  std::vector<double> rate(numFlows), rem(numResources), weights(numResources);
   std::vector<uint32_t> count(numResources), active;
   // Flows join at their start (all at once without `released`).
   std::vector<uint32_t> byStart(numFlows);
@@ -515,19 +531,23 @@ double CostModel::computeFluidTime(const Schedule &schedule,
       addLoads(llvm::ArrayRef<uint32_t>(byStart).drop_front(started), rest);
       return std::max(now, lastRelease) + bottleneck(rest);
     }
-    // Max-min fair rates by water filling: the resource with the smallest
-    // fair share fixes the rates of its flows, which then leave the others.
+    // Weighted max-min fair rates by water filling: the resource with the
+    // smallest share per unit of weight fixes the rates of its flows (the
+    // share times each one's weight), which then leave the others.
     std::fill(count.begin(), count.end(), 0);
+    std::fill(weights.begin(), weights.end(), 0.0);
     for (uint32_t f : active) {
       frozen[f] = 0;
-      for (uint32_t i = first[f]; i < first[f + 1]; ++i)
+      for (uint32_t i = first[f]; i < first[f + 1]; ++i) {
         ++count[res[i]];
+        weights[res[i]] += weight[f];
+      }
       work += first[f + 1] - first[f];
     }
     for (size_t r = 0; r < numResources; ++r) {
       rem[r] = capacity[r];
       if (count[r])
-        heap.set(static_cast<uint32_t>(r), rem[r] / count[r]);
+        heap.set(static_cast<uint32_t>(r), rem[r] / weights[r]);
     }
     while (!heap.empty()) {
       uint32_t r = heap.top();
@@ -538,13 +558,14 @@ double CostModel::computeFluidTime(const Schedule &schedule,
         if (frozen[f])
           continue;
         frozen[f] = 1;
-        rate[f] = share;
+        rate[f] = share * weight[f];
         for (uint32_t i = first[f]; i < first[f + 1]; ++i) {
           uint32_t q = res[i];
-          rem[q] = std::max(0.0, rem[q] - share);
+          rem[q] = std::max(0.0, rem[q] - rate[f]);
+          weights[q] = std::max(0.0, weights[q] - weight[f]);
           // r itself is done once its loop ends (its count reaches 0).
           if (--count[q] > 0 && q != r)
-            heap.set(q, rem[q] / count[q]);
+            heap.set(q, rem[q] / std::max(weights[q], 1e-300));
           else if (q != r)
             heap.erase(q);
         }

@@ -723,3 +723,34 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
   best->tried = std::move(tried);
   return std::move(*best);
 }
+
+std::vector<RelayComparison>
+phasec::compareRelaying(const Topology &topo, const CostModel &model,
+                        const Collective &collective) {
+  // k_level names a family: each of its variants.
+  std::vector<RelayChoice> choices;
+  for (Algorithm algorithm : getRelayAlgorithms(collective.kind)) {
+    if (algorithm == Algorithm::KLevel)
+      llvm::append_range(choices, getRelayCandidates(algorithm, collective));
+    else
+      choices.push_back({algorithm, 0});
+  }
+  std::vector<RelayComparison> out;
+  for (const RelayChoice &choice : choices) {
+    RelayComparison &c = out.emplace_back();
+    c.name = stringifyAlgorithm(choice.algorithm).str();
+    c.schedule = scheduleRelaying(topo, model, collective, choice, c.error);
+    if (failed(c.schedule) || c.schedule->choice.order.empty())
+      continue;
+    RelayChoice plain = c.schedule->choice;
+    plain.order.clear();
+    plain.groupOrder = true;
+    RelayComparison grouped;
+    grouped.name = describeRelayChoice(plain);
+    grouped.schedule =
+        scheduleRelaying(topo, model, collective, plain, grouped.error);
+    if (succeeded(grouped.schedule))
+      out.push_back(std::move(grouped));
+  }
+  return out;
+}

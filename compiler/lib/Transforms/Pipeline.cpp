@@ -411,37 +411,14 @@ void phasec::writeScheduleStats(const ScheduledModule &scheduled,
       FailureOr<Collective> collective = comm::getCollective(op.op, symbols);
       if (failed(collective))
         continue;
-      // k_level names a family: each of its variants.
-      std::vector<RelayChoice> choices;
-      for (Algorithm algorithm : getRelayAlgorithms(collective->kind)) {
-        if (algorithm == Algorithm::KLevel)
-          llvm::append_range(choices,
-                             getRelayCandidates(algorithm, *collective));
-        else
-          choices.push_back({algorithm, 0});
-      }
-      for (const RelayChoice &choice : choices) {
-        Algorithm algorithm = choice.algorithm;
-        std::string error;
-        FailureOr<RelaySchedule> other = scheduleRelaying(
-            topo, problem.costModel(), *collective, choice, error);
-        if (failed(other)) {
-          os << llvm::formatv("  {0,-14} n/a: {1}\n",
-                              stringifyAlgorithm(algorithm), error);
+      for (const RelayComparison &other :
+           compareRelaying(topo, problem.costModel(), *collective)) {
+        if (failed(other.schedule)) {
+          os << llvm::formatv("  {0,-14} n/a: {1}\n", other.name, other.error);
           continue;
         }
         // Times compare under this problem's model; the chunks may differ.
-        row("", other->schedule, "");
-        // A ring or chain in the order Z3 found, beside group order.
-        if (other->choice.order.empty())
-          continue;
-        RelayChoice plain = other->choice;
-        plain.order.clear();
-        plain.groupOrder = true;
-        FailureOr<RelaySchedule> inGroupOrder = scheduleRelaying(
-            topo, problem.costModel(), *collective, plain, error);
-        if (succeeded(inGroupOrder))
-          row("", inGroupOrder->schedule, "");
+        row("", other.schedule->schedule, "");
       }
       writeWhy(os, op, rows.front(), llvm::ArrayRef(rows).drop_front());
       continue;

@@ -135,8 +135,8 @@ SchedulePhasesPass::getSchedulerOptions(OperationRecord &record) const {
 
 /// The machine time of the chosen schedule where the machine charges more
 /// than bandwidth, and `sync = auto` and `style = auto` resolved to what
-/// that time assumed, so that the back ends see barrier or none, packing or
-/// chained.
+/// that time assumed, so that the back ends see barrier, local or none, packing
+/// or chained.
 template <typename ScheduleOpT>
 static void recordMachineCost(CollectiveOpInterface op, ScheduleOpT schedule,
                               const CostModel &model,

@@ -161,6 +161,29 @@ TEST(MachineModel, FluidSharesLinksMaxMinFairly) {
   EXPECT_NEAR(m.fluidTime(t2), 4e-3, 1e-12);
 }
 
+TEST(MachineModel, FluidWeighsSharesByRouteLatency) {
+  // SimGrid's CM02 shares a resource in inverse proportion to each flow's
+  // route latency. A line 0 - 1 - 2, links and ports at 1 MB/s, 1000 B
+  // each: A 0->1 and B 0->2 (two hops) share node 0's port, B and E 1->2
+  // share link 1->2, E and F 1->0 share node 1's port.
+  Schedule s =
+      scheduleOf({{{0, 1, 1000}, {0, 2, 1000}, {1, 2, 1000}, {1, 0, 1000}}});
+  // Equal weights (no latency): every flow at 0.5 MB/s, all done at 2 ms.
+  Topology flat = makeTopology("mesh:3;bw=1e6;injection=1e6");
+  EXPECT_NEAR(CostModel(flat).fluidTime(s), 2e-3, 1e-12);
+  // Weighted (1 us a link: B weighs 1/2, the others 1): node 1's port
+  // fills first at 0.5 each (E, F); link 1->2 leaves B 0.5, node 0's port
+  // gives A 2/3 and B 1/3. A ends at 1.5 ms with B 500 B short; then B
+  // 0.5 (link 1->2 beside E) until E and F end at 2 ms, and its last
+  // 250 B alone at 1 MB/s: 2.25 ms, node 0's port idle at the end.
+  Topology weighted = makeTopology("mesh:3;bw=1e6;injection=1e6;latency=1e-6");
+  EXPECT_NEAR(CostModel(weighted).fluidTime(s), 2.25e-3, 1e-12);
+  // A packet network shares links packet by packet: equal weights.
+  Topology packets =
+      makeTopology("mesh:3;bw=1e6;injection=1e6;latency=1e-6;packet=512");
+  EXPECT_NEAR(CostModel(packets).fluidTime(s), 2e-3, 1e-12);
+}
+
 TEST(MachineModel, FluidRoutesAPairOneWay) {
   // 0->2 on a 4-ring is a tie: its two halves on the two ways around would
   // move at once (1 ms), but posted at once the network routes the pair

@@ -93,8 +93,9 @@ struct MachineTime {
   /// (CostModel::contention).
   double contention = 0;
   int64_t barriers = 0;
-  /// The synchronisation charged: the model's own (barrier or none); for
-  /// `sync = auto` the faster of the two (barrier on a tie).
+  /// The synchronisation charged: the model's own (barrier, local or
+  /// none); for `sync = auto` the fastest of the three (on a tie barrier,
+  /// then none).
   SyncKind chosen = SyncKind::Barrier;
   /// The copy-transfer model's time, summed over the phases: packing, the
   /// busiest rank's pack and unpack; chained and direct deposit, what the

@@ -163,6 +163,21 @@ llvm::FailureOr<RelaySchedule> scheduleRelaying(const Topology &topo,
 llvm::SmallVector<RelayChoice, 4> getRelayCandidates(Algorithm algorithm,
                                                      const Collective &c);
 
+/// The relaying schedules a report sets beside an operation's choice:
+/// every relaying algorithm of its kind at its default parameter (each
+/// k_level variant of the family), and where the choice renumbered the
+/// members (a ring in Z3 or snake order, partners by index placed near),
+/// the same in group order right after it. Algorithms that do not apply
+/// are kept as failures with their reason (`name: why`).
+struct RelayComparison {
+  std::string name;
+  llvm::FailureOr<RelaySchedule> schedule = llvm::failure();
+  std::string error;
+};
+std::vector<RelayComparison> compareRelaying(const Topology &topo,
+                                             const CostModel &model,
+                                             const Collective &collective);
+
 /// "binomial", "knomial(4)", "chain(16)": how reports name a choice.
 std::string describeRelayChoice(RelayChoice choice);
 

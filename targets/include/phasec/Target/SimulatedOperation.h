@@ -16,6 +16,8 @@
 #include "phasec/Scheduling/Problem.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace phasec::target {
 
@@ -28,6 +30,9 @@ struct SimulatedOperation {
   /// none (every message posted at once, in phase order) or local (a rank
   /// enters its next phase once its messages of this one are done).
   SyncKind sync = SyncKind::Barrier;
+  /// `--compare` of a relaying operation: the other relaying schedules the
+  /// choice weighed (compareRelaying), by the report's names.
+  std::vector<std::pair<std::string, Schedule>> candidates;
 };
 
 } // namespace phasec::target

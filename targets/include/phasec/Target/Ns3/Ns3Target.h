@@ -67,6 +67,11 @@ struct Ns3Options {
   std::vector<std::string> baselines = {"linear_shift", "xor", "greedy"};
   /// The variants to write and run (names as in the table; empty: all).
   std::vector<std::string> variants;
+  /// `--target=ns3 --compare`: a relaying operation also runs the other
+  /// relaying schedules the choice weighed (SimulatedOperation::candidates,
+  /// stepped as their code runs them without barriers) and its own schedule
+  /// with barriers (`barrier`), beside phasec's.
+  bool compare = false;
   /// `--target=ns3 --report DIR`: every variant traced, its CSVs, the
   /// table's summary.csv and report.py's index.html (seed 000's pictures
   /// from the packet level) in DIR (DIR/OPERATION with several).
