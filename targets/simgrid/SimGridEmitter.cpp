@@ -39,6 +39,7 @@ StringRef simgrid::platformSource() { return kPlatformSource; }
 StringRef simgrid::programSource() { return kProgramSource; }
 StringRef simgrid::reportScript() { return kReportScript; }
 StringRef simgrid::collSource() { return kCollSource; }
+StringRef simgrid::startHeader() { return kStartHeader; }
 StringRef simgrid::runtimeHeader() { return kRuntimeHeader; }
 StringRef simgrid::runtimeMPIHeader() { return kRuntimeMPIHeader; }
 StringRef simgrid::runtimeCoreSource() { return kRuntimeCoreSource; }
@@ -597,6 +598,7 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
   if (relay) {
     if (failed(copy("relay.c", relay->source)) ||
         failed(copy("coll.c", collSource())) ||
+        failed(copy("phasec_sim_start.h", startHeader())) ||
         failed(copy("phasec_runtime.h", runtimeHeader())) ||
         failed(copy("phasec_runtime_mpi.h", runtimeMPIHeader())) ||
         failed(copy("phasec_runtime_core.c", runtimeCoreSource())) ||
@@ -617,6 +619,7 @@ LogicalResult simgrid::emitSimGrid(const Topology &topo,
   BuiltinCall call =
       builtin ? *builtin : directBuiltinCall("alltoall", topo, transfers);
   if (failed(copy("program.c", programSource())) ||
+      failed(copy("phasec_sim_start.h", startHeader())) ||
       (call.viaColl && failed(copy("coll.c", collSource()))) ||
       failed(writeFileIn(
           dir, "run.sh",

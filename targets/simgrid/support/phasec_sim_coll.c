@@ -25,6 +25,7 @@
  * and the program exits with status 1 if an element is wrong.
  *===----------------------------------------------------------------------===*/
 
+#include "phasec_sim_start.h"
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -195,8 +196,7 @@ int main(int argc, char **argv) {
       for (int64_t i = 0; i < count; ++i)
         put(s, i, T, rank == root ? value(0, root, i) : 0);
     memset(r, 0, (size_t)(recvN * size));
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    double t0 = phasec_sim_synchronized_start();
     if (isBcast)
       MPI_Bcast(s, cnt, type.mpi, root, MPI_COMM_WORLD);
     else if (!strcmp(kind, "reduce"))

@@ -42,6 +42,7 @@
  * and on stderr "PHASEC_SIM_PROGRESS k n" while it runs (wall-clock progress).
  *===----------------------------------------------------------------------===*/
 
+#include "phasec_sim_start.h"
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -169,8 +170,7 @@ int main(int argc, char **argv) {
        order, each message under its phase's tag (so that a message can only
        match the receive of its own phase), and waits for all of them. */
     int64_t rounds = perPhase ? numPhases : (numPhases > 0);
-    MPI_Barrier(MPI_COMM_WORLD);
-    start = MPI_Wtime();
+    start = phasec_sim_synchronized_start();
     int64_t i = 0;
     for (int64_t k = 0; k < rounds; ++k) {
       int n = 0;
@@ -249,8 +249,7 @@ int main(int argc, char **argv) {
     }
     char *sendBuf = SMPI_SHARED_MALLOC((size_t)(sTot ? sTot : 1));
     char *recvBuf = SMPI_SHARED_MALLOC((size_t)(rTot ? rTot : 1));
-    MPI_Barrier(MPI_COMM_WORLD);
-    start = MPI_Wtime();
+    start = phasec_sim_synchronized_start();
     if (uniform)
       MPI_Alltoall(sendBuf, (int)uniform, MPI_BYTE, recvBuf, (int)uniform,
                    MPI_BYTE, MPI_COMM_WORLD);

@@ -178,6 +178,8 @@ llvm::StringRef platformSource();
 llvm::StringRef programSource();
 llvm::StringRef reportScript();
 llvm::StringRef collSource();
+/// phasec_sim_start.h: the common start both programs time from.
+llvm::StringRef startHeader();
 /// phasec's runtime (runtime/), built into relaying programs with smpicc.
 llvm::StringRef runtimeHeader();
 llvm::StringRef runtimeMPIHeader();
