@@ -25,6 +25,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace phasec;
@@ -469,6 +470,8 @@ LogicalResult phasec::target::exportNs3(ModuleOp module,
     return module.emitError(
         "nothing to simulate: no operation of the program has a schedule");
   std::vector<ns3target::Ns3Operation> operations;
+  // --compare: the operations' collectives are read from their symbols.
+  std::optional<SymbolTable> symbols;
   for (const ScheduledOperation &op : scheduled.operations) {
     comm::CollectiveOpInterface collective = op.op;
     // A relaying schedule runs phase by phase (with barriers) or stepped (a
@@ -492,8 +495,9 @@ LogicalResult phasec::target::exportNs3(ModuleOp module,
     ns3.sync = getPlanOptions(collective).sync;
     if (!options.compare || !op.problem->chunkSpec())
       continue;
-    SymbolTable symbols(module);
-    FailureOr<Collective> described = comm::getCollective(collective, symbols);
+    if (!symbols)
+      symbols.emplace(module);
+    FailureOr<Collective> described = comm::getCollective(collective, *symbols);
     if (failed(described))
       return failure();
     for (RelayComparison &other :

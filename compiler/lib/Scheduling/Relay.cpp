@@ -504,10 +504,10 @@ nearPartnerOrder(const Topology &topo, const ChunkSpec &spec,
   for (int64_t v = 0; v < n; ++v)
     order[v] = static_cast<int32_t>(v);
   // The longest routes dominate: weigh them above every step's links.
+  const int64_t farthest = *std::max_element(hops.begin(), hops.end());
   int64_t weight = 1;
   for (const auto &round : pairs)
-    weight += static_cast<int64_t>(round.size()) *
-              *std::max_element(hops.begin(), hops.end());
+    weight += static_cast<int64_t>(round.size()) * farthest;
   auto cost = [&] {
     int64_t longest = 0, total = 0;
     for (const auto &round : pairs) {

@@ -834,15 +834,16 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
             b.step(v, w, range(v * s, v * s + s), false);
       break;
     }
-    case Algorithm::ReduceBroadcast:
+    case Algorithm::ReduceBroadcast: {
       // k-nomial trees of radix `param` (2, the default, is the binomial
       // tree; n or more the flat one): a wider tree has fewer rounds and
       // more messages into and out of the root in each.
-      reduceTree(b, n, Algorithm::Knomial, choice.param ? choice.param : 2, C);
+      const int64_t radix = choice.param ? choice.param : 2;
+      reduceTree(b, n, Algorithm::Knomial, radix, C);
       b.newRound();
-      broadcastTree(b, n, Algorithm::Knomial, choice.param ? choice.param : 2,
-                    range(0, C));
+      broadcastTree(b, n, Algorithm::Knomial, radix, range(0, C));
       break;
+    }
     case Algorithm::RecursiveDoubling:
       if (p2 < n)
         foldExtras(b, n, p2, C);
