@@ -68,8 +68,9 @@ static const std::string kAlgorithmList =
     "k_level(k, shape), k_level(logp, rec, gamma), binomial, binary, "
     "knomial(k), chain(s), ring(s), recursive_doubling, recursive_halving, "
     "rabenseifner(s), scatter_allgather, scatter_rdb_allgather, "
+    "scatter_bruck_allgather, "
     "reduce_broadcast(k), dissemination, "
-    "dimension_wise(p), double_chain(s), gather_evaluate";
+    "dimension_wise(p), double_chain(s), grid(c), gather_evaluate";
 
 /// k_level's submachine shapes, from the vocabulary ('none' is the
 /// default, not a name to write).
@@ -447,17 +448,15 @@ bool Sema::checkCommonDirectives(OpContext &c) {
     dir.algorithm = *alg;
     if (takesRelayParameter(*alg) && e->isCall) {
       if (e->args.size() != 1) {
-        diag.error(
-            p->value.loc,
-            "algorithm '" + name + "' takes one argument (" +
-                (takesRadix(*alg) ? "the radix" : "the number of segments") +
-                ")");
+        diag.error(p->value.loc, "algorithm '" + name +
+                                     "' takes one argument (" +
+                                     describeRelayParameter(*alg) + ")");
         return false;
       }
       OptInt v = evalInt(*e->args[0], env);
       if (!v)
         return false;
-      int64_t least = takesRadix(*alg) ? 2 : 1;
+      int64_t least = leastRelayParameter(*alg);
       if (*v < least || *v > (int64_t(1) << 20)) {
         diag.error(e->args[0]->getLoc(),
                    "the argument of '" + name + "' must be in " +

@@ -216,6 +216,11 @@ void emitHarnessRunner(llvm::raw_ostream &os, const OperationPlan &plan,
                        bool timeLine = false,
                        const NonblockingTransport *nonblocking = nullptr);
 
+/// The statements (indented, with newlines) that start a timed call and
+/// declare `t0`: the transport's barrier then the clock, or with
+/// `timeLine` (SimGrid) the common start of phasec_sim_start.h.
+std::string timedStart(const HarnessTransport &transport, bool timeLine);
+
 /// The harness's check of a barrier: nobody leaves before every member
 /// has arrived. Every member counts its arrival at the group's first rank
 /// (an atomic that has completed there before it enters), the last member

@@ -455,8 +455,7 @@ void detail::emitPapersRunner(llvm::raw_ostream &os, const OperationPlan &plan,
   if (a == Aggregate::Gather)
     os << "    for (int r = 0; r < " << plan.requiredRanks()
        << "; ++r)\n      p[r] = (" << T << ")99;\n";
-  os << "    " << tr.iterationBarrier << "\n"
-     << "    const double t0 = phasec_wtime();\n";
+  os << timedStart(tr, timeLine);
   // The call (timed), then the expected result (not timed).
   std::string check, expectText;
   llvm::raw_string_ostream es(expectText);

@@ -854,8 +854,11 @@ llvm::LogicalResult phasec::target::emitMPI(llvm::ArrayRef<OperationPlan> plans,
      << " * Build: mpicc -O3 out.c $(pkg-config --cflags --libs "
         "phasec-runtime)\n */\n";
   emitCommonTypes(os);
-  os << "#include \"phasec_runtime_mpi.h\"\n\n"
-     << "#define PHASEC_TAG 0x7068\n\n";
+  os << "#include \"phasec_runtime_mpi.h\"\n";
+  // The simulator's harness times every call from one instant.
+  if (options.main && options.simTimeLine)
+    os << "#include \"phasec_sim_start.h\"\n";
+  os << "\n#define PHASEC_TAG 0x7068\n\n";
   for (const OperationPlan &p : plans)
     if (p.call.empty())
       MPIWriter(os, p, options).emitFunction();

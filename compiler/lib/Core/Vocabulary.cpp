@@ -39,21 +39,28 @@ int64_t phasec::elementTypeBytes(ElementType type) {
 
 namespace {
 using A = Algorithm;
-constexpr A kBroadcastAlgorithms[] = {
-    A::Direct, A::Binomial,    A::Binary,           A::Knomial,
-    A::Chain,  A::DoubleChain, A::ScatterAllgather, A::ScatterRdbAllgather,
-    A::KLevel};
+constexpr A kBroadcastAlgorithms[] = {A::Direct,
+                                      A::Binomial,
+                                      A::Binary,
+                                      A::Knomial,
+                                      A::Chain,
+                                      A::DoubleChain,
+                                      A::ScatterAllgather,
+                                      A::ScatterRdbAllgather,
+                                      A::ScatterBruckAllgather,
+                                      A::KLevel};
 constexpr A kReduceAlgorithms[] = {A::Direct,  A::Binomial, A::Binary,
                                    A::Knomial, A::Chain,    A::DoubleChain};
 constexpr A kAllreduceAlgorithms[] = {
     A::Direct, A::ReduceBroadcast, A::RecursiveDoubling,
-    A::Ring,   A::Rabenseifner,    A::DimensionWise};
+    A::Ring,   A::Rabenseifner,    A::DimensionWise,
+    A::Grid};
 constexpr A kReduceScatterAlgorithms[] = {A::Direct, A::Ring,
-                                          A::RecursiveHalving};
+                                          A::RecursiveHalving, A::Grid};
 constexpr A kScanAlgorithms[] = {A::Direct, A::RecursiveDoubling, A::Chain};
 constexpr A kScatterGatherAlgorithms[] = {A::Binomial, A::KLevel};
 constexpr A kAllgatherAlgorithms[] = {A::Ring, A::RecursiveDoubling, A::Bruck,
-                                      A::DimensionWise};
+                                      A::DimensionWise, A::Grid};
 constexpr A kAlltoallAlgorithms[] = {A::Bruck, A::KLevel};
 constexpr A kBarrierAlgorithms[] = {A::Dissemination, A::RecursiveDoubling};
 constexpr A kExchangeOrders[] = {A::Pairwise, A::LinearShift, A::Xor};
@@ -173,12 +180,27 @@ bool phasec::takesRelayParameter(Algorithm algorithm) {
          algorithm == Algorithm::Chain || algorithm == Algorithm::Ring ||
          algorithm == Algorithm::Rabenseifner ||
          algorithm == Algorithm::DimensionWise ||
-         algorithm == Algorithm::DoubleChain;
+         algorithm == Algorithm::DoubleChain || algorithm == Algorithm::Grid;
 }
 
 bool phasec::takesRadix(Algorithm algorithm) {
   return algorithm == Algorithm::Knomial ||
          algorithm == Algorithm::ReduceBroadcast;
+}
+
+llvm::StringRef phasec::describeRelayParameter(Algorithm algorithm) {
+  if (takesRadix(algorithm))
+    return "the radix";
+  if (algorithm == Algorithm::DimensionWise)
+    return "the number of parts";
+  if (algorithm == Algorithm::Grid)
+    return "the row length";
+  return "the number of segments";
+}
+
+int64_t phasec::leastRelayParameter(Algorithm algorithm) {
+  // A grid of rows of one member (or of one row) is the direct exchange.
+  return takesRadix(algorithm) || algorithm == Algorithm::Grid ? 2 : 1;
 }
 
 bool phasec::evaluatesEveryValue(Aggregate aggregate) {
@@ -206,11 +228,13 @@ bool phasec::isRelayAlgorithm(Algorithm algorithm) {
   case Algorithm::Rabenseifner:
   case Algorithm::ScatterAllgather:
   case Algorithm::ScatterRdbAllgather:
+  case Algorithm::ScatterBruckAllgather:
   case Algorithm::ReduceBroadcast:
   case Algorithm::Dissemination:
   case Algorithm::Bruck:
   case Algorithm::DimensionWise:
   case Algorithm::DoubleChain:
+  case Algorithm::Grid:
     return true;
   default:
     return false;

@@ -79,6 +79,29 @@ LogicalResult phasec::relay_detail::requirePowerOfTwo(llvm::StringRef name,
   return failure();
 }
 
+FailureOr<int64_t> phasec::relay_detail::gridRowLength(llvm::StringRef name,
+                                                       int64_t n, int64_t param,
+                                                       std::string &error) {
+  int64_t c = param;
+  if (c <= 0)
+    for (c = 1; (c + 1) * (c + 1) <= n; ++c) {
+    }
+  while (param <= 0 && c > 1 && n % c)
+    --c;
+  if (c > 1 && c < n && n % c == 0)
+    return c;
+  error = param > 0 ? llvm::formatv("{0} needs a row length that divides the "
+                                    "group's {1} members into several rows",
+                                    name, n)
+                          .str()
+                    : llvm::formatv("{0} needs a group that is a grid of "
+                                    "several rows and columns; {1} members "
+                                    "are not",
+                                    name, n)
+                          .str();
+  return failure();
+}
+
 int64_t phasec::relay_detail::defaultParam(Algorithm algorithm) {
   switch (algorithm) {
   case Algorithm::Knomial:
@@ -189,6 +212,7 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
       break;
     }
     case Algorithm::ScatterAllgather:
+    case Algorithm::ScatterBruckAllgather:
       ok = cutVector(n, "one per member");
       break;
     case Algorithm::ScatterRdbAllgather:
@@ -200,6 +224,11 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
       break;
     case Algorithm::DimensionWise:
       ok = cutVector(param * n, "parts times members");
+      break;
+    case Algorithm::Grid:
+      if (failed(gridRowLength(name, n, param, error)))
+        return failure();
+      ok = cutVector(n, "one per member");
       break;
     case Algorithm::Direct:
       ok = cutVector(kind == CollectiveKind::Allreduce ? n : 1,
@@ -222,6 +251,9 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
     return spec;
   }
   case ChunkParts::PerMember:
+    if (choice.algorithm == Algorithm::Grid &&
+        failed(gridRowLength(name, n, param, error)))
+      return failure();
     if ((choice.algorithm == Algorithm::RecursiveHalving ||
          choice.algorithm == Algorithm::RecursiveDoubling) &&
         failed(requirePowerOfTwo(name, n,
@@ -457,6 +489,7 @@ static bool pairsByIndex(const RelayChoice &choice, CollectiveKind kind) {
   case Algorithm::ReduceBroadcast:
   case Algorithm::Bruck:
   case Algorithm::Dissemination:
+  case Algorithm::Grid:
     break;
   default:
     return false;
@@ -602,10 +635,49 @@ buildOne(const Topology &topo, const CostModel &model,
 }
 
 llvm::SmallVector<RelayChoice, 4>
-phasec::getRelayCandidates(Algorithm algorithm, const Collective &c) {
+phasec::getRelayCandidates(Algorithm algorithm, const Collective &c,
+                           const Topology *topo) {
   switch (algorithm) {
   case Algorithm::DimensionWise: // one part per dimension, or per direction
     return {{algorithm, 2}, {algorithm, 4}};
+  case Algorithm::Grid: {
+    // Rows of the divisor nearest sqrt(n) from below and from above (which
+    // of the two exchanges is the longer matters on the machine), and,
+    // where the group is the whole machine in order, rows along its first
+    // dimension and planes of its first two (their exchanges stay inside
+    // the machine's lines and planes).
+    const int64_t n = c.numMembers();
+    std::string ignored;
+    llvm::SmallVector<RelayChoice, 4> out;
+    auto add = [&](int64_t rowLength) {
+      if (rowLength > 1 && rowLength < n && n % rowLength == 0 &&
+          llvm::none_of(
+              out, [&](const RelayChoice &o) { return o.param == rowLength; }))
+        out.push_back({algorithm, rowLength});
+    };
+    FailureOr<int64_t> square =
+        relay_detail::gridRowLength("grid", n, 0, ignored);
+    if (succeeded(square)) {
+      add(*square);
+      add(n / *square);
+    }
+    bool wholeMachine = topo && topo->numRanks() == n;
+    for (int64_t i = 0; wholeMachine && i < n; ++i)
+      wholeMachine = c.group[i] == i;
+    if (wholeMachine) {
+      const int64_t perNode = topo->ranksPerNode();
+      add(perNode);
+      if (topo->isPercs()) {
+        add(perNode * topo->desc().nodesPerDrawer);
+        add(perNode * topo->nodesPerSupernode());
+      } else {
+        int64_t line = perNode;
+        for (unsigned d = 0; d + 1 < topo->numDims(); ++d)
+          add(line *= topo->extent(d));
+      }
+    }
+    return out;
+  }
   case Algorithm::ReduceBroadcast: { // binomial, 4-nomial and flat trees
     llvm::SmallVector<RelayChoice, 4> out{{algorithm, 0}};
     if (c.numMembers() > 2)
@@ -652,6 +724,14 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
                                                   std::string &error) {
   if (choice.param == 0)
     choice.param = defaultParam(choice.algorithm);
+  // grid's default row length depends on the group: named in the result
+  // (grid(6)), as the other defaults are.
+  std::string ignored;
+  if (choice.algorithm == Algorithm::Grid && choice.param == 0)
+    if (FailureOr<int64_t> c = relay_detail::gridRowLength(
+            "grid", collective.numMembers(), 0, ignored);
+        succeeded(c))
+      choice.param = *c;
   // 1-lev-sys-br broadcasts with "the system's" broadcast: phasec is the
   // system, so the fastest of its whole-message broadcast trees.
   const bool systemBroadcast = choice.algorithm == Algorithm::KLevel &&
@@ -675,7 +755,8 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
     }
   } else {
     for (Algorithm algorithm : getRelayAlgorithms(collective.kind))
-      llvm::append_range(candidates, getRelayCandidates(algorithm, collective));
+      llvm::append_range(candidates,
+                         getRelayCandidates(algorithm, collective, &topo));
   }
   std::optional<RelaySchedule> best;
   double bestTime = 0;

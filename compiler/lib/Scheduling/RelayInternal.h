@@ -30,6 +30,12 @@ llvm::LogicalResult requirePowerOfTwo(llvm::StringRef name, int64_t n,
 /// The parameter an algorithm uses when the directive gives none.
 int64_t defaultParam(Algorithm algorithm);
 
+/// grid's row length on n members: `param`, or without one (0) the divisor
+/// of n nearest sqrt(n) from below (SimGrid's 2dmesh: rows of 6 on 54, of
+/// 8 on 64). Fails, saying why, unless 1 < row length < n and it divides n.
+FailureOr<int64_t> gridRowLength(llvm::StringRef name, int64_t n, int64_t param,
+                                 std::string &error);
+
 } // namespace phasec::relay_detail
 
 #endif // PHASEC_LIB_SCHEDULING_RELAYINTERNAL_H

@@ -302,6 +302,56 @@ static void hillisSteele(RoundBuilder &b, int64_t first, int64_t n, int64_t C) {
   }
 }
 
+/// grid(c): relative indices as a logical grid of rows of c, v = r c + j.
+/// Each exchange is direct (everyone in a row, or a column, to everyone
+/// else in it, one round), so a member sends (c - 1) + (n / c - 1)
+/// messages in two rounds where the direct exchange sends n - 1 in one and
+/// Bruck log2 n in log2 n rounds. `blocks(lo, hi)` are the chunks of the
+/// blocks of relative members lo..hi-1 (a member's own block for allgather
+/// and reduce_scatter; any fixed block per index for allreduce, whose data
+/// is one vector).
+template <typename BlocksOf>
+static void gridRounds(RoundBuilder &b, CollectiveKind kind, int64_t n,
+                       int64_t c, BlocksOf blocks) {
+  const int64_t rows = n / c;
+  // Everyone in each line (a row, or a column) sends everyone else in it
+  // what(line, from, to), `from` and `to` positions along the line.
+  auto exchange = [&](bool alongRows, auto what, bool reduce) {
+    b.newRound();
+    const int64_t lines = alongRows ? rows : c;
+    const int64_t length = alongRows ? c : rows;
+    auto at = [&](int64_t line, int64_t p) {
+      return alongRows ? line * c + p : p * c + line;
+    };
+    for (int64_t line = 0; line < lines; ++line)
+      for (int64_t p = 0; p < length; ++p)
+        for (int64_t q = 0; q < length; ++q)
+          if (p != q)
+            b.step(at(line, p), at(line, q), what(line, p, q), reduce);
+  };
+  auto row = [&](int64_t r) { return blocks(r * c, r * c + c); };
+  auto one = [&](int64_t v) { return blocks(v, v + 1); };
+  // Reduce-scatter: down the columns each member passes on the partials of
+  // the receiver's row's blocks, then along the rows each the partial of
+  // the receiver's own block (nothing a round sends is written in it).
+  if (kind != CollectiveKind::Allgather) {
+    exchange(
+        false, [&](int64_t, int64_t, int64_t r2) { return row(r2); }, true);
+    exchange(
+        true, [&](int64_t r, int64_t, int64_t j2) { return one(r * c + j2); },
+        true);
+  }
+  // Allgather: each member's block along its row, then each row's blocks
+  // down the columns.
+  if (kind != CollectiveKind::ReduceScatter) {
+    exchange(
+        true, [&](int64_t r, int64_t j, int64_t) { return one(r * c + j); },
+        false);
+    exchange(
+        false, [&](int64_t, int64_t r, int64_t) { return row(r); }, false);
+  }
+}
+
 namespace {
 /// A rectangle of a 2-D grid.
 struct Region {
@@ -730,6 +780,20 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
     return std::vector<RelayRound>();
   if (alg == Algorithm::DimensionWise)
     return dimensionWiseRounds(spec, param, topo, error);
+  if (alg == Algorithm::Grid) {
+    FailureOr<int64_t> c =
+        gridRowLength(describeRelayChoice(choice), n, choice.param, error);
+    if (failed(c))
+      return failure();
+    if (spec.kind == CollectiveKind::Allreduce) {
+      const int64_t s = C / n; // one block per member (getRelayChunks)
+      gridRounds(b, spec.kind, n, *c,
+                 [&](int64_t lo, int64_t hi) { return range(lo * s, hi * s); });
+    } else {
+      gridRounds(b, spec.kind, n, *c, chunksOfRange);
+    }
+    return b.take();
+  }
   if (alg == Algorithm::KLevel && spec.kind == CollectiveKind::Alltoall) {
     if (failed(kLevelAlltoallRounds(b.rounds, spec, choice, topo, error)))
       return failure();
@@ -773,6 +837,32 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
       // v xor mask; the root already holds every chunk and gets nothing.
       binomialScatter(b, n, range);
       doublingAllgather(b, n, 1, range, /*skipDst=*/0);
+    } else if (alg == Algorithm::ScatterBruckAllgather) {
+      // The binomial scatter, then Bruck's allgather on any count: in the
+      // round of distance d member v sends member v - d the chunks
+      // v .. v + d - 1 (mod n) it has gathered, but none the receiver
+      // already holds: the root holds everything, and the scatter left
+      // each member its subtree's chunks [u, u + lowbit(u)).
+      binomialScatter(b, n, range);
+      auto holds = [&](int64_t u, int64_t chunk) {
+        if (u == 0)
+          return true;
+        int64_t low = u & -u;
+        return chunk >= u && chunk < std::min(n, u + low);
+      };
+      for (int64_t d = 1; d < n; d <<= 1) {
+        b.newRound();
+        const int64_t count = std::min(d, n - d);
+        for (int64_t v = 0; v < n; ++v) {
+          const int64_t to = ((v - d) % n + n) % n;
+          llvm::SmallVector<int64_t, 2> chunks;
+          for (int64_t j = 0; j < count; ++j)
+            if (!holds(to, (v + j) % n))
+              chunks.push_back((v + j) % n);
+          if (!chunks.empty())
+            b.step(v, to, std::move(chunks), false);
+        }
+      }
     } else if (alg == Algorithm::ScatterAllgather) {
       // Chunk j belongs to relative member j: a binomial scatter, then a
       // ring allgather that never sends back to the root.

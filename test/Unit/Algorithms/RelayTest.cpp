@@ -20,6 +20,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <random>
+#include <set>
 
 using namespace phasec;
 using namespace phasec::test;
@@ -77,11 +78,12 @@ TEST(Relay, EveryAlgorithmVerifiesOnEveryMachine) {
             auto s = scheduleRelaying(topo, model, c, {alg, 0}, error);
             if (failed(s)) {
               // Only the documented preconditions may refuse.
-              EXPECT_TRUE(error.find("power-of-two") != std::string::npos ||
-                          error.find("do not divide") != std::string::npos ||
-                          error.find("2-D mesh or torus") !=
-                              std::string::npos ||
-                          error.find("lines of a torus") != std::string::npos)
+              EXPECT_TRUE(
+                  error.find("power-of-two") != std::string::npos ||
+                  error.find("do not divide") != std::string::npos ||
+                  error.find("2-D mesh or torus") != std::string::npos ||
+                  error.find("lines of a torus") != std::string::npos ||
+                  error.find("several rows and columns") != std::string::npos)
                   << spec << " " << stringifyCollectiveKind(kind).str() << " "
                   << stringifyAlgorithm(alg).str() << ": " << error;
               continue;
@@ -923,6 +925,126 @@ TEST(Relay, ReduceBroadcastTreesOfAnyRadix) {
   ASSERT_EQ(candidates.size(), 3u);
   EXPECT_EQ(candidates[1].param, 4);
   EXPECT_EQ(candidates[2].param, 16);
+}
+
+TEST(Relay, GridExchangesAlongRowsThenColumns) {
+  // grid(c) on seeded draws of machines and groups: every row length that
+  // divides the group replays exactly for allgather, reduce_scatter and
+  // allreduce, in 2, 2 and 4 rounds, a member sending (c - 1) + (n / c - 1)
+  // messages in an allgather.
+  std::mt19937_64 draw(39);
+  const char *machines[] = {"torus:3x7", "mesh:4x3x2", "hypercube:5",
+                            "percs:supernodes=2,drawers=2,nodes=3",
+                            "torus:6x6"};
+  int built = 0;
+  for (const char *spec : machines) {
+    Topology topo = makeTopology(spec);
+    CostModel model(topo);
+    std::vector<RankId> everyone = allRanks(topo);
+    for (int trial = 0; trial < 3; ++trial) {
+      std::vector<RankId> group = everyone;
+      if (trial > 0) { // a shuffled subset of 4 or more members
+        std::shuffle(group.begin(), group.end(), draw);
+        group.resize(4 + draw() % (group.size() - 3));
+      }
+      const int64_t n = static_cast<int64_t>(group.size());
+      for (CollectiveKind kind :
+           {CollectiveKind::Allgather, CollectiveKind::ReduceScatter,
+            CollectiveKind::Allreduce})
+        for (int64_t c = 2; c < n; ++c) {
+          SCOPED_TRACE(llvm::formatv("{0} n={1} {2} grid({3})", spec, n,
+                                     stringifyCollectiveKind(kind), c)
+                           .str());
+          Collective coll = relayCollective(
+              kind, group, -1, 1 + static_cast<int64_t>(draw() % 9));
+          RelayChoice choice{Algorithm::Grid, c};
+          choice.groupOrder = true;
+          std::string error;
+          auto s = scheduleRelaying(topo, model, coll, choice, error);
+          if (n % c) {
+            ASSERT_TRUE(failed(s));
+            EXPECT_NE(error.find("row length that divides"), std::string::npos)
+                << error;
+            continue;
+          }
+          ASSERT_TRUE(succeeded(s)) << error;
+          ++built;
+          auto rounds = buildRelayRounds(s->chunks, choice, error, &topo);
+          ASSERT_TRUE(succeeded(rounds)) << error;
+          EXPECT_EQ(rounds->size(),
+                    kind == CollectiveKind::Allreduce ? 4u : 2u);
+          if (kind == CollectiveKind::Allgather) {
+            std::vector<int64_t> sent(n, 0);
+            for (const RelayRound &round : *rounds)
+              for (const RelayStep &step : round)
+                ++sent[step.src];
+            for (int64_t v = 0; v < n; ++v)
+              EXPECT_EQ(sent[v], (c - 1) + (n / c - 1));
+          }
+        }
+    }
+  }
+  EXPECT_GT(built, 60);
+  // A prime count has no grid; auto offers none there.
+  Topology ring = makeTopology("torus:7");
+  CostModel model(ring);
+  Collective prime =
+      relayCollective(CollectiveKind::Allgather, allRanks(ring), -1, 2);
+  std::string error;
+  EXPECT_TRUE(failed(
+      scheduleRelaying(ring, model, prime, {Algorithm::Grid, 0}, error)));
+  EXPECT_EQ(error, "grid needs a group that is a grid of several rows "
+                   "and columns; 7 members are not");
+  EXPECT_TRUE(getRelayCandidates(Algorithm::Grid, prime, &ring).empty());
+  // auto's rows: near sqrt(n) both ways, and the machine's lines, planes,
+  // drawers and supernodes when the group is the machine in order.
+  auto params = [](const Topology &topo) {
+    Collective c =
+        relayCollective(CollectiveKind::Allgather, allRanks(topo), -1, 2);
+    std::vector<int64_t> out;
+    for (const RelayChoice &choice :
+         getRelayCandidates(Algorithm::Grid, c, &topo))
+      out.push_back(choice.param);
+    return out;
+  };
+  EXPECT_EQ(params(makeTopology("torus:3x7")), (std::vector<int64_t>{3, 7}));
+  EXPECT_EQ(params(makeTopology("mesh:4x3x2")),
+            (std::vector<int64_t>{4, 6, 12}));
+  EXPECT_EQ(params(makeTopology("percs:supernodes=3,drawers=3,nodes=6")),
+            (std::vector<int64_t>{6, 9, 18}));
+}
+
+TEST(Relay, ScatterBruckAllgatherOnAnyCount) {
+  // A broadcast as a binomial scatter plus Bruck's allgather: replays on
+  // every count from 2 to 40 and every root tried, in ceil(log2 n) rounds
+  // each, and no member receives a chunk twice (Bruck skips what the
+  // scatter left the receiver).
+  for (int64_t n = 2; n <= 40; ++n) {
+    SCOPED_TRACE(n);
+    Topology topo = makeTopology("torus:" + std::to_string(n));
+    CostModel model(topo);
+    for (RankId root : {RankId(0), static_cast<RankId>(n / 2)}) {
+      Collective c = relayCollective(CollectiveKind::Broadcast, allRanks(topo),
+                                     root, 3 * n + 1);
+      RelayChoice choice{Algorithm::ScatterBruckAllgather, 0};
+      std::string error;
+      auto s = scheduleRelaying(topo, model, c, choice, error);
+      ASSERT_TRUE(succeeded(s)) << error;
+      auto rounds = buildRelayRounds(s->chunks, choice, error, &topo);
+      ASSERT_TRUE(succeeded(rounds)) << error;
+      const size_t log = llvm::Log2_64_Ceil(n);
+      EXPECT_EQ(rounds->size(), 2 * log);
+      std::set<std::pair<int32_t, int64_t>> received;
+      for (const RelayRound &round : *rounds)
+        for (const RelayStep &step : round)
+          for (int64_t chunk : step.chunks)
+            EXPECT_TRUE(received.insert({step.dst, chunk}).second)
+                << "member " << step.dst << " receives chunk " << chunk
+                << " twice";
+      // Everyone but the root receives all n chunks once.
+      EXPECT_EQ(received.size(), static_cast<size_t>((n - 1) * n));
+    }
+  }
 }
 
 TEST(Relay, DoubleChainUsesTwoOfTheRootsLinks) {

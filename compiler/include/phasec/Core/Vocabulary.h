@@ -192,11 +192,18 @@ bool isRelayAlgorithm(Algorithm algorithm);
 bool evaluatesEveryValue(Aggregate aggregate);
 
 /// Relaying algorithms that take a parameter: knomial(radix),
-/// chain(segments), ring(segments), rabenseifner(segments).
+/// reduce_broadcast(radix), chain(segments), double_chain(segments),
+/// ring(segments), rabenseifner(segments), dimension_wise(parts),
+/// grid(row length).
 bool takesRelayParameter(Algorithm algorithm);
 /// The relaying algorithms whose parameter is a tree's radix (at least 2):
 /// knomial(k), reduce_broadcast(k).
 bool takesRadix(Algorithm algorithm);
+/// What the parameter of `algorithm` counts ("the radix", "the number of
+/// segments", "the number of parts", "the row length"), and its least
+/// value, for diagnostics and the front end's range check.
+llvm::StringRef describeRelayParameter(Algorithm algorithm);
+int64_t leastRelayParameter(Algorithm algorithm);
 
 /// Every spelling of an enum, in case order, joined by ", ": for "expected
 /// one of" diagnostics. `maxValue` is the generated getMaxEnumValForX().

@@ -194,7 +194,13 @@ def Phasec_Algorithm : Phasec_Enum<"Algorithm", "algorithm directive", [
   // A PAPERS reduction, scan, any, all or bcast as seed 004's gather and
   // local evaluation: an allgather of the members' values (direct traffic),
   // evaluated by every member.
-  I32EnumAttrCase<"GatherEvaluate", 22, "gather_evaluate">]>;
+  I32EnumAttrCase<"GatherEvaluate", 22, "gather_evaluate">,
+  // Members as a logical grid of rows of c (grid(c)): direct exchanges
+  // within the rows, then within the columns (SimGrid's 2dmesh).
+  I32EnumAttrCase<"Grid", 23, "grid">,
+  // A broadcast as a binomial scatter, then Bruck's allgather: ceil(log2 n)
+  // rounds on any member count (scatter_rdb_allgather's on powers of two).
+  I32EnumAttrCase<"ScatterBruckAllgather", 24, "scatter_bruck_allgather">]>;
 
 // Submachine shape of a C^3 k-level algorithm (seed 003): none (1-lev-dir),
 // rectangles/rows (2-lev-rec, logp-lev-rec(gamma)), squares (3-lev-sq,

@@ -35,11 +35,16 @@
 ///   (van de Geijn);
 /// - scatter_rdb_allgather: the same with a recursive-doubling allgather
 ///   (MPICH's; powers of two);
+/// - scatter_bruck_allgather: the same with Bruck's allgather (any count);
 /// - reduce_broadcast: allreduce as binomial reduce plus broadcast;
 /// - bruck: allgather and alltoall in ceil(log2 n) rounds;
 /// - dissemination: barrier, ceil(log2 n) rounds on any count (the last
 ///   round of a count that is not a power of two repeats some arrivals,
 ///   which a barrier allows: ReplayRules);
+/// - grid(c): allgather, reduce_scatter and allreduce on the members as a
+///   logical grid of rows of c: direct exchanges within the rows, then the
+///   columns (SimGrid's 2dmesh; reduce_scatter the other way round,
+///   allreduce both);
 /// - dimension_wise(p): allreduce and allgather as rings along each grid
 ///   dimension in turn, p parts on different dimensions at once
 ///   (RelayGrid.h);
@@ -159,9 +164,12 @@ llvm::FailureOr<RelaySchedule> scheduleRelaying(const Topology &topo,
 
 /// The choices `auto` tries for `algorithm` on `collective`, parameters
 /// filled in: chains at a few segment counts, the seed's k-level variants
-/// of the collective's family, dimension_wise at 2 and 4 parts.
-llvm::SmallVector<RelayChoice, 4> getRelayCandidates(Algorithm algorithm,
-                                                     const Collective &c);
+/// of the collective's family, dimension_wise at 2 and 4 parts, grid with
+/// rows near sqrt(n) and, where the group is `topo`'s every rank in order,
+/// rows of a node, a machine line or plane, a PERCS drawer or supernode.
+llvm::SmallVector<RelayChoice, 4>
+getRelayCandidates(Algorithm algorithm, const Collective &c,
+                   const Topology *topo = nullptr);
 
 /// The relaying schedules a report sets beside an operation's choice:
 /// every relaying algorithm of its kind at its default parameter (each
