@@ -150,7 +150,9 @@ CostModel::dataflowTime(const Schedule &schedule) const {
 }
 
 std::optional<CostModel::DataflowTerms>
-CostModel::computeDataflowTime(const Schedule &schedule) const {
+CostModel::computeDataflowTime(const Schedule &schedule,
+                               const PacketNetwork *network,
+                               double wireFactor) const {
   // Incidences the water fillings may touch before the model gives up and
   // the caller charges phase after phase (a fraction of a second).
   constexpr uint64_t kWorkBudget = uint64_t(4) << 20;
@@ -185,6 +187,16 @@ CostModel::computeDataflowTime(const Schedule &schedule) const {
         return std::nullopt;
       m.bytes = static_cast<double>(x.bytes + d.messageEnvelope);
       m.latency = messageLatency(d, topo, route, x.bytes);
+      if (network) {
+        // Packets are stored and forwarded: the first one reaches the
+        // receiver after every hop's latency and its serialisation on
+        // each hop past the first (as the phased pipeline term).
+        const double wire = double(network->payload + network->header);
+        m.bytes = double(x.bytes) * wireFactor + double(d.messageEnvelope);
+        m.latency = double(route.size()) * network->hopLatency;
+        for (size_t k = 1; k < route.size(); ++k)
+          m.latency += wire / topo.link(route[k]).bandwidth;
+      }
       m.busy = messageSetup(d, route.size());
       uint32_t id = static_cast<uint32_t>(msgs.size());
       msgs.push_back(m);

@@ -650,6 +650,13 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
        (mode == Execution::Stepped && !relaying)) &&
       schedule.phases.size() > 1)
     drift = network ? contention(schedule, *network).factor : 1;
+  // A relay's steps are data flow: each rank runs its phases as its data
+  // arrives (the generated code's execution without barriers), every
+  // message paying its pipeline on the packet network.
+  if (mode == Execution::Stepped && relaying && network)
+    if (std::optional<DataflowTerms> flow =
+            computeDataflowTime(schedule, network, wireFactor))
+      return flow->bandwidth + flow->latency + flow->setup;
   switch (mode) {
   case Execution::Stepped:
     // Steps without barriers drift as phases in order do.

@@ -316,7 +316,9 @@ public:
   /// Ordered, and stepped unless `relaying` (later steps forward what
   /// earlier ones delivered, as machineTime's relays without barriers),
   /// the time carries the contention term on `network` (the machine's
-  /// where null).
+  /// where null). Stepped and `relaying` on a packet network: the
+  /// dataflow model (each rank's phases as its data arrives), every
+  /// message paying its first packet's pipeline there.
   double executionTime(const Schedule &schedule, Execution mode,
                        double wireFactor, double barrier,
                        const PacketNetwork *network = nullptr,
@@ -348,8 +350,14 @@ private:
   /// A relaying schedule without barriers as its ranks run it (see the
   /// file comment); none past the model's work budget. Cached.
   std::optional<DataflowTerms> dataflowTime(const Schedule &schedule) const;
+  /// With `network`, on a packet network instead of the machine's
+  /// latencies: every payload byte carries `wireFactor` on the wire and a
+  /// message's latency is its first packet's pipeline (a hop latency a
+  /// hop, a packet's serialisation on every hop past the first).
   std::optional<DataflowTerms>
-  computeDataflowTime(const Schedule &schedule) const;
+  computeDataflowTime(const Schedule &schedule,
+                      const PacketNetwork *network = nullptr,
+                      double wireFactor = 1) const;
   struct FluidCache;
   /// One cache per machine for the whole process (CostModel.cpp).
   static std::shared_ptr<FluidCache> machineCache(const Topology &topo,
