@@ -74,6 +74,18 @@ inline double messageLatency(const TopologyDesc &d, const Topology &topo,
   return t;
 }
 
+/// The pipeline of a message's first packet over `route` on a packet
+/// network: packets are stored and forwarded, so every hop pays the hop
+/// latency and every hop past the first a packet's serialisation.
+inline double packetPipeline(const Topology &topo, llvm::ArrayRef<LinkId> route,
+                             const CostModel::PacketNetwork &network) {
+  const double wire = static_cast<double>(network.payload + network.header);
+  double t = network.hopLatency * static_cast<double>(route.size());
+  for (size_t k = 1; k < route.size(); ++k)
+    t += wire / topo.link(route[k]).bandwidth;
+  return t;
+}
+
 /// What one message keeps its sender busy: its set-up, or for C^3's
 /// blocking send the set-up and latency there and back.
 inline double messageSetup(const TopologyDesc &d, size_t hops) {

@@ -185,18 +185,12 @@ CostModel::computeDataflowTime(const Schedule &schedule,
       // Every message is in at least one water filling.
       if (res.size() > kWorkBudget)
         return std::nullopt;
-      m.bytes = static_cast<double>(x.bytes + d.messageEnvelope);
-      m.latency = messageLatency(d, topo, route, x.bytes);
-      if (network) {
-        // Packets are stored and forwarded: the first one reaches the
-        // receiver after every hop's latency and its serialisation on
-        // each hop past the first (as the phased pipeline term).
-        const double wire = double(network->payload + network->header);
-        m.bytes = double(x.bytes) * wireFactor + double(d.messageEnvelope);
-        m.latency = double(route.size()) * network->hopLatency;
-        for (size_t k = 1; k < route.size(); ++k)
-          m.latency += wire / topo.link(route[k]).bandwidth;
-      }
+      // On a packet network the payload carries its headers and a message
+      // waits for its first packet's pipeline.
+      m.bytes = static_cast<double>(x.bytes) * wireFactor +
+                static_cast<double>(d.messageEnvelope);
+      m.latency = network ? packetPipeline(topo, route, *network)
+                          : messageLatency(d, topo, route, x.bytes);
       m.busy = messageSetup(d, route.size());
       uint32_t id = static_cast<uint32_t>(msgs.size());
       msgs.push_back(m);

@@ -598,6 +598,16 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
                                 bool relaying) const {
   const bool perPhase = mode == Execution::Stepped || mode == Execution::Phased;
   const Topology &topo = topology();
+  std::optional<PacketNetwork> machineNet;
+  if (!network && (machineNet = packetNetwork()))
+    network = &*machineNet;
+  // A relay's steps are data flow: each rank runs its phases as its data
+  // arrives (the generated code's execution without barriers), every
+  // message paying its pipeline on the packet network.
+  if (mode == Execution::Stepped && relaying && network)
+    if (std::optional<DataflowTerms> flow =
+            computeDataflowTime(schedule, network, wireFactor))
+      return flow->bandwidth + flow->latency + flow->setup;
   double setups = 0;
   if (double setup = topo.desc().setupCost; setup > 0) {
     std::vector<int64_t> sends(topo.numNodes(), 0);
@@ -622,11 +632,7 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
   // takes a packet's serialisation, and every hop the hop latency.
   // (Stepped, a node's next step overlaps its neighbours' pipelines.)
   double pipeline = 0;
-  std::optional<PacketNetwork> machineNet;
-  if (!network && (machineNet = packetNetwork()))
-    network = &*machineNet;
   if (mode == Execution::Phased && network && network->payload > 0) {
-    double wire = double(network->payload + network->header);
     llvm::SmallVector<LinkId, 64> route;
     PhaseReader read(topo, schedule, /*sorted=*/false);
     for (size_t j = 0; j < read.size(); ++j) {
@@ -637,10 +643,7 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
         messageRoute(topo, t, route);
         if (route.empty())
           continue;
-        double fill = double(route.size()) * network->hopLatency;
-        for (size_t k = 1; k < route.size(); ++k)
-          fill += wire / topo.link(route[k]).bandwidth;
-        slowest = std::max(slowest, fill);
+        slowest = std::max(slowest, packetPipeline(topo, route, *network));
       }
       pipeline += slowest;
     }
@@ -650,13 +653,6 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
        (mode == Execution::Stepped && !relaying)) &&
       schedule.phases.size() > 1)
     drift = network ? contention(schedule, *network).factor : 1;
-  // A relay's steps are data flow: each rank runs its phases as its data
-  // arrives (the generated code's execution without barriers), every
-  // message paying its pipeline on the packet network.
-  if (mode == Execution::Stepped && relaying && network)
-    if (std::optional<DataflowTerms> flow =
-            computeDataflowTime(schedule, network, wireFactor))
-      return flow->bandwidth + flow->latency + flow->setup;
   switch (mode) {
   case Execution::Stepped:
     // Steps without barriers drift as phases in order do.

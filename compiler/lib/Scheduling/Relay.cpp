@@ -79,15 +79,19 @@ LogicalResult phasec::relay_detail::requirePowerOfTwo(llvm::StringRef name,
   return failure();
 }
 
+int64_t phasec::relay_detail::floorSqrt(int64_t v) {
+  int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
+  while (r > 0 && r * r > v)
+    --r;
+  while ((r + 1) * (r + 1) <= v)
+    ++r;
+  return r;
+}
+
 FailureOr<int64_t> phasec::relay_detail::gridRowLength(llvm::StringRef name,
                                                        int64_t n, int64_t param,
                                                        std::string &error) {
-  int64_t c = param;
-  if (c <= 0)
-    for (c = 1; (c + 1) * (c + 1) <= n; ++c) {
-    }
-  while (param <= 0 && c > 1 && n % c)
-    --c;
+  int64_t c = param > 0 ? param : defaultParam(Algorithm::Grid, n);
   if (c > 1 && c < n && n % c == 0)
     return c;
   error = param > 0 ? llvm::formatv("{0} needs a row length that divides the "
@@ -102,7 +106,8 @@ FailureOr<int64_t> phasec::relay_detail::gridRowLength(llvm::StringRef name,
   return failure();
 }
 
-int64_t phasec::relay_detail::defaultParam(Algorithm algorithm) {
+int64_t phasec::relay_detail::defaultParam(Algorithm algorithm,
+                                           int64_t members) {
   switch (algorithm) {
   case Algorithm::Knomial:
     return 4;
@@ -115,6 +120,12 @@ int64_t phasec::relay_detail::defaultParam(Algorithm algorithm) {
     return 1;
   case Algorithm::DimensionWise:
     return 2;
+  case Algorithm::Grid: {
+    int64_t c = floorSqrt(members);
+    while (c > 1 && members % c)
+      --c;
+    return c > 1 ? c : 0;
+  }
   default:
     return 0;
   }
@@ -158,7 +169,7 @@ FailureOr<ChunkSpec> phasec::getRelayChunks(const Collective &collective,
   }
   const int64_t elements = collective.blockBytes / unit;
   int64_t param =
-      choice.param > 0 ? choice.param : defaultParam(choice.algorithm);
+      choice.param > 0 ? choice.param : defaultParam(choice.algorithm, n);
   int64_t pow2 = n > 0 ? int64_t(1) << llvm::Log2_64(n) : 0;
   // `elements` cut into `parts` pieces as MPI's rings cut a count that does
   // not divide (MPICH's ring allreduce): the first elements % parts take
@@ -650,16 +661,16 @@ phasec::getRelayCandidates(Algorithm algorithm, const Collective &c,
     std::string ignored;
     llvm::SmallVector<RelayChoice, 4> out;
     auto add = [&](int64_t rowLength) {
-      if (rowLength > 1 && rowLength < n && n % rowLength == 0 &&
+      if (rowLength > 0 &&
+          succeeded(
+              relay_detail::gridRowLength("grid", n, rowLength, ignored)) &&
           llvm::none_of(
               out, [&](const RelayChoice &o) { return o.param == rowLength; }))
         out.push_back({algorithm, rowLength});
     };
-    FailureOr<int64_t> square =
-        relay_detail::gridRowLength("grid", n, 0, ignored);
-    if (succeeded(square)) {
-      add(*square);
-      add(n / *square);
+    if (int64_t square = relay_detail::defaultParam(algorithm, n)) {
+      add(square);
+      add(n / square);
     }
     bool wholeMachine = topo && topo->numRanks() == n;
     for (int64_t i = 0; wholeMachine && i < n; ++i)
@@ -722,16 +733,9 @@ FailureOr<RelaySchedule> phasec::scheduleRelaying(const Topology &topo,
                                                   const Collective &collective,
                                                   RelayChoice choice,
                                                   std::string &error) {
+  // The default is named in the result (grid(6), chain(8)).
   if (choice.param == 0)
-    choice.param = defaultParam(choice.algorithm);
-  // grid's default row length depends on the group: named in the result
-  // (grid(6)), as the other defaults are.
-  std::string ignored;
-  if (choice.algorithm == Algorithm::Grid && choice.param == 0)
-    if (FailureOr<int64_t> c = relay_detail::gridRowLength(
-            "grid", collective.numMembers(), 0, ignored);
-        succeeded(c))
-      choice.param = *c;
+    choice.param = defaultParam(choice.algorithm, collective.numMembers());
   // 1-lev-sys-br broadcasts with "the system's" broadcast: phasec is the
   // system, so the fastest of its whole-message broadcast trees.
   const bool systemBroadcast = choice.algorithm == Algorithm::KLevel &&

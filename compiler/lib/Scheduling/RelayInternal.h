@@ -27,12 +27,17 @@ using llvm::success;
 llvm::LogicalResult requirePowerOfTwo(llvm::StringRef name, int64_t n,
                                       llvm::StringRef why, std::string &error);
 
-/// The parameter an algorithm uses when the directive gives none.
-int64_t defaultParam(Algorithm algorithm);
+/// The largest r with r * r <= v (v >= 0).
+int64_t floorSqrt(int64_t v);
 
-/// grid's row length on n members: `param`, or without one (0) the divisor
-/// of n nearest sqrt(n) from below (SimGrid's 2dmesh: rows of 6 on 54, of
-/// 8 on 64). Fails, saying why, unless 1 < row length < n and it divides n.
+/// The parameter an algorithm uses when the directive gives none; for
+/// grid, which depends on the group, the divisor of `members` nearest
+/// sqrt(members) from below that makes several rows (SimGrid's 2dmesh:
+/// rows of 6 on 54, of 8 on 64), 0 where there is none (a prime count).
+int64_t defaultParam(Algorithm algorithm, int64_t members = 0);
+
+/// grid's row length on n members: `param`, or without one (0) the
+/// default. Fails, saying why, unless 1 < row length < n and it divides n.
 FailureOr<int64_t> gridRowLength(llvm::StringRef name, int64_t n, int64_t param,
                                  std::string &error);
 

@@ -80,16 +80,6 @@ private:
 };
 } // namespace
 
-/// The largest r with r * r <= v (v >= 0).
-static int64_t floorSqrt(int64_t v) {
-  int64_t r = static_cast<int64_t>(std::sqrt(static_cast<double>(v)));
-  while (r > 0 && r * r > v)
-    --r;
-  while ((r + 1) * (r + 1) <= v)
-    ++r;
-  return r;
-}
-
 static llvm::SmallVector<int64_t, 2> range(int64_t lo, int64_t hi) {
   llvm::SmallVector<int64_t, 2> out;
   for (int64_t c = lo; c < hi; ++c)
@@ -763,7 +753,7 @@ phasec::buildRelayRounds(const ChunkSpec &spec, RelayChoice choice,
   RoundBuilder b(n, rootMember, choice.order);
   const Algorithm alg = choice.algorithm;
   const int64_t param =
-      choice.param > 0 ? choice.param : defaultParam(choice.algorithm);
+      choice.param > 0 ? choice.param : defaultParam(choice.algorithm, n);
   const int64_t p2 = int64_t(1) << llvm::Log2_64(n);
   // The chunks of relative member u (kinds cut by members).
   auto chunksOf = [&](int64_t u) {
