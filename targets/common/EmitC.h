@@ -50,9 +50,6 @@ void emitMemberMap(llvm::raw_ostream &os, const OperationPlan &plan);
 /// emitRelayFunction, Transport.h), and the harness helpers (fill, check
 /// against a serial evaluation, sizes).
 void emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan);
-/// The relay plan with per-phase scratch offsets (OpenSHMEM runs every
-/// phase on its own, whatever the sync).
-OperationPlan relayPlanPerPhase(const OperationPlan &plan);
 void emitRelayHarnessHelpers(llvm::raw_ostream &os, const OperationPlan &plan);
 
 /// Permutes with run-time destinations (RuntimePermuteC.cpp): the counting,

@@ -60,26 +60,24 @@ static std::string runBytes(const std::string &n, llvm::StringRef u) {
 }
 
 /// Where each member stages what it receives (`roff`) and packs what it
-/// sends in more than one run (`soff`), and the scratch sizes: per phase,
-/// or over the whole schedule when everything is posted at once.
+/// sends in more than one run (`soff`), and the scratch sizes: per step.
 static void setRelayOffsets(OperationPlan &plan) {
   std::vector<int64_t> recvAt(plan.numMembers(), 0),
       sendAt(plan.numMembers(), 0);
   plan.relayRecvScratch = plan.relaySendScratch = 0;
-  for (std::vector<RelayTransfer> &phase : plan.relayPhases) {
-    if (!plan.relayAllAtOnce) {
-      std::fill(recvAt.begin(), recvAt.end(), 0);
-      std::fill(sendAt.begin(), sendAt.end(), 0);
-    }
-    for (RelayTransfer &r : phase) {
-      r.roff = recvAt[r.dst];
-      recvAt[r.dst] += r.bytes;
-      r.soff = 0;
-      if (r.runs.size() > 1) {
-        r.soff = sendAt[r.src];
-        sendAt[r.src] += r.bytes;
+  for (size_t s = 0; s < plan.numRelaySteps(); ++s) {
+    std::fill(recvAt.begin(), recvAt.end(), 0);
+    std::fill(sendAt.begin(), sendAt.end(), 0);
+    for (int64_t j = plan.relaySteps[s]; j < plan.relaySteps[s + 1]; ++j)
+      for (RelayTransfer &r : plan.relayPhases[j]) {
+        r.roff = recvAt[r.dst];
+        recvAt[r.dst] += r.bytes;
+        r.soff = 0;
+        if (r.runs.size() > 1) {
+          r.soff = sendAt[r.src];
+          sendAt[r.src] += r.bytes;
+        }
       }
-    }
     plan.relayRecvScratch = std::max(
         plan.relayRecvScratch, *std::max_element(recvAt.begin(), recvAt.end()));
     plan.relaySendScratch = std::max(
@@ -118,8 +116,14 @@ llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
               " bytes split elements of " + std::to_string(plan.elem.size);
       return llvm::failure();
     }
-  plan.relayAllAtOnce =
-      options.sync == SyncKind::None && forwardsNothing(schedule);
+  // Without sync, steps; else phase after phase.
+  if (options.sync == SyncKind::None) {
+    for (size_t j : relaySteps(schedule))
+      plan.relaySteps.push_back(static_cast<int64_t>(j));
+  } else {
+    for (size_t j = 0; j <= schedule.phases.size(); ++j)
+      plan.relaySteps.push_back(static_cast<int64_t>(j));
+  }
   for (const Phase &phase : schedule.phases) {
     std::vector<RelayTransfer> &out = plan.relayPhases.emplace_back();
     for (auto [i, t] : llvm::enumerate(phase.transfers)) {
@@ -216,17 +220,17 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
   const ChunkSpec &c = plan.chunks;
   int64_t maxReq = 1, transfers = 0;
   std::vector<int64_t> req(plan.numMembers(), 0);
-  for (const auto &phase : plan.relayPhases) {
-    if (!plan.relayAllAtOnce)
-      std::fill(req.begin(), req.end(), 0);
-    for (const RelayTransfer &t : phase) {
-      ++req[t.src];
-      ++req[t.dst];
-    }
+  for (size_t s = 0; s < plan.numRelaySteps(); ++s) {
+    std::fill(req.begin(), req.end(), 0);
+    for (int64_t j = plan.relaySteps[s]; j < plan.relaySteps[s + 1]; ++j)
+      for (const RelayTransfer &t : plan.relayPhases[j]) {
+        ++req[t.src];
+        ++req[t.dst];
+        ++transfers;
+      }
     maxReq = std::max(maxReq, *std::max_element(req.begin(), req.end()));
-    transfers += phase.size();
   }
-  const char *per = plan.relayAllAtOnce ? "of all phases" : "per phase";
+  const char *per = "per step";
   os << "/*===---- " << n << ": " << stringifyCollectiveKind(plan.kind)
      << ", relayed (" << plan.schedule.algorithm << "), " << plan.numMembers()
      << " members, " << c.numChunks << " chunks of " << c.describeChunkBytes()
@@ -238,6 +242,8 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
      << " /* chunks per member block */\n"
      << "#define " << n << "_ROOT " << std::max<int32_t>(plan.root, 0) << "\n"
      << "#define " << n << "_NPHASES " << plan.relayPhases.size() << "\n"
+     << "#define " << n << "_NSTEPS " << plan.numRelaySteps()
+     << " /* posted at once, then applied */\n"
      << "#define " << n << "_RSCR ((size_t)" << plan.relayRecvScratch
      << ") /* receive scratch " << per << " */\n"
      << "#define " << n << "_SSCR ((size_t)" << plan.relaySendScratch
@@ -295,6 +301,10 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
   os << "\n};\nstatic const int64_t " << n << "_pstart[" << n
      << "_NPHASES + 1] = {";
   for (auto [i, s] : llvm::enumerate(starts))
+    os << (i ? ", " : "") << s;
+  os << "};\nstatic const int64_t " << n << "_sstart[" << n
+     << "_NSTEPS + 1] = {";
+  for (auto [i, s] : llvm::enumerate(plan.relaySteps))
     os << (i ? ", " : "") << s;
   os << "};\nstatic const phasec_relay_run_t " << n << "_runs["
      << std::max<int64_t>(run, 1) << "] = {" << (run ? runs : "{0, 0}")
@@ -378,29 +388,27 @@ void detail::emitRelayCommon(llvm::raw_ostream &os, const OperationPlan &plan) {
 void detail::emitRelayFunction(llvm::raw_ostream &os, const OperationPlan &plan,
                                const CTransport &tr) {
   const std::string &n = plan.name;
-  assert(!(tr.oneSided && plan.relayAllAtOnce) &&
-         "a one-sided transport runs the relay phase by phase");
-  // Without barriers, a phase must still end on the sender only when its
+  // Without barriers, a step must still end on the sender only when its
   // data has arrived: an eager MPI_Isend completes at once, so one rank's
-  // sends of consecutive phases would share its injection port and delay
+  // sends of consecutive steps would share its injection port and delay
   // the chunks a later phase forwards (measured in SimGrid: a 4 KiB
   // scatter_allgather broadcast on a 4x4 torus took 222 us with MPI_Isend,
   // the root's first scatter message 96 us instead of 28). A synchronous
   // send completes when the receive matches it, which keeps every rank's
-  // phases in order, as the cost model assumes.
-  // (`sync = local` is what a relay without barriers does anyway: a rank
-  // forwards what it has received, phase after phase.)
-  bool synchronous = plan.options.sync != SyncKind::Barrier;
-  // A put may land while its receiver still applies the previous phase:
+  // steps in order, as the cost model assumes. (One step: nothing to keep
+  // in order.)
+  bool synchronous =
+      plan.options.sync != SyncKind::Barrier && plan.numRelaySteps() > 1;
+  // A put may land while its receiver still applies the previous step:
   // one-sided transports alternate between two receive scratch areas.
   const char *areas = tr.oneSided ? "2 * " : "";
   if (tr.oneSided)
     os << "#define " << n << "_NBARRIERS (1 + " << n
-       << "_NPHASES) /* barriers per call, for PEs outside the group */\n"
+       << "_NSTEPS) /* barriers per call, for PEs outside the group */\n"
        << "static inline size_t " << n << "_sym_bytes(void) { return 2 * " << n
        << "_RSCR + 64; }\n";
   os << "/* Allocated on the first call: the work space, the receive scratch"
-     << (tr.oneSided ? " (symmetric,\n   two areas, alternating by phase)" : "")
+     << (tr.oneSided ? " (symmetric,\n   two areas, alternating by step)" : "")
      << " and the send packing scratch. */\n"
      << "static char *" << n << "_D, *" << n << "_rscr, *" << n << "_sscr;\n"
      << "/* " << n << ": " << stringifyCollectiveKind(plan.kind)
@@ -464,47 +472,23 @@ void detail::emitRelayFunction(llvm::raw_ostream &os, const OperationPlan &plan,
                   "x->dst", "PHASEC_TAG", synchronous)
        << in << "}\n";
   };
-  if (plan.relayAllAtOnce) {
-    // Nothing is forwarded: every message at once, from the work space as
-    // it was on entry (nothing is applied before every send is done), then
-    // the phases applied in order.
-    os << "  /* It forwards nothing: every message at once, then the phases "
-          "applied in order. */\n"
-       << "  char *scr = rscr;\n";
-    post("  ", "0", n + "_pstart[" + n + "_NPHASES]", false);
-    os << tr.complete("  ", plan) << "  for (int j = 0; j < " << n
-       << "_NPHASES; ++j)\n"
-       << "    " << n << "_apply(me, j, D, rscr);\n"
-       << "  " << n << "_leave(me, D, recvbuf);\n"
-       << "  return " << tr.success << ";\n}\n\n";
-    return;
-  }
-  os << "  for (int j = 0; j < " << n << "_NPHASES; ++j) {\n"
+  // Step by step: a step's messages at once, then its phases applied in
+  // order (a step's sends read nothing it delivers: relaySteps).
+  os << "  for (int s = 0; s < " << n << "_NSTEPS; ++s) {\n"
      << "    char *scr = rscr"
-     << (tr.oneSided ? " + (size_t)(j % 2) * " + n + "_RSCR" : "") << ";\n";
-  post("    ", n + "_pstart[j]", n + "_pstart[j + 1]", synchronous);
+     << (tr.oneSided ? " + (size_t)(s % 2) * " + n + "_RSCR" : "") << ";\n";
+  post("    ", n + "_pstart[" + n + "_sstart[s]]",
+       n + "_pstart[" + n + "_sstart[s + 1]]", synchronous);
   // Applied once delivered: after the receives complete, or after the
   // barrier that tells a one-sided transport's puts delivered.
-  os << emitDelivered(tr, "    ", plan) << "    " << n
-     << "_apply(me, j, D, scr);\n";
+  os << emitDelivered(tr, "    ", plan) << "    for (int64_t j = " << n
+     << "_sstart[s]; j < " << n << "_sstart[s + 1]; ++j)\n"
+     << "      " << n << "_apply(me, (int)j, D, scr);\n";
   if (!tr.oneSided && plan.options.sync == SyncKind::Barrier)
-    os << "    if (j + 1 < " << n << "_NPHASES)\n"
+    os << "    if (s + 1 < " << n << "_NSTEPS)\n"
        << tr.barrier("      ", plan, "congestion control");
   os << "  }\n  " << n << "_leave(me, D, recvbuf);\n"
      << "  return " << tr.success << ";\n}\n\n";
-}
-
-/// The plan with per-phase scratch offsets: OpenSHMEM runs every relay
-/// phase by phase (a put needs the barrier to be known delivered), so the
-/// offsets of the whole schedule, which the MPI code posts at once, would
-/// only make its symmetric scratch larger.
-OperationPlan detail::relayPlanPerPhase(const OperationPlan &plan) {
-  OperationPlan out = plan;
-  if (!out.relayAllAtOnce)
-    return out;
-  out.relayAllAtOnce = false;
-  setRelayOffsets(out);
-  return out;
 }
 
 //===----------------------------------------------------------------------===//

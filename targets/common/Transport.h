@@ -143,7 +143,8 @@ inline std::string emitDelivered(const CTransport &tr, llvm::StringRef in,
 }
 
 /// A relaying operation's function (RelayC.cpp), after emitRelayCommon.
-/// A one-sided transport runs the relay phase by phase (relayPlanPerPhase).
+/// It runs the plan's steps (relaySteps): a one-sided transport knows a
+/// step's puts delivered after its barrier.
 void emitRelayFunction(llvm::raw_ostream &os, const OperationPlan &plan,
                        const CTransport &tr);
 

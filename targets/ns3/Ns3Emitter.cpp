@@ -57,6 +57,9 @@ struct Variant {
   /// Whether later phases forward what earlier ones delivered (a relaying
   /// operation, the ring, Bruck's): the model charges no contention term.
   bool relays = false;
+  /// A relay run without sync: a node waits per step (relaySteps), the
+  /// scenario's phase numbers are the steps'.
+  bool bySteps = false;
 };
 
 /// What the scenario and the table both say of an operation's network.
@@ -75,7 +78,8 @@ struct Network {
 /// The cost model's expectation of a variant on the packet network
 /// (CostModel::executionTime), the scenario's `mode` read as its Execution.
 double predictTime(const Problem &problem, const Schedule &schedule,
-                   const char *mode, bool relays, const Network &net) {
+                   const char *mode, bool relays, bool bySteps,
+                   const Network &net) {
   using Execution = CostModel::Execution;
   Execution execution = llvm::StringSwitch<Execution>(mode)
                             .Case("phased", Execution::Phased)
@@ -87,10 +91,10 @@ double predictTime(const Problem &problem, const Schedule &schedule,
   packets.header = net.header;
   packets.buffer = net.buffer;
   packets.hopLatency = net.hopLatency;
-  return problem.costModel().executionTime(schedule, execution,
-                                           double(net.payload + net.header) /
-                                               double(net.payload),
-                                           net.barrier, &packets, relays);
+  return problem.costModel().executionTime(
+      schedule, execution,
+      double(net.payload + net.header) / double(net.payload), net.barrier,
+      &packets, relays, bySteps);
 }
 
 /// Whether link `l` closes its ring: the "+" link out of the last
@@ -154,6 +158,15 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
     // The simulation's work: its bytes times their hops (and injection).
     double &hops = work.emplace_back(0);
     PhaseReader read(topo, *v.schedule);
+    // By steps, a step's messages are one scenario phase, in phase order.
+    std::vector<size_t> numbers(read.size());
+    std::iota(numbers.begin(), numbers.end(), 0);
+    if (v.bySteps) {
+      std::vector<size_t> steps = relaySteps(*v.schedule);
+      for (size_t s = 0; s + 1 < steps.size(); ++s)
+        for (size_t j = steps[s]; j < steps[s + 1]; ++j)
+          numbers[j] = s;
+    }
     for (size_t j = 0; j < read.size(); ++j)
       for (const Transfer &t : read[j].transfers) {
         NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
@@ -164,7 +177,7 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
         topo.route(s, d, t.ties, route);
         longest = std::max(longest, route.size());
         hops += double(t.bytes) * double(route.size() + 1);
-        bs << "msg " << j << " " << s << " " << d << " " << t.bytes;
+        bs << "msg " << numbers[j] << " " << s << " " << d << " " << t.bytes;
         for (LinkId l : route)
           bs << " " << l;
         bs << "\n";
@@ -434,7 +447,8 @@ runScenario(const Ns3Operation &op, llvm::ArrayRef<Variant> variants,
       return llvm::failure();
     }
     double t = it->second;
-    double model = predictTime(problem, *v.schedule, v.mode, v.relays, net);
+    double model =
+        predictTime(problem, *v.schedule, v.mode, v.relays, v.bySteps, net);
     // Without phasec's own run there is nothing to divide by.
     std::string relative =
         ours > 0 ? llvm::formatv("{0:f3}", t / ours).str() : "-";
@@ -542,13 +556,14 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
                << "' skipped: a relaying operation runs only 'phasec'\n";
     }
     // Phasec's schedule as its code runs it: a relay without barriers
-    // forwards as its data arrives (stepped).
+    // forwards as its data arrives (stepped), without any sync step by
+    // step.
     if (wanted("phasec"))
       variants.push_back({"phasec", op.schedule,
                           op.sync == SyncKind::Barrier            ? "phased"
                           : relayOp || op.sync == SyncKind::Local ? "stepped"
                                                                   : "ordered",
-                          relayOp});
+                          relayOp, relayOp && op.sync == SyncKind::None});
     if (op.sync == SyncKind::Barrier && wanted("ordered"))
       variants.push_back({"ordered", op.schedule, "ordered"});
     Schedule loop;
@@ -612,10 +627,12 @@ llvm::LogicalResult ns3target::emitNs3(llvm::ArrayRef<Ns3Operation> operations,
     if (relayOp && options.compare) {
       if (op.sync != SyncKind::Barrier)
         variants.push_back({"barrier", op.schedule, "phased", true});
+      if (op.sync != SyncKind::Local)
+        variants.push_back({"local", op.schedule, "stepped", true});
       for (const auto &[name, schedule] : op.candidates) {
         std::string word = name;
         std::replace(word.begin(), word.end(), ' ', '_');
-        variants.push_back({word, &schedule, "stepped", true});
+        variants.push_back({word, &schedule, "stepped", true, true});
       }
     }
     if (variants.empty()) {

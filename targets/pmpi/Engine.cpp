@@ -243,13 +243,12 @@ RelayOp::RelayOp(const Plan &plan, std::shared_ptr<CompiledRelay> relay,
       pack_(blocking ? &plan.info->pack : &ownPack_) {}
 
 size_t RelayOp::numSteps() const {
-  return relay_->allAtOnce ? 1 : relay_->phases.size();
+  return relay_->steps.empty() ? 0 : relay_->steps.size() - 1;
 }
 
 int RelayOp::post(size_t step) {
   const CompiledRelay &relay = *relay_;
-  size_t first = relay.allAtOnce ? 0 : step;
-  size_t last = relay.allAtOnce ? relay.phases.size() : step + 1;
+  size_t first = relay.steps[step], last = relay.steps[step + 1];
   // A barrier's messages carry nothing but are the barrier; other empty
   // pieces (a v-collective's empty blocks) are skipped on both sides.
   const bool empty = getTraits(relay.kind).family == CollectiveFamily::Dataless;
@@ -266,13 +265,13 @@ int RelayOp::post(size_t step) {
   if (static_cast<int64_t>(pack_->size()) < packBytes)
     pack_->resize(static_cast<size_t>(packBytes));
   staged_.clear();
-  // Schedules that forward data keep a rank's phases apart on the wire
+  // Schedules that forward data keep a rank's steps apart on the wire
   // with synchronous sends of their large messages (an eager send
-  // completes at once and the next phase's messages would share the links
+  // completes at once and the next step's messages would share the links
   // with it; RelayC.cpp measured this for the generated code). Small
   // messages are latency, not bandwidth: eager.
   auto synchronous = [&](int64_t bytes) {
-    return !relay.allAtOnce && bytes > kEagerBytes;
+    return relay.steps.size() > 2 && bytes > kEagerBytes;
   };
   int64_t at = 0;
   for (size_t j = first; j < last; ++j)
@@ -310,8 +309,7 @@ int RelayOp::post(size_t step) {
 
 int RelayOp::apply(size_t step) {
   const CompiledRelay &relay = *relay_;
-  size_t first = relay.allAtOnce ? 0 : step;
-  size_t last = relay.allAtOnce ? relay.phases.size() : step + 1;
+  size_t first = relay.steps[step], last = relay.steps[step + 1];
   // Copies, then reductions, phase by phase (the replay's order).
   for (size_t j = first; j < last; ++j)
     for (int reduce = 0; reduce < 2; ++reduce)

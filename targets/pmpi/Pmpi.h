@@ -96,9 +96,10 @@ struct CompiledRelay {
   /// Chunks per block: the data is numChunks / perBlock blocks (one, or one
   /// per member for the kinds the chunk table cuts by members).
   int64_t perBlock = 1;
-  /// No rank forwards what it received (forwardsNothing): every message
-  /// may be posted at once.
-  bool allAtOnce = false;
+  /// The steps (relaySteps: the first phase of each, then the number of
+  /// phases): a rank posts a step's messages at once and applies its
+  /// phases once they are done. One step: nothing is forwarded.
+  std::vector<size_t> steps;
   std::vector<std::vector<RelayPiece>> phases;
 };
 

@@ -125,7 +125,7 @@ std::shared_ptr<CompiledRelay> compileRelay(const ChunkSpec &chunks,
   out->kind = chunks.kind;
   out->numChunks = chunks.numChunks;
   out->perBlock = std::max<int64_t>(chunks.chunksPerMember(), 1);
-  out->allAtOnce = forwardsNothing(schedule);
+  out->steps = relaySteps(schedule);
   auto member = [&](RankId r) -> int64_t {
     auto it = std::lower_bound(chunks.group.begin(), chunks.group.end(), r);
     return it != chunks.group.end() && *it == r ? it - chunks.group.begin()
@@ -544,8 +544,9 @@ void decode(const std::vector<int64_t> &wire, CompiledAlltoall &out) {
 
 std::vector<int64_t> encode(const CompiledRelay &c) {
   std::vector<int64_t> wire{static_cast<int64_t>(c.kind), c.numChunks,
-                            c.perBlock, c.allAtOnce,
+                            c.perBlock, static_cast<int64_t>(c.steps.size()),
                             static_cast<int64_t>(c.phases.size())};
+  wire.insert(wire.end(), c.steps.begin(), c.steps.end());
   for (const std::vector<RelayPiece> &phase : c.phases) {
     wire.push_back(static_cast<int64_t>(phase.size()));
     for (const RelayPiece &p : phase) {
@@ -562,8 +563,9 @@ void decode(const std::vector<int64_t> &wire, CompiledRelay &out) {
   out.kind = static_cast<CollectiveKind>(wire[0]);
   out.numChunks = wire[1];
   out.perBlock = wire[2];
-  out.allAtOnce = wire[3] != 0;
   size_t at = 5;
+  for (int64_t i = 0; i < wire[3]; ++i)
+    out.steps.push_back(static_cast<size_t>(wire[at++]));
   for (int64_t ph = 0; ph < wire[4]; ++ph) {
     std::vector<RelayPiece> &pieces = out.phases.emplace_back();
     pieces.resize(static_cast<size_t>(wire[at++]));

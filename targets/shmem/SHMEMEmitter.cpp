@@ -476,9 +476,8 @@ void SHMEMWriter::emitFunction() {
 
 void SHMEMWriter::emitOperation() {
   if (plan.relaying) {
-    OperationPlan phased = relayPlanPerPhase(plan);
-    emitRelayCommon(os, phased);
-    emitRelayFunction(os, phased, shmemTransport(options.nonBlocking));
+    emitRelayCommon(os, plan);
+    emitRelayFunction(os, plan, shmemTransport(options.nonBlocking));
     return;
   }
   emitPlanComment(os, plan);

@@ -562,6 +562,16 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
     t.bandwidth = messagesHaveLatency()
                       ? std::max(0.0, fluid.makespan - t.latency)
                       : fluid.fluid;
+    // With set-ups, a sender's first messages move while it sets up the
+    // next: the data flow of messages released one set-up apart (within
+    // the model's work budget; else the set-ups one after another).
+    if (topo_->desc().setupCost > 0)
+      if (std::optional<DataflowTerms> flow =
+              dataflowTime(schedule, Waits::Never)) {
+        t.bandwidth = flow->bandwidth;
+        t.setup = flow->setup;
+        t.latency = flow->latency;
+      }
     t.copy =
         phaseCopy(schedule.phases, schedule.translations, style, fluid.fluid);
     return t;
@@ -572,9 +582,12 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   // arrives, and so does any schedule under `sync = local` (a rank enters
   // its next phase once its messages of this one are done); past the
   // dataflow model's work budget, phase after phase.
+  // (A relay without any sync runs by steps: relaySteps.)
   std::optional<DataflowTerms> flow;
   if (sync == SyncKind::None || sync == SyncKind::Local)
-    flow = dataflowTime(schedule);
+    flow = dataflowTime(schedule, sync == SyncKind::None && relaying
+                                      ? Waits::PerStep
+                                      : Waits::PerPhase);
   // Phase after phase; with the dataflow model only the copies (which
   // need each phase's bandwidth term) are charged per phase.
   std::optional<MessageTerms> terms;
@@ -614,11 +627,45 @@ MachineTime CostModel::machineTimeWith(SyncKind sync, TransferStyle style,
   // (docs/machine-model.md).
   if (sync == SyncKind::Local && !relaying && schedule.phases.size() > 1)
     t.contention = t.bandwidth * (contention(schedule).factor - 1);
+  // A relay's step of several phases posts them at once: they drift into
+  // each other as a direct schedule's do, for the step's share of the
+  // bytes.
+  if (sync == SyncKind::None && relaying)
+    t.contention = t.bandwidth * stepContention(schedule);
   if (sync == SyncKind::Barrier && schedule.phases.size() > 1) {
     t.barriers = static_cast<int64_t>(schedule.phases.size()) - 1;
     t.sync = static_cast<double>(t.barriers) * barrierTime(members);
   }
   return t;
+}
+
+double CostModel::stepContention(const Schedule &schedule,
+                                 const PacketNetwork *network) const {
+  std::optional<PacketNetwork> machineNet;
+  if (!network && (machineNet = packetNetwork()))
+    network = &*machineNet;
+  if (!network)
+    return 0;
+  std::vector<size_t> steps = relaySteps(schedule);
+  double all = 0, extra = 0;
+  for (const Phase &phase : schedule.phases)
+    for (const Transfer &x : phase.transfers)
+      all += static_cast<double>(x.bytes);
+  if (all <= 0)
+    return 0;
+  for (size_t s = 0; s + 1 < steps.size(); ++s) {
+    if (steps[s + 1] - steps[s] < 2)
+      continue;
+    Schedule step;
+    step.phases.assign(schedule.phases.begin() + steps[s],
+                       schedule.phases.begin() + steps[s + 1]);
+    double bytes = 0;
+    for (const Phase &phase : step.phases)
+      for (const Transfer &x : phase.transfers)
+        bytes += static_cast<double>(x.bytes);
+    extra += (contention(step, *network).factor - 1) * bytes / all;
+  }
+  return extra;
 }
 
 std::vector<MachineTime>

@@ -133,24 +133,26 @@ struct CriticalPath {
 } // namespace
 
 std::optional<CostModel::DataflowTerms>
-CostModel::dataflowTime(const Schedule &schedule) const {
+CostModel::dataflowTime(const Schedule &schedule, Waits waits) const {
   if (std::optional<Schedule> listed = listedCopy(*topo_, schedule))
-    return dataflowTime(*listed);
+    return dataflowTime(*listed, waits);
   std::pair<uint64_t, uint64_t> key = scheduleKey(*topo_, schedule, true);
+  // Each kind of wait is an entry of its own.
+  key.second ^= 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(waits);
   {
     std::lock_guard<std::mutex> lock(fluidCache_->mutex);
     auto it = fluidCache_->flows.find(key);
     if (it != fluidCache_->flows.end())
       return it->second;
   }
-  std::optional<DataflowTerms> terms = computeDataflowTime(schedule);
+  std::optional<DataflowTerms> terms = computeDataflowTime(schedule, waits);
   std::lock_guard<std::mutex> lock(fluidCache_->mutex);
   fluidCache_->flows.emplace(key, terms);
   return terms;
 }
 
 std::optional<CostModel::DataflowTerms>
-CostModel::computeDataflowTime(const Schedule &schedule,
+CostModel::computeDataflowTime(const Schedule &schedule, Waits waits,
                                const PacketNetwork *network,
                                double wireFactor) const {
   // Incidences the water fillings may touch before the model gives up and
@@ -163,9 +165,19 @@ CostModel::computeDataflowTime(const Schedule &schedule,
   std::vector<FlowMessage> msgs;
   std::vector<uint32_t> res;
   // Every rank's messages in phase order, and where each of its phases
-  // (those it takes part in) starts in that list.
+  // (or steps: those it takes part in) starts in that list.
   std::vector<std::vector<uint32_t>> byRank(numRanks), groupStart(numRanks);
   std::vector<uint32_t> lastPhase(numRanks, UINT32_MAX);
+  // The wait (phase, step, or none: all 0) each phase's messages end in.
+  std::vector<uint32_t> waitOf(schedule.phases.size(), 0);
+  if (waits == Waits::PerPhase)
+    for (size_t j = 0; j < waitOf.size(); ++j)
+      waitOf[j] = static_cast<uint32_t>(j);
+  std::vector<size_t> steps =
+      waits == Waits::PerStep ? relaySteps(schedule) : std::vector<size_t>();
+  for (size_t s = 0; s + 1 < steps.size(); ++s)
+    for (size_t j = steps[s]; j < steps[s + 1]; ++j)
+      waitOf[j] = static_cast<uint32_t>(s);
   llvm::SmallVector<LinkId, 64> route;
   for (size_t j = 0; j < schedule.phases.size(); ++j)
     for (const Transfer &x : schedule.phases[j].transfers) {
@@ -195,8 +207,8 @@ CostModel::computeDataflowTime(const Schedule &schedule,
       uint32_t id = static_cast<uint32_t>(msgs.size());
       msgs.push_back(m);
       for (RankId r : {x.src, x.dst}) {
-        if (lastPhase[r] != j) {
-          lastPhase[r] = static_cast<uint32_t>(j);
+        if (lastPhase[r] != waitOf[j]) {
+          lastPhase[r] = waitOf[j];
           groupStart[r].push_back(static_cast<uint32_t>(byRank[r].size()));
         }
         byRank[r].push_back(id);

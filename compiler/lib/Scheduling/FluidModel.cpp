@@ -594,8 +594,8 @@ double CostModel::computeFluidTime(const Schedule &schedule,
 
 double CostModel::executionTime(const Schedule &schedule, Execution mode,
                                 double wireFactor, double barrier,
-                                const PacketNetwork *network,
-                                bool relaying) const {
+                                const PacketNetwork *network, bool relaying,
+                                bool bySteps) const {
   const bool perPhase = mode == Execution::Stepped || mode == Execution::Phased;
   const Topology &topo = topology();
   std::optional<PacketNetwork> machineNet;
@@ -605,9 +605,12 @@ double CostModel::executionTime(const Schedule &schedule, Execution mode,
   // arrives (the generated code's execution without barriers), every
   // message paying its pipeline on the packet network.
   if (mode == Execution::Stepped && relaying && network)
-    if (std::optional<DataflowTerms> flow =
-            computeDataflowTime(schedule, network, wireFactor))
-      return flow->bandwidth + flow->latency + flow->setup;
+    if (std::optional<DataflowTerms> flow = computeDataflowTime(
+            schedule, bySteps ? Waits::PerStep : Waits::PerPhase, network,
+            wireFactor))
+      return flow->bandwidth *
+                 (1 + (bySteps ? stepContention(schedule, network) : 0)) +
+             flow->latency + flow->setup;
   double setups = 0;
   if (double setup = topo.desc().setupCost; setup > 0) {
     std::vector<int64_t> sends(topo.numNodes(), 0);

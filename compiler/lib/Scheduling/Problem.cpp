@@ -346,23 +346,37 @@ bool phasec::isRelaying(const Schedule &schedule) {
 }
 
 bool phasec::forwardsNothing(const Schedule &schedule) {
-  if (!isRelaying(schedule))
-    return false;
-  // (rank, chunk) pairs received so far.
+  return isRelaying(schedule) && relaySteps(schedule).size() <= 2;
+}
+
+std::vector<size_t> phasec::relaySteps(const Schedule &schedule) {
+  std::vector<size_t> starts;
+  if (schedule.phases.empty())
+    return starts;
+  starts.push_back(0);
+  // (rank, chunk) pairs received in the current step.
   llvm::DenseSet<std::pair<RankId, int64_t>> received;
-  for (const Phase &phase : schedule.phases) {
-    // A phase's sends read the state at its start.
+  for (auto [j, phase] : llvm::enumerate(schedule.phases)) {
+    // A phase's sends read the state at its start: one that sends what
+    // the step delivers starts a new step, and so does one whose chunks
+    // are not known (a schedule without them: what it carries may have
+    // just arrived).
+    bool forwards = j > 0 && phase.chunks.size() < phase.transfers.size();
     for (auto [i, t] : llvm::enumerate(phase.transfers))
       if (i < phase.chunks.size())
         for (int64_t c : phase.chunks[i].ids)
-          if (received.contains({t.src, c}))
-            return false;
+          forwards = forwards || received.contains({t.src, c});
+    if (forwards) {
+      starts.push_back(j);
+      received.clear();
+    }
     for (auto [i, t] : llvm::enumerate(phase.transfers))
       if (i < phase.chunks.size())
         for (int64_t c : phase.chunks[i].ids)
           received.insert({t.dst, c});
   }
-  return true;
+  starts.push_back(schedule.phases.size());
+  return starts;
 }
 
 //===----------------------------------------------------------------------===//

@@ -375,6 +375,77 @@ TEST(MachineModel, DataflowEdgeCases) {
   EXPECT_NEAR(lt.total(), 1000.000003, 1e-9);
 }
 
+/// A relay phase whose transfers carry the given chunks (copies).
+static Phase
+relayPhaseWith(std::initializer_list<std::pair<Transfer, int64_t>> transfers) {
+  Phase p;
+  for (const auto &[t, chunk] : transfers) {
+    p.transfers.push_back(t);
+    p.chunks.push_back(ChunkTransfer{{chunk}, false});
+  }
+  return p;
+}
+
+TEST(MachineModel, RelayStepsEndWhereARankForwards) {
+  // 0 sends chunk 0 to 7, then to 1 (it held it on entry: one step); 1
+  // forwards it to 2 (a new step); 3 sends chunk 3, which nobody received
+  // in that step, to 4 (the same step).
+  Schedule s;
+  s.phases.push_back(relayPhaseWith({{{0, 7, 1000}, 0}}));
+  s.phases.push_back(relayPhaseWith({{{0, 1, 1000}, 0}}));
+  s.phases.push_back(relayPhaseWith({{{1, 2, 1000}, 0}}));
+  s.phases.push_back(relayPhaseWith({{{3, 4, 1000}, 3}}));
+  EXPECT_EQ(relaySteps(s), (std::vector<size_t>{0, 2, 4}));
+  EXPECT_FALSE(forwardsNothing(s));
+  // Receiving twice in a step is no forward; sending what one received in
+  // the same phase is none either (a phase reads the state at its start).
+  Schedule twice;
+  twice.phases.push_back(relayPhaseWith({{{0, 2, 8}, 0}, {{2, 0, 8}, 2}}));
+  twice.phases.push_back(relayPhaseWith({{{1, 2, 8}, 1}}));
+  EXPECT_EQ(relaySteps(twice), (std::vector<size_t>{0, 2}));
+  EXPECT_TRUE(forwardsNothing(twice));
+  // Without chunks nothing is known: a step per phase.
+  Schedule direct = scheduleOf({{{0, 1, 8}}, {{2, 3, 8}}});
+  EXPECT_EQ(relaySteps(direct), (std::vector<size_t>{0, 1, 2}));
+  EXPECT_TRUE(relaySteps(Schedule()).empty());
+
+  // Ring of 8, 1 MB/s, 1 us per hop. Phase by phase (sync local) rank 0
+  // sends 0->7 (1 + 1000 us), then 0->1 (ends at 2002 us), which 1
+  // forwards: 3003 us. By steps (sync none) 0->7 and 0->1 go at once on
+  // disjoint links, 1 forwards at 1001 us: 2002 us.
+  Topology t = makeTopology("torus:8;bw=1e6;latency=1e-6");
+  CostModel m(t);
+  Schedule chain;
+  chain.phases.assign(s.phases.begin(), s.phases.begin() + 3);
+  m.setSync(SyncKind::Local);
+  EXPECT_NEAR(m.machineTime(chain, allRanks(t), true).total(), 3.003e-3, 1e-12);
+  m.setSync(SyncKind::None);
+  MachineTime steps = m.machineTime(chain, allRanks(t), true);
+  EXPECT_NEAR(steps.total(), 2.002e-3, 1e-12);
+  EXPECT_NEAR(steps.latency, 2e-6, 1e-15);
+  // Off a packet network a step's phases share the links fairly: no
+  // contention term.
+  EXPECT_EQ(steps.contention, 0);
+  // Auto takes the steps.
+  m.setSync(SyncKind::Auto);
+  EXPECT_EQ(m.machineTime(chain, allRanks(t), true).chosen, SyncKind::None);
+}
+
+TEST(MachineModel, SetupsOverlapWhatIsAlreadyPosted) {
+  // Ring of 8, 1 MB/s, 1 us per hop, 1 ms per set-up: 0 posts 0->1 and
+  // 0->2 (both over link 0->1) at once. 0->1 is posted after its set-up
+  // (1 ms), moves from 1001 to 2001 us; 0->2, posted at 2 ms, pays 2 us of
+  // hops and moves alone: 3002 us. Set-ups after the bytes would say
+  // 2 ms + 2000 us (the link shared) + 2 us.
+  Topology t = makeTopology("torus:8;bw=1e6;latency=1e-6;setup=1e-3");
+  CostModel m(t);
+  m.setSync(SyncKind::None);
+  Schedule fan = scheduleOf({{{0, 1, 1000}}, {{0, 2, 1000}}});
+  MachineTime once = m.machineTime(fan, allRanks(t), false);
+  EXPECT_NEAR(once.total(), 3.002e-3, 1e-12);
+  EXPECT_NEAR(once.setup, 2e-3, 1e-15);
+  EXPECT_NEAR(once.latency, 2e-6, 1e-15);
+}
 TEST(MachineModel, MachineBoundSeesSetupsAndLatency) {
   // Ring of 4, 1 us per hop, 10 us per set-up: every rank's data must reach
   // 3 others, which takes 2 set-ups one after the other even relayed (the

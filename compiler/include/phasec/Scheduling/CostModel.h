@@ -318,11 +318,13 @@ public:
   /// the time carries the contention term on `network` (the machine's
   /// where null). Stepped and `relaying` on a packet network: the
   /// dataflow model (each rank's phases as its data arrives), every
-  /// message paying its first packet's pipeline there.
+  /// message paying its first packet's pipeline there; `bySteps`, a rank
+  /// waits per step (relaySteps: the relay's code without sync), not per
+  /// phase, and the steps' phases drift into each other (stepContention).
   double executionTime(const Schedule &schedule, Execution mode,
                        double wireFactor, double barrier,
                        const PacketNetwork *network = nullptr,
-                       bool relaying = false) const;
+                       bool relaying = false, bool bySteps = false) const;
   /// One line saying where the machine time goes, e.g. "12.3 us = 5.1 us
   /// bandwidth + 2.0 us set-up + 1.2 us latency + 63 barriers x 0.06 us".
   static std::string describe(const MachineTime &t);
@@ -347,15 +349,25 @@ private:
   struct DataflowTerms {
     double bandwidth = 0, setup = 0, latency = 0;
   };
-  /// A relaying schedule without barriers as its ranks run it (see the
-  /// file comment); none past the model's work budget. Cached.
-  std::optional<DataflowTerms> dataflowTime(const Schedule &schedule) const;
+  /// What a rank waits for before it posts more: its messages of one phase
+  /// (`sync = local`), of one step (relaySteps: a relay under `sync =
+  /// none`), or nothing (everything posted at once).
+  enum class Waits { PerPhase, PerStep, Never };
+  /// A schedule without barriers as its ranks run it (DataflowModel.cpp);
+  /// none past the model's work budget. Cached.
+  std::optional<DataflowTerms> dataflowTime(const Schedule &schedule,
+                                            Waits waits) const;
+  /// The contention of a relay's steps of several phases (posted at once
+  /// without sync), as a fraction of its bandwidth term: 0 off a packet
+  /// network (`network`, else the machine's).
+  double stepContention(const Schedule &schedule,
+                        const PacketNetwork *network = nullptr) const;
   /// With `network`, on a packet network instead of the machine's
   /// latencies: every payload byte carries `wireFactor` on the wire and a
   /// message's latency is its first packet's pipeline (a hop latency a
   /// hop, a packet's serialisation on every hop past the first).
   std::optional<DataflowTerms>
-  computeDataflowTime(const Schedule &schedule,
+  computeDataflowTime(const Schedule &schedule, Waits waits,
                       const PacketNetwork *network = nullptr,
                       double wireFactor = 1) const;
   struct FluidCache;

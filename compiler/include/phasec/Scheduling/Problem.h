@@ -323,6 +323,19 @@ bool isRelaying(const Schedule &schedule);
 /// and rings do.
 bool forwardsNothing(const Schedule &schedule);
 
+/// The steps of a relaying schedule run without synchronisation (`sync =
+/// none`): runs of consecutive phases in which no rank sends a chunk it
+/// receives in an earlier phase of the same run. A rank posts a step's
+/// messages at once and applies what arrived, phase by phase, once they are
+/// done: the replay's result, since nothing a step sends depends on what it
+/// delivers. A round that the congestion-free split cut into several phases
+/// (a grid's row exchange, a tree's level) is one step, so small messages
+/// pay its latency once. Returns the first phase of every step, then the
+/// number of phases (so step s is [starts[s], starts[s + 1])): one step for
+/// a schedule that forwards nothing, one per phase for a chain or a
+/// schedule without chunks.
+std::vector<size_t> relaySteps(const Schedule &schedule);
+
 /// A schedule measured against the bound of its problem: what every report,
 /// IR attribute and table prints, computed in one place (Problem::cost).
 struct ScheduleCost {

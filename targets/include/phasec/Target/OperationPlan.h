@@ -243,11 +243,16 @@ struct OperationPlan {
   ReduceKind reduceOp = ReduceKind::Add;
   std::vector<std::vector<RelayTransfer>> relayPhases;
   int64_t relayRecvScratch = 0, relaySendScratch = 0;
-  /// Without barriers, a relay that forwards nothing (forwardsNothing)
-  /// posts every message at once and applies the phases after: `roff` and
-  /// `soff` then count over the whole schedule, the scratch sizes are the
-  /// totals.
-  bool relayAllAtOnce = false;
+  /// How the phases are run: the first phase of every step, then the
+  /// number of phases. A member posts a step's messages at once and applies
+  /// its phases, in order, once they are done. Without any sync the steps
+  /// are relaySteps' (a relay that forwards nothing is one step), else one
+  /// per phase. `roff` and `soff` count within a step, the scratch sizes
+  /// are a step's largest.
+  std::vector<int64_t> relaySteps;
+  size_t numRelaySteps() const {
+    return relaySteps.empty() ? 0 : relaySteps.size() - 1;
+  }
 
   /// A PAPERS aggregate (seed 004; docs/backends.md): the generated code
   /// adds the aggregate's own function, `papersName`, which takes the
