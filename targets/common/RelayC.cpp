@@ -126,7 +126,9 @@ llvm::FailureOr<OperationPlan> phasec::target::buildRelayPlan(
   }
   for (const Phase &phase : schedule.phases) {
     std::vector<RelayTransfer> &out = plan.relayPhases.emplace_back();
-    for (auto [i, t] : llvm::enumerate(phase.transfers)) {
+    // In the order the sends are posted (sendOrder).
+    for (size_t i : sendOrder(phase, collective.group)) {
+      const Transfer &t = phase.transfers[i];
       int64_t s = collective.memberOf(t.src), d = collective.memberOf(t.dst);
       if (s < 0 || d < 0 || i >= phase.chunks.size()) {
         error = "a transfer of the schedule (" + std::to_string(t.src) +

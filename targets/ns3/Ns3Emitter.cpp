@@ -167,8 +167,20 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
         for (size_t j = steps[s]; j < steps[s + 1]; ++j)
           numbers[j] = s;
     }
-    for (size_t j = 0; j < read.size(); ++j)
-      for (const Transfer &t : read[j].transfers) {
+    // A relay's NICs send in the order its code posts (sendOrder).
+    std::vector<RankId> members;
+    if (v.relays)
+      members = problem.members();
+    std::vector<size_t> order;
+    for (size_t j = 0; j < read.size(); ++j) {
+      if (v.relays) {
+        order = sendOrder(read[j], members);
+      } else {
+        order.resize(read[j].transfers.size());
+        std::iota(order.begin(), order.end(), 0);
+      }
+      for (size_t i : order) {
+        const Transfer &t = read[j].transfers[i];
         NodeId s = topo.nodeOfRank(t.src), d = topo.nodeOfRank(t.dst);
         if (s == d) {
           ++local;
@@ -183,6 +195,7 @@ void writeScenario(llvm::raw_ostream &os, const Ns3Operation &op,
         bs << "\n";
         ++messages;
       }
+    }
   }
   if (percs)
     os << "vcs " << longest << "\nvcpolicy hop\n";

@@ -133,7 +133,8 @@ std::shared_ptr<CompiledRelay> compileRelay(const ChunkSpec &chunks,
   };
   for (const Phase &phase : schedule.phases) {
     std::vector<RelayPiece> &pieces = out->phases.emplace_back();
-    for (size_t i = 0; i < phase.transfers.size(); ++i) {
+    // In the order the sends are posted (sendOrder).
+    for (size_t i : sendOrder(phase, chunks.group)) {
       const Transfer &t = phase.transfers[i];
       int64_t src = member(t.src), dst = member(t.dst);
       if (src < 0 || dst < 0 || i >= phase.chunks.size())

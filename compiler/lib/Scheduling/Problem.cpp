@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <numeric>
 
 using namespace phasec;
 using llvm::failure;
@@ -343,6 +344,26 @@ void phasec::expandRules(const Topology &topo, Schedule &schedule) {
 bool phasec::isRelaying(const Schedule &schedule) {
   return llvm::any_of(schedule.phases,
                       [](const Phase &p) { return !p.chunks.empty(); });
+}
+
+std::vector<size_t> phasec::sendOrder(const Phase &phase,
+                                      llvm::ArrayRef<RankId> group) {
+  llvm::DenseMap<RankId, int64_t> member;
+  for (auto [i, r] : llvm::enumerate(group))
+    member.try_emplace(r, static_cast<int64_t>(i));
+  const int64_t p = static_cast<int64_t>(group.size());
+  auto key = [&](size_t i) -> std::pair<int64_t, int64_t> {
+    const Transfer &t = phase.transfers[i];
+    auto s = member.find(t.src), d = member.find(t.dst);
+    if (s == member.end() || d == member.end())
+      return {p, 0};
+    return {s->second, ((d->second - s->second) % p + p) % p};
+  };
+  std::vector<size_t> order(phase.transfers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return key(a) < key(b); });
+  return order;
 }
 
 bool phasec::forwardsNothing(const Schedule &schedule) {

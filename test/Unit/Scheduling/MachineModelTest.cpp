@@ -431,6 +431,26 @@ TEST(MachineModel, RelayStepsEndWhereARankForwards) {
   EXPECT_EQ(m.machineTime(chain, allRanks(t), true).chosen, SyncKind::None);
 }
 
+TEST(MachineModel, SendOrderRotatesEachSendersDestinations) {
+  // Group {1, 3, 4, 6} (members 0..3). In (src, dst) order every sender's
+  // first message goes to the lowest member; by (dst - src) mod 4 each
+  // sender starts with its next member. A receiver's transfers stay in
+  // sender order; a transfer leaving the group goes last.
+  Phase phase = phaseOf({{1, 3, 8},
+                         {1, 4, 8},
+                         {1, 6, 8},
+                         {4, 1, 8},
+                         {4, 3, 8},
+                         {4, 6, 8},
+                         {6, 1, 8},
+                         {6, 2, 8},
+                         {6, 4, 8}});
+  std::vector<RankId> group{1, 3, 4, 6};
+  EXPECT_EQ(sendOrder(phase, group),
+            (std::vector<size_t>{0, 1, 2, 5, 3, 4, 6, 8, 7}));
+  EXPECT_TRUE(sendOrder(Phase(), group).empty());
+}
+
 TEST(MachineModel, SetupsOverlapWhatIsAlreadyPosted) {
   // Ring of 8, 1 MB/s, 1 us per hop, 1 ms per set-up: 0 posts 0->1 and
   // 0->2 (both over link 0->1) at once. 0->1 is posted after its set-up

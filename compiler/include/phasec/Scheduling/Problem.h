@@ -336,6 +336,16 @@ bool forwardsNothing(const Schedule &schedule);
 /// schedule without chunks.
 std::vector<size_t> relaySteps(const Schedule &schedule);
 
+/// The order in which the back ends post a phase's sends (and ns-3's NICs
+/// send them): by sender, each sender's transfers by (dst - src) mod P in
+/// the group's member order (P members). Where a member sends to several
+/// in one phase, no receiver then gets everyone's first message at once:
+/// in the (src, dst) order every sender's first message went to the lowest
+/// member (ns-3 ran a 3 x 3 grid allreduce 1.3x slower so). A receiver's
+/// transfers stay in sender order. Transfers whose ends are not members
+/// keep their place after the others.
+std::vector<size_t> sendOrder(const Phase &phase, llvm::ArrayRef<RankId> group);
+
 /// A schedule measured against the bound of its problem: what every report,
 /// IR attribute and table prints, computed in one place (Problem::cost).
 struct ScheduleCost {
